@@ -1,0 +1,68 @@
+import { performance } from 'node:perf_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { createRuntime, listen } from '../src/runtime.js';
+import { solidityScan } from '../tools/solidity-scan.js';
+import { testContext } from '../test/support/context.js';
+import { load, startBareExpress, type LoadResult } from './throughput.js';
+import { measureBrokerLatency } from './broker.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const write = (line: string) => process.stdout.write(line + '\n');
+const pct = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+async function unpaidThroughput(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-bench-'));
+  const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger });
+  const ours = await listen(runtime, 0, '127.0.0.1');
+  const bare = await startBareExpress();
+  // Warm up both, then alternate to share machine noise evenly.
+  await load(`${ours.url}/api/annuity`, { method: 'POST', seconds: 1, connections });
+  await load(`${bare.url}/api/annuity`, { method: 'POST', seconds: 1, connections });
+  const oursRuns: LoadResult[] = [];
+  const bareRuns: LoadResult[] = [];
+  for (let i = 0; i < 2; i++) {
+    bareRuns.push(await load(`${bare.url}/api/annuity`, { method: 'POST', seconds, connections }));
+    oursRuns.push(await load(`${ours.url}/api/annuity`, { method: 'POST', seconds, connections }));
+  }
+  const avg = (rs: typeof oursRuns) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
+  const oursRps = avg(oursRuns);
+  const bareRps = avg(bareRuns);
+  write(`(a) unpaid 402 probe, ${connections} connections, ${seconds}s x2 alternating`);
+  write(`    tollbooth POST /api/annuity (402 + PAYMENT-REQUIRED): ${oursRps.toFixed(0)} req/s, p99 ${Math.max(...oursRuns.map((r) => r.p99ms))} ms, errors ${oursRuns.reduce((s, r) => s + r.errors, 0)}`);
+  write(`    bare express fixed JSON:                             ${bareRps.toFixed(0)} req/s, p99 ${Math.max(...bareRuns.map((r) => r.p99ms))} ms`);
+  write(`    ratio tollbooth / bare = ${(oursRps / bareRps).toFixed(2)} (target >= 0.70)`);
+  await ours.close();
+  await bare.close();
+  await runtime.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+async function scanLargeSource(): Promise<void> {
+  const unit = `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Vault {\n  mapping(address => uint256) balances;\n  function withdraw() external {\n    require(tx.origin == msg.sender);\n    (bool ok, ) = msg.sender.call{value: balances[msg.sender]}("");\n    require(ok);\n    balances[msg.sender] = 0;\n  }\n  function lucky() external view returns (uint256) { return uint256(keccak256(abi.encodePacked(block.timestamp))) % 7; }\n}\n`;
+  let source = '';
+  while (Buffer.byteLength(source + unit) <= 512 * 1024) source += unit.replace('Vault', `Vault${source.length}`);
+  const input = solidityScan.input.parse({ source });
+  const times: number[] = [];
+  let findings = 0;
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const out = await solidityScan.handler(input, testContext());
+    times.push(performance.now() - t0);
+    findings = out.findings.length;
+  }
+  write(`(c) solidity-scan on ${(Buffer.byteLength(source) / 1024).toFixed(0)} KB (${findings} findings): median ${pct(times, 50).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms (target <= 300 ms)`);
+}
+
+await unpaidThroughput();
+const broker = await measureBrokerLatency(Number(process.env.BENCH_PAID_CALLS ?? 200));
+write(`(b) broker added latency of a verified paid call (in-process facilitator, chain time excluded), ${broker.calls} calls`);
+write(`    p50 ${pct(broker.added, 50).toFixed(2)} ms, p99 ${pct(broker.added, 99).toFixed(2)} ms (target p50 <= 3 ms); whole call p50 ${pct(broker.total, 50).toFixed(1)} ms, facilitator+chain p50 ${pct(broker.facilitator, 50).toFixed(1)} ms`);
+await scanLargeSource();

@@ -1,0 +1,36 @@
+import { createServer, type Server } from 'node:http';
+import autocannon from 'autocannon';
+import express from 'express';
+
+/** Requests per second and p99 latency of one autocannon run. */
+export interface LoadResult {
+  rps: number;
+  p99ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs autocannon against a URL for `seconds` with `connections` connections. */
+export async function load(url: string, options: { method?: 'GET' | 'POST'; seconds: number; connections: number; body?: string }): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    method: options.method ?? 'GET',
+    duration: options.seconds,
+    connections: options.connections,
+    ...(options.body ? { body: options.body, headers: { 'content-type': 'application/json' } } : {}),
+  });
+  return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+/** A bare express app answering one POST route with a fixed JSON body: the baseline. */
+export async function startBareExpress(): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = express();
+  app.post('/api/annuity', (_req, res) => {
+    res.status(402).json({ x402Version: 2, error: 'Payment required', accepts: [] });
+  });
+  const server: Server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}

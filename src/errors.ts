@@ -1,0 +1,84 @@
+import type { ErrorBody } from '../schemas/errors.js';
+
+/** The closed set of error codes every transport knows how to answer. */
+export type ErrorCode =
+  | 'invalid_input'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_implemented'
+  | 'rate_limited'
+  | 'upstream_unavailable'
+  | 'upstream_timeout'
+  | 'payment_malformed'
+  | 'payment_in_flight'
+  | 'facilitator_unavailable'
+  | 'cancelled'
+  | 'internal';
+
+interface ErrorCodeInfo {
+  http: number;
+  retryable: boolean;
+}
+
+/** The one table mapping each error code to its HTTP status and retry advice (MCP: isError results). */
+export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
+  invalid_input: { http: 400, retryable: false },
+  payload_too_large: { http: 413, retryable: false },
+  not_found: { http: 404, retryable: false },
+  method_not_allowed: { http: 405, retryable: false },
+  not_implemented: { http: 501, retryable: false },
+  rate_limited: { http: 429, retryable: true },
+  upstream_unavailable: { http: 502, retryable: true },
+  upstream_timeout: { http: 504, retryable: true },
+  payment_malformed: { http: 400, retryable: false },
+  payment_in_flight: { http: 409, retryable: true },
+  facilitator_unavailable: { http: 502, retryable: true },
+  cancelled: { http: 499, retryable: true },
+  internal: { http: 500, retryable: true },
+};
+
+interface ToolErrorOptions {
+  field?: string;
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/** The single error type thrown by handlers, providers and the call pipeline. */
+export class ToolError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ToolErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'ToolError';
+    this.code = code;
+    this.field = options.field;
+    this.details = options.details;
+  }
+
+  /** HTTP status for this error, from the code table. */
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].http;
+  }
+
+  /** The wire body both transports send for this error. */
+  toBody(): ErrorBody {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        retryable: ERROR_CODES[this.code].retryable,
+        ...(this.field !== undefined ? { field: this.field } : {}),
+        ...(this.details !== undefined ? { details: this.details } : {}),
+      },
+    };
+  }
+}
+
+/** Wraps anything thrown into a ToolError, keeping the original as `cause`. */
+export function toToolError(err: unknown): ToolError {
+  if (err instanceof ToolError) return err;
+  return new ToolError('internal', 'The tool failed unexpectedly; try again later.', { cause: err });
+}

@@ -1,0 +1,99 @@
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
+import { ToolError } from '../errors.js';
+import { invokePaid, type InvokeDeps } from '../invoke.js';
+import type { RawPayment } from '../payments/decode.js';
+import type { AnyToolDefinition } from '../tool.js';
+import { sendCallResult, sendError } from './encode.js';
+
+const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+const cors: RequestHandler = (req, res, next) => {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Allow-Headers', 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT');
+  res.setHeader('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE');
+  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+  if (req.method === 'OPTIONS') {
+    res.status(204).end();
+    return;
+  }
+  next();
+};
+
+function readPayment(req: Request): RawPayment | undefined {
+  const v2 = req.header('payment-signature');
+  if (v2 !== undefined) return { source: 'payment-signature', value: v2 };
+  const v1 = req.header('x-payment');
+  if (v1 !== undefined) return { source: 'x-payment', value: v1 };
+  return undefined;
+}
+
+const BODY_BYTES = Symbol('bodyBytes');
+type WithBodyBytes = Request & { [BODY_BYTES]?: number };
+
+/** Records how many body bytes arrived, so an empty POST counts as a bare probe rather than `{}`. */
+function countBodyBytes(req: unknown, _res: unknown, buf: Buffer): void {
+  (req as WithBodyBytes)[BODY_BYTES] = buf.length;
+}
+
+function readInput(tool: AnyToolDefinition, req: Request): unknown {
+  if (tool.method === 'GET') return Object.keys(req.query).length > 0 ? req.query : undefined;
+  return ((req as WithBodyBytes)[BODY_BYTES] ?? 0) > 0 ? req.body : undefined;
+}
+
+function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
+  const version = tool.group === 'transfers' ? 1 : 2;
+  return (req, res, next) => {
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    invokePaid(deps, { tool, input: readInput(tool, req), payment: readPayment(req), transport: 'http', signal: controller.signal })
+      .then((result) => sendCallResult(res, result, version))
+      .catch(next);
+  };
+}
+
+const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.too.large') {
+    const limit = (err as { limit?: number }).limit;
+    return sendError(res, 413, new ToolError('payload_too_large', `The request body is larger than this endpoint accepts (${limit} bytes); send a smaller body. Nothing was charged.`).toBody());
+  }
+  if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return sendError(res, 400, new ToolError('invalid_input', 'The request body is not valid JSON; send a JSON object with Content-Type: application/json. Nothing was charged.', { field: '(body)' }).toBody());
+  }
+  next(err);
+};
+
+/** Adds every tool of the registry at its exact method and path, plus 404/405 answers and error handling. */
+export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[]): void {
+  const methodsByPath = new Map<string, string[]>();
+  for (const tool of tools) {
+    const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    const parse = express.json({ limit, type: () => true, verify: countBodyBytes });
+    const handlers = [cors, parse, bodyErrors, route(deps, tool)];
+    if (tool.method === 'GET') app.get(tool.path, cors, route(deps, tool));
+    else app.post(tool.path, ...handlers);
+    app.options(tool.path, cors);
+    methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
+  }
+  for (const [path, methods] of methodsByPath) {
+    app.all(path, (req, res) => {
+      res.setHeader('Allow', [...methods, 'OPTIONS'].join(', '));
+      sendError(res, 405, new ToolError('method_not_allowed', `${req.method} is not allowed on ${path}; use ${methods.join(' or ')}.`).toBody());
+    });
+  }
+}
+
+/** Final handlers: unknown routes get a 404 body, unexpected errors a 500 body, never a stack trace. */
+export function mountFallbacks(app: Express, onError: (err: unknown) => void): void {
+  app.use((req, res) => {
+    sendError(res, 404, new ToolError('not_found', `No endpoint at ${req.method} ${req.path}. See the README or /mcp for the list of tools.`).toBody());
+  });
+  const last: ErrorRequestHandler = (err, _req, res, _next) => {
+    onError(err);
+    if (res.headersSent) return;
+    sendError(res, 500, new ToolError('internal', 'The server failed unexpectedly; nothing was charged. Try again later.').toBody());
+  };
+  app.use(last);
+}

@@ -1,0 +1,64 @@
+import type { Response } from 'express';
+import type { SettleResponse } from '@x402/core/types';
+import type { CallResult } from '../invoke.js';
+import type { Challenge } from '../payments/requirements.js';
+import type { ErrorBody } from '../../schemas/errors.js';
+
+/** Headers of the x402 HTTP transport, by protocol version. */
+export const HEADERS = {
+  required: 'PAYMENT-REQUIRED',
+  response: { 1: 'X-PAYMENT-RESPONSE', 2: 'PAYMENT-RESPONSE' },
+} as const;
+
+/** Standard base64 of the UTF-8 JSON, as the x402 headers carry it. */
+export function toBase64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+}
+
+function sendChallenge(res: Response, status: number, challenge: Challenge, extraBody: Record<string, unknown> = {}): void {
+  if (challenge.x402Version === 2) res.setHeader(HEADERS.required, toBase64Json(challenge));
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(status).json({ ...challenge, ...extraBody });
+}
+
+function sendReceipt(res: Response, version: 1 | 2, receipt: SettleResponse): void {
+  res.setHeader(HEADERS.response[version], toBase64Json(receipt));
+}
+
+/** Sends an error body with the status of the error table. */
+export function sendError(res: Response, status: number, body: ErrorBody): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(status).json(body);
+}
+
+/** Encodes a pipeline result as an HTTP response (x402 HTTP transport, v1 or v2). */
+export function sendCallResult(res: Response, result: CallResult, version: 1 | 2): void {
+  switch (result.type) {
+    case 'success':
+      sendReceipt(res, version, result.receipt);
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.status(200).json(result.output);
+      return;
+    case 'payment_required':
+      sendChallenge(res, 402, result.challenge);
+      return;
+    case 'settlement_failed':
+      sendReceipt(res, version, result.receipt);
+      sendChallenge(res, 402, result.challenge);
+      return;
+    case 'payment_rejected': {
+      const { rejection } = result;
+      if (rejection.status === 402 || rejection.status === 412) {
+        sendChallenge(res, rejection.status, rejection.challenge, { message: rejection.message });
+        return;
+      }
+      sendError(res, rejection.status, {
+        error: { code: rejection.reason, message: rejection.message, retryable: rejection.status !== 400 },
+      });
+      return;
+    }
+    case 'error':
+      sendError(res, result.error.httpStatus, result.error.toBody());
+      return;
+  }
+}

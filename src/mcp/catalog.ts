@@ -1,0 +1,42 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../config.js';
+import { priceSummary } from '../payments/pricing.js';
+import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
+import type { AnyToolDefinition } from '../tool.js';
+
+/** `_meta` key under which tools/list publishes each tool's price. */
+export const PRICE_META_KEY = 'x402/price';
+
+function stripDialect(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * JSON Schema of what a paid tool's structuredContent can be: its output, or the x402
+ * PaymentRequired object that the x402 MCP transport puts there when a payment is missing or refused.
+ */
+const PAYMENT_REQUIRED_JSON_SCHEMA = {
+  type: 'object',
+  description: 'x402 PaymentRequired: returned with isError when the call was not paid for.',
+  properties: {
+    x402Version: { type: 'integer' },
+    error: { type: 'string' },
+    accepts: { type: 'array', items: { type: 'object' } },
+  },
+  required: ['x402Version', 'accepts'],
+};
+
+/** The MCP tools/list entry of a tool, derived only from its definition and the configuration. */
+export function toMcpTool(config: Config, tool: AnyToolDefinition): Tool {
+  const output = stripDialect(outputJsonSchema(tool));
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: stripDialect(inputJsonSchema(tool)) as Tool['inputSchema'],
+    outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
+    _meta: { [PRICE_META_KEY]: priceSummary(config, tool) },
+  };
+}

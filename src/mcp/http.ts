@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { createMcpServer, type McpDeps } from './server.js';
+
+function rpcError(res: Response, status: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+/** Refuses browser requests whose Origin is not one of the allowed hosts (DNS-rebinding protection). */
+function originValidation(allowedHosts: readonly string[]): RequestHandler {
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (!origin) return next();
+    let hostname: string;
+    try {
+      hostname = new URL(origin).hostname;
+    } catch {
+      return rpcError(res, 403, `Invalid Origin: ${origin}`);
+    }
+    if (!allowedHosts.includes(hostname)) return rpcError(res, 403, `Origin not allowed: ${origin}`);
+    next();
+  };
+}
+
+/** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
+export function createMcpRouter(deps: McpDeps): { router: Router; close: () => Promise<void> } {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const router = express.Router();
+  router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
+  router.use(express.json({ limit: '1mb' }));
+
+  const handle = async (req: Request, res: Response) => {
+    const sessionId = req.header('mcp-session-id');
+    const existing = sessionId ? sessions.get(sessionId) : undefined;
+    if (existing) return existing.handleRequest(req, res, req.body);
+    if (sessionId) return rpcError(res, 404, 'Unknown or expired MCP session; initialize a new one.');
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+      return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await createMcpServer(deps).connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+  router.all('/', (req, res, next) => {
+    handle(req, res).catch(next);
+  });
+  const close = async () => {
+    await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
+    sessions.clear();
+  };
+  return { router, close };
+}

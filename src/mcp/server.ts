@@ -1,0 +1,58 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../config.js';
+import { invokePaid, type InvokeDeps } from '../invoke.js';
+import type { AnyToolDefinition } from '../tool.js';
+import { toMcpTool } from './catalog.js';
+import { PAYMENT_META_KEY, toCallToolResult } from './encode.js';
+
+/** What an MCP server instance needs: the registry, the configuration and the pipeline's dependencies. */
+export interface McpDeps extends InvokeDeps {
+  config: Config;
+  tools: readonly AnyToolDefinition[];
+  version: string;
+}
+
+function unknownTool(name: string, tools: readonly AnyToolDefinition[]): CallToolResult {
+  const body = { error: { code: 'not_found', message: `Unknown tool "${name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`, retryable: false } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/** Creates one MCP server (one per session or stdio connection) serving every tool of the registry. */
+export function createMcpServer(deps: McpDeps): Server {
+  const server = new Server(
+    { name: 'tollbooth', title: 'Tollbooth', version: deps.version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        'Every tool is paid per call with x402. Call without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].',
+    },
+  );
+  const listed = deps.tools.map((tool) => toMcpTool(deps.config, tool));
+  const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return unknownTool(request.params.name, deps.tools);
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const payment = meta?.[PAYMENT_META_KEY];
+    const progressToken = meta?.progressToken as string | number | undefined;
+    const result = await invokePaid(deps, {
+      tool,
+      input: request.params.arguments,
+      payment: payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },
+      transport: 'mcp',
+      signal: extra.signal,
+      progress: (progress, total, message) => {
+        if (progressToken === undefined) return;
+        void extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, ...(message ? { message } : {}) } })
+          .catch(() => {});
+      },
+    });
+    return toCallToolResult(result);
+  });
+  return server;
+}

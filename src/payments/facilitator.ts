@@ -1,0 +1,85 @@
+import { x402Facilitator } from '@x402/core/facilitator';
+import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, defineChain, http, publicActions } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Config } from '../config.js';
+import { evmChainId, type NetworkEntry } from './networks.js';
+
+/** A facilitator the broker talks to, plus which networks it can verify and settle. */
+export interface Facilitator {
+  client: FacilitatorClient;
+  mode: 'remote' | 'in-process' | 'none';
+  /** CAIP-2 ids this facilitator can verify and settle `exact` EVM payments on. */
+  evmNetworks: ReadonlySet<string>;
+}
+
+/** Raised when a facilitator call does not finish within the configured time. */
+export class FacilitatorTimeout extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FacilitatorTimeout(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function evmSigner(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
+  const account = privateKeyToAccount(key);
+  const chain = defineChain({
+    id: evmChainId(net.id),
+    name: net.label ?? net.id,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [net.rpcUrl ?? ''] } },
+  });
+  const client = createWalletClient({ account, chain, transport: http(net.rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
+  return toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      readContract: (args) => client.readContract(args as never),
+      verifyTypedData: (args) => client.verifyTypedData(args as never),
+      writeContract: (args) => client.writeContract({ ...(args as object), chain, account } as never),
+      sendTransaction: (args) => client.sendTransaction({ ...(args as object), chain, account } as never),
+      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
+      getCode: (args) => client.getCode(args as never),
+    } as Parameters<typeof toFacilitatorEvmSigner>[0],
+    { confirmationTimeoutMs },
+  );
+}
+
+function inProcess(config: Config, key: `0x${string}`): Facilitator {
+  const facilitator = new x402Facilitator();
+  const networks = new Set<string>();
+  for (const net of config.networks) {
+    if (net.family !== 'evm' || !net.rpcUrl) continue;
+    facilitator.register(net.id as `${string}:${string}`, new ExactEvmScheme(evmSigner(net, key, config.facilitator.timeoutMs * 4)));
+    networks.add(net.id);
+  }
+  const ms = config.facilitator.timeoutMs;
+  const client: FacilitatorClient = {
+    verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.verify(p, r), ms, 'verify'),
+    settle: (p: PaymentPayload, r: PaymentRequirements) => facilitator.settle(p, r),
+    getSupported: async () => facilitator.getSupported(),
+  } as FacilitatorClient;
+  return { client, mode: 'in-process', evmNetworks: networks };
+}
+
+const unconfigured: FacilitatorClient = {
+  verify: () => Promise.reject(new Error('no facilitator is configured')),
+  settle: () => Promise.reject(new Error('no facilitator is configured')),
+  getSupported: () => Promise.resolve({ kinds: [], extensions: [], signers: {} }),
+} as unknown as FacilitatorClient;
+
+/** Builds the configured facilitator: remote (`FACILITATOR_URL`), in-process (settlement key) or none. */
+export function createFacilitator(config: Config): Facilitator {
+  if (config.facilitator.url) {
+    const client = new HTTPFacilitatorClient({ url: config.facilitator.url, timeoutMs: config.facilitator.timeoutMs });
+    const evm = config.networks.filter((n) => n.family === 'evm').map((n) => n.id);
+    return { client, mode: 'remote', evmNetworks: new Set(evm) };
+  }
+  if (config.facilitator.evmPrivateKey) return inProcess(config, config.facilitator.evmPrivateKey);
+  return { client: unconfigured, mode: 'none', evmNetworks: new Set() };
+}

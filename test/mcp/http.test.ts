@@ -1,0 +1,85 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tools } from '../../tools/index.js';
+import { connectHttpClient } from '../support/mcp.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let client: Client;
+beforeAll(async () => {
+  server = await startTestServer();
+  client = await connectHttpClient(server.url);
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+
+const text = (result: Record<string, unknown>) => (result.content as Array<{ text: string }>)[0]!.text;
+
+describe('MCP over streamable HTTP', () => {
+  it('lists all tools with descriptions, annotations and the price before calling', async () => {
+    const { tools: listed } = await client.listTools();
+    expect(listed).toHaveLength(tools.length);
+    for (const t of listed) {
+      expect(t.description).toMatch(/\$|USDC/);
+      expect(t.annotations).toHaveProperty('readOnlyHint');
+      const price = t._meta?.['x402/price'] as { usd: number; options: unknown[] };
+      expect(price.usd).toBeGreaterThan(0);
+      expect(price.options.length).toBeGreaterThan(0);
+    }
+    const annuity = listed.find((t) => t.name === 'annuity');
+    expect((annuity?._meta?.['x402/price'] as { usd: number }).usd).toBe(0.001);
+  });
+
+  it('answers an unpaid call with the payment requirements as an isError result the official client accepts', async () => {
+    const result = await client.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ x402Version: 2, error: 'Payment required' });
+    expect(JSON.parse(text(result))).toEqual(result.structuredContent);
+  });
+
+  it('answers invalid arguments with an error naming the field, not a payment request', async () => {
+    const result = await client.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 0 } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    const body = JSON.parse(text(result));
+    expect(body.error.code).toBe('invalid_input');
+    expect(body.error.field).toBe('periods');
+    expect(body.error.message).toMatch(/periods/);
+  });
+
+  it('answers a malformed payment with a clear error, not a crash', async () => {
+    const result = await client.callTool({
+      name: 'annuity',
+      arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 },
+      _meta: { 'x402/payment': 'not base64 at all!' },
+    });
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(text(result)).error.code).toBe('invalid_payment');
+  });
+
+  it('answers an unknown tool with an error listing the tools', async () => {
+    const result = await client.callTool({ name: 'nope' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/annuity/);
+  });
+
+  it('refuses requests whose Host or Origin is not allowed (DNS rebinding)', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const evilOrigin = await fetch(server.url + '/mcp', { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify(init) });
+    expect(evilOrigin.status).toBe(403);
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const url = new URL(server.url + '/mcp');
+      const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { ...headers, host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(init));
+    });
+    expect(status).toBe(403);
+  });
+});

@@ -1,0 +1,50 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputJsonSchema, outputJsonSchema } from '../src/payments/requirements.js';
+import { tools } from '../tools/index.js';
+import { connectHttpClient } from './support/mcp.js';
+import { decodeHeader, startTestServer, type TestServer } from './support/server.js';
+
+let server: TestServer;
+let client: Client;
+beforeAll(async () => {
+  server = await startTestServer();
+  client = await connectHttpClient(server.url);
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+
+const withoutDialect = (schema: Record<string, unknown>) => {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+};
+
+describe('every tool of the registry is served identically on HTTP and MCP', () => {
+  it('lists exactly the registry on MCP, in order', async () => {
+    const { tools: listed } = await client.listTools();
+    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+  });
+
+  for (const tool of tools) {
+    it(`${tool.name}: same input schema, same output schema and same payment requirements on both transports`, async () => {
+      const { tools: listed } = await client.listTools();
+      const mcpTool = listed.find((t) => t.name === tool.name);
+      expect(mcpTool).toBeDefined();
+      expect(mcpTool?.inputSchema).toEqual(withoutDialect(inputJsonSchema(tool)));
+      expect((mcpTool?.outputSchema as unknown as { anyOf: unknown[] }).anyOf[0]).toEqual(withoutDialect(outputJsonSchema(tool)));
+      expect(mcpTool?.description).toBe(tool.description);
+      expect(mcpTool?.annotations).toMatchObject(tool.annotations);
+
+      const http = await fetch(server.url + tool.path, { method: tool.method });
+      expect(http.status).toBe(402);
+      const httpChallenge = tool.group === 'transfers' ? await http.json() : decodeHeader(http.headers.get('payment-required'));
+
+      const mcp = await client.callTool({ name: tool.name });
+      expect(mcp.isError).toBe(true);
+      expect(mcp.structuredContent).toEqual(httpChallenge);
+      expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(httpChallenge);
+    });
+  }
+});

@@ -1,0 +1,21 @@
+import { silentLogger } from '../../src/log.js';
+import type { Store } from '../../src/store/store.js';
+import type { ToolContext } from '../../src/tool.js';
+
+const noStore = new Proxy({} as Store, {
+  get(_target, prop) {
+    throw new Error(`store.${String(prop)} is not available in this test context`);
+  },
+});
+
+/** A handler context for calling a tool's handler directly in a unit test. */
+export function testContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    providers: {},
+    store: noStore,
+    log: silentLogger,
+    signal: new AbortController().signal,
+    progress: () => {},
+    ...overrides,
+  };
+}

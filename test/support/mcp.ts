@@ -1,0 +1,31 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fileURLToPath } from 'node:url';
+
+/** Connects the official MCP client to a server's /mcp over streamable HTTP. */
+export async function connectHttpClient(baseUrl: string): Promise<Client> {
+  const client = new Client({ name: 'tollbooth-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', baseUrl)));
+  return client;
+}
+
+/** The built CLI (`npm run build` produces it; `npm test` builds first). */
+export const CLI_PATH = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+
+/** Spawns `tollbooth stdio` from the built CLI and connects the official MCP client to it. */
+export async function connectStdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI_PATH, 'stdio'],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name: 'tollbooth-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger, type Logger } from '../../src/log.js';
+import { createRuntime, listen, type Runtime } from '../../src/runtime.js';
+import type { AnyToolDefinition } from '../../src/tool.js';
+
+/** A Tollbooth instance on a free port with its own SQLite file, for one test file. */
+export interface TestServer {
+  url: string;
+  runtime: Runtime;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** Starts Tollbooth in-process on 127.0.0.1 with the given environment and optional registry. */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { tools?: readonly AnyToolDefinition[]; log?: Logger; dataDir?: string } = {},
+): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tollbooth-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const runtime = await createRuntime(config, { log: options.log ?? silentLogger, ...(options.tools ? { tools: options.tools } : {}) });
+  const running = await listen(runtime, 0, '127.0.0.1');
+  return {
+    url: running.url,
+    runtime,
+    dataDir,
+    close: async () => {
+      await running.close();
+      await runtime.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Decodes a base64 JSON header as x402 sends it. */
+export function decodeHeader(value: string | null): unknown {
+  if (value === null) throw new Error('header missing');
+  return JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+}

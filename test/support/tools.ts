@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { ToolError } from '../../src/errors.js';
+import { defineTool } from '../../src/tool.js';
+
+/** A paid test tool whose handler always fails, to prove that failed calls are never settled. */
+export const failingTool = defineTool({
+  name: 'always-fails',
+  title: 'Always fails',
+  description: 'Test tool: fails after payment verification. Costs 0.001 USDC.',
+  group: 'tools',
+  method: 'POST',
+  path: '/api/test/always-fails',
+  input: z.object({ note: z.string().optional().describe('Ignored.') }),
+  output: z.object({ ok: z.boolean() }),
+  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: () => {
+    throw new ToolError('upstream_unavailable', 'The test upstream is down; nothing was charged.');
+  },
+});
+
+/** A paid test tool that runs a side effect (e.g. draining the payer) before answering, to force a settlement failure. */
+export function sideEffectTool(name: string, effect: () => Promise<void>) {
+  return defineTool({
+    name,
+    title: name,
+    description: 'Test tool with a side effect. Costs 0.001 USDC.',
+    group: 'tools',
+    method: 'POST',
+    path: `/api/test/${name}`,
+    input: z.object({}),
+    output: z.object({ secret: z.string() }),
+    price: { default: '1000', optimism: '2000', stellar: '10000' },
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+    handler: async () => {
+      await effect();
+      return { secret: 'output that must be withheld when settlement fails' };
+    },
+  });
+}

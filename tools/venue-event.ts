@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { ToolError } from '../src/errors.js';
+import { defineTool } from '../src/tool.js';
+
+const VenueEventInputSchema = z.object({
+  eventTicker: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9._-]+$/, 'must be an event ticker of letters, digits, "-", "_" and "." (e.g. KXFEDDECISION-25DEC)')
+    .toUpperCase()
+    .describe(
+      'Prediction-market event ticker, e.g. `KXFEDDECISION-25DEC`; 1–64 characters of letters, digits, ' +
+        '`-`, `_` and `.`. Tickers are upper case at the venue, so lower case is upper-cased for you.',
+    ),
+});
+
+const PriceSchema = z.number().describe('Price in dollars per contract, 0–1 (0.56 ≙ 56 % implied probability).');
+
+const MarketSchema = z.object({
+  ticker: z.string().describe('Market ticker.'),
+  eventTicker: z.string().describe('Ticker of the event the market belongs to.'),
+  title: z.string(),
+  venue: z.string().describe('Name of the prediction-market venue.'),
+  status: z.string().describe('Market status, e.g. `active`, `closed`, `determined`, `finalized`.'),
+  yesBid: PriceSchema,
+  yesAsk: PriceSchema,
+  noBid: PriceSchema,
+  noAsk: PriceSchema,
+  lastPrice: PriceSchema.describe('Last traded YES price in dollars, 0–1.'),
+  volume: z.number().describe('Contracts traded over the market lifetime (may be fractional).'),
+  openInterest: z.number().describe('Contracts currently open (may be fractional).'),
+  venueUrl: z.string().describe('Web page of the market at the venue.'),
+});
+
+const VenueEventOutputSchema = z.object({
+  eventTicker: z.string(),
+  title: z.string(),
+  subTitle: z.string(),
+  seriesTicker: z.string().describe('Ticker of the recurring series the event belongs to.'),
+  category: z.string(),
+  mutuallyExclusive: z.boolean().describe('True when the markets partition the outcome space (exactly one resolves YES).'),
+  marketCount: z.number().int().describe('Number of entries in `markets`.'),
+  markets: z.array(MarketSchema).describe('Markets of the event with current quotes.'),
+  source: z.string().describe('Name of the upstream data source.'),
+});
+
+/** A prediction-market event with all its markets, quotes, volume and open interest. */
+export const venueEvent = defineTool({
+  name: 'venue-event',
+  title: 'Prediction-market event',
+  description:
+    'Looks up a prediction-market event by its ticker and returns its title, category, whether its markets ' +
+    'are mutually exclusive, and every market with YES/NO bid and ask, last price (dollars 0–1, i.e. implied ' +
+    'probability), volume, open interest, status and a link. Costs 2000 USDC units ($0.002) per call; $0.003 ' +
+    'on Optimism; 20000 units ($0.002) on Stellar.',
+  group: 'tools',
+  method: 'POST',
+  path: '/api/venue-event',
+  input: VenueEventInputSchema,
+  output: VenueEventOutputSchema,
+  price: { default: '2000', optimism: '3000', stellar: '20000' },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  handler: async () => {
+    throw new ToolError(
+      'not_implemented',
+      'venue-event is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
+    );
+  },
+});

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import {
   DEFAULT_NETWORKS,
   mergeNetworks,
-  NetworkEntrySchema,
+  NetworkFieldsSchema,
   type NetworkEntry,
 } from './payments/networks.js';
 
@@ -61,7 +61,7 @@ const EnvSchema = z.object({
 
 const NetworksOverrideSchema = z.object({
   replace: z.boolean().default(false),
-  networks: z.array(NetworkEntrySchema.partial().extend({ id: NetworkEntrySchema.shape.id })),
+  networks: z.array(NetworkFieldsSchema.partial().extend({ id: NetworkFieldsSchema.shape.id })),
 });
 
 /** The one parsed, frozen configuration of a Tollbooth process. */

@@ -6,8 +6,11 @@ export type NetworkFamily = 'evm' | 'svm' | 'stellar' | 'algorand';
 /** Which price-table column a network's amount comes from. */
 export type PriceColumn = 'default' | 'optimism' | 'stellar';
 
-/** One network/asset entry of the payment table (configuration, not code). */
-export const NetworkEntrySchema = z.object({
+const priceColumn = z.enum(['default', 'optimism', 'stellar']);
+const schemes = z.array(z.enum(['exact', 'upto'])).min(1);
+
+/** The fields of a network entry with no defaults applied (operator overrides are partial). */
+export const NetworkFieldsSchema = z.object({
   id: z.string().regex(/^[a-z0-9-]+:[A-Za-z0-9+/=_-]+$/, 'must be a CAIP-2 id such as eip155:8453'),
   family: z.enum(['evm', 'svm', 'stellar', 'algorand']),
   asset: z.string().min(1).describe('Token contract, mint, Soroban contract id or ASA id.'),
@@ -15,9 +18,15 @@ export const NetworkEntrySchema = z.object({
   name: z.string().optional().describe('EIP-712 domain name of the asset (EVM).'),
   version: z.string().optional().describe('EIP-712 domain version of the asset (EVM).'),
   rpcUrl: z.string().url().optional(),
-  priceColumn: z.enum(['default', 'optimism', 'stellar']).default('default'),
-  schemes: z.array(z.enum(['exact', 'upto'])).min(1).default(['exact']),
+  priceColumn: priceColumn.optional(),
+  schemes: schemes.optional(),
   label: z.string().optional(),
+});
+
+/** One network/asset entry of the payment table (configuration, not code). */
+export const NetworkEntrySchema = NetworkFieldsSchema.extend({
+  priceColumn: priceColumn.default('default'),
+  schemes: schemes.default(['exact']),
 });
 /** A network entry as used at run time. */
 export type NetworkEntry = z.output<typeof NetworkEntrySchema>;

@@ -3,6 +3,7 @@ import { createWalletClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
+import { cryptoIndicators } from '../../tools/crypto-indicators.js';
 import { localViemChain } from '../support/chain/token.js';
 import { testUsdcAbi } from '../support/chain/token.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -23,7 +24,7 @@ beforeAll(async () => {
     const all = await paid.balance(drainer.address);
     await wallet.writeContract({ address: paid.token, abi: testUsdcAbi, functionName: 'transfer', args: [paid.payTo, all] });
   });
-  const counted = countingTools([annuity, failingTool, drain] as AnyToolDefinition[]);
+  const counted = countingTools([annuity, failingTool, drain, cryptoIndicators] as AnyToolDefinition[]);
   runs = counted.runs;
   server = await startTestServer(paid.env, { tools: counted.tools });
 }, 120_000);
@@ -108,6 +109,19 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
     expect(await paid.balance(payer.address)).toBe(balanceBefore);
   });
 
+  it('answers a paid call to a tool not built yet with 501 and settles nothing', async () => {
+    const payer = paid.payers[3]!;
+    const payment = await signExactPayment(payer, await localEntry('/api/crypto-indicators'));
+    const balanceBefore = await paid.balance(payer.address);
+    const res = await pay('/api/crypto-indicators', payment, JSON.stringify({ coin: 'BTC' }));
+    expect(res.status).toBe(501);
+    expect(res.headers.get('payment-response')).toBeNull();
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('not_implemented');
+    expect(error.message).toMatch(/not been charged/);
+    expect(await paid.balance(payer.address)).toBe(balanceBefore);
+  });
+
   it('withholds the output and answers 402 with the failed receipt when settlement fails', async () => {
     const payer = paid.payers[4]!;
     const payment = await signExactPayment(payer, await localEntry('/api/test/drains-payer'));
@@ -188,5 +202,30 @@ describe('tampered and malformed payments are refused before the tool runs', () 
     const res = await pay('/api/annuity', payment, JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: -3 }));
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { field: string } }).error.field).toBe('periods');
+  });
+});
+
+describe('the replay guard survives a restart', () => {
+  it('refuses, after a restart on the same data directory, a payment settled before it', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-restart-'));
+    const payer = paid.payers[0]!;
+    const first = await startTestServer(paid.env, { dataDir });
+    const challenge = decodeHeader((await fetch(first.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+    const payment = encodePayment(await signExactPayment(payer, challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!));
+    const call = (url: string) => fetch(url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payment }, body });
+    expect((await call(first.url)).status).toBe(200);
+    await first.close();
+    const second = await startTestServer(paid.env, { dataDir });
+    try {
+      const again = await call(second.url);
+      expect(again.status).toBe(402);
+      expect(((await again.json()) as { error: string }).error).toBe('payment_already_used');
+    } finally {
+      await second.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tools } from '../../tools/index.js';
+import { connectStdioClient } from '../support/mcp.js';
+
+let client: Client;
+let stderr: () => string;
+const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-stdio-'));
+beforeAll(async () => {
+  ({ client, stderr } = await connectStdioClient({ DATA_DIR: dataDir }));
+});
+afterAll(async () => {
+  await client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('MCP over stdio (the built CLI)', () => {
+  it('lists the 16 tools of the registry with schemas, annotations and prices', async () => {
+    const { tools: listed } = await client.listTools();
+    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+    for (const t of listed) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type).toBe('object');
+      expect(t._meta?.['x402/price']).toBeDefined();
+    }
+  });
+
+  it('answers an unpaid call with the payment requirements', async () => {
+    const result = await client.callTool({ name: 'card-validate', arguments: { number: '4111 1111 1111 1111' } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ x402Version: 2, accepts: expect.any(Array) });
+  });
+
+  it('answers a probe without arguments with the payment requirements, and bad arguments with an error naming the field', async () => {
+    const probe = await client.callTool({ name: 'solidity-scan' });
+    expect(probe.structuredContent).toMatchObject({ x402Version: 2 });
+    const bad = await client.callTool({ name: 'card-validate', arguments: { number: 42 } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.parse((bad.content as Array<{ text: string }>)[0]!.text).error.field).toBe('number');
+  });
+
+  it('warns on stderr, never stdout, that development pay-to addresses are in use', () => {
+    expect(stderr()).toMatch(/DEVELOPMENT PAY-TO ADDRESSES/);
+  });
+});

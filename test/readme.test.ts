@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { toolTableMarkdown } from '../src/catalog.js';
+import { loadConfig } from '../src/config.js';
+import { tools } from '../tools/index.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+describe('README', () => {
+  it('starts with the install-and-start command and the test command', () => {
+    const firstBlock = readme.split('```')[1] ?? '';
+    expect(firstBlock).toMatch(/npm ci && npm start/);
+    expect(firstBlock).toMatch(/npm test/);
+  });
+
+  it('shows the tool table generated from the definitions (run `npm run readme:tools` after changing a tool)', () => {
+    expect(readme).toContain(toolTableMarkdown(loadConfig({}), tools));
+  });
+
+  it('documents every configuration variable the server reads', () => {
+    const names = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8').match(/^\s{2}([A-Z][A-Z0-9_]+): optional/gm) ?? [];
+    for (const line of names) {
+      const name = line.trim().split(':')[0]!;
+      if (name === 'NODE_ENV') continue;
+      expect(readme, `README documents ${name}`).toContain(name);
+    }
+  });
+
+  it('is what .ci/run runs', () => {
+    const ci = readFileSync(new URL('../.ci/run', import.meta.url), 'utf8');
+    expect(ci).toMatch(/npm test/);
+  });
+});

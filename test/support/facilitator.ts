@@ -1,0 +1,174 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { x402Facilitator } from '@x402/core/facilitator';
+import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, http, publicActions, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { localViemChain } from './chain/token.js';
+
+/**
+ * How an endpoint of the look-alike answers:
+ * - `ok`: the real official facilitator answers;
+ * - `hang`: the request is accepted and never answered (until `close()`);
+ * - `garbage`: 200 with a body that is not JSON;
+ * - `http500`: 500 with a JSON error body, as a crashing facilitator would.
+ */
+export type EndpointMode = 'ok' | 'hang' | 'garbage' | 'http500';
+
+/** Options for {@link startLookalikeFacilitator}. */
+export interface LookalikeOptions {
+  rpcUrl: string;
+  chainId: number;
+  /** The facilitator's settlement key; it pays gas and submits `transferWithAuthorization`. */
+  privateKey: Hex;
+  /** CAIP-2 id served, e.g. `eip155:84532`. */
+  network: string;
+}
+
+/** A standard x402 facilitator over HTTP, backed by the official `x402Facilitator`, with failure injection. */
+export interface LookalikeFacilitator {
+  /** Base URL, e.g. `http://127.0.0.1:54321` (no trailing slash). */
+  url: string;
+  /** The facilitator signer's address (what `FACILITATOR_EVM_ADDRESS` should be). */
+  address: Address;
+  /** Requests received per endpoint, whatever the mode answered. */
+  calls: { verify: number; settle: number; supported: number };
+  /** Switches how `/verify` and/or `/settle` answer from now on; omitted endpoints keep their mode. */
+  setMode(mode: { verify?: EndpointMode; settle?: EndpointMode }): void;
+  /** Stops the server, destroying every open (including hanging) connection. */
+  close(): Promise<void>;
+}
+
+interface FacilitatorRequestBody {
+  x402Version?: unknown;
+  paymentPayload?: PaymentPayload;
+  paymentRequirements?: PaymentRequirements;
+}
+
+function facilitatorSigner(opts: LookalikeOptions) {
+  const account = privateKeyToAccount(opts.privateKey);
+  const chain = localViemChain({ chainId: opts.chainId, rpcUrl: opts.rpcUrl }, 'Look-alike facilitator chain');
+  const client = createWalletClient({ account, chain, transport: http(opts.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      readContract: (args) => client.readContract(args as never),
+      verifyTypedData: (args) => client.verifyTypedData(args as never),
+      writeContract: (args) => client.writeContract({ ...(args as object), chain, account } as never),
+      sendTransaction: (args) => client.sendTransaction({ ...(args as object), chain, account } as never),
+      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
+      getCode: (args) => client.getCode(args as never),
+    } as Parameters<typeof toFacilitatorEvmSigner>[0],
+    { confirmationTimeoutMs: 30_000 },
+  );
+  return { signer, address: account.address };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<FacilitatorRequestBody | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as FacilitatorRequestBody) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a facilitator that speaks the standard HTTP API (`POST /verify`, `POST /settle`, `GET /supported`)
+ * on 127.0.0.1 at a free port. In `ok` mode the official `x402Facilitator` with the EVM `exact` scheme verifies
+ * and settles on the given chain; the other modes simulate an outage or a broken facilitator.
+ */
+export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise<LookalikeFacilitator> {
+  const { signer, address } = facilitatorSigner(opts);
+  const facilitator = new x402Facilitator().register(opts.network as `${string}:${string}`, new ExactEvmScheme(signer));
+  const modes: { verify: EndpointMode; settle: EndpointMode } = { verify: 'ok', settle: 'ok' };
+  const calls = { verify: 0, settle: 0, supported: 0 };
+  const sockets = new Set<Socket>();
+
+  async function answer(kind: 'verify' | 'settle', req: IncomingMessage, res: ServerResponse): Promise<void> {
+    calls[kind]++;
+    const body = await readJson(req);
+    switch (modes[kind]) {
+      case 'hang':
+        return; // never answered; close() destroys the socket
+      case 'garbage':
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><body>502 Bad Gateway (upstream sent nonsense)</body></html>');
+        return;
+      case 'http500':
+        sendJson(res, 500, { error: 'internal_error', message: `the facilitator crashed while handling ${kind}` });
+        return;
+      case 'ok':
+        break;
+    }
+    if (!body?.paymentPayload || !body.paymentRequirements) {
+      sendJson(res, 400, { error: 'invalid_request', message: 'expected { x402Version, paymentPayload, paymentRequirements }' });
+      return;
+    }
+    try {
+      const result =
+        kind === 'verify'
+          ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
+          : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
+      sendJson(res, 200, result);
+    } catch (err) {
+      if (err instanceof VerifyError) {
+        sendJson(res, err.statusCode, { isValid: false, invalidReason: err.invalidReason, invalidMessage: err.invalidMessage, payer: err.payer });
+      } else if (err instanceof SettleError) {
+        sendJson(res, err.statusCode, { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, payer: err.payer, transaction: err.transaction, network: err.network });
+      } else {
+        sendJson(res, 500, { error: 'internal_error', message: (err as Error).message });
+      }
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/verify') return void answer('verify', req, res);
+    if (req.method === 'POST' && path === '/settle') return void answer('settle', req, res);
+    if (req.method === 'GET' && path === '/supported') {
+      calls.supported++;
+      sendJson(res, 200, {
+        kinds: [{ x402Version: 2, scheme: 'exact', network: opts.network }],
+        extensions: [],
+        signers: { 'eip155:*': [address] },
+      });
+      return;
+    }
+    sendJson(res, 404, { error: 'not_found' });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    address,
+    calls,
+    setMode(mode) {
+      if (mode.verify) modes.verify = mode.verify;
+      if (mode.settle) modes.settle = mode.settle;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}

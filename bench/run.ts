@@ -22,25 +22,27 @@ async function unpaidThroughput(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-bench-'));
   const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger });
   const ours = await listen(runtime, 0, '127.0.0.1');
-  const bare = await startBareExpress();
-  // Warm up both, then alternate to share machine noise evenly.
-  await load(`${ours.url}/api/annuity`, { method: 'POST', seconds: 1, connections });
-  await load(`${bare.url}/api/annuity`, { method: 'POST', seconds: 1, connections });
-  const oursRuns: LoadResult[] = [];
-  const bareRuns: LoadResult[] = [];
+  const real = await fetch(`${ours.url}/api/annuity`, { method: 'POST' });
+  const sameBytes = { body: await real.text(), headers: { 'PAYMENT-REQUIRED': real.headers.get('payment-required') ?? '', 'Cache-Control': 'no-store' } };
+  const small = await startBareExpress({ body: JSON.stringify({ x402Version: 2, error: 'Payment required', accepts: [] }) });
+  const same = await startBareExpress(sameBytes);
+  const targets = { tollbooth: ours.url, 'bare express, small fixed JSON': small.url, 'bare express, same fixed bytes': same.url };
+  const runs: Record<string, LoadResult[]> = {};
+  for (const url of Object.values(targets)) await load(`${url}/api/annuity`, { method: 'POST', seconds: 1, connections });
+  // Alternate the three targets twice so machine noise is shared evenly.
   for (let i = 0; i < 2; i++) {
-    bareRuns.push(await load(`${bare.url}/api/annuity`, { method: 'POST', seconds, connections }));
-    oursRuns.push(await load(`${ours.url}/api/annuity`, { method: 'POST', seconds, connections }));
+    for (const [name, url] of Object.entries(targets)) (runs[name] ??= []).push(await load(`${url}/api/annuity`, { method: 'POST', seconds, connections }));
   }
-  const avg = (rs: typeof oursRuns) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
-  const oursRps = avg(oursRuns);
-  const bareRps = avg(bareRuns);
-  write(`(a) unpaid 402 probe, ${connections} connections, ${seconds}s x2 alternating`);
-  write(`    tollbooth POST /api/annuity (402 + PAYMENT-REQUIRED): ${oursRps.toFixed(0)} req/s, p99 ${Math.max(...oursRuns.map((r) => r.p99ms))} ms, errors ${oursRuns.reduce((s, r) => s + r.errors, 0)}`);
-  write(`    bare express fixed JSON:                             ${bareRps.toFixed(0)} req/s, p99 ${Math.max(...bareRuns.map((r) => r.p99ms))} ms`);
-  write(`    ratio tollbooth / bare = ${(oursRps / bareRps).toFixed(2)} (target >= 0.70)`);
+  const avg = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
+  write(`(a) unpaid 402 probe of POST /api/annuity (${(sameBytes.body.length / 1024).toFixed(1)} KB body + ${(sameBytes.headers['PAYMENT-REQUIRED'].length / 1024).toFixed(1)} KB header), ${connections} connections, ${seconds}s x2 alternating`);
+  for (const [name, rs] of Object.entries(runs)) {
+    write(`    ${name.padEnd(32)} ${avg(rs).toFixed(0).padStart(6)} req/s, p99 ${Math.max(...rs.map((r) => r.p99ms))} ms, errors ${rs.reduce((s, r) => s + r.errors, 0)}`);
+  }
+  const ours_ = avg(runs.tollbooth!);
+  write(`    ratio vs small fixed JSON = ${(ours_ / avg(runs['bare express, small fixed JSON']!)).toFixed(2)} (target >= 0.70); vs same bytes = ${(ours_ / avg(runs['bare express, same fixed bytes']!)).toFixed(2)}`);
   await ours.close();
-  await bare.close();
+  await small.close();
+  await same.close();
   await runtime.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

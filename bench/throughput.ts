@@ -22,11 +22,19 @@ export async function load(url: string, options: { method?: 'GET' | 'POST'; seco
   return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
+/** A fixed response for the baseline: a small JSON, or the same bytes our 402 carries. */
+export interface FixedResponse {
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /** A bare express app answering one POST route with a fixed JSON body: the baseline. */
-export async function startBareExpress(): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startBareExpress(fixed: FixedResponse): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
   app.post('/api/annuity', (_req, res) => {
-    res.status(402).json({ x402Version: 2, error: 'Payment required', accepts: [] });
+    for (const [k, v] of Object.entries(fixed.headers ?? {})) res.setHeader(k, v);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.status(402).end(fixed.body);
   });
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -48,6 +48,7 @@ const EnvSchema = z.object({
   DATA_DIR: optional(z.string()),
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
   FACILITATOR_EVM_PRIVATE_KEY: optional(privateKey),
   FACILITATOR_EVM_ADDRESS: optional(evmAddress),
   SOLANA_FEE_PAYER: optional(solanaAddress),
@@ -77,6 +78,8 @@ export interface Config {
   facilitator: {
     url: string | undefined;
     timeoutMs: number;
+    /** Settlement waits for the chain, so it gets its own, longer limit; past it the outcome is unknown. */
+    settleTimeoutMs: number;
     evmPrivateKey: `0x${string}` | undefined;
   };
   /** Addresses published in `extra` (upto facilitatorAddress, Solana/Algorand feePayer). */
@@ -172,7 +175,12 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     payTo,
     devPayTo,
     dataDir: resolve(env.DATA_DIR ?? 'data'),
-    facilitator: { url: env.FACILITATOR_URL, timeoutMs: env.FACILITATOR_TIMEOUT_MS ?? 15_000, evmPrivateKey: evmKey },
+    facilitator: {
+      url: env.FACILITATOR_URL,
+      timeoutMs: env.FACILITATOR_TIMEOUT_MS ?? 15_000,
+      settleTimeoutMs: env.FACILITATOR_SETTLE_TIMEOUT_MS ?? 120_000,
+      evmPrivateKey: evmKey,
+    },
     signers: {
       evm: env.FACILITATOR_EVM_ADDRESS ?? (evmKey ? privateKeyToAccount(evmKey).address : DEV_FEE_PAYER.evm),
       svm: env.SOLANA_FEE_PAYER ?? DEV_FEE_PAYER.svm,

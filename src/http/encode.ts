@@ -15,10 +15,30 @@ export function toBase64Json(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 }
 
-function sendChallenge(res: Response, status: number, challenge: Challenge, extraBody: Record<string, unknown> = {}): void {
-  if (challenge.x402Version === 2) res.setHeader(HEADERS.required, toBase64Json(challenge));
+interface EncodedChallenge {
+  header: string;
+  body: string;
+}
+
+/** Encodings of the shared per-tool challenges, computed once (the unpaid 402 is the hot path). */
+const encoded = new WeakMap<Challenge, EncodedChallenge>();
+
+function encode(challenge: Challenge): EncodedChallenge {
+  let hit = encoded.get(challenge);
+  if (!hit) {
+    const body = JSON.stringify(challenge);
+    hit = { body, header: Buffer.from(body, 'utf8').toString('base64') };
+    encoded.set(challenge, hit);
+  }
+  return hit;
+}
+
+function sendChallenge(res: Response, status: number, challenge: Challenge, extraBody?: Record<string, unknown>): void {
+  const { header, body } = encode(challenge);
+  if (challenge.x402Version === 2) res.setHeader(HEADERS.required, header);
   res.setHeader('Cache-Control', 'no-store');
-  res.status(status).json({ ...challenge, ...extraBody });
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.status(status).end(extraBody ? JSON.stringify({ ...challenge, ...extraBody }) : body);
 }
 
 function sendReceipt(res: Response, version: 1 | 2, receipt: SettleResponse): void {

@@ -1,5 +1,5 @@
-import { FacilitatorResponseError, FacilitatorTimeoutError, x402ResourceServer } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { FacilitatorTimeoutError, x402ResourceServer } from '@x402/core/server';
+import { VerifyError, type PaymentRequired, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -88,6 +88,7 @@ export class PaymentBroker {
       // The outcome is unknown (timeout, dropped connection): keep the claim so the payment cannot buy a second call.
       this.log.error('settlement outcome unknown', { tool: tool.name, network: ticket.requirements.network, payer: ticket.payer, error: (err as Error).message });
       result = { success: false, errorReason: REASONS.settlementUnknown, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
+      await this.store.markPaymentUnknown(ticket.replayKey, '');
       await this.record(ticket, result);
       return { type: 'failed', receipt: result, challenge: this.challenge(tool, REASONS.settlementUnknown) };
     }
@@ -95,7 +96,8 @@ export class PaymentBroker {
       await this.complete(ticket, result);
       return { type: 'settled', receipt: result };
     }
-    if (result.errorReason !== 'settlement_pending') await this.store.releasePayment(ticket.replayKey);
+    if (result.errorReason === 'settlement_pending') await this.store.markPaymentUnknown(ticket.replayKey, result.transaction);
+    else await this.store.releasePayment(ticket.replayKey);
     await this.record(ticket, result);
     return { type: 'failed', receipt: result, challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed') };
   }
@@ -113,6 +115,8 @@ export class PaymentBroker {
         break;
       case 'in_flight':
         return this.reject(tool, 409, REASONS.inFlight, 'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.');
+      case 'unknown':
+        return this.reject(tool, 402, REASONS.settlementUnknown, `This payment was used for a call whose settlement could not be confirmed${claim.transaction ? ` (transaction ${claim.transaction})` : ''}; it cannot pay for another call. Sign a new authorization, and check your balance before retrying.`);
       case 'spent':
         return this.reject(tool, 402, REASONS.alreadyUsed, `This payment was already used for a call (transaction ${claim.transaction}); sign a new authorization to pay for another call.`);
     }
@@ -125,12 +129,15 @@ export class PaymentBroker {
       return this.reject(tool, status, reason, `The payment did not verify (${reason})${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}. Sign a new authorization for one of the accepted options.`);
     } catch (err) {
       await this.store.releasePayment(ticket.replayKey);
-      const unavailable = err instanceof FacilitatorTimeout || err instanceof FacilitatorTimeoutError || err instanceof FacilitatorResponseError || (err as { name?: string }).name === 'TypeError';
-      if (unavailable || !(err instanceof Error)) {
-        this.log.warn('facilitator unavailable during verify', { tool: tool.name, error: String((err as Error)?.message ?? err) });
-        return this.reject(tool, 502, REASONS.facilitatorUnavailable, 'The payment facilitator did not answer in time; nothing was charged and the tool did not run. Retry the same payment shortly.');
+      if (err instanceof VerifyError) {
+        const reason = err.invalidReason ?? 'invalid_payment';
+        return this.reject(tool, 402, reason, `The payment did not verify (${reason})${err.invalidMessage ? `: ${err.invalidMessage}` : ''}. Sign a new authorization for one of the accepted options.`);
       }
-      return this.reject(tool, 402, 'invalid_payment', `The payment could not be verified: ${err.message}`);
+      // Anything else is the facilitator failing (timeout, unreachable, 5xx, unreadable answer), not the payment.
+      const timedOut = err instanceof FacilitatorTimeout || err instanceof FacilitatorTimeoutError;
+      this.log.warn('facilitator unavailable during verify', { tool: tool.name, error: String((err as Error)?.message ?? err) });
+      const what = timedOut ? 'did not answer in time' : 'failed or answered something unreadable';
+      return this.reject(tool, 502, REASONS.facilitatorUnavailable, `The payment facilitator ${what}; nothing was charged and the tool did not run. Retry the same payment shortly.`);
     }
   }
 

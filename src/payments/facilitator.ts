@@ -55,13 +55,13 @@ function inProcess(config: Config, key: `0x${string}`): Facilitator {
   const networks = new Set<string>();
   for (const net of config.networks) {
     if (net.family !== 'evm' || !net.rpcUrl) continue;
-    facilitator.register(net.id as `${string}:${string}`, new ExactEvmScheme(evmSigner(net, key, config.facilitator.timeoutMs * 4)));
+    facilitator.register(net.id as `${string}:${string}`, new ExactEvmScheme(evmSigner(net, key, config.facilitator.settleTimeoutMs)));
     networks.add(net.id);
   }
-  const ms = config.facilitator.timeoutMs;
+  const { timeoutMs, settleTimeoutMs } = config.facilitator;
   const client: FacilitatorClient = {
-    verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.verify(p, r), ms, 'verify'),
-    settle: (p: PaymentPayload, r: PaymentRequirements) => facilitator.settle(p, r),
+    verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.verify(p, r), timeoutMs, 'verify'),
+    settle: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.settle(p, r), settleTimeoutMs, 'settle'),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
   return { client, mode: 'in-process', evmNetworks: networks };
@@ -76,7 +76,14 @@ const unconfigured: FacilitatorClient = {
 /** Builds the configured facilitator: remote (`FACILITATOR_URL`), in-process (settlement key) or none. */
 export function createFacilitator(config: Config): Facilitator {
   if (config.facilitator.url) {
-    const client = new HTTPFacilitatorClient({ url: config.facilitator.url, timeoutMs: config.facilitator.timeoutMs });
+    const { url, timeoutMs, settleTimeoutMs } = config.facilitator;
+    const verifier = new HTTPFacilitatorClient({ url, timeoutMs });
+    const settler = new HTTPFacilitatorClient({ url, timeoutMs: settleTimeoutMs });
+    const client = {
+      verify: (p: PaymentPayload, r: PaymentRequirements) => verifier.verify(p, r),
+      settle: (p: PaymentPayload, r: PaymentRequirements) => settler.settle(p, r),
+      getSupported: () => verifier.getSupported(),
+    } as FacilitatorClient;
     const evm = config.networks.filter((n) => n.family === 'evm').map((n) => n.id);
     return { client, mode: 'remote', evmNetworks: new Set(evm) };
   }

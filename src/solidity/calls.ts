@@ -99,8 +99,8 @@ function resultDiscarded(stream: TokenStream, start: number, end: number): boole
 }
 
 /**
- * Judges the low-level member call whose member name is at `member` (`.call`, `.delegatecall`, `.staticcall`
- * or `.send`): an unchecked result, and for `.call`, whether it forwards Ether.
+ * Judges the low-level member call whose member name is at `member` (`.call`, `.delegatecall`,
+ * `.staticcall` or `.send`): an unchecked result, and for `.call`, whether it forwards Ether.
  */
 export function analyzeLowLevelCall(stream: TokenStream, member: number): Hit[] {
   const { tokens, match } = stream;
@@ -128,7 +128,7 @@ export function analyzeLowLevelCall(stream: TokenStream, member: number): Hit[] 
   const close = match[j] as number;
   const hits: Hit[] = [];
   if (name === 'call' && sendsValue) hits.push({ line, rule: 'reentrancy-value-call' });
-  // address.send takes exactly one argument; other arities are unrelated methods (e.g. ERC-777 send).
+  // address.send takes exactly one argument; other arities are other methods (e.g. ERC-777 send).
   if (name === 'send' && argumentCount(stream, j, close) !== 1) return hits;
   if (resultDiscarded(stream, receiverStart(stream, member - 1), close)) {
     hits.push({ line, rule: name === 'send' ? 'unchecked-send' : 'unchecked-call' });

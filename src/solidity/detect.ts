@@ -9,7 +9,6 @@ const EQUALITY = new Set(['==', '!=']);
 const ALWAYS_RANDOM = new Set(['difficulty', 'prevrandao']);
 /** `block.<member>` values that are weak randomness when hashed or reduced modulo. */
 const RANDOM_WHEN_MIXED = new Set(['timestamp', 'number', 'coinbase']);
-const YUL_CALLS = new Set(['call', 'delegatecall', 'staticcall']);
 
 function text(tokens: SolToken[], i: number): string {
   return tokens[i]?.text ?? '';
@@ -126,7 +125,7 @@ export function detectInTokens(stream: TokenStream): Hit[] {
       case 'delegatecall':
       case 'call':
       case 'staticcall':
-        if (ctx.asm[i] !== 1 || !YUL_CALLS.has(word) || !isGlobalCall(tokens, i)) break;
+        if (ctx.asm[i] !== 1 || !isGlobalCall(tokens, i)) break;
         if (word === 'delegatecall') add('delegatecall');
         // In Yul a call's success flag is only discarded explicitly: pop(call(...)).
         if (prev === '(' && text(tokens, i - 2) === 'pop') add('unchecked-call');

@@ -7,7 +7,7 @@ import type { ClaimResult, PaymentClaim, ReceiptRecord, Store } from './store.js
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS payment_claims (
      key TEXT PRIMARY KEY,
-     status TEXT NOT NULL CHECK (status IN ('claimed', 'spent')),
+     status TEXT NOT NULL CHECK (status IN ('claimed', 'unknown', 'spent')),
      tool TEXT NOT NULL,
      network TEXT NOT NULL,
      payer TEXT NOT NULL,
@@ -75,9 +75,10 @@ export class SqliteStore implements Store {
     });
     const row = existing.rows[0];
     if (!row) return this.claimPayment(claim); // released between the two statements
-    return row.status === 'spent'
-      ? { type: 'spent', transaction: String(row.transaction_id ?? '') }
-      : { type: 'in_flight' };
+    const transaction = String(row.transaction_id ?? '');
+    if (row.status === 'spent') return { type: 'spent', transaction };
+    if (row.status === 'unknown') return { type: 'unknown', transaction };
+    return { type: 'in_flight' };
   }
 
   async releasePayment(key: string): Promise<void> {
@@ -98,6 +99,13 @@ export class SqliteStore implements Store {
       ],
       'write',
     );
+  }
+
+  async markPaymentUnknown(key: string, transaction: string): Promise<void> {
+    await this.db.execute({
+      sql: "UPDATE payment_claims SET status = 'unknown', transaction_id = ?, updated_at = ? WHERE key = ? AND status = 'claimed'",
+      args: [transaction, new Date().toISOString(), key],
+    });
   }
 
   async recordReceipt(receipt: ReceiptRecord): Promise<void> {

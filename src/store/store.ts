@@ -30,6 +30,7 @@ export interface ReceiptRecord {
 export type ClaimResult =
   | { type: 'claimed' }
   | { type: 'in_flight' }
+  | { type: 'unknown'; transaction: string }
   | { type: 'spent'; transaction: string };
 
 /** Persistence for payment claims and receipts; SQLite by default. */
@@ -40,6 +41,8 @@ export interface Store {
   releasePayment(key: string): Promise<void>;
   /** Marks a claim as spent and stores its receipt, in one transaction. */
   completePayment(receipt: ReceiptRecord): Promise<void>;
+  /** Marks a claim whose settlement outcome is unknown (timeout): it stays unusable until reconciled. */
+  markPaymentUnknown(key: string, transaction: string): Promise<void>;
   /** Stores a receipt of a failed settlement (the claim is released separately). */
   recordReceipt(receipt: ReceiptRecord): Promise<void>;
   /** Most recent receipts first. */

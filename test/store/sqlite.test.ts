@@ -59,6 +59,15 @@ describe('the SQLite store', () => {
     await store.close();
   });
 
+  it('keeps a claim whose settlement is unknown unusable, and never lets release free it', async () => {
+    const store = await SqliteStore.open(file);
+    await store.claimPayment(claim('k6'));
+    await store.markPaymentUnknown('k6', '0xpending');
+    await store.releasePayment('k6');
+    expect(await store.claimPayment(claim('k6'))).toEqual({ type: 'unknown', transaction: '0xpending' });
+    await store.close();
+  });
+
   it('keeps claims and receipts across a restart', async () => {
     const first = await SqliteStore.open(file);
     await first.claimPayment(claim('k4'));

@@ -134,8 +134,12 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'POST' && path === '/verify') return void answer('verify', req, res);
-    if (req.method === 'POST' && path === '/settle') return void answer('settle', req, res);
+    if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
+      answer(path === '/verify' ? 'verify' : 'settle', req, res).catch((err: unknown) => {
+        if (!res.headersSent && !res.destroyed) sendJson(res, 500, { error: 'internal_error', message: String(err) });
+      });
+      return;
+    }
     if (req.method === 'GET' && path === '/supported') {
       calls.supported++;
       sendJson(res, 200, {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSchema } from '../schemas/common.js';
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const INDICATORS = ['rsi', 'macd', 'ema', 'sma', 'bollinger', 'atr', 'vwap'] as const;
@@ -170,7 +170,7 @@ export const cryptoIndicators = defineTool({
     'RSI, MACD, EMA 20/50/200, SMA 20/50, Bollinger bands, ATR and VWAP, each with its latest value and a short ' +
     'series (newest last), plus a plain-language summary (trend, RSI zone, MACD cross). Options: `interval` ' +
     '(default 1h), `limit` candles (default 200, max 500), `points` per series (default 20, max 100), `indicators` ' +
-    'subset (default all). Costs 5000 USDC units ($0.005) per call; $0.006 on Optimism; 50000 units ($0.005) on Stellar.',
+    'subset (default all). Costs 5000 USDC units ($0.005) per call; $0.006 on Optimism; 50000 units ($0.005) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/crypto-indicators',
@@ -178,10 +178,5 @@ export const cryptoIndicators = defineTool({
   output: CryptoIndicatorsOutputSchema,
   price: { default: '5000', optimism: '6000', stellar: '50000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'crypto-indicators is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('crypto-indicators'),
 });

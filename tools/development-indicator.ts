@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const MIN_YEAR = 1960;
@@ -73,7 +73,7 @@ export const developmentIndicator = defineTool({
     'Returns a yearly series of an open development statistic for one country, e.g. GDP (NY.GDP.MKTP.CD), ' +
     'population (SP.POP.TOTL) or inflation (FP.CPI.TOTL.ZG), with the indicator name. Query parameters: ' +
     '`country` (ISO-2 or ISO-3), `indicator` (code), `startYear` (default 2018) and `endYear` (default 2023). ' +
-    'Costs 10000 USDC units ($0.01) per call; $0.011 on Optimism; 100000 units ($0.01) on Stellar.',
+    'Costs 10000 USDC units ($0.01) per call; $0.011 on Optimism; 100000 units ($0.01) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'GET',
   path: '/api/development-indicator',
@@ -81,10 +81,5 @@ export const developmentIndicator = defineTool({
   output: DevelopmentIndicatorOutputSchema,
   price: { default: '10000', optimism: '11000', stellar: '100000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'development-indicator is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('development-indicator'),
 });

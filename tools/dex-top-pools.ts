@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const DexTopPoolsInputSchema = z.object({
@@ -47,7 +47,7 @@ export const dexTopPools = defineTool({
     'Lists the largest DeFi liquidity pools ranked by total value locked, with chain, project, token symbols, ' +
     'TVL in USD and APY in percent. Filters: `chain` and `project` (case-insensitive; omit for all) and ' +
     '`limit` (1–50, default 10). Costs 1000 USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ' +
-    '($0.001) on Stellar.',
+    '($0.001) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/dex-top-pools',
@@ -55,10 +55,5 @@ export const dexTopPools = defineTool({
   output: DexTopPoolsOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'dex-top-pools is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('dex-top-pools'),
 });

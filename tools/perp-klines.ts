@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSchema } from '../schemas/common.js';
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const PerpKlinesInputSchema = z.object({
@@ -49,7 +49,7 @@ export const perpKlines = defineTool({
     'Returns recent OHLCV candles (open, high, low, close, volume, trade count; oldest first) for a ' +
     'perpetual-futures coin such as BTC or ETH, plus a summary of the window (open, close, high, low, total ' +
     'volume, % change). Options: `interval` (1m … 1M, default 1h) and `limit` (default 100, max 500). ' +
-    'Costs 1000 USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.',
+    'Costs 1000 USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/perp-klines',
@@ -57,10 +57,5 @@ export const perpKlines = defineTool({
   output: PerpKlinesOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'perp-klines is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('perp-klines'),
 });

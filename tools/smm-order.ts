@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const SmmOrderInputSchema = z.object({
@@ -32,7 +32,7 @@ export const smmOrder = defineTool({
     'Places a social-media marketing order with a marketing panel: `serviceId` chooses the service (e.g. ' +
     'followers, likes or views on a platform), `link` the post or account, `quantity` the units to deliver. ' +
     'Returns the order status (`ordered`), order id and the panel charge in USD. Each call places a new order ' +
-    '(not idempotent: retrying orders again). Costs a fixed 3000000 USDC units ($3.00) per call, on Base only.',
+    '(not idempotent: retrying orders again). Costs a fixed 3000000 USDC units ($3.00) per call, on Base only.' + NOT_YET_AVAILABLE_NOTE,
   group: 'smm',
   method: 'POST',
   path: '/smm/v1/smm-order',
@@ -40,10 +40,5 @@ export const smmOrder = defineTool({
   output: SmmOrderOutputSchema,
   price: { default: '3000000' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'smm-order is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('smm-order'),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoTimestampSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const MECHANISMS = ['fiat-backed', 'crypto-backed', 'algorithmic'] as const;
@@ -91,7 +91,7 @@ export const stablecoins = defineTool({
     'per-chain circulation, plus market totals. Filters: `peg` currency (default USD; `all` for every peg), ' +
     '`chain`, `search` (name or symbol substring), `mechanism` (fiat-backed, crypto-backed, algorithmic); ' +
     '`limit` rows (default 20, max 100). Costs 3000 USDC units ($0.003) per call; $0.004 on Optimism; ' +
-    '30000 units ($0.003) on Stellar.',
+    '30000 units ($0.003) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/stablecoins',
@@ -99,10 +99,5 @@ export const stablecoins = defineTool({
   output: StablecoinsOutputSchema,
   price: { default: '3000', optimism: '4000', stellar: '30000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'stablecoins is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('stablecoins'),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const TOKENS = ['usdc', 'eth', 'sol'] as const;
@@ -76,7 +76,7 @@ export const testnetFund = defineTool({
     'on Solana devnet, and returns the transaction hash and explorer link. The address must match `network` ' +
     '(0x… for base-sepolia, base58 for solana-devnet). At most 2 drips per address per day, plus the faucet ' +
     "provider's rolling caps. Test funds have no market value. Costs 1000 USDC units ($0.001) per call; $0.002 " +
-    'on Optimism; 10000 units ($0.001) on Stellar.',
+    'on Optimism; 10000 units ($0.001) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/testnet-fund',
@@ -84,10 +84,5 @@ export const testnetFund = defineTool({
   output: TestnetFundOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'testnet-fund is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('testnet-fund'),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 /** Chain names under which token identifiers are Solana mints rather than EVM contracts. */
@@ -84,7 +84,7 @@ export const tokenReport = defineTool({
     'check, ownership renounced, DEX liquidity in USD, token age in days, top-10 holder concentration, a list ' +
     'of risk flags, a 0–100 risk score and a three-sentence analyst verdict. Query: `chain` (default eth; ' +
     'solana for mints) and the token address in `token`, `address` or `contract`. Costs 150000 USDC units ' +
-    '($0.15) per call, payable on Base (eip155:8453) or Solana only.',
+    '($0.15) per call, payable on Base (eip155:8453) or Solana only.' + NOT_YET_AVAILABLE_NOTE,
   group: 'token',
   method: 'GET',
   path: '/report',
@@ -92,10 +92,5 @@ export const tokenReport = defineTool({
   output: TokenReportOutputSchema,
   price: { default: '150000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'token-report is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('token-report'),
 });

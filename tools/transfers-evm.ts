@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema, IsoTimestampSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 /** Chains served; Base only for now (the payment challenge is Base-only too). */
@@ -71,7 +71,7 @@ export const transfersEvm = defineTool({
     'Lists ERC-20 token transfers into and out of a wallet on Base, newest first: transaction hash, block, ' +
     'time, counterparties, token contract and symbol, exact raw amount and a formatted amount, and direction ' +
     '(in/out/self). Query: `address` (required), `token` contract filter, `fromBlock`/`toBlock` range, ' +
-    '`limit` (1–1000, default 100). Costs 1000 USDC units ($0.001) per call, on Base only.',
+    '`limit` (1–1000, default 100). Costs 1000 USDC units ($0.001) per call, on Base only.' + NOT_YET_AVAILABLE_NOTE,
   group: 'transfers',
   method: 'GET',
   path: '/api/transfers/evm',
@@ -79,10 +79,5 @@ export const transfersEvm = defineTool({
   output: TransfersEvmOutputSchema,
   price: { default: '1000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'transfers-evm is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('transfers-evm'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const VenueEventInputSchema = z.object({
@@ -54,7 +54,7 @@ export const venueEvent = defineTool({
     'Looks up a prediction-market event by its ticker and returns its title, category, whether its markets ' +
     'are mutually exclusive, and every market with YES/NO bid and ask, last price (dollars 0–1, i.e. implied ' +
     'probability), volume, open interest, status and a link. Costs 2000 USDC units ($0.002) per call; $0.003 ' +
-    'on Optimism; 20000 units ($0.002) on Stellar.',
+    'on Optimism; 20000 units ($0.002) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/venue-event',
@@ -62,10 +62,5 @@ export const venueEvent = defineTool({
   output: VenueEventOutputSchema,
   price: { default: '2000', optimism: '3000', stellar: '20000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'venue-event is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('venue-event'),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const STEP_SLUGS = ['wallet-balances', 'gas-snapshot', 'onramp-link'] as const;
@@ -43,7 +43,7 @@ export const walletReadiness = defineTool({
     'wallet-balances (native and stablecoin balances across supported networks, plus Solana stablecoin balance ' +
     'when `solanaAddress` is given), gas-snapshot (current gas prices and the fee of a stablecoin transfer) and ' +
     'onramp-link (a link to buy USDC into the wallet). Read-only: nothing is sent from the wallet. Costs 50000 ' +
-    'USDC units ($0.05) per call; $0.051 on Optimism; 500000 units ($0.05) on Stellar.',
+    'USDC units ($0.05) per call; $0.051 on Optimism; 500000 units ($0.05) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
   group: 'tools',
   method: 'POST',
   path: '/api/skill/wallet-readiness',
@@ -51,10 +51,5 @@ export const walletReadiness = defineTool({
   output: WalletReadinessOutputSchema,
   price: { default: '50000', optimism: '51000', stellar: '500000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: async () => {
-    throw new ToolError(
-      'not_implemented',
-      'wallet-readiness is not available yet on this server: its upstream integration ships in a later release. You have not been charged.',
-    );
-  },
+  handler: notYetAvailable('wallet-readiness'),
 });

@@ -3,7 +3,7 @@ import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, http, publicActions } from 'viem';
+import { createWalletClient, defineChain, http, publicActions, type Chain } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Config } from '../config.js';
 import { evmChainId, type NetworkEntry } from './networks.js';
@@ -27,15 +27,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function evmSigner(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
+/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
+export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number) {
   const account = privateKeyToAccount(key);
-  const chain = defineChain({
-    id: evmChainId(net.id),
-    name: net.label ?? net.id,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [net.rpcUrl ?? ''] } },
-  });
-  const client = createWalletClient({ account, chain, transport: http(net.rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
+  const client = createWalletClient({ account, chain, transport: http(rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
   return toFacilitatorEvmSigner(
     {
       address: account.address,
@@ -48,6 +43,17 @@ function evmSigner(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs:
     } as Parameters<typeof toFacilitatorEvmSigner>[0],
     { confirmationTimeoutMs },
   );
+}
+
+function evmSigner(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
+  const rpcUrl = net.rpcUrl ?? '';
+  const chain = defineChain({
+    id: evmChainId(net.id),
+    name: net.label ?? net.id,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return createEvmFacilitatorSigner(key, chain, rpcUrl, confirmationTimeoutMs);
 }
 
 function inProcess(config: Config, key: `0x${string}`): Facilitator {

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
-import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, http, publicActions, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createEvmFacilitatorSigner } from '../../src/payments/facilitator.js';
 import { localViemChain } from './chain/token.js';
 
 /**
@@ -48,22 +48,9 @@ interface FacilitatorRequestBody {
 }
 
 function facilitatorSigner(opts: LookalikeOptions) {
-  const account = privateKeyToAccount(opts.privateKey);
   const chain = localViemChain({ chainId: opts.chainId, rpcUrl: opts.rpcUrl }, 'Look-alike facilitator chain');
-  const client = createWalletClient({ account, chain, transport: http(opts.rpcUrl, { retryCount: 0 }) }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner(
-    {
-      address: account.address,
-      readContract: (args) => client.readContract(args as never),
-      verifyTypedData: (args) => client.verifyTypedData(args as never),
-      writeContract: (args) => client.writeContract({ ...(args as object), chain, account } as never),
-      sendTransaction: (args) => client.sendTransaction({ ...(args as object), chain, account } as never),
-      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
-      getCode: (args) => client.getCode(args as never),
-    } as Parameters<typeof toFacilitatorEvmSigner>[0],
-    { confirmationTimeoutMs: 30_000 },
-  );
-  return { signer, address: account.address };
+  const signer = createEvmFacilitatorSigner(opts.privateKey, chain, opts.rpcUrl, 30_000);
+  return { signer, address: privateKeyToAccount(opts.privateKey).address };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { invokePaid, type InvokeDeps } from '../invoke.js';
 import type { AnyToolDefinition } from '../tool.js';
@@ -18,6 +18,18 @@ function unknownTool(name: string, tools: readonly AnyToolDefinition[]): CallToo
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
+/** tools/list entries, derived once per dependency set rather than once per session. */
+const catalogs = new WeakMap<McpDeps, Tool[]>();
+
+function catalogOf(deps: McpDeps): Tool[] {
+  let listed = catalogs.get(deps);
+  if (!listed) {
+    listed = deps.tools.map((tool) => toMcpTool(deps.config, tool));
+    catalogs.set(deps, listed);
+  }
+  return listed;
+}
+
 /** Creates one MCP server (one per session or stdio connection) serving every tool of the registry. */
 export function createMcpServer(deps: McpDeps): Server {
   const server = new Server(
@@ -28,7 +40,7 @@ export function createMcpServer(deps: McpDeps): Server {
         'Every tool is paid per call with x402. Call without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].',
     },
   );
-  const listed = deps.tools.map((tool) => toMcpTool(deps.config, tool));
+  const listed = catalogOf(deps);
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
@@ -13,6 +14,7 @@ Usage:
   tollbooth serve     HTTP routes + MCP streamable HTTP at /mcp (default; PORT, default 4021)
   tollbooth stdio     MCP over stdio (for agents that spawn the server)
   tollbooth tools     list the tools with method, path and price
+  tollbooth mcp-config   print ready MCP client entries (stdio + streamable HTTP) for this install
   tollbooth help      this text
 
 Configuration comes from the environment; see README.md.`;
@@ -60,6 +62,17 @@ function listTools(config: Config): void {
   }
 }
 
+function mcpConfig(config: Config): void {
+  const cli = fileURLToPath(import.meta.url);
+  const entries = {
+    mcpServers: {
+      tollbooth: { command: process.execPath, args: [cli, 'stdio'], env: { DATA_DIR: config.dataDir } },
+      'tollbooth-http': { type: 'http', url: `${config.baseUrls.tools.replace(/\/$/, '')}/mcp` },
+    },
+  };
+  process.stdout.write(JSON.stringify(entries, null, 2) + '\n');
+}
+
 async function main(argv: string[]): Promise<void> {
   const command = argv[0] ?? 'serve';
   if (command === 'help' || command === '--help' || command === '-h') {
@@ -78,11 +91,18 @@ async function main(argv: string[]): Promise<void> {
       return stdio(config);
     case 'tools':
       return listTools(config);
+    case 'mcp-config':
+      return mcpConfig(config);
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       process.exit(2);
   }
 }
+
+// A reader that closes early (`tollbooth tools | head`) is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+});
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   const log = createLogger();

@@ -58,6 +58,7 @@ const EnvSchema = z.object({
   NETWORKS_JSON: optional(z.string()),
   LOG_LEVEL: optional(z.enum(['info', 'warn', 'error', 'silent'])),
   MCP_ALLOWED_HOSTS: optional(z.string()),
+  MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
 });
 
 const NetworksOverrideSchema = z.object({
@@ -89,6 +90,8 @@ export interface Config {
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   /** Host names `/mcp` answers to (DNS-rebinding protection): loopback, the base URLs' hosts, MCP_ALLOWED_HOSTS. */
   mcpAllowedHosts: string[];
+  /** Streamable-HTTP MCP sessions idle longer than this are closed (clients that never send DELETE). */
+  mcpSessionIdleMs: number;
 }
 
 /** Thrown for configuration that cannot start a server; the message lists every problem. */
@@ -190,5 +193,6 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     networks,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcpAllowedHosts,
+    mcpSessionIdleMs: env.MCP_SESSION_IDLE_MS ?? 30 * 60_000,
   });
 }

@@ -28,6 +28,15 @@ function originValidation(allowedHosts: readonly string[]): RequestHandler {
 /** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
 export function createMcpRouter(deps: McpDeps): { router: Router; close: () => Promise<void> } {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const lastSeen = new Map<string, number>();
+  const idleMs = deps.config.mcpSessionIdleMs;
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, seen] of lastSeen) {
+      if (seen < cutoff) void sessions.get(id)?.close().catch(() => {});
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
   router.use(express.json({ limit: '1mb' }));
@@ -35,17 +44,25 @@ export function createMcpRouter(deps: McpDeps): { router: Router; close: () => P
   const handle = async (req: Request, res: Response) => {
     const sessionId = req.header('mcp-session-id');
     const existing = sessionId ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res, req.body);
+    if (existing && sessionId) {
+      lastSeen.set(sessionId, Date.now());
+      return existing.handleRequest(req, res, req.body);
+    }
     if (sessionId) return rpcError(res, 404, 'Unknown or expired MCP session; initialize a new one.');
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
     }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+        lastSeen.set(id, Date.now());
+      },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (!transport.sessionId) return;
+      sessions.delete(transport.sessionId);
+      lastSeen.delete(transport.sessionId);
     };
     await createMcpServer(deps).connect(transport);
     await transport.handleRequest(req, res, req.body);
@@ -54,6 +71,7 @@ export function createMcpRouter(deps: McpDeps): { router: Router; close: () => P
     handle(req, res).catch(next);
   });
   const close = async () => {
+    clearInterval(sweeper);
     await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
     sessions.clear();
   };

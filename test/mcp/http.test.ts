@@ -83,3 +83,21 @@ describe('MCP over streamable HTTP', () => {
     expect(status).toBe(403);
   });
 });
+
+describe('MCP session lifetime', () => {
+  it('closes sessions that stay idle past MCP_SESSION_IDLE_MS, and a new session works', async () => {
+    const short = await startTestServer({ MCP_SESSION_IDLE_MS: '150' });
+    try {
+      const idle = await connectHttpClient(short.url);
+      await idle.listTools();
+      await new Promise((r) => setTimeout(r, 500));
+      await expect(idle.listTools()).rejects.toThrow();
+      await idle.close().catch(() => {});
+      const fresh = await connectHttpClient(short.url);
+      expect((await fresh.listTools()).tools.length).toBeGreaterThan(0);
+      await fresh.close();
+    } finally {
+      await short.close();
+    }
+  });
+});

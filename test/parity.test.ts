@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { portableSchema } from '../src/mcp/catalog.js';
 import { inputJsonSchema, outputJsonSchema } from '../src/payments/requirements.js';
 import { tools } from '../tools/index.js';
 import { connectHttpClient } from './support/mcp.js';
@@ -16,10 +17,6 @@ afterAll(async () => {
   await server.close();
 });
 
-const withoutDialect = (schema: Record<string, unknown>) => {
-  const { $schema: _ignored, ...rest } = schema;
-  return rest;
-};
 
 describe('every tool of the registry is served identically on HTTP and MCP', () => {
   it('lists exactly the registry on MCP, in order', async () => {
@@ -32,8 +29,8 @@ describe('every tool of the registry is served identically on HTTP and MCP', () 
       const { tools: listed } = await client.listTools();
       const mcpTool = listed.find((t) => t.name === tool.name);
       expect(mcpTool).toBeDefined();
-      expect(mcpTool?.inputSchema).toEqual(withoutDialect(inputJsonSchema(tool)));
-      expect((mcpTool?.outputSchema as unknown as { anyOf: unknown[] }).anyOf[0]).toEqual(withoutDialect(outputJsonSchema(tool)));
+      expect(mcpTool?.inputSchema).toEqual(portableSchema(inputJsonSchema(tool)));
+      expect((mcpTool?.outputSchema as unknown as { anyOf: unknown[] }).anyOf[0]).toEqual(portableSchema(outputJsonSchema(tool)));
       expect(mcpTool?.description).toBe(tool.description);
       expect(mcpTool?.annotations).toMatchObject(tool.annotations);
 

@@ -7,9 +7,25 @@ import type { AnyToolDefinition } from '../tool.js';
 /** `_meta` key under which tools/list publishes each tool's price. */
 export const PRICE_META_KEY = 'x402/price';
 
-function stripDialect(schema: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The JSON Schema MCP clients see: no `$schema` dialect key (the SDK client compiles with its default
+ * Ajv draft), and nullable types spelled as `anyOf` branches, which single-`type` dialects can read.
+ */
+export function portableSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = schema;
-  return rest;
+  return rewrite(rest) as Record<string, unknown>;
+}
+
+function rewrite(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewrite);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = rewrite(value);
+  if (Array.isArray(out.type) && out.type.length > 1) {
+    const { type, ...others } = out;
+    return { ...others, anyOf: (type as string[]).map((t) => ({ type: t })) };
+  }
+  return out;
 }
 
 /**
@@ -29,12 +45,12 @@ const PAYMENT_REQUIRED_JSON_SCHEMA = {
 
 /** The MCP tools/list entry of a tool, derived only from its definition and the configuration. */
 export function toMcpTool(config: Config, tool: AnyToolDefinition): Tool {
-  const output = stripDialect(outputJsonSchema(tool));
+  const output = portableSchema(outputJsonSchema(tool));
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: stripDialect(inputJsonSchema(tool)) as Tool['inputSchema'],
+    inputSchema: portableSchema(inputJsonSchema(tool)) as Tool['inputSchema'],
     outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
     _meta: { [PRICE_META_KEY]: priceSummary(config, tool) },

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentRequired } from '@x402/core/types';
-import { loadConfig } from '../src/config.js';
-import { invokePaid } from '../src/invoke.js';
-import { silentLogger } from '../src/log.js';
-import { createRuntime } from '../src/runtime.js';
-import { annuity } from '../tools/annuity.js';
-import { LOCAL_NETWORK, startPaidEnvironment } from '../test/support/paid.js';
-import { signExactPayment } from '../test/support/payer.js';
+import { loadConfig } from '../../src/config.js';
+import { invokePaid } from '../../src/invoke.js';
+import { silentLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
+import { annuity } from '../../tools/annuity.js';
+import { LOCAL_NETWORK, startPaidEnvironment } from '../support/paid.js';
+import { signExactPayment } from '../support/payer.js';
 
 /** Per-call timings in milliseconds. */
 export interface BrokerLatency {

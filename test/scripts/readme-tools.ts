@@ -1,16 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { toolTableMarkdown } from '../src/catalog.js';
-import { loadConfig } from '../src/config.js';
-import { tools } from '../tools/index.js';
+import { toolTableMarkdown } from '../../src/catalog.js';
+import { loadConfig } from '../../src/config.js';
+import { tools } from '../../tools/index.js';
 
 /** Rewrites the tool table between the markers in README.md from the definitions. */
 const START = /<!-- tools:start[^>]*-->/;
 const END = '<!-- tools:end -->';
-const readme = readFileSync('README.md', 'utf8');
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const start = readme.match(START);
 if (!start || start.index === undefined) throw new Error('README.md has no tools:start marker');
 const from = start.index + start[0].length;
 const to = readme.indexOf(END);
 const table = toolTableMarkdown(loadConfig({}), tools);
-writeFileSync('README.md', `${readme.slice(0, from)}\n${table}\n${readme.slice(to)}`);
+writeFileSync(new URL('../../README.md', import.meta.url), `${readme.slice(0, from)}\n${table}\n${readme.slice(to)}`);
 process.stderr.write('README.md tool table updated\n');

@@ -2,11 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
-import { createRuntime, listen } from '../src/runtime.js';
-import { solidityScan } from '../tools/solidity-scan.js';
-import { testContext } from '../test/support/context.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createRuntime, listen } from '../../src/runtime.js';
+import { solidityScan } from '../../tools/solidity-scan.js';
+import { testContext } from '../support/context.js';
 import { load, startBareExpress, type LoadResult } from './throughput.js';
 import { measureBrokerLatency } from './broker.js';
 

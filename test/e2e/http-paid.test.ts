@@ -24,7 +24,8 @@ beforeAll(async () => {
     const all = await paid.balance(drainer.address);
     await wallet.writeContract({ address: paid.token, abi: testUsdcAbi, functionName: 'transfer', args: [paid.payTo, all] });
   });
-  const counted = countingTools([annuity, failingTool, drain, cryptoIndicators] as AnyToolDefinition[]);
+  const slow = sideEffectTool('slow', () => new Promise((r) => setTimeout(r, 400)));
+  const counted = countingTools([annuity, failingTool, drain, cryptoIndicators, slow] as AnyToolDefinition[]);
   runs = counted.runs;
   server = await startTestServer(paid.env, { tools: counted.tools });
 }, 120_000);
@@ -120,6 +121,27 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
     expect(error.code).toBe('not_implemented');
     expect(error.message).toMatch(/not been charged/);
     expect(await paid.balance(payer.address)).toBe(balanceBefore);
+  });
+
+  it('settles nothing when the HTTP client disconnects before the tool finished, and releases the payment', async () => {
+    const payer = paid.payers[3]!;
+    const payment = await signExactPayment(payer, await localEntry('/api/test/slow'));
+    const balanceBefore = await paid.balance(payer.address);
+    const controller = new AbortController();
+    const call = fetch(server.url + '/api/test/slow', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+      body: '{}',
+      signal: controller.signal,
+    });
+    while ((runs.get('slow') ?? 0) === 0) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await paid.balance(payer.address)).toBe(balanceBefore);
+    const retried = await pay('/api/test/slow', payment, '{}');
+    expect(retried.status).toBe(200);
+    expect(await paid.balance(payer.address)).toBe(balanceBefore - 1000n);
   });
 
   it('withholds the output and answers 402 with the failed receipt when settlement fails', async () => {

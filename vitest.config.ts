@@ -8,5 +8,7 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // In CI a JSON report is written too, so .ci/run can print a plain "N passed, N failed" line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results.json' }]] : ['default'],
   },
 });

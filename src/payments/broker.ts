@@ -124,13 +124,13 @@ export class PaymentBroker {
       const verified = await this.server.verifyPayment(ticket.payload, requirements);
       if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
       await this.store.releasePayment(ticket.replayKey);
-      const reason = verified.invalidReason ?? 'invalid_payment';
+      const reason = verified.invalidReason ?? REASONS.malformed;
       const status = reason === 'permit2_allowance_required' ? 412 : 402;
       return this.reject(tool, status, reason, `The payment did not verify (${reason})${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}. Sign a new authorization for one of the accepted options.`);
     } catch (err) {
       await this.store.releasePayment(ticket.replayKey);
       if (err instanceof VerifyError) {
-        const reason = err.invalidReason ?? 'invalid_payment';
+        const reason = err.invalidReason ?? REASONS.malformed;
         return this.reject(tool, 402, reason, `The payment did not verify (${reason})${err.invalidMessage ? `: ${err.invalidMessage}` : ''}. Sign a new authorization for one of the accepted options.`);
       }
       // Anything else is the facilitator failing (timeout, unreachable, 5xx, unreadable answer), not the payment.

@@ -31,7 +31,6 @@ export type SettleOutcome =
 
 /** Reasons the broker itself emits (facilitator reasons pass through unchanged). */
 export const REASONS = {
-  paymentRequired: 'payment_required',
   malformed: 'invalid_payment',
   wrongVersion: 'invalid_x402_version',
   noMatch: 'no_matching_payment_requirements',

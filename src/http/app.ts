@@ -69,11 +69,13 @@ const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
 export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[]): void {
   const methodsByPath = new Map<string, string[]>();
   for (const tool of tools) {
-    const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
-    const parse = express.json({ limit, type: () => true, verify: countBodyBytes });
-    const handlers = [cors, parse, bodyErrors, route(deps, tool)];
-    if (tool.method === 'GET') app.get(tool.path, cors, route(deps, tool));
-    else app.post(tool.path, ...handlers);
+    const handler = route(deps, tool);
+    if (tool.method === 'GET') {
+      app.get(tool.path, cors, handler);
+    } else {
+      const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+      app.post(tool.path, cors, express.json({ limit, type: () => true, verify: countBodyBytes }), bodyErrors, handler);
+    }
     app.options(tool.path, cors);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }

@@ -8,19 +8,14 @@ import type { AnyToolDefinition } from '../tool.js';
 import { decodePayment, type RawPayment } from './decode.js';
 import { eip3009Authorization, evmExactReplayKey } from './evm.js';
 import type { Facilitator } from './facilitator.js';
-import { FacilitatorTimeout } from './facilitator.js';
 import { REASONS, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
-import { acceptsFor, buildChallenge, type Challenge } from './requirements.js';
-
-interface ToolPricing {
-  challenge: Challenge;
-  accepts: PaymentRequirements[];
-}
+import { buildChallenge, type Challenge } from './requirements.js';
 
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
   private readonly server: x402ResourceServer;
-  private readonly pricing = new Map<string, ToolPricing>();
+  /** Each tool's challenge, built once; its `accepts` is what payments are matched against. */
+  private readonly challenges = new Map<string, Challenge>();
 
   constructor(
     private readonly config: Config,
@@ -34,13 +29,13 @@ export class PaymentBroker {
       if (net.family === 'evm') this.server.register(net.id as `${string}:${string}`, new ExactEvmServerScheme());
     }
     for (const tool of tools) {
-      this.pricing.set(tool.name, { challenge: buildChallenge(config, tool), accepts: acceptsFor(config, tool) });
+      this.challenges.set(tool.name, buildChallenge(config, tool));
     }
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
   challenge(tool: AnyToolDefinition, error?: string): Challenge {
-    const base = this.pricingOf(tool).challenge;
+    const base = this.challengeOf(tool);
     return error === undefined ? base : { ...base, error };
   }
 
@@ -61,11 +56,12 @@ export class PaymentBroker {
       const header = v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE';
       return this.reject(tool, 400, REASONS.wrongVersion, `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`);
     }
-    const requirements = this.server.findMatchingRequirements(this.pricingOf(tool).accepts, payload);
+    const challenge = this.challengeOf(tool);
+    const requirements = this.server.findMatchingRequirements(challenge.accepts as PaymentRequirements[], payload);
     if (!requirements) {
       return this.reject(tool, 402, REASONS.noMatch, 'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.');
     }
-    const ext = this.server.validateExtensions(this.pricingOf(tool).challenge as PaymentRequired, payload);
+    const ext = this.server.validateExtensions(challenge as PaymentRequired, payload);
     if (!ext.valid) {
       return this.reject(tool, 402, ext.invalidReason ?? 'extension_echo_mismatch', `The echoed extension "${ext.extensionKey ?? ''}" differs from what this endpoint declared; echo it unchanged.`);
     }
@@ -124,21 +120,22 @@ export class PaymentBroker {
       const verified = await this.server.verifyPayment(ticket.payload, requirements);
       if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
       await this.store.releasePayment(ticket.replayKey);
-      const reason = verified.invalidReason ?? REASONS.malformed;
-      const status = reason === 'permit2_allowance_required' ? 412 : 402;
-      return this.reject(tool, status, reason, `The payment did not verify (${reason})${verified.invalidMessage ? `: ${verified.invalidMessage}` : ''}. Sign a new authorization for one of the accepted options.`);
+      return this.notVerified(tool, verified.invalidReason, verified.invalidMessage);
     } catch (err) {
       await this.store.releasePayment(ticket.replayKey);
-      if (err instanceof VerifyError) {
-        const reason = err.invalidReason ?? REASONS.malformed;
-        return this.reject(tool, 402, reason, `The payment did not verify (${reason})${err.invalidMessage ? `: ${err.invalidMessage}` : ''}. Sign a new authorization for one of the accepted options.`);
-      }
+      if (err instanceof VerifyError) return this.notVerified(tool, err.invalidReason, err.invalidMessage);
       // Anything else is the facilitator failing (timeout, unreachable, 5xx, unreadable answer), not the payment.
-      const timedOut = err instanceof FacilitatorTimeout || err instanceof FacilitatorTimeoutError;
+      const timedOut = err instanceof FacilitatorTimeoutError;
       this.log.warn('facilitator unavailable during verify', { tool: tool.name, error: String((err as Error)?.message ?? err) });
       const what = timedOut ? 'did not answer in time' : 'failed or answered something unreadable';
       return this.reject(tool, 502, REASONS.facilitatorUnavailable, `The payment facilitator ${what}; nothing was charged and the tool did not run. Retry the same payment shortly.`);
     }
+  }
+
+  private notVerified(tool: AnyToolDefinition, invalidReason: string | undefined, detail: string | undefined): PaymentRejection {
+    const reason = invalidReason ?? REASONS.malformed;
+    const status = reason === 'permit2_allowance_required' ? 412 : 402;
+    return this.reject(tool, status, reason, `The payment did not verify (${reason})${detail ? `: ${detail}` : ''}. Sign a new authorization for one of the accepted options.`);
   }
 
   private async complete(ticket: PaymentTicket, result: SettleResponse): Promise<void> {
@@ -189,8 +186,8 @@ export class PaymentBroker {
     return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
   }
 
-  private pricingOf(tool: AnyToolDefinition): ToolPricing {
-    const found = this.pricing.get(tool.name);
+  private challengeOf(tool: AnyToolDefinition): Challenge {
+    const found = this.challenges.get(tool.name);
     if (!found) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
     return found;
   }

@@ -1,5 +1,5 @@
 import { x402Facilitator } from '@x402/core/facilitator';
-import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import { FacilitatorTimeoutError, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
@@ -16,13 +16,11 @@ export interface Facilitator {
   evmNetworks: ReadonlySet<string>;
 }
 
-/** Raised when a facilitator call does not finish within the configured time. */
-export class FacilitatorTimeout extends Error {}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** Bounds an in-process facilitator call with the same error the remote client raises on timeout. */
+function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FacilitatorTimeout(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new FacilitatorTimeoutError(operation, ms)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

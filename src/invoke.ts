@@ -2,6 +2,7 @@ import type { SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
 import { ToolError, toToolError } from './errors.js';
 import type { Logger } from './log.js';
+import { requestHash } from './payments/idempotency.js';
 import type { PaymentBroker } from './payments/broker.js';
 import type { RawPayment } from './payments/decode.js';
 import type { PaymentRejection } from './payments/outcomes.js';
@@ -35,6 +36,7 @@ export type CallResult =
   | { type: 'payment_rejected'; rejection: PaymentRejection }
   | { type: 'error'; error: ToolError }
   | { type: 'settlement_failed'; receipt: SettleResponse; challenge: Challenge }
+  | { type: 'settlement_pending'; receipt: SettleResponse }
   | { type: 'success'; output: unknown; receipt: SettleResponse };
 
 /** Turns a zod failure into an invalid_input error that names the first offending field. */
@@ -58,8 +60,15 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
   if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
   if (req.payment === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
 
-  const begun = await broker.begin(tool, req.payment, req.transport);
-  if (begun.type === 'rejected') return { type: 'payment_rejected', rejection: begun };
+  const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, parsed.data));
+  switch (begun.type) {
+    case 'rejected':
+      return { type: 'payment_rejected', rejection: begun };
+    case 'replayed':
+      return { type: 'success', output: begun.output, receipt: begun.receipt };
+    case 'verified':
+      break;
+  }
   const { ticket } = begun;
 
   let output: unknown;
@@ -87,10 +96,12 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
     await broker.release(ticket);
     return { type: 'error', error: new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.') };
   }
-  const settled = await broker.settle(tool, ticket);
+  const settled = await broker.settle(tool, ticket, output);
   switch (settled.type) {
     case 'settled':
       return { type: 'success', output, receipt: settled.receipt };
+    case 'pending':
+      return { type: 'settlement_pending', receipt: settled.receipt };
     case 'failed':
       return { type: 'settlement_failed', receipt: settled.receipt, challenge: settled.challenge };
   }

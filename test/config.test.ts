@@ -43,7 +43,7 @@ describe('configuration', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'tollbooth-cfg-')), 'key');
     writeFileSync(file, `0x${'ab'.repeat(32)}\n`);
     const config = loadConfig({ FACILITATOR_EVM_PRIVATE_KEY_FILE: file, SOME_TOOL_CONFIG_FILE: '/nonexistent' });
-    expect(config.facilitator.evmPrivateKey).toBe(`0x${'ab'.repeat(32)}`);
+    expect(config.facilitator.keys.evm).toBe(`0x${'ab'.repeat(32)}`);
     expect(config.signers.evm).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(() => loadConfig({ FACILITATOR_EVM_PRIVATE_KEY_FILE: '/nonexistent/key' })).toThrow(ConfigError);
   });

@@ -45,6 +45,22 @@ function sendReceipt(res: Response, version: 1 | 2, receipt: SettleResponse): vo
   res.setHeader(HEADERS.response[version], toBase64Json(receipt));
 }
 
+/** Seconds a caller is asked to wait before retrying a call whose settlement is still being confirmed. */
+export const PENDING_RETRY_AFTER_SECONDS = 10;
+
+/** The error body of a call whose settlement outcome is not known yet: retry with the same payment, never a new one. */
+export function pendingBody(receipt: SettleResponse): ErrorBody {
+  const tx = receipt.transaction ? ` (transaction ${receipt.transaction})` : '';
+  return {
+    error: {
+      code: 'settlement_pending',
+      message: `The call succeeded but its payment is still being confirmed on ${receipt.network}${tx}. Retry the same request with the same payment in ${PENDING_RETRY_AFTER_SECONDS} seconds to receive the result; do not sign a new payment for it.`,
+      retryable: true,
+      details: { transaction: receipt.transaction, network: receipt.network },
+    },
+  };
+}
+
 /** Sends an error body with the status of the error table. */
 export function sendError(res: Response, status: number, body: ErrorBody): void {
   res.setHeader('Cache-Control', 'no-store');
@@ -65,6 +81,11 @@ export function sendCallResult(res: Response, result: CallResult, version: 1 | 2
     case 'settlement_failed':
       sendReceipt(res, version, result.receipt);
       sendChallenge(res, 402, result.challenge);
+      return;
+    case 'settlement_pending':
+      sendReceipt(res, version, result.receipt);
+      res.setHeader('Retry-After', String(PENDING_RETRY_AFTER_SECONDS));
+      sendError(res, 503, pendingBody(result.receipt));
       return;
     case 'payment_rejected': {
       const { rejection } = result;

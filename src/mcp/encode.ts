@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pendingBody } from '../http/encode.js';
 import type { CallResult } from '../invoke.js';
 
 /** `_meta` key carrying the client's payment on tools/call. */
@@ -23,6 +24,12 @@ export function toCallToolResult(result: CallResult): CallToolResult {
       return paymentError(result.challenge as unknown as Record<string, unknown>);
     case 'settlement_failed':
       return paymentError(result.challenge as unknown as Record<string, unknown>);
+    case 'settlement_pending':
+      return {
+        isError: true,
+        content: [{ type: 'text', text: JSON.stringify(pendingBody(result.receipt)) }],
+        _meta: { [PAYMENT_RESPONSE_META_KEY]: result.receipt },
+      };
     case 'payment_rejected': {
       const { rejection } = result;
       if (rejection.status === 402 || rejection.status === 412) {

@@ -1,14 +1,19 @@
 import { FacilitatorTimeoutError, x402ResourceServer } from '@x402/core/server';
 import { VerifyError, type PaymentRequired, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
-import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { MAX_SERVICE_CODES } from '@x402/extensions/builder-code';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Store, Transport } from '../store/store.js';
+import type { ReceiptRecord, Store, Transport } from '../store/store.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { decodePayment, type RawPayment } from './decode.js';
-import { eip3009Authorization, evmExactReplayKey } from './evm.js';
+import { matchPayment } from './match.js';
 import type { Facilitator } from './facilitator.js';
+import { builderCodeProblem } from './extensions.js';
+import { paymentIdentifier } from './idempotency.js';
 import { REASONS, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
+import { RAILS, railFor } from './rails/index.js';
+import type { Rail } from './rails/rail.js';
+import { Reconciler } from './reconcile.js';
 import { buildChallenge, type Challenge } from './requirements.js';
 
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
@@ -16,6 +21,8 @@ export class PaymentBroker {
   private readonly server: x402ResourceServer;
   /** Each tool's challenge, built once; its `accepts` is what payments are matched against. */
   private readonly challenges = new Map<string, Challenge>();
+  /** Finishes settlements whose outcome was unknown. */
+  readonly reconciler: Reconciler;
 
   constructor(
     private readonly config: Config,
@@ -23,14 +30,18 @@ export class PaymentBroker {
     private readonly facilitator: Facilitator,
     private readonly log: Logger,
     tools: readonly AnyToolDefinition[],
+    private readonly rails: readonly Rail[] = RAILS,
   ) {
     this.server = new x402ResourceServer(facilitator.client);
     for (const net of config.networks) {
-      if (net.family === 'evm') this.server.register(net.id as `${string}:${string}`, new ExactEvmServerScheme());
+      for (const rail of rails.filter((r) => r.family === net.family && net.schemes.includes(r.scheme))) {
+        for (const id of rail.networkIds?.(net) ?? [net.id]) this.server.register(id as `${string}:${string}`, rail.serverScheme(net));
+      }
     }
     for (const tool of tools) {
       this.challenges.set(tool.name, buildChallenge(config, tool));
     }
+    this.reconciler = new Reconciler(config, store, log, (payload, requirements) => this.server.settlePayment(payload, requirements), rails);
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
@@ -39,8 +50,56 @@ export class PaymentBroker {
     return error === undefined ? base : { ...base, error };
   }
 
-  /** Reads, matches, claims and verifies a payment; the handler may run only on `verified`. */
-  async begin(tool: AnyToolDefinition, raw: RawPayment, transport: Transport): Promise<BeginOutcome> {
+  /** Reads, matches, claims and verifies a payment for one request; the handler may run only on `verified`. */
+  async begin(tool: AnyToolDefinition, raw: RawPayment, transport: Transport, requestHash: string): Promise<BeginOutcome> {
+    const read = this.read(tool, raw);
+    if (read.type === 'rejected') return read;
+    const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
+    const id = paymentIdentifier(this.challengeOf(tool), ticket.payload);
+    switch (id.type) {
+      case 'invalid':
+        return this.reject(tool, 400, REASONS.invalidIdentifier, id.message);
+      case 'none':
+        return this.admit(tool, ticket);
+      case 'id':
+        return this.admitIdempotent(tool, { ...ticket, idempotencyId: id.id });
+    }
+  }
+
+  /** Settles a verified payment after the handler succeeded; records the receipt whatever happens. */
+  async settle(tool: AnyToolDefinition, ticket: PaymentTicket, output: unknown): Promise<SettleOutcome> {
+    let result: SettleResponse;
+    try {
+      result = await this.server.settlePayment(ticket.payload, ticket.requirements);
+    } catch (err) {
+      // Timeout or dropped connection: the money may or may not have moved. Keep the claim and the output.
+      this.log.error('settlement outcome unknown', { tool: tool.name, network: ticket.requirements.network, payer: ticket.payer, error: (err as Error).message });
+      result = { success: false, errorReason: REASONS.settlementPending, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
+    }
+    if (result.success) {
+      await this.complete(ticket, result);
+      if (ticket.idempotencyId) await this.quietly(() => this.store.finishIdempotent(ticket.idempotencyId!, { output, receipt: { ...result } }));
+      return { type: 'settled', receipt: result };
+    }
+    if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
+    if (result.errorReason === REASONS.settlementPending) {
+      const { payload, requirements, requestHash } = ticket;
+      await this.store.markPaymentPending(ticket.replayKey, { transaction: result.transaction, payload, requirements, requestHash, output });
+      return { type: 'pending', receipt: result };
+    }
+    await this.store.releasePayment(ticket.replayKey);
+    await this.quietly(() => this.store.recordReceipt(this.receiptOf(ticket, result)));
+    return { type: 'failed', receipt: result, challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed') };
+  }
+
+  /** Releases a claim whose call did not succeed, so nothing is settled and the authorization stays usable. */
+  async release(ticket: PaymentTicket): Promise<void> {
+    await this.store.releasePayment(ticket.replayKey);
+    if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
+  }
+
+  /** Decodes the proof, checks its version, matches it against the challenge and finds the rail and replay key. */
+  private read(tool: AnyToolDefinition, raw: RawPayment): { type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection {
     const v1 = tool.group === 'transfers';
     if (raw.source === 'x-payment' && !v1) {
       return this.reject(tool, 400, REASONS.wrongVersion, 'This endpoint speaks x402 version 2: send the payment in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).');
@@ -57,67 +116,83 @@ export class PaymentBroker {
       return this.reject(tool, 400, REASONS.wrongVersion, `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`);
     }
     const challenge = this.challengeOf(tool);
-    const requirements = this.server.findMatchingRequirements(challenge.accepts as PaymentRequirements[], payload);
-    if (!requirements) {
+    const matched = matchPayment(this.server, challenge.accepts as PaymentRequirements[], payload);
+    if (!matched) {
       return this.reject(tool, 402, REASONS.noMatch, 'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.');
     }
     const ext = this.server.validateExtensions(challenge as PaymentRequired, payload);
     if (!ext.valid) {
       return this.reject(tool, 402, ext.invalidReason ?? 'extension_echo_mismatch', `The echoed extension "${ext.extensionKey ?? ''}" differs from what this endpoint declared; echo it unchanged.`);
     }
-    const auth = eip3009Authorization(payload);
-    const rail = requirements.network.startsWith('eip155:') && requirements.scheme === 'exact' && !(requirements.extra as Record<string, unknown>).assetTransferMethod;
-    if (!rail || !this.facilitator.evmNetworks.has(requirements.network)) {
+    const builder = builderCodeProblem(challenge, payload);
+    if (builder) {
+      return this.reject(tool, 402, 'extension_echo_mismatch', `The echoed builder-code extension is not acceptable (${builder}); echo "a" unchanged and add at most ${MAX_SERVICE_CODES} service codes matching ^[a-z0-9_]{1,32}$.`);
+    }
+    // Verification and settlement use our requirement in canonical form (a short-named v2 entry → its CAIP-2 network).
+    const { requirements } = matched;
+    const net = this.config.networks.find((n) => n.id === matched.networkId);
+    const rail = net ? railFor(requirements, net, this.rails) : undefined;
+    if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme)) {
       return this.reject(tool, 402, REASONS.unsupportedRail, this.unsupportedMessage(requirements));
     }
-    if (!auth) return this.reject(tool, 400, REASONS.malformed, 'The exact EVM payment lacks an EIP-3009 authorization with `from` and a 32-byte `nonce`.');
-    const ticket: PaymentTicket = { tool: tool.name, payload, requirements, replayKey: evmExactReplayKey(requirements, auth), payer: auth.from, transport };
-    return this.claimAndVerify(tool, ticket);
+    const identified = rail.identify(matched.payload, requirements);
+    if (!identified.ok) return this.reject(tool, 400, REASONS.malformed, identified.message);
+    return { type: 'read', ticket: { tool: tool.name, payload: matched.payload, requirements, replayKey: identified.key, payer: identified.payer } };
   }
 
-  /** Settles a verified payment after the handler succeeded; records the receipt either way. */
-  async settle(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<SettleOutcome> {
-    let result: SettleResponse;
-    try {
-      result = await this.server.settlePayment(ticket.payload, ticket.requirements);
-    } catch (err) {
-      // The outcome is unknown (timeout, dropped connection): keep the claim so the payment cannot buy a second call.
-      this.log.error('settlement outcome unknown', { tool: tool.name, network: ticket.requirements.network, payer: ticket.payer, error: (err as Error).message });
-      result = { success: false, errorReason: REASONS.settlementUnknown, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
-      await this.store.markPaymentUnknown(ticket.replayKey, '');
-      await this.record(ticket, result);
-      return { type: 'failed', receipt: result, challenge: this.challenge(tool, REASONS.settlementUnknown) };
+  /** Binds the client's id to this request and payment before anything runs; a known id returns its stored result. */
+  private async admitIdempotent(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
+    const id = ticket.idempotencyId!;
+    const expiresAt = new Date(Date.now() + this.config.idempotencyTtlSeconds * 1000).toISOString();
+    const begun = await this.store.beginIdempotent({ id, tool: tool.name, requestHash: ticket.requestHash, paymentKey: ticket.replayKey, expiresAt });
+    switch (begun.type) {
+      case 'done':
+        return { type: 'replayed', output: begun.result.output, receipt: begun.result.receipt as unknown as SettleResponse };
+      case 'in_flight':
+        return this.reject(tool, 409, REASONS.inFlight, 'The first call with this payment id is still running; retry the same request in a few seconds to receive its result. Nothing was charged twice.');
+      case 'conflict':
+        return this.reject(tool, 409, REASONS.identifierConflict, begun.reason === 'different_request'
+          ? 'This payment id was already used for a different request; use a new payment id (and a new payment) for a new request.'
+          : 'This payment id was already used with a different payment; retry with the original payment, or use a new payment id.');
+      case 'new': {
+        const outcome = await this.admit(tool, ticket);
+        if (outcome.type !== 'verified') await this.quietly(() => this.store.abandonIdempotent(id));
+        return outcome;
+      }
     }
-    if (result.success) {
-      await this.complete(ticket, result);
-      return { type: 'settled', receipt: result };
-    }
-    if (result.errorReason === 'settlement_pending') await this.store.markPaymentUnknown(ticket.replayKey, result.transaction);
-    else await this.store.releasePayment(ticket.replayKey);
-    await this.record(ticket, result);
-    return { type: 'failed', receipt: result, challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed') };
   }
 
-  /** Releases a claim whose call did not succeed, so nothing is settled and the authorization stays usable. */
-  async release(ticket: PaymentTicket): Promise<void> {
-    await this.store.releasePayment(ticket.replayKey);
-  }
-
-  private async claimAndVerify(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
+  /** Claims the payment in the replay guard (reconciling a pending one first) and verifies it. */
+  private async admit(tool: AnyToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
     const { requirements } = ticket;
     const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport });
     switch (claim.type) {
       case 'claimed':
-        break;
+        return this.verify(tool, ticket);
       case 'in_flight':
         return this.reject(tool, 409, REASONS.inFlight, 'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.');
-      case 'unknown':
-        return this.reject(tool, 402, REASONS.settlementUnknown, `This payment was used for a call whose settlement could not be confirmed${claim.transaction ? ` (transaction ${claim.transaction})` : ''}; it cannot pay for another call. Sign a new authorization, and check your balance before retrying.`);
       case 'spent':
-        return this.reject(tool, 402, REASONS.alreadyUsed, `This payment was already used for a call (transaction ${claim.transaction}); sign a new authorization to pay for another call.`);
+        if (claim.undelivered?.requestHash === ticket.requestHash) {
+          return { type: 'replayed', output: claim.undelivered.output, receipt: this.settledReceipt(ticket, claim.transaction) };
+        }
+        return this.reject(tool, 402, REASONS.alreadyUsed, `This payment was already used for a call (transaction ${claim.transaction || 'not reported'}); sign a new authorization to pay for another call.`);
+      case 'pending': {
+        const result = reconciled ? ({ type: 'pending' } as const) : await this.reconciler.reconcile(claim.pending);
+        switch (result.type) {
+          case 'failed':
+            return this.admit(tool, ticket, true);
+          case 'settled':
+            return this.admit(tool, ticket, true);
+          case 'pending':
+            return this.reject(tool, 409, REASONS.settlementPending, `This payment paid for a call whose settlement is still being confirmed${claim.pending.transaction ? ` (transaction ${claim.pending.transaction})` : ''}. Retry the same request with the same payment later to receive its result; do not sign a new payment for it.`);
+        }
+      }
     }
+  }
+
+  private async verify(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
     try {
-      const verified = await this.server.verifyPayment(ticket.payload, requirements);
+      const verified = await this.server.verifyPayment(ticket.payload, ticket.requirements);
       if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
       await this.store.releasePayment(ticket.replayKey);
       return this.notVerified(tool, verified.invalidReason, verified.invalidMessage);
@@ -152,15 +227,19 @@ export class PaymentBroker {
     }
   }
 
-  private async record(ticket: PaymentTicket, result: SettleResponse): Promise<void> {
+  private async quietly(action: () => Promise<unknown>): Promise<void> {
     try {
-      await this.store.recordReceipt(this.receiptOf(ticket, result));
+      await action();
     } catch (err) {
-      this.log.error('could not store a failed receipt', { tool: ticket.tool, error: (err as Error).message });
+      this.log.error('store write failed', { error: (err as Error).message });
     }
   }
 
-  private receiptOf(ticket: PaymentTicket, result: SettleResponse) {
+  private settledReceipt(ticket: PaymentTicket, transaction: string): SettleResponse {
+    return { success: true, transaction, network: ticket.requirements.network, payer: ticket.payer, amount: ticket.requirements.amount };
+  }
+
+  private receiptOf(ticket: PaymentTicket, result: SettleResponse): ReceiptRecord {
     return {
       key: ticket.replayKey,
       tool: ticket.tool,
@@ -168,7 +247,7 @@ export class PaymentBroker {
       payer: result.payer ?? ticket.payer,
       amount: result.amount ?? ticket.requirements.amount,
       transaction: result.transaction,
-      status: result.success ? ('settled' as const) : ('failed' as const),
+      status: result.success ? 'settled' : 'failed',
       ...(result.errorReason ? { errorReason: result.errorReason } : {}),
       transport: ticket.transport,
       createdAt: new Date().toISOString(),
@@ -176,10 +255,11 @@ export class PaymentBroker {
   }
 
   private unsupportedMessage(req: PaymentRequirements): string {
-    if (this.facilitator.mode === 'none') {
-      return 'This server has no payment facilitator configured yet (operator: set FACILITATOR_URL or FACILITATOR_EVM_PRIVATE_KEY); nothing was charged.';
+    const accepted = this.config.networks.flatMap((n) => n.schemes.filter((s) => this.facilitator.supports(n.id, s)).map((s) => `${s} on ${n.id}`));
+    if (accepted.length === 0) {
+      return 'This server has no payment facilitator configured yet (operator: set FACILITATOR_URL or a FACILITATOR_<FAMILY> settlement key); nothing was charged.';
     }
-    return `Payments with scheme "${req.scheme}" on ${req.network} are advertised but not accepted by this server yet; pay with the "exact" scheme on one of: ${[...this.facilitator.evmNetworks].join(', ')}.`;
+    return `Payments with scheme "${req.scheme}" on ${req.network} are advertised but cannot be settled by this server right now; nothing was charged. Pay with one of: ${accepted.join(', ')}.`;
   }
 
   private reject(tool: AnyToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {

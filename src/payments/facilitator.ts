@@ -1,19 +1,24 @@
 import { x402Facilitator } from '@x402/core/facilitator';
 import { FacilitatorTimeoutError, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { toFacilitatorEvmSigner } from '@x402/evm';
-import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, http, publicActions, type Chain } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
-import { evmChainId, type NetworkEntry } from './networks.js';
+import { canonicalNetworkId } from './match.js';
+import type { NetworkFamily } from './networks.js';
+import { RAILS } from './rails/index.js';
+import type { Rail } from './rails/rail.js';
 
-/** A facilitator the broker talks to, plus which networks it can verify and settle. */
+/** How one network family is verified and settled. */
+export type FacilitatorMode = 'remote' | 'in-process' | 'none';
+
+/** The facilitators the broker talks to: one client routing by network, and what each family can do. */
 export interface Facilitator {
   client: FacilitatorClient;
-  mode: 'remote' | 'in-process' | 'none';
-  /** CAIP-2 ids this facilitator can verify and settle `exact` EVM payments on. */
-  evmNetworks: ReadonlySet<string>;
+  /** Mode per family (a family with a settlement key is in-process, else remote with a URL, else none). */
+  modes: Record<NetworkFamily, FacilitatorMode>;
+  /** Summary for health output: in-process, remote, mixed or none. */
+  mode: string;
+  /** `network|scheme` pairs this server can verify and settle. */
+  supports(network: string, scheme: string): boolean;
 }
 
 /** Bounds an in-process facilitator call with the same error the remote client raises on timeout. */
@@ -25,72 +30,80 @@ function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Pro
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
-export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number) {
-  const account = privateKeyToAccount(key);
-  const client = createWalletClient({ account, chain, transport: http(rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
-  return toFacilitatorEvmSigner(
-    {
-      address: account.address,
-      readContract: (args) => client.readContract(args as never),
-      verifyTypedData: (args) => client.verifyTypedData(args as never),
-      writeContract: (args) => client.writeContract({ ...(args as object), chain, account } as never),
-      sendTransaction: (args) => client.sendTransaction({ ...(args as object), chain, account } as never),
-      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
-      getCode: (args) => client.getCode(args as never),
-    } as Parameters<typeof toFacilitatorEvmSigner>[0],
-    { confirmationTimeoutMs },
-  );
-}
-
-function evmSigner(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
-  const rpcUrl = net.rpcUrl ?? '';
-  const chain = defineChain({
-    id: evmChainId(net.id),
-    name: net.label ?? net.id,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  return createEvmFacilitatorSigner(key, chain, rpcUrl, confirmationTimeoutMs);
-}
-
-function inProcess(config: Config, key: `0x${string}`): Facilitator {
-  const facilitator = new x402Facilitator();
-  const networks = new Set<string>();
-  for (const net of config.networks) {
-    if (net.family !== 'evm' || !net.rpcUrl) continue;
-    facilitator.register(net.id as `${string}:${string}`, new ExactEvmScheme(evmSigner(net, key, config.facilitator.settleTimeoutMs)));
-    networks.add(net.id);
-  }
+function remoteClient(url: string, config: Config): FacilitatorClient {
   const { timeoutMs, settleTimeoutMs } = config.facilitator;
-  const client: FacilitatorClient = {
+  const verifier = new HTTPFacilitatorClient({ url, timeoutMs });
+  const settler = new HTTPFacilitatorClient({ url, timeoutMs: settleTimeoutMs });
+  return {
+    verify: (p: PaymentPayload, r: PaymentRequirements) => verifier.verify(p, r),
+    settle: (p: PaymentPayload, r: PaymentRequirements) => settler.settle(p, r),
+    getSupported: () => verifier.getSupported(),
+  } as FacilitatorClient;
+}
+
+function inProcessClient(facilitator: x402Facilitator, config: Config): FacilitatorClient {
+  const { timeoutMs, settleTimeoutMs } = config.facilitator;
+  return {
     verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.verify(p, r), timeoutMs, 'verify'),
     settle: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.settle(p, r), settleTimeoutMs, 'settle'),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
-  return { client, mode: 'in-process', evmNetworks: networks };
 }
 
-const unconfigured: FacilitatorClient = {
-  verify: () => Promise.reject(new Error('no facilitator is configured')),
-  settle: () => Promise.reject(new Error('no facilitator is configured')),
-  getSupported: () => Promise.resolve({ kinds: [], extensions: [], signers: {} }),
-} as unknown as FacilitatorClient;
+const FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'stellar', 'algorand'];
 
-/** Builds the configured facilitator: remote (`FACILITATOR_URL`), in-process (settlement key) or none. */
-export function createFacilitator(config: Config): Facilitator {
-  if (config.facilitator.url) {
-    const { url, timeoutMs, settleTimeoutMs } = config.facilitator;
-    const verifier = new HTTPFacilitatorClient({ url, timeoutMs });
-    const settler = new HTTPFacilitatorClient({ url, timeoutMs: settleTimeoutMs });
-    const client = {
-      verify: (p: PaymentPayload, r: PaymentRequirements) => verifier.verify(p, r),
-      settle: (p: PaymentPayload, r: PaymentRequirements) => settler.settle(p, r),
-      getSupported: () => verifier.getSupported(),
-    } as FacilitatorClient;
-    const evm = config.networks.filter((n) => n.family === 'evm').map((n) => n.id);
-    return { client, mode: 'remote', evmNetworks: new Set(evm) };
+/**
+ * Builds the facilitators per network family: in-process where a settlement key is configured
+ * (FACILITATOR_<FAMILY>_…), remote where a URL is (FACILITATOR_URL_<FAMILY> or FACILITATOR_URL), else none.
+ */
+export function createFacilitator(config: Config, rails: readonly Rail[] = RAILS): Facilitator {
+  const local = new x402Facilitator();
+  const localClient = inProcessClient(local, config);
+  const clients = new Map<NetworkFamily, FacilitatorClient>();
+  const modes = {} as Record<NetworkFamily, FacilitatorMode>;
+  const supported = new Set<string>();
+  const remotes = new Map<string, FacilitatorClient>();
+  for (const family of FAMILIES) {
+    const nets = config.networks.filter((n) => n.family === family);
+    const familyRails = rails.filter((r) => r.family === family);
+    const url = config.facilitator.urls[family];
+    if (config.facilitator.keys[family]) {
+      for (const rail of familyRails) {
+        for (const id of rail.registerInProcess(local, nets, config)) supported.add(`${id}|${rail.scheme}`);
+      }
+      clients.set(family, localClient);
+      modes[family] = 'in-process';
+    } else if (url) {
+      const client = remotes.get(url) ?? remoteClient(url, config);
+      remotes.set(url, client);
+      for (const net of nets) for (const rail of familyRails) for (const id of rail.networkIds?.(net) ?? [net.id]) supported.add(`${id}|${rail.scheme}`);
+      clients.set(family, client);
+      modes[family] = 'remote';
+    } else {
+      modes[family] = 'none';
+    }
   }
-  if (config.facilitator.evmPrivateKey) return inProcess(config, config.facilitator.evmPrivateKey);
-  return { client: unconfigured, mode: 'none', evmNetworks: new Set() };
+  // Version-1 short names (`base`) are routed to the family of their CAIP-2 network.
+  const familyOf = (network: string): NetworkFamily | undefined => config.networks.find((n) => n.id === canonicalNetworkId(network))?.family;
+  const route = (r: PaymentRequirements): FacilitatorClient => {
+    const family = familyOf(r.network);
+    const client = family ? clients.get(family) : undefined;
+    if (!client) throw new Error(`no facilitator is configured for ${r.network}`);
+    return client;
+  };
+  const client = {
+    verify: (p: PaymentPayload, r: PaymentRequirements) => route(r).verify(p, r),
+    settle: (p: PaymentPayload, r: PaymentRequirements) => route(r).settle(p, r),
+    getSupported: async (): Promise<SupportedResponse> => {
+      const answers = await Promise.all([...new Set(clients.values())].map((c) => c.getSupported()));
+      return {
+        kinds: answers.flatMap((a) => a.kinds),
+        extensions: [...new Set(answers.flatMap((a) => a.extensions))],
+        signers: Object.assign({}, ...answers.map((a) => a.signers)),
+      };
+    },
+  } as FacilitatorClient;
+  const distinct = [...new Set(Object.values(modes).filter((m) => m !== 'none'))];
+  const mode = distinct.length === 0 ? 'none' : distinct.length === 1 ? distinct[0]! : 'mixed';
+  return { client, modes, mode, supports: (network, scheme) => supported.has(`${network}|${scheme}`) };
 }

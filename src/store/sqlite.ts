@@ -1,19 +1,30 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createClient, type Client, type Row } from '@libsql/client';
-import type { ClaimResult, PaymentClaim, ReceiptRecord, Store } from './store.js';
+import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import type {
+  ClaimResult,
+  IdempotencyBegin,
+  IdempotencyClaim,
+  PaymentClaim,
+  PendingDetails,
+  PendingRecord,
+  ReceiptRecord,
+  Store,
+  StoredResult,
+} from './store.js';
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS payment_claims (
      key TEXT PRIMARY KEY,
-     status TEXT NOT NULL CHECK (status IN ('claimed', 'unknown', 'spent')),
+     status TEXT NOT NULL CHECK (status IN ('claimed', 'pending', 'spent')),
      tool TEXT NOT NULL,
      network TEXT NOT NULL,
      payer TEXT NOT NULL,
      amount TEXT NOT NULL,
      transport TEXT NOT NULL,
      transaction_id TEXT,
+     pending_json TEXT,
      created_at TEXT NOT NULL,
      updated_at TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS receipts (
@@ -29,6 +40,26 @@ const SCHEMA = [
      transport TEXT NOT NULL,
      created_at TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS receipts_created ON receipts (created_at)`,
+  `CREATE TABLE IF NOT EXISTS idempotency (
+     id TEXT PRIMARY KEY,
+     tool TEXT NOT NULL,
+     request_hash TEXT NOT NULL,
+     payment_key TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('in_flight', 'done')),
+     result_json TEXT,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS idempotency_expires ON idempotency (expires_at)`,
+];
+
+/** Databases written by the first release kept unknown settlements as status 'unknown' and had no pending details. */
+const MIGRATE_CLAIMS_V1 = [
+  `ALTER TABLE payment_claims RENAME TO payment_claims_v1`,
+  SCHEMA[0]!,
+  `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, transaction_id, created_at, updated_at)
+     SELECT key, CASE status WHEN 'unknown' THEN 'pending' ELSE status END, tool, network, payer, amount, transport,
+            transaction_id, created_at, updated_at FROM payment_claims_v1`,
+  `DROP TABLE payment_claims_v1`,
 ];
 
 function rowToReceipt(row: Row): ReceiptRecord {
@@ -47,17 +78,38 @@ function rowToReceipt(row: Row): ReceiptRecord {
   };
 }
 
+function rowToPending(row: Row): PendingRecord {
+  const details = JSON.parse(String(row.pending_json ?? '{}')) as Omit<PendingDetails, 'transaction'>;
+  return {
+    key: String(row.key),
+    tool: String(row.tool),
+    network: String(row.network),
+    payer: String(row.payer),
+    amount: String(row.amount),
+    transport: row.transport === 'mcp' ? 'mcp' : 'http',
+    transaction: String(row.transaction_id ?? ''),
+    payload: details.payload,
+    requirements: details.requirements,
+    requestHash: details.requestHash ?? '',
+    output: details.output,
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  };
+}
+
 /** The embedded store: one SQLite file, safe for several processes on one machine. */
 export class SqliteStore implements Store {
   private constructor(private readonly db: Client) {}
 
-  /** Opens (and creates) the SQLite file at `path`. */
+  /** Opens (and creates or migrates) the SQLite file at `path`. */
   static async open(path: string): Promise<SqliteStore> {
     mkdirSync(dirname(path), { recursive: true });
-    const db = createClient({ url: pathToFileURL(path).href });
+    const db = createClient({ url: pathToFileURL(path).href, timeout: 5000 });
     await db.execute('PRAGMA journal_mode = WAL');
     await db.execute('PRAGMA busy_timeout = 5000');
     for (const sql of SCHEMA) await db.execute(sql);
+    const columns = await db.execute('PRAGMA table_info(payment_claims)');
+    if (!columns.rows.some((c) => c.name === 'pending_json')) await db.batch(MIGRATE_CLAIMS_V1, 'write');
     return new SqliteStore(db);
   }
 
@@ -69,23 +121,21 @@ export class SqliteStore implements Store {
       args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, now, now],
     });
     if (inserted.rows.length === 1) return { type: 'claimed' };
-    const existing = await this.db.execute({
-      sql: 'SELECT status, transaction_id FROM payment_claims WHERE key = ?',
-      args: [claim.key],
-    });
+    const existing = await this.db.execute({ sql: 'SELECT * FROM payment_claims WHERE key = ?', args: [claim.key] });
     const row = existing.rows[0];
     if (!row) return this.claimPayment(claim); // released between the two statements
-    const transaction = String(row.transaction_id ?? '');
-    if (row.status === 'spent') return { type: 'spent', transaction };
-    if (row.status === 'unknown') return { type: 'unknown', transaction };
+    if (row.status === 'spent') {
+      const transaction = String(row.transaction_id ?? '');
+      if (!row.pending_json) return { type: 'spent', transaction };
+      const { requestHash, output } = rowToPending(row);
+      return { type: 'spent', transaction, undelivered: { requestHash, output } };
+    }
+    if (row.status === 'pending') return { type: 'pending', pending: rowToPending(row) };
     return { type: 'in_flight' };
   }
 
   async releasePayment(key: string): Promise<void> {
-    await this.db.execute({
-      sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'claimed'",
-      args: [key],
-    });
+    await this.db.execute({ sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'claimed'", args: [key] });
   }
 
   async completePayment(receipt: ReceiptRecord): Promise<void> {
@@ -101,11 +151,27 @@ export class SqliteStore implements Store {
     );
   }
 
-  async markPaymentUnknown(key: string, transaction: string): Promise<void> {
+  async markPaymentPending(key: string, details: PendingDetails): Promise<void> {
+    const { transaction, ...rest } = details;
     await this.db.execute({
-      sql: "UPDATE payment_claims SET status = 'unknown', transaction_id = ?, updated_at = ? WHERE key = ? AND status = 'claimed'",
-      args: [transaction, new Date().toISOString(), key],
+      sql: "UPDATE payment_claims SET status = 'pending', transaction_id = ?, pending_json = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
+      args: [transaction, JSON.stringify(rest), new Date().toISOString(), key],
     });
+  }
+
+  async listPending(): Promise<PendingRecord[]> {
+    const result = await this.db.execute("SELECT * FROM payment_claims WHERE status = 'pending' ORDER BY created_at");
+    return result.rows.map(rowToPending);
+  }
+
+  async failPending(receipt: ReceiptRecord): Promise<void> {
+    await this.db.batch(
+      [
+        { sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'pending'", args: [receipt.key] },
+        this.insertReceipt(receipt),
+      ],
+      'write',
+    );
   }
 
   async recordReceipt(receipt: ReceiptRecord): Promise<void> {
@@ -113,11 +179,39 @@ export class SqliteStore implements Store {
   }
 
   async listReceipts(options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
-    const result = await this.db.execute({
-      sql: 'SELECT * FROM receipts ORDER BY id DESC LIMIT ?',
-      args: [options.limit ?? 100],
-    });
+    const result = await this.db.execute({ sql: 'SELECT * FROM receipts ORDER BY id DESC LIMIT ?', args: [options.limit ?? 100] });
     return result.rows.map(rowToReceipt);
+  }
+
+  async beginIdempotent(claim: IdempotencyClaim): Promise<IdempotencyBegin> {
+    const now = new Date().toISOString();
+    // Single statements only: each is atomic, and a row found after a lost insert race is simply read back.
+    await this.db.execute({ sql: 'DELETE FROM idempotency WHERE id = ? AND expires_at <= ?', args: [claim.id, now] });
+    const inserted = await this.db.execute({
+      sql: `INSERT INTO idempotency (id, tool, request_hash, payment_key, status, created_at, expires_at)
+            VALUES (?, ?, ?, ?, 'in_flight', ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`,
+      args: [claim.id, claim.tool, claim.requestHash, claim.paymentKey, now, claim.expiresAt],
+    });
+    if (inserted.rows.length === 1) return { type: 'new' };
+    const row = (await this.db.execute({ sql: 'SELECT * FROM idempotency WHERE id = ?', args: [claim.id] })).rows[0];
+    if (!row) return this.beginIdempotent(claim); // expired and purged between the two statements
+    if (row.request_hash !== claim.requestHash || row.tool !== claim.tool) return { type: 'conflict', reason: 'different_request' };
+    if (row.payment_key !== claim.paymentKey) return { type: 'conflict', reason: 'different_payment' };
+    if (row.status === 'done') return { type: 'done', result: JSON.parse(String(row.result_json)) as StoredResult };
+    return { type: 'in_flight' };
+  }
+
+  async finishIdempotent(id: string, result: StoredResult): Promise<void> {
+    await this.db.execute({ sql: "UPDATE idempotency SET status = 'done', result_json = ? WHERE id = ?", args: [JSON.stringify(result), id] });
+  }
+
+  async abandonIdempotent(id: string): Promise<void> {
+    await this.db.execute({ sql: "DELETE FROM idempotency WHERE id = ? AND status = 'in_flight'", args: [id] });
+  }
+
+  async purgeExpired(now: string): Promise<number> {
+    const result = await this.db.execute({ sql: 'DELETE FROM idempotency WHERE expires_at <= ?', args: [now] });
+    return result.rowsAffected;
   }
 
   async ping(): Promise<void> {
@@ -128,7 +222,7 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  private insertReceipt(r: ReceiptRecord) {
+  private insertReceipt(r: ReceiptRecord): InStatement {
     return {
       sql: `INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

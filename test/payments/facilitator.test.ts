@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Hex } from 'viem';
@@ -196,39 +199,86 @@ describe('a facilitator that hangs on settle', () => {
     await stack?.close();
   });
 
-  it('gets a 402 with a failed receipt, the output withheld, a failed receipt stored, and the payment never buys a second run', async () => {
+  it('keeps the call pending (503, output withheld, nothing lost) and delivers the stored output when the same payment comes back', async () => {
     const payer = paid.payers[4]!;
     const payment = await signExactPayment(payer, await localEntry(stack.server));
     const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo) };
 
     stack.facilitator.setMode({ settle: 'hang' });
-    const started = Date.now();
     const res = await pay(stack.server, payment);
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 3000);
-    expect(res.status).toBe(402);
-    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; errorReason: string; transaction: string; network: string };
-    expect(receipt).toMatchObject({ success: false, errorReason: 'settlement_unknown', network: LOCAL_NETWORK });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('10');
+    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; errorReason: string; network: string };
+    expect(receipt).toMatchObject({ success: false, errorReason: 'settlement_pending', network: LOCAL_NETWORK });
     const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'settlement_pending', retryable: true } });
     expect(text).not.toContain('presentValue');
-    expect(text).not.toContain('futureValue');
     expect(stack.runs.get('annuity')).toBe(1);
-    expect(stack.facilitator.calls).toMatchObject({ verify: 1, settle: 1 });
+    const pending = await stack.server.runtime.store.listPending();
+    expect(pending.map((p) => p.payer)).toEqual([payer.address]);
+    expect(await stack.server.runtime.store.listReceipts()).toEqual([]);
 
-    const [stored] = await stack.server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', status: 'failed', errorReason: 'settlement_unknown', payer: payer.address, amount: '1000', transport: 'http' });
-
-    // The outcome is unknown, so the claim is kept: even with a healthy facilitator the same payment buys nothing more.
+    // The look-alike never forwarded the hung settle: the retry re-submits it and hands over the kept output.
     stack.facilitator.setMode({ settle: 'ok' });
     const again = await pay(stack.server, payment);
-    expect(again.status).not.toBe(200);
-    expect(again.status).toBe(402);
-    const refusal = (await again.json()) as { error?: string | { code?: string } };
-    expect(reasonOf(refusal)).toBe('settlement_unknown');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.17, 2);
+    const settled = decodeHeader(again.headers.get('payment-response')) as { success: boolean; transaction: string };
+    expect(settled.success).toBe(true);
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(stack.runs.get('annuity')).toBe(1);
-    expect(stack.facilitator.calls).toMatchObject({ verify: 1, settle: 1 });
-    // The look-alike never forwarded the hung settle, so nothing moved.
-    expect(await paid.balance(payer.address)).toBe(before.payer);
-    expect(await paid.balance(paid.payTo)).toBe(before.payTo);
+    expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
+    expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
+    expect(await stack.server.runtime.store.listPending()).toEqual([]);
+    expect((await stack.server.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({ status: 'settled', transaction: settled.transaction });
+
+    // The same payment for a different request buys nothing.
+    const other = await fetch(stack.server.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+      body: JSON.stringify({ ...args, periods: 11 }),
+    });
+    expect(other.status).toBe(402);
+    expect(reasonOf((await other.json()) as { error?: string })).toBe('payment_already_used');
+    expect(stack.runs.get('annuity')).toBe(1);
+    expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
+  });
+
+  it('reconciles on restart a settlement that went through on chain while its answer was lost, and still delivers the output', async () => {
+    const payer = paid.payers[5]!;
+    const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-reconcile-'));
+    const { FACILITATOR_EVM_PRIVATE_KEY: _key, ...serverEnv } = paid.env;
+    const env = { ...serverEnv, FACILITATOR_URL: stack.facilitator.url, FACILITATOR_TIMEOUT_MS: String(TIMEOUT_MS), FACILITATOR_SETTLE_TIMEOUT_MS: String(TIMEOUT_MS), FACILITATOR_EVM_ADDRESS: stack.facilitator.address };
+    const first = countingTools([annuity] as AnyToolDefinition[]);
+    const server = await startTestServer(env, { tools: first.tools, dataDir });
+    const payment = await signExactPayment(payer, await localEntry(server));
+    const before = await paid.balance(payer.address);
+
+    stack.facilitator.setMode({ settle: 'work-then-hang' });
+    const res = await pay(server, payment);
+    expect(res.status).toBe(503);
+    expect(await paid.balance(payer.address)).toBe(before - 1000n); // the money moved; the answer was lost
+    await server.close();
+
+    stack.facilitator.setMode({ settle: 'ok' });
+    const settleCalls = stack.facilitator.calls.settle;
+    const second = countingTools([annuity] as AnyToolDefinition[]);
+    const restarted = await startTestServer(env, { tools: second.tools, dataDir });
+    try {
+      await restarted.runtime.reconciled;
+      expect(await restarted.runtime.store.listPending()).toEqual([]);
+      expect((await restarted.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({ status: 'settled', payer: payer.address, amount: '1000' });
+      expect(stack.facilitator.calls.settle).toBe(settleCalls); // the chain answered; nothing was re-submitted
+
+      const again = await pay(restarted, payment);
+      expect(again.status).toBe(200);
+      expect(((await again.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.17, 2);
+      expect(second.runs.get('annuity')).toBeUndefined();
+      expect(await paid.balance(payer.address)).toBe(before - 1000n);
+    } finally {
+      await restarted.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -59,12 +59,52 @@ describe('the SQLite store', () => {
     await store.close();
   });
 
-  it('keeps a claim whose settlement is unknown unusable, and never lets release free it', async () => {
+  it('keeps a claim whose settlement is pending unusable, with its details, and never lets release free it', async () => {
     const store = await SqliteStore.open(file);
     await store.claimPayment(claim('k6'));
-    await store.markPaymentUnknown('k6', '0xpending');
+    const details = { transaction: '0xpending', payload: { p: 1 }, requirements: { r: 2 }, requestHash: 'h', output: { km: 3 } };
+    await store.markPaymentPending('k6', details);
     await store.releasePayment('k6');
-    expect(await store.claimPayment(claim('k6'))).toEqual({ type: 'unknown', transaction: '0xpending' });
+    expect(await store.claimPayment(claim('k6'))).toMatchObject({ type: 'pending', pending: { key: 'k6', ...details } });
+    expect((await store.listPending()).map((p) => p.key)).toEqual(['k6']);
+    await store.close();
+  });
+
+  it('returns the undelivered output of a pending payment once it is confirmed as spent', async () => {
+    const store = await SqliteStore.open(file);
+    await store.claimPayment(claim('k7'));
+    await store.markPaymentPending('k7', { transaction: '', payload: {}, requirements: {}, requestHash: 'h7', output: { km: 7 } });
+    await store.completePayment(receipt('k7'));
+    expect(await store.claimPayment(claim('k7'))).toEqual({ type: 'spent', transaction: '0xtx', undelivered: { requestHash: 'h7', output: { km: 7 } } });
+    expect(await store.listPending()).toEqual([]);
+    await store.close();
+  });
+
+  it('releases a pending payment that failed and records its failed receipt', async () => {
+    const store = await SqliteStore.open(file);
+    await store.claimPayment(claim('k8'));
+    await store.markPaymentPending('k8', { transaction: '', payload: {}, requirements: {}, requestHash: 'h8', output: null });
+    await store.failPending({ ...receipt('k8', 'failed'), errorReason: 'authorization_expired_unused' });
+    expect((await store.claimPayment(claim('k8'))).type).toBe('claimed');
+    expect((await store.listReceipts())[0]).toMatchObject({ key: 'k8', status: 'failed', errorReason: 'authorization_expired_unused' });
+    await store.close();
+  });
+
+  it('migrates a first-release database, turning unknown settlements into pending ones', async () => {
+    const { createClient } = await import('@libsql/client');
+    const { mkdirSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    const { pathToFileURL } = await import('node:url');
+    mkdirSync(dirname(file), { recursive: true });
+    const old = createClient({ url: pathToFileURL(file).href });
+    await old.execute(`CREATE TABLE payment_claims (key TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('claimed', 'unknown', 'spent')),
+      tool TEXT NOT NULL, network TEXT NOT NULL, payer TEXT NOT NULL, amount TEXT NOT NULL, transport TEXT NOT NULL,
+      transaction_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
+    await old.execute(`INSERT INTO payment_claims VALUES ('old', 'unknown', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', 'x', 'x')`);
+    old.close();
+    const store = await SqliteStore.open(file);
+    expect(await store.claimPayment(claim('old'))).toMatchObject({ type: 'pending', pending: { transaction: '0xold' } });
+    await store.markPaymentPending('old', { transaction: '0xold', payload: {}, requirements: {}, requestHash: 'h', output: 1 });
     await store.close();
   });
 

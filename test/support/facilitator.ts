@@ -5,7 +5,7 @@ import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createEvmFacilitatorSigner } from '../../src/payments/facilitator.js';
+import { createEvmFacilitatorSigner } from '../../src/payments/rails/evm-chain.js';
 import { localViemChain } from './chain/token.js';
 
 /**
@@ -15,7 +15,7 @@ import { localViemChain } from './chain/token.js';
  * - `garbage`: 200 with a body that is not JSON;
  * - `http500`: 500 with a JSON error body, as a crashing facilitator would.
  */
-export type EndpointMode = 'ok' | 'hang' | 'garbage' | 'http500';
+export type EndpointMode = 'ok' | 'hang' | 'garbage' | 'http500' | 'work-then-hang';
 
 /** Options for {@link startLookalikeFacilitator}. */
 export interface LookalikeOptions {
@@ -96,6 +96,7 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
         sendJson(res, 500, { error: 'internal_error', message: `the facilitator crashed while handling ${kind}` });
         return;
       case 'ok':
+      case 'work-then-hang':
         break;
     }
     if (!body?.paymentPayload || !body.paymentRequirements) {
@@ -107,6 +108,7 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
         kind === 'verify'
           ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
           : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
+      if (modes[kind] === 'work-then-hang') return; // did the work (on chain for settle), never answers
       sendJson(res, 200, result);
     } catch (err) {
       if (err instanceof VerifyError) {

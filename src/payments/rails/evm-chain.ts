@@ -1,0 +1,39 @@
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { createWalletClient, defineChain, http, publicActions, type Chain } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { evmChainId, type NetworkEntry } from '../networks.js';
+
+/** A viem chain definition for a network entry of the EVM family (its id and RPC URL). */
+export function evmChain(net: NetworkEntry): Chain {
+  const rpcUrl = net.rpcUrl ?? '';
+  return defineChain({
+    id: evmChainId(net.id),
+    name: net.label ?? net.id,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
+export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number) {
+  const account = privateKeyToAccount(key);
+  const client = createWalletClient({ account, chain, transport: http(rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
+  return toFacilitatorEvmSigner(
+    {
+      address: account.address,
+      readContract: (args) => client.readContract(args as never),
+      verifyTypedData: (args) => client.verifyTypedData(args as never),
+      writeContract: (args) => client.writeContract({ ...(args as object), chain, account } as never),
+      sendTransaction: (args) => client.sendTransaction({ ...(args as object), chain, account } as never),
+      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
+      getCode: (args) => client.getCode(args as never),
+    } as Parameters<typeof toFacilitatorEvmSigner>[0],
+    { confirmationTimeoutMs },
+  );
+}
+
+/** The facilitator signer for a network entry, or undefined when the entry has no RPC URL. */
+export function evmSignerFor(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
+  if (!net.rpcUrl) return undefined;
+  return createEvmFacilitatorSigner(key, evmChain(net), net.rpcUrl, confirmationTimeoutMs);
+}

@@ -1,0 +1,90 @@
+import type { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
+import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { createPublicClient, http, type Hex } from 'viem';
+import type { Config } from '../../config.js';
+import type { NetworkEntry } from '../networks.js';
+import { evmChain, evmSignerFor } from './evm-chain.js';
+import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
+
+interface Eip3009Payload {
+  signature?: unknown;
+  authorization?: { from?: unknown; nonce?: unknown };
+}
+
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const HEX_NONCE = /^0x[0-9a-fA-F]{64}$/;
+
+/** The EIP-3009 authorization of an `exact` EVM payment, or undefined when the payload is not one. */
+export function eip3009Authorization(payload: PaymentPayload): { from: string; nonce: string } | undefined {
+  const inner = (payload.payload ?? {}) as Eip3009Payload;
+  const from = inner.authorization?.from;
+  const nonce = inner.authorization?.nonce;
+  if (typeof from !== 'string' || typeof nonce !== 'string') return undefined;
+  if (!HEX_ADDRESS.test(from) || !HEX_NONCE.test(nonce)) return undefined;
+  return { from, nonce };
+}
+
+/** Replay key of an EIP-3009 payment: network + asset + payer + nonce, the fields the chain itself makes single-use. */
+export function evmExactReplayKey(requirements: PaymentRequirements, auth: { from: string; nonce: string }): string {
+  return ['evm-exact', requirements.network, requirements.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join(':');
+}
+
+const AUTHORIZATION_STATE = [
+  {
+    type: 'function',
+    name: 'authorizationState',
+    stateMutability: 'view',
+    inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }],
+    outputs: [{ type: 'bool' }],
+  },
+] as const;
+
+async function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
+  if (!net.rpcUrl) return { type: 'pending' };
+  const client = createPublicClient({ chain: evmChain(net), transport: http(net.rpcUrl, { retryCount: 1 }) });
+  if (pending.transaction) {
+    const receipt = await client.getTransactionReceipt({ hash: pending.transaction as Hex }).catch(() => undefined);
+    if (receipt) return receipt.status === 'success' ? { type: 'settled', transaction: pending.transaction } : { type: 'failed', reason: 'transaction_reverted' };
+  }
+  const auth = eip3009Authorization(pending.payload);
+  if (!auth) return { type: 'failed', reason: 'invalid_payment' };
+  // The signature binds recipient and value, so a used nonce means this very transfer to us happened.
+  const used = await client.readContract({
+    address: pending.requirements.asset as Hex,
+    abi: AUTHORIZATION_STATE,
+    functionName: 'authorizationState',
+    args: [auth.from as Hex, auth.nonce as Hex],
+  });
+  if (used) return { type: 'settled', transaction: pending.transaction };
+  const validBefore = Number((pending.payload.payload as { authorization?: { validBefore?: string } }).authorization?.validBefore ?? 0);
+  return validBefore * 1000 < Date.now() ? { type: 'failed', reason: 'authorization_expired_unused' } : { type: 'pending' };
+}
+
+/** `exact` on EVM with an EIP-3009 `transferWithAuthorization` (the default EVM rail). */
+export const evmExactRail: Rail = {
+  id: 'evm-exact',
+  family: 'evm',
+  scheme: 'exact',
+  handles: (req) => req.scheme === 'exact' && !(req.extra as Record<string, unknown> | undefined)?.assetTransferMethod,
+  serverScheme: () => new ExactEvmServerScheme(),
+  identify(payload, requirements): Identified {
+    const auth = eip3009Authorization(payload);
+    if (!auth) return { ok: false, message: 'The exact EVM payment lacks an EIP-3009 authorization with `from` and a 32-byte `nonce`.' };
+    return { ok: true, key: evmExactReplayKey(requirements, auth), payer: auth.from };
+  },
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+    const key = config.facilitator.keys.evm;
+    if (!key) return [];
+    const done: string[] = [];
+    for (const net of nets) {
+      const signer = evmSignerFor(net, key, config.facilitator.settleTimeoutMs);
+      if (!signer) continue;
+      facilitator.register(net.id as `${string}:${string}`, new ExactEvmFacilitatorScheme(signer));
+      done.push(net.id);
+    }
+    return done;
+  },
+  lookup,
+};

@@ -1,0 +1,50 @@
+import type { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentPayload, PaymentRequirements, SchemeNetworkServer } from '@x402/core/types';
+import type { Config } from '../../config.js';
+import type { NetworkEntry, NetworkFamily } from '../networks.js';
+
+/** What a rail reads off a matched payment: the chain's single-use key and the payer, or why the payload is unusable. */
+export type Identified = { ok: true; key: string; payer: string } | { ok: false; message: string };
+
+/** A settlement whose outcome was not known when the call ended (timeout, `settlement_pending`). */
+export interface PendingSettlement {
+  key: string;
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  /** Transaction id reported so far; empty when none was reported. */
+  transaction: string;
+}
+
+/** What the chain says about a pending settlement. */
+export type LookupResult =
+  | { type: 'settled'; transaction: string }
+  | { type: 'failed'; reason: string }
+  | { type: 'pending' };
+
+/**
+ * One way to pay (network family + scheme): server-side scheme, replay key, in-process facilitator and
+ * reconciliation. Everything chain-specific lives behind this interface; the broker never branches on a chain.
+ */
+export interface Rail {
+  /** Stable id for logs and replay keys, e.g. `evm-exact`. */
+  readonly id: string;
+  readonly family: NetworkFamily;
+  readonly scheme: 'exact' | 'upto';
+  /** The x402 version this rail is paid with; absent = 2. */
+  readonly x402Version?: 1 | 2;
+  /** The network ids this rail is paid on for a network entry (v1 short names such as `base`); absent = the entry's id. */
+  networkIds?(net: NetworkEntry): string[];
+  /** True when this rail handles the advertised requirement (family, scheme and, for EVM, asset transfer method). */
+  handles(requirements: PaymentRequirements, net: NetworkEntry): boolean;
+  /** The official server-side scheme registered on the x402 resource server for a network of this rail. */
+  serverScheme(net: NetworkEntry): SchemeNetworkServer;
+  /** The replay key (what the chain itself makes single-use) and payer of a payment that matched our requirements. */
+  identify(payload: PaymentPayload, requirements: PaymentRequirements): Identified;
+  /**
+   * Registers this rail's facilitator scheme for the given networks on an in-process facilitator, using the
+   * family's settlement key from config; returns the ids of the networks it can now verify and settle.
+   */
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[];
+  /** Asks the chain what became of a settlement whose outcome was unknown; absent = cannot tell. */
+  lookup?(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult>;
+}

@@ -1,0 +1,97 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { PendingRecord, ReceiptRecord, Store } from '../store/store.js';
+import { RAILS, railFor } from './rails/index.js';
+import type { LookupResult, Rail } from './rails/rail.js';
+
+/** What reconciling one pending settlement came to. */
+export type Reconciled =
+  | { type: 'settled'; receipt: SettleResponse }
+  | { type: 'failed'; receipt: SettleResponse }
+  | { type: 'pending' };
+
+/** Submits a verified payment's settlement again (safe: every rail's payment is single-use on its chain). */
+export type Resettle = (payload: PaymentPayload, requirements: PaymentRequirements) => Promise<SettleResponse>;
+
+/**
+ * Finishes settlements whose outcome was unknown, at start-up and when the payment comes back: asks the chain
+ * (the rail's `lookup`); if the chain has not seen it, submits the settlement again — the chain itself makes the
+ * payment single-use, so a second submission can never charge twice — and asks again if that fails.
+ */
+export class Reconciler {
+  constructor(
+    private readonly config: Config,
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly resettle: Resettle,
+    private readonly rails: readonly Rail[] = RAILS,
+  ) {}
+
+  /** Asks the chain about one pending settlement and records a definite answer (settled or failed). */
+  async reconcile(pending: PendingRecord): Promise<Reconciled> {
+    let answer = await this.lookup(pending);
+    if (answer.type === 'pending') {
+      const again = await this.settleAgain(pending);
+      if (again?.success) answer = { type: 'settled', transaction: again.transaction };
+      else if (again) answer = await this.lookup(again.transaction ? { ...pending, transaction: again.transaction } : pending);
+    }
+    switch (answer.type) {
+      case 'pending':
+        return { type: 'pending' };
+      case 'settled': {
+        const record = this.record(pending, 'settled', answer.transaction);
+        await this.store.completePayment(record);
+        this.log.info('pending settlement confirmed', { key: pending.key, tool: pending.tool, transaction: answer.transaction });
+        return { type: 'settled', receipt: this.receipt(pending, true, answer.transaction) };
+      }
+      case 'failed': {
+        const record = { ...this.record(pending, 'failed', pending.transaction), errorReason: answer.reason };
+        await this.store.failPending(record);
+        this.log.warn('pending settlement did not happen; the claim is released', { key: pending.key, tool: pending.tool, reason: answer.reason });
+        return { type: 'failed', receipt: { ...this.receipt(pending, false, pending.transaction), errorReason: answer.reason } };
+      }
+    }
+  }
+
+  private async lookup(pending: PendingRecord): Promise<LookupResult> {
+    const requirements = pending.requirements as PaymentRequirements;
+    const net = this.config.networks.find((n) => n.id === requirements.network);
+    const rail = net ? railFor(requirements, net, this.rails) : undefined;
+    if (!net || !rail?.lookup) return { type: 'pending' };
+    try {
+      return await rail.lookup({ key: pending.key, payload: pending.payload as PaymentPayload, requirements, transaction: pending.transaction }, net, this.config);
+    } catch (err) {
+      this.log.warn('could not look up a pending settlement', { key: pending.key, network: pending.network, error: (err as Error).message });
+      return { type: 'pending' };
+    }
+  }
+
+  private async settleAgain(pending: PendingRecord): Promise<SettleResponse | undefined> {
+    try {
+      return await this.resettle(pending.payload as PaymentPayload, pending.requirements as PaymentRequirements);
+    } catch (err) {
+      this.log.warn('re-submitting a pending settlement failed', { key: pending.key, error: (err as Error).message });
+      return undefined;
+    }
+  }
+
+  /** Reconciles every pending settlement; returns how many ended each way. */
+  async reconcileAll(): Promise<{ settled: number; failed: number; pending: number }> {
+    const counts = { settled: 0, failed: 0, pending: 0 };
+    for (const pending of await this.store.listPending()) {
+      const result = await this.reconcile(pending);
+      counts[result.type] += 1;
+    }
+    if (counts.settled + counts.failed + counts.pending > 0) this.log.info('reconciled pending settlements', counts);
+    return counts;
+  }
+
+  private record(p: PendingRecord, status: ReceiptRecord['status'], transaction: string): ReceiptRecord {
+    return { key: p.key, tool: p.tool, network: p.network, payer: p.payer, amount: p.amount, transaction, status, transport: p.transport, createdAt: new Date().toISOString() };
+  }
+
+  private receipt(p: PendingRecord, success: boolean, transaction: string): SettleResponse {
+    return { success, transaction, network: p.network as SettleResponse['network'], payer: p.payer, amount: p.amount };
+  }
+}

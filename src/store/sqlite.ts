@@ -139,13 +139,14 @@ export class SqliteStore implements Store {
   }
 
   async completePayment(receipt: ReceiptRecord): Promise<void> {
+    // The receipt is written only by whoever moves the claim on, so instances reconciling the same payment record it once.
     await this.db.batch(
       [
+        this.insertReceipt(receipt, "status IN ('claimed', 'pending')"),
         {
-          sql: "UPDATE payment_claims SET status = 'spent', transaction_id = ?, updated_at = ? WHERE key = ?",
+          sql: "UPDATE payment_claims SET status = 'spent', transaction_id = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
           args: [receipt.transaction, receipt.createdAt, receipt.key],
         },
-        this.insertReceipt(receipt),
       ],
       'write',
     );
@@ -167,8 +168,8 @@ export class SqliteStore implements Store {
   async failPending(receipt: ReceiptRecord): Promise<void> {
     await this.db.batch(
       [
+        this.insertReceipt(receipt, "status = 'pending'"),
         { sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'pending'", args: [receipt.key] },
-        this.insertReceipt(receipt),
       ],
       'write',
     );
@@ -222,11 +223,14 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
-  private insertReceipt(r: ReceiptRecord): InStatement {
+  /** Inserts a receipt; with `claimState`, only while the payment's claim is in that state. */
+  private insertReceipt(r: ReceiptRecord, claimState?: string): InStatement {
+    const values = [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.createdAt];
+    const columns = 'INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at)';
+    if (!claimState) return { sql: `${columns} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: values };
     return {
-      sql: `INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      args: [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.createdAt],
+      sql: `${columns} SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM payment_claims WHERE key = ? AND ${claimState})`,
+      args: [...values, r.key],
     };
   }
 }

@@ -80,6 +80,17 @@ describe('the SQLite store', () => {
     await store.close();
   });
 
+  it('records one receipt when two reconcilers complete the same pending payment', async () => {
+    const a = await SqliteStore.open(file);
+    const b = await SqliteStore.open(file);
+    await a.claimPayment(claim('k9'));
+    await a.markPaymentPending('k9', { transaction: '0xp', payload: {}, requirements: {}, requestHash: 'h9', output: 9 });
+    await Promise.all([a.completePayment(receipt('k9')), b.completePayment(receipt('k9')), b.failPending(receipt('k9', 'failed'))]);
+    expect((await a.listReceipts()).filter((r) => r.key === 'k9')).toHaveLength(1);
+    await a.close();
+    await b.close();
+  });
+
   it('releases a pending payment that failed and records its failed receipt', async () => {
     const store = await SqliteStore.open(file);
     await store.claimPayment(claim('k8'));

@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
 import type {
   ClaimResult,
+  DripClaim,
+  OrderRecord,
   IdempotencyBegin,
   IdempotencyClaim,
   PaymentClaim,
@@ -50,6 +52,22 @@ const SCHEMA = [
      created_at TEXT NOT NULL,
      expires_at TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS idempotency_expires ON idempotency (expires_at)`,
+  `CREATE TABLE IF NOT EXISTS drips (
+     subject TEXT NOT NULL,
+     day TEXT NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (subject, day))`,
+  `CREATE TABLE IF NOT EXISTS orders (
+     order_id TEXT PRIMARY KEY,
+     service_id INTEGER NOT NULL,
+     link TEXT NOT NULL,
+     quantity INTEGER NOT NULL,
+     charge_usd REAL NOT NULL,
+     status TEXT NOT NULL,
+     payer TEXT NOT NULL,
+     payment_key TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL)`,
 ];
 
 /** Databases written by the first release kept unknown settlements as status 'unknown' and had no pending details. */
@@ -213,6 +231,51 @@ export class SqliteStore implements Store {
   async purgeExpired(now: string): Promise<number> {
     const result = await this.db.execute({ sql: 'DELETE FROM idempotency WHERE expires_at <= ?', args: [now] });
     return result.rowsAffected;
+  }
+
+  async claimDrip(subject: string, day: string, limit: number): Promise<DripClaim> {
+    // One statement: insert the first drip, or count one more only while under the limit.
+    const taken = await this.db.execute({
+      sql: `INSERT INTO drips (subject, day, count) VALUES (?, ?, 1)
+            ON CONFLICT (subject, day) DO UPDATE SET count = count + 1 WHERE count < ?
+            RETURNING count`,
+      args: [subject, day, limit],
+    });
+    const row = taken.rows[0];
+    if (row && limit > 0) return { type: 'granted', count: Number(row.count) };
+    if (row) await this.releaseDrip(subject, day);
+    const current = await this.db.execute({ sql: 'SELECT count FROM drips WHERE subject = ? AND day = ?', args: [subject, day] });
+    return { type: 'limit_reached', count: Number(current.rows[0]?.count ?? 0) };
+  }
+
+  async releaseDrip(subject: string, day: string): Promise<void> {
+    await this.db.execute({ sql: 'UPDATE drips SET count = count - 1 WHERE subject = ? AND day = ? AND count > 0', args: [subject, day] });
+  }
+
+  async saveOrder(o: OrderRecord): Promise<void> {
+    await this.db.execute({
+      sql: `INSERT INTO orders (order_id, service_id, link, quantity, charge_usd, status, payer, payment_key, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+      args: [o.orderId, o.serviceId, o.link, o.quantity, o.chargeUsd, o.status, o.payer, o.paymentKey, o.createdAt, o.updatedAt],
+    });
+  }
+
+  async getOrder(orderId: string): Promise<OrderRecord | undefined> {
+    const row = (await this.db.execute({ sql: 'SELECT * FROM orders WHERE order_id = ?', args: [orderId] })).rows[0];
+    if (!row) return undefined;
+    return {
+      orderId: String(row.order_id),
+      serviceId: Number(row.service_id),
+      link: String(row.link),
+      quantity: Number(row.quantity),
+      chargeUsd: Number(row.charge_usd),
+      status: String(row.status),
+      payer: String(row.payer),
+      paymentKey: String(row.payment_key),
+      createdAt: String(row.created_at),
+      updatedAt: String(row.updated_at),
+    };
   }
 
   async ping(): Promise<void> {

@@ -84,6 +84,27 @@ export type IdempotencyBegin =
   | { type: 'done'; result: StoredResult }
   | { type: 'conflict'; reason: 'different_request' | 'different_payment' };
 
+/** A placed social-marketing order, as kept for the payer and the operator. */
+export interface OrderRecord {
+  /** The panel's order id (as a string). */
+  orderId: string;
+  serviceId: number;
+  link: string;
+  quantity: number;
+  /** What the caller paid, in USD. */
+  chargeUsd: number;
+  /** Our status word (see the smm provider's status table). */
+  status: string;
+  payer: string;
+  /** Replay key of the payment that paid for it. */
+  paymentKey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Result of asking for one more faucet drip. */
+export type DripClaim = { type: 'granted'; count: number } | { type: 'limit_reached'; count: number };
+
 /** Persistence for the replay guard, idempotency records, pending settlements and receipts. */
 export interface Store {
   /** Atomically claims a payment; only one caller ever gets `claimed` for a key. */
@@ -113,6 +134,17 @@ export interface Store {
   abandonIdempotent(id: string): Promise<void>;
   /** Deletes idempotency records that expired before `now`; returns how many. */
   purgeExpired(now: string): Promise<number>;
+  /**
+   * Atomically takes one drip for `subject` (e.g. network + address) on `day` (YYYY-MM-DD, UTC) if fewer than
+   * `limit` were taken; concurrent callers can never exceed the limit.
+   */
+  claimDrip(subject: string, day: string, limit: number): Promise<DripClaim>;
+  /** Gives back a drip whose transfer did not happen. */
+  releaseDrip(subject: string, day: string): Promise<void>;
+  /** Stores a placed order (insert or replace by order id). */
+  saveOrder(order: OrderRecord): Promise<void>;
+  /** One stored order, or undefined. */
+  getOrder(orderId: string): Promise<OrderRecord | undefined>;
   /** Checks that the store answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

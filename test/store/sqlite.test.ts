@@ -135,4 +135,30 @@ describe('the SQLite store', () => {
     expect(receipts[1]).toMatchObject({ tool: 'annuity', amount: '1000', transaction: '0xtx', transport: 'mcp' });
     await second.close();
   });
+
+  it('grants at most the daily limit of drips to one subject, even to 10 concurrent callers across two processes', async () => {
+    const a = await SqliteStore.open(file);
+    const b = await SqliteStore.open(file);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).claimDrip('base-sepolia:0xabc', '2026-11-21', 2)));
+    expect(results.filter((r) => r.type === 'granted')).toHaveLength(2);
+    expect(results.filter((r) => r.type === 'limit_reached').every((r) => r.count === 2)).toBe(true);
+    expect((await a.claimDrip('base-sepolia:0xabc', '2026-11-22', 2)).type).toBe('granted');
+    await a.releaseDrip('base-sepolia:0xabc', '2026-11-21');
+    expect(await a.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)).toEqual({ type: 'granted', count: 2 });
+    await a.close();
+    await b.close();
+  });
+
+  it('keeps orders across a restart and updates their status', async () => {
+    const order = { orderId: '23501', serviceId: 1, link: 'https://example.com/p', quantity: 100, chargeUsd: 3, status: 'ordered', payer: '0xabc', paymentKey: 'k', createdAt: 't0', updatedAt: 't0' };
+    const first = await SqliteStore.open(file);
+    await first.saveOrder(order);
+    await first.close();
+    const second = await SqliteStore.open(file);
+    expect(await second.getOrder('23501')).toEqual(order);
+    await second.saveOrder({ ...order, status: 'completed', updatedAt: 't1' });
+    expect(await second.getOrder('23501')).toMatchObject({ status: 'completed', createdAt: 't0', updatedAt: 't1' });
+    expect(await second.getOrder('nope')).toBeUndefined();
+    await second.close();
+  });
 });

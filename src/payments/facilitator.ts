@@ -92,8 +92,8 @@ export function createFacilitator(config: Config, rails: readonly Rail[] = RAILS
     return client;
   };
   const client = {
-    verify: (p: PaymentPayload, r: PaymentRequirements) => route(r).verify(p, r),
-    settle: (p: PaymentPayload, r: PaymentRequirements) => route(r).settle(p, r),
+    verify: async (p: PaymentPayload, r: PaymentRequirements) => route(r).verify(p, r),
+    settle: async (p: PaymentPayload, r: PaymentRequirements) => route(r).settle(p, r),
     getSupported: async (): Promise<SupportedResponse> => {
       const answers = await Promise.all([...new Set(clients.values())].map((c) => c.getSupported()));
       return {

@@ -322,3 +322,27 @@ describe('the MCP path with a facilitator that hangs on verify', () => {
     expect(await paid.balance(payer.address)).toBe(balance - 1000n);
   });
 });
+
+describe('choosing a facilitator per network family', () => {
+  it('settles a family in-process when it has a key, remotely when it has a URL, and not at all otherwise', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    const { createFacilitator } = await import('../../src/payments/facilitator.js');
+    const config = loadConfig({ ...paid.env, FACILITATOR_URL_ALGORAND: 'http://127.0.0.1:9/never' });
+    const facilitator = createFacilitator(config);
+    expect(facilitator.modes).toEqual({ evm: 'in-process', svm: 'none', stellar: 'none', algorand: 'remote' });
+    expect(facilitator.mode).toBe('mixed');
+    expect(facilitator.supports(LOCAL_NETWORK, 'exact')).toBe(true);
+    expect(facilitator.supports('eip155:8453', 'exact')).toBe(true); // an entry with an rpcUrl is registered
+    expect(facilitator.supports('algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=', 'exact')).toBe(true);
+    expect(facilitator.supports('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'exact')).toBe(false);
+  });
+
+  it('refuses to route a payment for a network no facilitator serves, as an error the broker turns into a 502', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    const { createFacilitator } = await import('../../src/payments/facilitator.js');
+    const facilitator = createFacilitator(loadConfig({}));
+    expect(facilitator.mode).toBe('none');
+    const requirements = { scheme: 'exact', network: 'eip155:8453', asset: '0x', amount: '1', payTo: '0x', maxTimeoutSeconds: 300, extra: {} };
+    await expect(facilitator.client.verify({ x402Version: 2, accepted: requirements, payload: {} } as never, requirements as never)).rejects.toThrow(/no facilitator is configured for eip155:8453/);
+  });
+});

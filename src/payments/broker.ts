@@ -16,6 +16,12 @@ import type { Rail } from './rails/rail.js';
 import { Reconciler } from './reconcile.js';
 import { buildChallenge, type Challenge } from './requirements.js';
 
+/** The first line of a library's error message, bounded: callers get the gist, never a dump of RPC internals. */
+function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0]!.trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
+}
+
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
   private readonly server: x402ResourceServer;
@@ -76,6 +82,7 @@ export class PaymentBroker {
       this.log.error('settlement outcome unknown', { tool: tool.name, network: ticket.requirements.network, payer: ticket.payer, error: (err as Error).message });
       result = { success: false, errorReason: REASONS.settlementPending, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
     }
+    if (result.errorMessage) result = { ...result, errorMessage: firstLine(result.errorMessage) };
     if (result.success) {
       await this.complete(ticket, result);
       if (ticket.idempotencyId) await this.quietly(() => this.store.finishIdempotent(ticket.idempotencyId!, { output, receipt: { ...result } }));
@@ -210,7 +217,7 @@ export class PaymentBroker {
   private notVerified(tool: AnyToolDefinition, invalidReason: string | undefined, detail: string | undefined): PaymentRejection {
     const reason = invalidReason ?? REASONS.malformed;
     const status = reason === 'permit2_allowance_required' ? 412 : 402;
-    return this.reject(tool, status, reason, `The payment did not verify (${reason})${detail ? `: ${detail}` : ''}. Sign a new authorization for one of the accepted options.`);
+    return this.reject(tool, status, reason, `The payment did not verify (${reason})${detail ? `: ${firstLine(detail)}` : ''}. Sign a new authorization for one of the accepted options.`);
   }
 
   private async complete(ticket: PaymentTicket, result: SettleResponse): Promise<void> {

@@ -1,4 +1,4 @@
-import { parsePaymentPayload } from '@x402/core/schemas';
+import { NetworkSchemaV1, PaymentPayloadV2Schema, PaymentRequirementsV2Schema, parsePaymentPayload } from '@x402/core/schemas';
 import type { PaymentPayload } from '@x402/core/types';
 
 /** Where a payment proof arrived from; the version it must carry follows from it. */
@@ -36,6 +36,20 @@ function isFailure(v: unknown): v is { ok: false; message: string } {
   return typeof v === 'object' && v !== null && (v as { ok?: unknown }).ok === false && 'message' in v;
 }
 
+/**
+ * A version-2 payload for an entry advertised under a short network name (the social order's `base` entry, spec
+ * §9): the core schema wants CAIP-2 there and would drop the entry's v1 fields, so `accepted` is read with a
+ * short network name and kept whole; it must then equal our advertised entry field for field.
+ */
+const ShortNamedV2PayloadSchema = PaymentPayloadV2Schema.extend({
+  accepted: PaymentRequirementsV2Schema.extend({ network: NetworkSchemaV1 }).passthrough(),
+});
+
+function isShortNamedV2(json: object): boolean {
+  const { x402Version, accepted } = json as { x402Version?: unknown; accepted?: { network?: unknown } };
+  return x402Version === 2 && typeof accepted?.network === 'string' && accepted.network.length > 0 && !accepted.network.includes(':');
+}
+
 /** Decodes a header (base64 JSON) or an MCP `_meta` value (object or base64 string) into a PaymentPayload. */
 export function decodePayment(raw: RawPayment): DecodeResult {
   let json: unknown = raw.value;
@@ -46,7 +60,7 @@ export function decodePayment(raw: RawPayment): DecodeResult {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return { ok: false, message: 'The payment must be a JSON object (an x402 PaymentPayload).' };
   }
-  const parsed = parsePaymentPayload(json);
+  const parsed = isShortNamedV2(json) ? ShortNamedV2PayloadSchema.safeParse(json) : parsePaymentPayload(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';

@@ -2,6 +2,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { PendingRecord, ReceiptRecord, Store } from '../store/store.js';
+import { canonicalNetworkId } from './match.js';
 import { RAILS, railFor } from './rails/index.js';
 import type { LookupResult, Rail } from './rails/rail.js';
 
@@ -56,7 +57,8 @@ export class Reconciler {
 
   private async lookup(pending: PendingRecord): Promise<LookupResult> {
     const requirements = pending.requirements as PaymentRequirements;
-    const net = this.config.networks.find((n) => n.id === requirements.network);
+    const network = canonicalNetworkId(requirements.network);
+    const net = this.config.networks.find((n) => n.id === network);
     const rail = net ? railFor(requirements, net, this.rails) : undefined;
     if (!net || !rail?.lookup) return { type: 'pending' };
     try {

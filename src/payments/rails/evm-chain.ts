@@ -1,5 +1,5 @@
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { createWalletClient, defineChain, http, publicActions, type Chain } from 'viem';
+import { createWalletClient, defineChain, http, nonceManager, publicActions, type Chain } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId, type NetworkEntry } from '../networks.js';
 
@@ -14,9 +14,13 @@ export function evmChain(net: NetworkEntry): Chain {
   });
 }
 
-/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
+/**
+ * Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. Nonces come
+ * from viem's in-process nonce manager, so concurrent settlements from this process never collide; instances
+ * that share a key should each get their own key (or share a remote facilitator).
+ */
 export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number) {
-  const account = privateKeyToAccount(key);
+  const account = privateKeyToAccount(key, { nonceManager });
   const client = createWalletClient({ account, chain, transport: http(rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
   return toFacilitatorEvmSigner(
     {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Abi, Hex } from 'viem';
 
 /** The contracts compiled from `test/support/contracts/`. */
-export type ContractName = 'TestUSDC' | 'Multicall3';
+export type ContractName = 'TestUSDC' | 'Multicall3' | 'X402UptoProxy';
 
 /** ABI plus creation and runtime bytecode of one compiled contract. */
 export interface CompiledContract {
@@ -36,6 +36,7 @@ const CONTRACTS_DIR = fileURLToPath(new URL('../contracts/', import.meta.url));
 const SOURCE_FILES: Record<ContractName, string> = {
   TestUSDC: 'TestUSDC.sol',
   Multicall3: 'Multicall3.sol',
+  X402UptoProxy: 'X402UptoProxy.sol',
 };
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
@@ -77,7 +78,7 @@ function readCache(file: string): Record<ContractName, CompiledContract> | undef
   if (!existsSync(file)) return undefined;
   try {
     const cached = JSON.parse(readFileSync(file, 'utf8')) as Record<ContractName, CompiledContract>;
-    return cached.TestUSDC?.bytecode && cached.Multicall3?.bytecode ? cached : undefined;
+    return (Object.keys(SOURCE_FILES) as ContractName[]).every((name) => cached[name]?.bytecode) ? cached : undefined;
   } catch {
     return undefined;
   }

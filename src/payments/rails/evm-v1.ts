@@ -1,0 +1,56 @@
+/**
+ * x402 version 1, `exact` on EVM under a short network name (`base`), on the official v1 facilitator scheme of
+ * @x402/evm (`@x402/evm/exact/v1/facilitator`, no shim). It is registered only for the short names our v1
+ * challenges advertise, each with the signer of its own chain (never `registerExactEvmScheme`, which would
+ * register every v1 network with one signer). The replay key is the same as the v2 `exact` rail's on the
+ * canonical CAIP-2 network, so one EIP-3009 authorization cannot buy a call on each version.
+ */
+import type { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { ExactEvmSchemeV1 as ExactEvmV1FacilitatorScheme } from '@x402/evm/exact/v1/facilitator';
+import type { Config } from '../../config.js';
+import { canonicalNetworkId, isShortNetworkName } from '../match.js';
+import { BASE_MAINNET, type NetworkEntry } from '../networks.js';
+import { evmSignerFor } from './evm-chain.js';
+import { eip3009Authorization, evmExactRail, evmExactReplayKey } from './evm-exact.js';
+import type { Identified, Rail } from './rail.js';
+
+/** The version-1 short names this server advertises, by the CAIP-2 network that carries them. */
+export const V1_NETWORK_NAMES: Readonly<Record<string, readonly string[]>> = { [BASE_MAINNET]: ['base'] };
+
+function canonical(requirements: PaymentRequirements): PaymentRequirements {
+  return { ...requirements, network: canonicalNetworkId(requirements.network) as PaymentRequirements['network'] };
+}
+
+/** Version-1 `exact` on EVM (EIP-3009), matched on scheme + short network name. */
+export const evmExactV1Rail: Rail = {
+  id: 'evm-exact-v1',
+  family: 'evm',
+  scheme: 'exact',
+  x402Version: 1,
+  networkIds: (net) => [...(V1_NETWORK_NAMES[net.id] ?? [])],
+  handles: (req) => req.scheme === 'exact' && isShortNetworkName(req.network),
+  // Registered under the short name only so the resource server can resolve the payment flow of a v1 payment.
+  serverScheme: () => new ExactEvmServerScheme(),
+  identify(payload, requirements): Identified {
+    const auth = eip3009Authorization(payload);
+    if (!auth) return { ok: false, message: 'The version-1 exact payment lacks an EIP-3009 authorization with `from` and a 32-byte `nonce`.' };
+    return { ok: true, key: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
+  },
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+    const key = config.facilitator.keys.evm;
+    if (!key) return [];
+    const done: string[] = [];
+    for (const net of nets) {
+      const names = V1_NETWORK_NAMES[net.id];
+      const signer = names?.length ? evmSignerFor(net, key, config.facilitator.settleTimeoutMs) : undefined;
+      if (!names || !signer) continue;
+      facilitator.registerV1([...names] as never, new ExactEvmV1FacilitatorScheme(signer));
+      done.push(...names);
+    }
+    return done;
+  },
+  // The chain sees the same EIP-3009 authorization whatever the protocol version was.
+  lookup: (pending, net, config) => evmExactRail.lookup!({ ...pending, requirements: canonical(pending.requirements) }, net, config),
+};

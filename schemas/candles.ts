@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { TimestampMsSchema } from './common.js';
+import { type CANDLE_INTERVALS, TimestampMsSchema } from './common.js';
+
+/** One of the 14 candle intervals (`1m` … `1M`). */
+export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
 
 /** Most candles a perpetual-futures endpoint fetches in one call (spec §8). */
 export const MAX_CANDLES = 500;
@@ -24,4 +27,4 @@ export const CandleTimeSchema = TimestampMsSchema.describe('Candle open time, un
 /** Name of the upstream market-data source a candle endpoint read from. */
 export const MarketSourceSchema = z
   .string()
-  .describe('Name of the upstream data source the candles came from (e.g. `hyperliquid`).');
+  .describe('Name of the upstream data source the candles came from (e.g. `Hyperliquid info API`).');

@@ -5,11 +5,14 @@ export type ErrorCode =
   | 'invalid_input'
   | 'payload_too_large'
   | 'not_found'
+  | 'conflict'
   | 'method_not_allowed'
   | 'not_implemented'
   | 'rate_limited'
   | 'upstream_unavailable'
   | 'upstream_timeout'
+  | 'upstream_rate_limited'
+  | 'upstream_invalid'
   | 'payment_malformed'
   | 'payment_in_flight'
   | 'facilitator_unavailable'
@@ -26,11 +29,15 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
   invalid_input: { http: 400, retryable: false },
   payload_too_large: { http: 413, retryable: false },
   not_found: { http: 404, retryable: false },
+  /** The request clashes with existing state elsewhere (e.g. an order already running for the same link). */
+  conflict: { http: 409, retryable: false },
   method_not_allowed: { http: 405, retryable: false },
   not_implemented: { http: 501, retryable: false },
   rate_limited: { http: 429, retryable: true },
   upstream_unavailable: { http: 502, retryable: true },
   upstream_timeout: { http: 504, retryable: true },
+  upstream_rate_limited: { http: 503, retryable: true },
+  upstream_invalid: { http: 502, retryable: false },
   payment_malformed: { http: 400, retryable: false },
   payment_in_flight: { http: 409, retryable: true },
   facilitator_unavailable: { http: 502, retryable: true },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
-import { defineTool } from '../src/tool.js';
+import { ToolError } from '../src/errors.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 
 const MIN_YEAR = 1960;
 const MAX_YEAR = 2100;
@@ -65,6 +65,21 @@ const DevelopmentIndicatorOutputSchema = z.object({
     .describe('Observations, oldest year first; years without an observation are left out.'),
 });
 
+/** Fetches the series; years whose upstream value is null are left out, and an all-empty range is a 404. */
+async function fetchSeries(input: z.output<typeof DevelopmentIndicatorInputSchema>, ctx: ToolContext) {
+  const provider = ctx.providers.worldbank;
+  const { data } = await provider.series(input, ctx.signal);
+  if (data.observations.length === 0 || data.indicatorName === null) {
+    throw new ToolError(
+      'not_found',
+      `The ${provider.source} has no observation of ${input.indicator} for ${input.country} between ${input.startYear} and ${input.endYear}. ` +
+        'Try a wider year range or another indicator; you were not charged.',
+    );
+  }
+  const series = data.observations;
+  return { country: input.country, indicator: input.indicator, indicatorName: data.indicatorName, count: series.length, series };
+}
+
 /** Yearly development-statistics series (GDP, population, …) for one country and indicator. */
 export const developmentIndicator = defineTool({
   name: 'development-indicator',
@@ -73,13 +88,16 @@ export const developmentIndicator = defineTool({
     'Returns a yearly series of an open development statistic for one country, e.g. GDP (NY.GDP.MKTP.CD), ' +
     'population (SP.POP.TOTL) or inflation (FP.CPI.TOTL.ZG), with the indicator name. Query parameters: ' +
     '`country` (ISO-2 or ISO-3), `indicator` (code), `startYear` (default 2018) and `endYear` (default 2023). ' +
-    'Costs 10000 USDC units ($0.01) per call; $0.011 on Optimism; 100000 units ($0.01) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
+    'Years without an observation are left out. An unknown indicator or a range without any observation is ' +
+    'answered 404, an unknown country code 400, neither charged. ' +
+    'Costs 10000 USDC units ($0.01) per call; $0.011 on Optimism; 100000 units ($0.01) on Stellar.',
   group: 'tools',
   method: 'GET',
   path: '/api/development-indicator',
   input: DevelopmentIndicatorInputSchema,
   output: DevelopmentIndicatorOutputSchema,
   price: { default: '10000', optimism: '11000', stellar: '100000' },
+  example: { country: 'BR', indicator: 'NY.GDP.MKTP.CD', startYear: 2018, endYear: 2023 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: notYetAvailable('development-indicator'),
+  handler: fetchSeries,
 });

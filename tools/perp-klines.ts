@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSchema } from '../schemas/common.js';
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 const PerpKlinesInputSchema = z.object({
@@ -22,7 +21,7 @@ const CandleSchema = z.object({
 
 const PerpKlinesOutputSchema = z.object({
   source: MarketSourceSchema,
-  coin: z.string().describe('Perpetual ticker the candles belong to.'),
+  coin: z.string().describe("The exchange's spelling of the perpetual ticker the candles belong to (e.g. `kPEPE`)."),
   interval: z.enum(CANDLE_INTERVALS).describe('Candle interval used.'),
   count: z.number().int().describe('Number of candles returned.'),
   candles: z
@@ -38,18 +37,26 @@ const PerpKlinesOutputSchema = z.object({
       changePct: z.number().describe('Percentage change from `open` to `close`.'),
     })
     .describe('Aggregate over the returned candles.'),
-  fetchedAt: IsoTimestampSchema.describe('When the candles were fetched (ISO-8601).'),
+  fetchedAt: IsoTimestampSchema.describe(
+    'When the candles were fetched from the exchange (ISO-8601); an answer from our short cache keeps the original time.',
+  ),
 });
 
-/** Recent OHLCV candles for a perpetual-futures coin with an aggregate summary. */
+/**
+ * Recent OHLCV candles for a perpetual-futures coin with an aggregate summary, from the Hyperliquid info API
+ * (`candleSnapshot`, decimal strings parsed to numbers). The coin is checked against the exchange's cached coin list
+ * first (case-insensitive), so an unknown ticker is a 404 naming valid ones and never a charge.
+ */
 export const perpKlines = defineTool({
   name: 'perp-klines',
   title: 'Perpetual futures candles',
   description:
     'Returns recent OHLCV candles (open, high, low, close, volume, trade count; oldest first) for a ' +
-    'perpetual-futures coin such as BTC or ETH, plus a summary of the window (open, close, high, low, total ' +
-    'volume, % change). Options: `interval` (1m … 1M, default 1h) and `limit` (default 100, max 500). ' +
-    'Costs 1000 USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
+    'perpetual-futures coin listed on Hyperliquid, such as BTC or ETH, plus a summary of the window (open, close, high, ' +
+    'low, total volume, % change). Options: `interval` (1m … 1M, default 1h) and `limit` (default 100, max 500); the ' +
+    'exchange keeps only its latest 5,000 candles per coin and interval, so a young coin may return fewer. ' +
+    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge. ' +
+    'Costs 1000 USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.',
   group: 'tools',
   method: 'POST',
   path: '/api/perp-klines',
@@ -57,5 +64,28 @@ export const perpKlines = defineTool({
   output: PerpKlinesOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: notYetAvailable('perp-klines'),
+  example: { coin: 'ETH', interval: '1h', limit: 24 },
+  handler: async ({ coin, limit, interval }, ctx) => {
+    const hyperliquid = ctx.providers.hyperliquid;
+    const series = await hyperliquid.candles({ coin, interval, limit, signal: ctx.signal });
+    const candles = series.candles.map(({ t, o, h, l, c, v, n }) => ({ t, o, h, l, c, v, trades: n }));
+    const open = candles[0]!.o;
+    const close = candles[candles.length - 1]!.c;
+    return {
+      source: hyperliquid.source,
+      coin: series.coin,
+      interval,
+      count: candles.length,
+      candles,
+      summary: {
+        open,
+        close,
+        high: Math.max(...candles.map((k) => k.h)),
+        low: Math.min(...candles.map((k) => k.l)),
+        volume: candles.reduce((sum, k) => sum + k.v, 0),
+        changePct: open === 0 ? 0 : ((close - open) / open) * 100,
+      },
+      fetchedAt: series.fetchedAt,
+    };
+  },
 });

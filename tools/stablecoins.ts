@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { IsoTimestampSchema } from '../schemas/common.js';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
-import { defineTool } from '../src/tool.js';
+import { ToolError } from '../src/errors.js';
+import type { StablecoinAsset, StablecoinMarket, SupplyHistory } from '../src/providers/defillama-stablecoins.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 
 const MECHANISMS = ['fiat-backed', 'crypto-backed', 'algorithmic'] as const;
 
@@ -49,10 +50,12 @@ const StablecoinRowSchema = z.object({
     .nullable()
     .describe('Deviation of the price from the peg, in percent; null when there is no price or FX rate.'),
   circulating: z.number().describe('Circulating supply (on `chain` when filtered), in peg-currency units.'),
-  circulatingUsd: z.number().describe('Circulating supply (on `chain` when filtered), in USD.'),
-  change1dPct: z.number().nullable().describe('Supply change over 1 day, in percent; null without history.'),
-  change7dPct: z.number().nullable().describe('Supply change over 7 days, in percent; null without history.'),
-  change30dPct: z.number().nullable().describe('Supply change over 30 days, in percent; null without history.'),
+  circulatingUsd: z
+    .number()
+    .describe('Circulating supply (on `chain` when filtered) valued in USD: supply × market price (the peg\'s FX value when there is no price; 0 when neither is known).'),
+  change1dPct: z.number().nullable().describe('Supply change over 1 day (on `chain` when filtered), in percent; null without history.'),
+  change7dPct: z.number().nullable().describe('Supply change over 7 days (on `chain` when filtered), in percent; null without history.'),
+  change30dPct: z.number().nullable().describe('Supply change over 30 days (on `chain` when filtered), in percent; null without history.'),
   chainCount: z.number().int().describe('Number of chains the stablecoin circulates on.'),
   chains: z
     .array(z.object({ chain: z.string(), circulating: z.number().describe('Circulating supply on that chain.') }))
@@ -74,13 +77,127 @@ const StablecoinsOutputSchema = z.object({
   totals: z
     .object({
       assetCount: z.number().int().describe('Stablecoins known to the source, before filtering.'),
-      circulatingUsd: z.number().describe('Total circulating supply of all of them, in USD.'),
+      circulatingUsd: z.number().describe('Total circulating supply of all of them, in USD, as the source totals it.'),
     })
     .describe('Market-wide totals before filtering.'),
   matched: z.number().int().describe('Stablecoins matching the filters, before `limit`.'),
   count: z.number().int().describe('Rows returned in `stablecoins`.'),
-  stablecoins: z.array(StablecoinRowSchema).describe('Rows ranked by circulating supply, largest first.'),
+  stablecoins: z.array(StablecoinRowSchema).describe('Rows ranked by circulating supply (valued in USD so pegs compare), largest first.'),
 });
+
+type StablecoinsInput = z.output<typeof StablecoinsInputSchema>;
+type StablecoinRow = z.input<typeof StablecoinRowSchema>;
+
+/** Percent values are rounded to 4 decimals (1e-4 % is far below any meaningful supply or peg move). */
+const pct = (x: number) => Math.round(x * 1e4) / 1e4;
+
+/** Change from a previous record to now, in percent; null without a (positive) previous record. */
+const change = (now: number, before: number | null) => (before === null ? null : pct(((now - before) / before) * 100));
+
+/** Known peg currencies by number of coins, most first (examples for error messages). */
+function pegsByCount(assets: readonly StablecoinAsset[]): string[] {
+  const counts = new Map<string, number>();
+  for (const a of assets) counts.set(a.pegCurrency, (counts.get(a.pegCurrency) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([peg]) => peg);
+}
+
+/** Resolves the chain filter to the upstream's own label, or refuses an unknown chain with examples. */
+function resolveChain(market: StablecoinMarket, chain: string | undefined, source: string): string | null {
+  if (chain === undefined) return null;
+  const label = market.chainLabels.get(chain.toLowerCase());
+  if (label !== undefined) return label;
+  throw new ToolError(
+    'not_found',
+    `The ${source} lists no stablecoin on a chain named "${chain}". Chain names are like ${market.chainsByUsd.slice(0, 8).join(', ')}; you were not charged.`,
+    { field: 'chain' },
+  );
+}
+
+/** Applies the peg, mechanism and search filters and, with a chain filter, keeps coins circulating on that chain. */
+function matching(market: StablecoinMarket, input: StablecoinsInput, chain: string | null, source: string) {
+  if (input.peg !== 'ALL' && !market.assets.some((a) => a.pegCurrency === input.peg)) {
+    throw new ToolError(
+      'not_found',
+      `The ${source} lists no stablecoin pegged to ${input.peg}. Known pegs: ${pegsByCount(market.assets).join(', ')}, or "all"; you were not charged.`,
+      { field: 'peg' },
+    );
+  }
+  const search = input.search?.toLowerCase();
+  const rows: Array<{ asset: StablecoinAsset; supply: SupplyHistory }> = [];
+  for (const asset of market.assets) {
+    if (input.peg !== 'ALL' && asset.pegCurrency !== input.peg) continue;
+    if (input.mechanism !== undefined && asset.pegMechanism !== input.mechanism) continue;
+    if (search !== undefined && !asset.searchText.includes(search)) continue;
+    const supply = chain === null ? asset.supply : asset.chains.find((c) => c.chain === chain)?.supply;
+    if (supply === undefined || supply.current <= 0) continue;
+    rows.push({ asset, supply });
+  }
+  return rows;
+}
+
+/**
+ * USD value of one peg unit: 1 for USD, the FX rate for other fiat pegs, null for a variable peg (VAR) or a currency
+ * without a rate. Rates are fetched only when a non-USD coin is in the answer.
+ */
+async function pegValues(currencies: Set<string>, ctx: ToolContext): Promise<Map<string, number>> {
+  const fiat = [...currencies].filter((c) => c !== 'USD' && c !== 'VAR');
+  if (fiat.length === 0) return new Map([['USD', 1]]);
+  return (await ctx.providers.stablecoins.usdRates(ctx.signal)).data;
+}
+
+/** One answer row (without its rank): supply in peg units and USD, peg deviation, changes, chain spread. */
+function toRow(asset: StablecoinAsset, supply: SupplyHistory, pegUsd: number | undefined): Omit<StablecoinRow, 'rank'> {
+  const unitUsd = asset.price ?? pegUsd ?? 0;
+  return {
+    id: asset.id,
+    name: asset.name,
+    symbol: asset.symbol,
+    geckoId: asset.geckoId,
+    price: asset.price,
+    pegType: asset.pegType,
+    pegCurrency: asset.pegCurrency,
+    pegMechanism: asset.pegMechanism,
+    pegDeviationPct: asset.price !== null && pegUsd !== undefined ? pct((asset.price / pegUsd - 1) * 100) : null,
+    circulating: supply.current,
+    circulatingUsd: supply.current * unitUsd,
+    change1dPct: change(supply.current, supply.prevDay),
+    change7dPct: change(supply.current, supply.prevWeek),
+    change30dPct: change(supply.current, supply.prevMonth),
+    chainCount: asset.chains.length,
+    chains: asset.chains.map((c) => ({ chain: c.chain, circulating: c.supply.current })),
+  };
+}
+
+/** Filters the cached coin list, values and ranks the matches, and cuts at `limit`. */
+async function listStablecoins(input: StablecoinsInput, ctx: ToolContext) {
+  const provider = ctx.providers.stablecoins;
+  const { data: market, fetchedAt, cached } = await provider.market(ctx.signal);
+  const chain = resolveChain(market, input.chain, provider.source);
+  const matched = matching(market, input, chain, provider.source);
+  if (matched.length === 0) {
+    const filters = [input.search && `search "${input.search}"`, input.mechanism && `mechanism ${input.mechanism}`].filter(Boolean).join(' and ');
+    throw new ToolError(
+      'not_found',
+      `No ${input.peg === 'ALL' ? '' : input.peg + '-pegged '}stablecoin${chain ? ` on ${chain}` : ''} matches ${filters || 'these filters'}. Loosen a filter and call again; you were not charged.`,
+    );
+  }
+  const pegUsd = await pegValues(new Set(matched.map((m) => m.asset.pegCurrency)), ctx);
+  const rows = matched
+    .map(({ asset, supply }) => toRow(asset, supply, pegUsd.get(asset.pegCurrency)))
+    .sort((a, b) => b.circulatingUsd - a.circulatingUsd || b.circulating - a.circulating || a.name.localeCompare(b.name))
+    .slice(0, input.limit)
+    .map((row, i) => ({ ...row, rank: i + 1 }));
+  return {
+    source: provider.source,
+    fetchedAt,
+    cached,
+    filters: { peg: input.peg, chain, search: input.search ?? null, mechanism: input.mechanism ?? null },
+    totals: { assetCount: market.assets.length, circulatingUsd: market.totalCirculatingUsd },
+    matched: matched.length,
+    count: rows.length,
+    stablecoins: rows,
+  };
+}
 
 /** Stablecoin market overview: supply, price, peg deviation and chain spread, ranked by circulation. */
 export const stablecoins = defineTool({
@@ -91,13 +208,14 @@ export const stablecoins = defineTool({
     'per-chain circulation, plus market totals. Filters: `peg` currency (default USD; `all` for every peg), ' +
     '`chain`, `search` (name or symbol substring), `mechanism` (fiat-backed, crypto-backed, algorithmic); ' +
     '`limit` rows (default 20, max 100). Costs 3000 USDC units ($0.003) per call; $0.004 on Optimism; ' +
-    '30000 units ($0.003) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
+    '30000 units ($0.003) on Stellar. A filter that matches nothing is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/stablecoins',
   input: StablecoinsInputSchema,
   output: StablecoinsOutputSchema,
   price: { default: '3000', optimism: '4000', stellar: '30000' },
+  example: { peg: 'USD', limit: 10 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: notYetAvailable('stablecoins'),
+  handler: listStablecoins,
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
-import { defineTool } from '../src/tool.js';
+import { ToolError } from '../src/errors.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 
 const VenueEventInputSchema = z.object({
   eventTicker: z
@@ -31,7 +31,7 @@ const MarketSchema = z.object({
   lastPrice: PriceSchema.describe('Last traded YES price in dollars, 0–1.'),
   volume: z.number().describe('Contracts traded over the market lifetime (may be fractional).'),
   openInterest: z.number().describe('Contracts currently open (may be fractional).'),
-  venueUrl: z.string().describe('Web page of the market at the venue.'),
+  venueUrl: z.string().describe('Web page at the venue where the market is traded (its event page).'),
 });
 
 const VenueEventOutputSchema = z.object({
@@ -46,6 +46,20 @@ const VenueEventOutputSchema = z.object({
   source: z.string().describe('Name of the upstream data source.'),
 });
 
+/** Fetches the event with its nested markets; prices and counts arrive as fixed-point strings and leave as numbers. */
+async function lookUpEvent(input: z.output<typeof VenueEventInputSchema>, ctx: ToolContext) {
+  const provider = ctx.providers.kalshi;
+  const { data: event } = await provider.event(input.eventTicker, ctx.signal);
+  if (event.markets.length === 0) {
+    throw new ToolError(
+      'not_found',
+      `The ${provider.source} lists event ${event.eventTicker} ("${event.title}") without any market to quote. Try again later or another event; you were not charged.`,
+      { field: 'eventTicker' },
+    );
+  }
+  return { ...event, marketCount: event.markets.length, source: provider.source };
+}
+
 /** A prediction-market event with all its markets, quotes, volume and open interest. */
 export const venueEvent = defineTool({
   name: 'venue-event',
@@ -54,13 +68,14 @@ export const venueEvent = defineTool({
     'Looks up a prediction-market event by its ticker and returns its title, category, whether its markets ' +
     'are mutually exclusive, and every market with YES/NO bid and ask, last price (dollars 0–1, i.e. implied ' +
     'probability), volume, open interest, status and a link. Costs 2000 USDC units ($0.002) per call; $0.003 ' +
-    'on Optimism; 20000 units ($0.002) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
+    'on Optimism; 20000 units ($0.002) on Stellar. An unknown ticker is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/venue-event',
   input: VenueEventInputSchema,
   output: VenueEventOutputSchema,
   price: { default: '2000', optimism: '3000', stellar: '20000' },
+  example: { eventTicker: 'KXFEDDECISION-25DEC' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: notYetAvailable('venue-event'),
+  handler: lookUpEvent,
 });

@@ -9,6 +9,8 @@ import { solidityScan } from '../../tools/solidity-scan.js';
 import { testContext } from '../support/context.js';
 import { load, startBareExpress, type LoadResult } from './throughput.js';
 import { measureBrokerLatency } from './broker.js';
+import { measureCryptoIndicators } from './indicators.js';
+import { measureDexTopPools } from './dex-top-pools.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -68,3 +70,10 @@ const broker = await measureBrokerLatency(Number(process.env.BENCH_PAID_CALLS ??
 write(`(b) broker added latency of a verified paid call (in-process facilitator, chain time excluded), ${broker.calls} calls`);
 write(`    p50 ${pct(broker.added, 50).toFixed(2)} ms, p99 ${pct(broker.added, 99).toFixed(2)} ms (target p50 <= 3 ms); whole call p50 ${pct(broker.total, 50).toFixed(1)} ms, facilitator+chain p50 ${pct(broker.facilitator, 50).toFixed(1)} ms`);
 await scanLargeSource();
+const indicators = await measureCryptoIndicators(Number(process.env.BENCH_INDICATOR_CALLS ?? 500));
+write(`(d) crypto-indicators, all indicators on 500 candles from a warm cache (handler level), ${indicators.calls} calls, ${indicators.upstreamRequestsWhileMeasuring} upstream requests`);
+write(`    p50 ${pct(indicators.times, 50).toFixed(2)} ms, p99 ${pct(indicators.times, 99).toFixed(2)} ms (target p50 <= 5 ms)`);
+const pools = await measureDexTopPools(Number(process.env.BENCH_POOL_CALLS ?? 1000));
+write(`(e) dex-top-pools over a ${pools.pools}-pool cached list (handler level), ${pools.calls} calls, ${pools.upstreamRequestsWhileMeasuring} upstream requests; the one cold fetch+parse+rank took ${pools.coldFetchMs.toFixed(0)} ms`);
+write(`    p50 ${pct(pools.times, 50).toFixed(3)} ms, p99 ${pct(pools.times, 99).toFixed(3)} ms (target p50 <= 5 ms)`);
+for (const [name, times] of Object.entries(pools.byQuery)) write(`      ${name.padEnd(28)} p50 ${pct(times, 50).toFixed(3)} ms, p99 ${pct(times, 99).toFixed(3)} ms`);

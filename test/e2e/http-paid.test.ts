@@ -3,13 +3,12 @@ import { createWalletClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { cryptoIndicators } from '../../tools/crypto-indicators.js';
 import { localViemChain } from '../support/chain/token.js';
 import { testUsdcAbi } from '../support/chain/token.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
-import { failingTool, sideEffectTool } from '../support/tools.js';
+import { failingTool, notBuiltTool, sideEffectTool } from '../support/tools.js';
 
 let paid: PaidEnvironment;
 let server: TestServer;
@@ -25,7 +24,7 @@ beforeAll(async () => {
     await wallet.writeContract({ address: paid.token, abi: testUsdcAbi, functionName: 'transfer', args: [paid.payTo, all] });
   });
   const slow = sideEffectTool('slow', () => new Promise((r) => setTimeout(r, 400)));
-  const counted = countingTools([annuity, failingTool, drain, cryptoIndicators, slow] as AnyToolDefinition[]);
+  const counted = countingTools([annuity, failingTool, drain, notBuiltTool, slow] as AnyToolDefinition[]);
   runs = counted.runs;
   server = await startTestServer(paid.env, { tools: counted.tools });
 }, 120_000);
@@ -112,9 +111,9 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
 
   it('answers a paid call to a tool not built yet with 501 and settles nothing', async () => {
     const payer = paid.payers[3]!;
-    const payment = await signExactPayment(payer, await localEntry('/api/crypto-indicators'));
+    const payment = await signExactPayment(payer, await localEntry('/api/test/not-built'));
     const balanceBefore = await paid.balance(payer.address);
-    const res = await pay('/api/crypto-indicators', payment, JSON.stringify({ coin: 'BTC' }));
+    const res = await pay('/api/test/not-built', payment, JSON.stringify({ coin: 'BTC' }));
     expect(res.status).toBe(501);
     expect(res.headers.get('payment-response')).toBeNull();
     const error = ((await res.json()) as { error: { code: string; message: string } }).error;

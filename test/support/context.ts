@@ -1,4 +1,5 @@
 import { silentLogger } from '../../src/log.js';
+import type { Providers } from '../../src/providers/index.js';
 import type { Store } from '../../src/store/store.js';
 import type { ToolContext } from '../../src/tool.js';
 
@@ -8,10 +9,16 @@ const noStore = new Proxy({} as Store, {
   },
 });
 
+const noProviders = new Proxy({} as Providers, {
+  get(_target, prop) {
+    throw new Error(`providers.${String(prop)} is not available in this test context; pass providers in the overrides`);
+  },
+});
+
 /** A handler context for calling a tool's handler directly in a unit test. */
 export function testContext(overrides: Partial<ToolContext> = {}): ToolContext {
   return {
-    providers: {},
+    providers: noProviders,
     store: noStore,
     log: silentLogger,
     signal: new AbortController().signal,

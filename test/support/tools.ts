@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../../src/not-yet-available.js';
 import { defineTool } from '../../src/tool.js';
 
 /** A paid test tool whose handler always fails, to prove that failed calls are never settled. */
@@ -38,3 +39,18 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
     },
   });
 }
+
+/** A paid test tool whose upstream is "not built yet": the shared not_implemented stub, never charged. */
+export const notBuiltTool = defineTool({
+  name: 'not-built',
+  title: 'Not built',
+  description: 'Test tool: refused with not_implemented after payment verification. Costs 0.001 USDC.' + NOT_YET_AVAILABLE_NOTE,
+  group: 'tools',
+  method: 'POST',
+  path: '/api/test/not-built',
+  input: z.object({ coin: z.string().describe('Ignored.') }),
+  output: z.object({ ok: z.boolean() }),
+  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: notYetAvailable('not-built'),
+});

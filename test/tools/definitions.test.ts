@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolError } from '../../src/errors.js';
+import { NOT_YET_AVAILABLE_NOTE } from '../../src/not-yet-available.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { cryptoIndicators } from '../../tools/crypto-indicators.js';
 import { developmentIndicator } from '../../tools/development-indicator.js';
@@ -160,7 +161,7 @@ describe.each(cases)('$def.name definition', (c) => {
     expect(c.def.output.safeParse(c.sampleOutput).error?.issues).toBeUndefined();
   });
 
-  it('fails with not_implemented and says no charge was made', async () => {
+  it.skipIf(!c.def.description.includes(NOT_YET_AVAILABLE_NOTE))('fails with not_implemented and says no charge was made (tools not built yet)', async () => {
     const call = async () => c.def.handler(c.def.input.parse(c.valid), testContext());
     const err = await call().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
@@ -200,9 +201,9 @@ describe('crypto-indicators input', () => {
     expect(issuePaths(s, { coin: 'BTC', indicators: [] })).toContain('indicators');
     expect(issuePaths(s, {})).toContain('coin');
   });
-  it('rejects a limit too small for the requested indicators', () => {
-    expect(messagesAt(s, { coin: 'BTC', limit: 20, indicators: ['macd', 'rsi'] }, 'limit')[0]).toMatch(/macd 34/);
-    expect(s.parse({ coin: 'BTC', limit: 15, indicators: ['rsi', 'atr', 'vwap'] }).limit).toBe(15);
+  it('accepts a limit below an indicator minimum (the answer marks those values unavailable)', () => {
+    expect(s.parse({ coin: 'BTC', limit: 20, indicators: ['macd', 'rsi'] }).limit).toBe(20);
+    expect(s.parse({ coin: 'BTC', limit: 1 }).limit).toBe(1);
   });
 });
 

@@ -1,0 +1,299 @@
+import pRetry from 'p-retry';
+import type { z } from 'zod';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { AttemptFailure, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './attempt.js';
+import { TtlLruCache } from './cache.js';
+
+/** Settings of one upstream (from config). */
+export interface UpstreamSettings {
+  /** Short id used in logs and errors, e.g. "hyperliquid". */
+  name: string;
+  /** Human name used in error messages and `source` fields, e.g. "Hyperliquid info API". */
+  label: string;
+  /** Base URL from config, so operators point at mirrors and tests at look-alikes. */
+  baseUrl: string;
+  /** Time limit per attempt, body included. */
+  timeoutMs: number;
+  /** Extra attempts on retryable failures only (429 honouring Retry-After, 5xx, network errors, timeouts). */
+  retries: number;
+  /** Default TTL of cached responses. */
+  cacheTtlMs: number;
+  /** Memory cap: most responses kept (least recently used evicted first). */
+  cacheMaxEntries: number;
+  /** First backoff delay between attempts (doubles each retry, randomised); default 250 ms. */
+  backoffMs?: number;
+}
+
+/** One upstream answer: the parsed data, when it was fetched from the upstream, and whether it came from our cache. */
+export interface Fetched<T> {
+  data: T;
+  fetchedAt: string;
+  cached: boolean;
+}
+
+/** One upstream request. */
+export interface UpstreamRequest<S extends z.ZodType> {
+  /** Default GET. */
+  method?: 'GET' | 'POST';
+  /** Joined to baseUrl. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  /** JSON body for POST. */
+  body?: unknown;
+  /** Form fields for POST, sent `application/x-www-form-urlencoded` instead of a JSON body. */
+  form?: Record<string, string>;
+  /**
+   * A request that must reach the upstream at most once (it changes state, e.g. places an order): never served from
+   * or written to the cache, never joined with an identical request in flight, never retried.
+   */
+  once?: boolean;
+  /** Extra request headers, e.g. `authorization` (never logged, not part of the cache key). */
+  headers?: Record<string, string>;
+  /** The response is validated on the way in; failure → upstream_invalid. */
+  schema: S;
+  /** Overrides cacheTtlMs; 0 = do not cache. */
+  ttlMs?: number;
+  /** Caller cancellation (not retried). */
+  signal?: AbortSignal;
+  /**
+   * Maps an upstream answer that is an error in disguise (e.g. HTTP 200 with an error body, 404) to a ToolError;
+   * return undefined to accept it. Sees every answer except 429 (`json` is undefined when the body is not JSON).
+   * Returning an `AttemptFailure` instead retries the disguised error like a 5xx or 429 (e.g. a server error sent
+   * with HTTP 200).
+   */
+  interpret?: (status: number, json: unknown) => ToolError | AttemptFailure | undefined;
+}
+
+interface Entry {
+  data: unknown;
+  fetchedAt: string;
+}
+
+interface Flight {
+  promise: Promise<Entry>;
+  controller: AbortController;
+  waiters: number;
+}
+
+const NOT_CHARGED = 'you were not charged';
+
+function cancelled(): ToolError {
+  return new ToolError('cancelled', 'The call was cancelled before the upstream answered; nothing was charged.');
+}
+
+/** JSON-over-HTTP client for one upstream: timeout, p-retry backoff on retryable failures, TTL+LRU cache, request coalescing. */
+export class Upstream {
+  private readonly cache: TtlLruCache<Entry>;
+  private readonly inflight = new Map<string, Flight>();
+  private calls = 0;
+
+  /** Creates the client; nothing is fetched until the first request. */
+  constructor(private readonly settings: UpstreamSettings, private readonly log: Logger) {
+    this.cache = new TtlLruCache<Entry>(settings.cacheMaxEntries);
+  }
+
+  /** How many HTTP requests really went to the upstream (for tests and metrics). */
+  get upstreamCalls(): number {
+    return this.calls;
+  }
+
+  /** The settings this client runs with (label for `source` fields and messages). */
+  get info(): Readonly<UpstreamSettings> {
+    return this.settings;
+  }
+
+  /** Fetches (or serves from cache / joins an identical in-flight request) and validates one response. */
+  async request<S extends z.ZodType>(req: UpstreamRequest<S>): Promise<Fetched<z.output<S>>> {
+    if (req.signal?.aborted) throw cancelled();
+    const method = req.method ?? 'GET';
+    const url = this.url(req.path, req.query);
+    const body = req.form !== undefined ? new URLSearchParams(req.form).toString() : req.body === undefined ? undefined : JSON.stringify(req.body);
+    const key = `${method} ${url} ${body ?? ''}`;
+    const shared = req.once !== true;
+    const ttlMs = shared ? (req.ttlMs ?? this.settings.cacheTtlMs) : 0;
+    if (ttlMs > 0) {
+      const hit = this.cache.get(key);
+      if (hit) return { data: hit.data as z.output<S>, fetchedAt: hit.fetchedAt, cached: true };
+    }
+    let flight = shared ? this.inflight.get(key) : undefined;
+    if (!flight) {
+      const controller = new AbortController();
+      const started: Flight = {
+        controller,
+        waiters: 0,
+        promise: this.fetchWithRetries(method, url, body, req, controller.signal).then((entry) => {
+          this.cache.set(key, entry, ttlMs);
+          return entry;
+        }),
+      };
+      started.promise
+        .finally(() => {
+          if (this.inflight.get(key) === started) this.inflight.delete(key);
+        })
+        .catch(() => {});
+      if (shared) this.inflight.set(key, started);
+      flight = started;
+    }
+    const entry = await this.join(key, flight, req.signal);
+    return { data: entry.data as z.output<S>, fetchedAt: entry.fetchedAt, cached: false };
+  }
+
+  /** Waits for a shared flight; a caller leaving early only aborts the flight when nobody else waits for it. */
+  private join(key: string, flight: Flight, signal: AbortSignal | undefined): Promise<Entry> {
+    flight.waiters += 1;
+    return new Promise<Entry>((resolve, reject) => {
+      let done = false;
+      const leave = () => {
+        if (done) return false;
+        done = true;
+        flight.waiters -= 1;
+        signal?.removeEventListener('abort', onAbort);
+        return true;
+      };
+      const onAbort = () => {
+        if (!leave()) return;
+        if (flight.waiters === 0) {
+          if (this.inflight.get(key) === flight) this.inflight.delete(key);
+          flight.controller.abort();
+        }
+        reject(cancelled());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      flight.promise.then(
+        (entry) => leave() && resolve(entry),
+        (err: unknown) => leave() && reject(err),
+      );
+    });
+  }
+
+  private url(path: string, query: UpstreamRequest<z.ZodType>['query']): string {
+    const base = this.settings.baseUrl.replace(/\/+$/, '');
+    const url = new URL(path === '' ? base : base + '/' + path.replace(/^\/+/, ''));
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url.toString();
+  }
+
+  private async fetchWithRetries(
+    method: string,
+    url: string,
+    body: string | undefined,
+    req: UpstreamRequest<z.ZodType>,
+    signal: AbortSignal,
+  ): Promise<Entry> {
+    const { name, retries } = this.settings;
+    const path = new URL(url).pathname;
+    let attempts = 0;
+    try {
+      return await pRetry(
+        () => {
+          attempts += 1;
+          return this.attempt(method, url, body, req, signal);
+        },
+        {
+          retries: req.once === true ? 0 : retries,
+          factor: 2,
+          minTimeout: this.settings.backoffMs ?? 250,
+          maxTimeout: 4_000,
+          randomize: true,
+          signal,
+          shouldRetry: ({ error }) =>
+            error instanceof AttemptFailure && (error.retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS,
+          onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+            this.log.warn('upstream attempt failed', { upstream: name, path, attempt: attemptNumber, retriesLeft, error: error.message });
+            if (error instanceof AttemptFailure && retriesLeft > 0) {
+              const wait = error.retryAfterMs ?? 0;
+              if (wait > 0 && wait <= MAX_RETRY_AFTER_MS) await sleep(wait, signal);
+            }
+          },
+        },
+      );
+    } catch (err) {
+      if (signal.aborted) throw cancelled();
+      throw this.finalError(err, attempts);
+    }
+  }
+
+  /** Maps the last failure to the ToolError the caller sees (ToolErrors pass through). */
+  private finalError(err: unknown, attempts: number): ToolError {
+    const { label, timeoutMs } = this.settings;
+    const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+    if (err instanceof ToolError) return err;
+    if (err instanceof AttemptFailure) {
+      switch (err.kind) {
+        case 'timeout':
+          return new ToolError('upstream_timeout', `The ${label} did not answer within ${timeoutMs} ms (${tries}). Try again in a minute; ${NOT_CHARGED}.`);
+        case 'rate_limited': {
+          const seconds = err.retryAfterMs === undefined ? undefined : Math.ceil(err.retryAfterMs / 1000);
+          const when = seconds === undefined ? 'in a minute' : `in ${Math.max(1, seconds)} s`;
+          return new ToolError('upstream_rate_limited', `The ${label} is rate-limiting requests right now (${tries}). Try again ${when}; ${NOT_CHARGED}.`, {
+            ...(seconds === undefined ? {} : { details: { retryAfterSeconds: seconds } }),
+          });
+        }
+        case 'unavailable':
+          return new ToolError('upstream_unavailable', `The ${label} is unavailable (${err.message}; ${tries}). Try again in a minute; ${NOT_CHARGED}.`);
+      }
+    }
+    return new ToolError('upstream_unavailable', `The ${label} could not be reached (${tries}). Try again in a minute; ${NOT_CHARGED}.`, { cause: err });
+  }
+
+  /** One HTTP attempt: fetch, classify the status, parse and validate. */
+  private async attempt(method: string, url: string, body: string | undefined, req: UpstreamRequest<z.ZodType>, signal: AbortSignal): Promise<Entry> {
+    const { label, timeoutMs, name } = this.settings;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const both = AbortSignal.any([signal, timeout]);
+    this.calls += 1;
+    let status: number;
+    let text: string;
+    let retryAfter: string | null;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': req.form !== undefined ? 'application/x-www-form-urlencoded' : 'application/json' }),
+          ...req.headers,
+        },
+        body,
+        signal: both,
+      });
+      status = res.status;
+      retryAfter = res.headers.get('retry-after');
+      text = await res.text();
+    } catch (err) {
+      if (signal.aborted) throw cancelled();
+      if (timeout.aborted) throw new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      throw new AttemptFailure('unavailable', `network error${cause ? ` ${cause}` : ''}`);
+    }
+    let json: unknown;
+    let isJson = false;
+    try {
+      json = JSON.parse(text);
+      isJson = true;
+    } catch {
+      json = undefined;
+    }
+    if (status === 429) throw new AttemptFailure('rate_limited', 'HTTP 429', parseRetryAfter(retryAfter));
+    const disguised = req.interpret?.(status, json);
+    if (disguised) throw disguised;
+    if (status >= 500) throw new AttemptFailure('unavailable', `HTTP ${status}`);
+    if (status < 200 || status >= 300) {
+      this.log.error('upstream refused our request', { upstream: name, status, body: text.slice(0, 200) });
+      throw new ToolError('upstream_unavailable', `The ${label} refused the request (HTTP ${status}). Try again later; ${NOT_CHARGED}.`);
+    }
+    if (!isJson) {
+      throw new ToolError('upstream_invalid', `The ${label} sent a response that is not valid JSON, so no answer is given. Try again later; ${NOT_CHARGED}.`);
+    }
+    const checked = req.schema.safeParse(json);
+    if (!checked.success) {
+      this.log.error('upstream response failed its schema', { upstream: name, issues: checked.error.issues.slice(0, 5) });
+      const first = checked.error.issues[0];
+      const where = first ? ` (at ${first.path.join('.') || 'the top level'}: ${first.message})` : '';
+      throw new ToolError('upstream_invalid', `The ${label} sent data in an unexpected shape${where}, so no answer is given. Try again later; ${NOT_CHARGED}.`);
+    }
+    return { data: checked.data, fetchedAt: new Date().toISOString() };
+  }
+}

@@ -4,6 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { priceSummary } from './payments/pricing.js';
+import { runReceipts } from './receipts.js';
 import { createRuntime, listen, newMcpServer } from './runtime.js';
 import { tools } from '../tools/index.js';
 import { VERSION } from './version.js';
@@ -15,6 +16,8 @@ Usage:
   tollbooth stdio     MCP over stdio (for agents that spawn the server)
   tollbooth tools     list the tools with method, path and price
   tollbooth mcp-config   print ready MCP client entries (stdio + streamable HTTP) for this install
+  tollbooth receipts [--limit N] [--status settled|pending|failed] [--json]
+                      settled, pending and failed payments with totals by tool and network (DATABASE_URL or DATA_DIR)
   tollbooth help      this text
 
 Configuration comes from the environment; see README.md.`;
@@ -93,6 +96,9 @@ async function main(argv: string[]): Promise<void> {
       return listTools(config);
     case 'mcp-config':
       return mcpConfig(config);
+    case 'receipts':
+      process.exitCode = await runReceipts(config, argv.slice(1));
+      return;
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       process.exit(2);

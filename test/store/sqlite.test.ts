@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { describeStoreContract } from './contract.js';
 import type { PaymentClaim, ReceiptRecord } from '../../src/store/store.js';
 
 let dir: string;
@@ -18,18 +19,18 @@ const receipt = (key: string, status: ReceiptRecord['status'] = 'settled'): Rece
   key, tool: 'annuity', network: 'eip155:8453', payer: '0xabc', amount: '1000', transaction: '0xtx', status, transport: 'mcp', createdAt: new Date().toISOString(),
 });
 
+const contractDir = mkdtempSync(join(tmpdir(), 'tollbooth-contract-'));
+let opened = 0;
+describeStoreContract(
+  'SQLite',
+  () => SqliteStore.open(join(contractDir, `store-${++opened}.db`)),
+  async () => rmSync(contractDir, { recursive: true, force: true }),
+);
+
 describe('the SQLite store', () => {
   it('creates its file and directory on first open', async () => {
     const store = await SqliteStore.open(file);
     await store.ping();
-    await store.close();
-  });
-
-  it('gives a payment claim to exactly one of many concurrent claimers', async () => {
-    const store = await SqliteStore.open(file);
-    const results = await Promise.all(Array.from({ length: 50 }, () => store.claimPayment(claim('k1'))));
-    expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
-    expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(49);
     await store.close();
   });
 
@@ -42,44 +43,6 @@ describe('the SQLite store', () => {
     await b.close();
   });
 
-  it('lets a released claim be claimed again', async () => {
-    const store = await SqliteStore.open(file);
-    expect((await store.claimPayment(claim('k2'))).type).toBe('claimed');
-    await store.releasePayment('k2');
-    expect((await store.claimPayment(claim('k2'))).type).toBe('claimed');
-    await store.close();
-  });
-
-  it('reports a completed payment as spent with its transaction, and never releases it', async () => {
-    const store = await SqliteStore.open(file);
-    await store.claimPayment(claim('k3'));
-    await store.completePayment(receipt('k3'));
-    await store.releasePayment('k3');
-    expect(await store.claimPayment(claim('k3'))).toEqual({ type: 'spent', transaction: '0xtx' });
-    await store.close();
-  });
-
-  it('keeps a claim whose settlement is pending unusable, with its details, and never lets release free it', async () => {
-    const store = await SqliteStore.open(file);
-    await store.claimPayment(claim('k6'));
-    const details = { transaction: '0xpending', payload: { p: 1 }, requirements: { r: 2 }, requestHash: 'h', output: { km: 3 } };
-    await store.markPaymentPending('k6', details);
-    await store.releasePayment('k6');
-    expect(await store.claimPayment(claim('k6'))).toMatchObject({ type: 'pending', pending: { key: 'k6', ...details } });
-    expect((await store.listPending()).map((p) => p.key)).toEqual(['k6']);
-    await store.close();
-  });
-
-  it('returns the undelivered output of a pending payment once it is confirmed as spent', async () => {
-    const store = await SqliteStore.open(file);
-    await store.claimPayment(claim('k7'));
-    await store.markPaymentPending('k7', { transaction: '', payload: {}, requirements: {}, requestHash: 'h7', output: { km: 7 } });
-    await store.completePayment(receipt('k7'));
-    expect(await store.claimPayment(claim('k7'))).toEqual({ type: 'spent', transaction: '0xtx', undelivered: { requestHash: 'h7', output: { km: 7 } } });
-    expect(await store.listPending()).toEqual([]);
-    await store.close();
-  });
-
   it('records one receipt when two reconcilers complete the same pending payment', async () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
@@ -89,16 +52,6 @@ describe('the SQLite store', () => {
     expect((await a.listReceipts()).filter((r) => r.key === 'k9')).toHaveLength(1);
     await a.close();
     await b.close();
-  });
-
-  it('releases a pending payment that failed and records its failed receipt', async () => {
-    const store = await SqliteStore.open(file);
-    await store.claimPayment(claim('k8'));
-    await store.markPaymentPending('k8', { transaction: '', payload: {}, requirements: {}, requestHash: 'h8', output: null });
-    await store.failPending({ ...receipt('k8', 'failed'), errorReason: 'authorization_expired_unused' });
-    expect((await store.claimPayment(claim('k8'))).type).toBe('claimed');
-    expect((await store.listReceipts())[0]).toMatchObject({ key: 'k8', status: 'failed', errorReason: 'authorization_expired_unused' });
-    await store.close();
   });
 
   it('migrates a first-release database, turning unknown settlements into pending ones', async () => {

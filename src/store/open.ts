@@ -1,0 +1,24 @@
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { PostgresStore } from './postgres.js';
+import { describeDatabaseUrl } from './postgres-url.js';
+import { SqliteStore } from './sqlite.js';
+import type { Store } from './store.js';
+
+/** Where a configuration keeps its payments: PostgreSQL (named without password) or the SQLite file. */
+export function storeLocation(config: Pick<Config, 'databaseUrl' | 'dataDir'>): { kind: 'postgres' | 'sqlite'; where: string } {
+  return config.databaseUrl
+    ? { kind: 'postgres', where: describeDatabaseUrl(config.databaseUrl) }
+    : { kind: 'sqlite', where: join(config.dataDir, 'tollbooth.db') };
+}
+
+/** Opens the configured store: PostgreSQL when DATABASE_URL is set (several instances), else the embedded SQLite file under DATA_DIR. */
+export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: Logger): Promise<Store> {
+  const location = storeLocation(config);
+  const store = config.databaseUrl
+    ? await PostgresStore.open(config.databaseUrl, { log })
+    : await SqliteStore.open(location.where);
+  log.info('store opened', { store: location.kind, at: location.where });
+  return store;
+}

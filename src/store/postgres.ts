@@ -1,0 +1,259 @@
+import pg from 'pg';
+import type { Logger } from '../log.js';
+import { migrate } from './postgres-migrations.js';
+import { json, rowToOrder, rowToPending, rowToReceipt, type Row } from './postgres-rows.js';
+import { describeDatabaseUrl, errorText, isConnectionError, redactor } from './postgres-url.js';
+import type {
+  ClaimResult,
+  DripClaim,
+  IdempotencyBegin,
+  IdempotencyClaim,
+  OrderRecord,
+  PaymentClaim,
+  PendingDetails,
+  PendingRecord,
+  ReceiptRecord,
+  Store,
+  StoredResult,
+} from './store.js';
+
+const RECEIPT_COLUMNS = 'key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at';
+const receiptArgs = (r: ReceiptRecord) => [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.createdAt];
+const INSERT_RECEIPT = `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+
+/** Options for opening the PostgreSQL store. */
+export interface PostgresStoreOptions {
+  log?: Logger;
+  /** Most connections this instance keeps open (default 10). */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing a call (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/** The shared store for several instances: PostgreSQL, every state change atomic in the database. */
+export class PostgresStore implements Store {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly target: string,
+    private readonly redact: (message: string) => string,
+  ) {}
+
+  /** Connects to `url` (a DATABASE_URL) and applies missing migrations; throws with a clear, password-free message. */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const target = describeDatabaseUrl(url);
+    const redact = redactor(url);
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      keepAlive: true,
+      application_name: 'tollbooth',
+    });
+    // An idle connection that drops (server restart, failover) must not crash the process.
+    pool.on('error', (err) => options.log?.warn('an idle PostgreSQL connection failed', { database: target, error: redact(errorText(err)) }));
+    try {
+      const report = await migrate(pool);
+      if (report.applied.length > 0) options.log?.info('PostgreSQL store migrated', { database: target, applied: report.applied });
+      if (report.unknown.length > 0) {
+        options.log?.warn('the PostgreSQL schema has migrations this release does not know (a newer release ran here)', { database: target, versions: report.unknown });
+      }
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw new Error(`Could not open the PostgreSQL store at ${target}: ${redact(errorText(err))}. Check DATABASE_URL and that the server is reachable.`);
+    }
+    return new PostgresStore(pool, target, redact);
+  }
+
+  async claimPayment(claim: PaymentClaim): Promise<ClaimResult> {
+    const now = new Date().toISOString();
+    for (;;) {
+      const inserted = await this.query(
+        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, created_at, updated_at)
+         VALUES ($1, 'claimed', $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (key) DO NOTHING RETURNING key`,
+        [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, now],
+      );
+      if (inserted.length === 1) return { type: 'claimed' };
+      const [row] = await this.query('SELECT * FROM payment_claims WHERE key = $1', [claim.key]);
+      if (!row) continue; // released between the two statements: try to claim again
+      switch (row.status) {
+        case 'spent': {
+          const transaction = String(row.transaction_id ?? '');
+          // Completed after being pending: the output that was never delivered goes to a retry of the same request.
+          if (row.request_hash === null || row.request_hash === undefined) return { type: 'spent', transaction };
+          return { type: 'spent', transaction, undelivered: { requestHash: String(row.request_hash), output: row.output } };
+        }
+        case 'pending':
+          return { type: 'pending', pending: rowToPending(row) };
+        default:
+          return { type: 'in_flight' };
+      }
+    }
+  }
+
+  async releasePayment(key: string): Promise<void> {
+    await this.query("DELETE FROM payment_claims WHERE key = $1 AND status = 'claimed'", [key]);
+  }
+
+  async completePayment(receipt: ReceiptRecord): Promise<void> {
+    await this.transaction(async (q) => {
+      // Only whoever moves the claim on writes the receipt: a payment completed twice (two reconcilers) keeps one.
+      // A pending payment keeps its request hash and output (undelivered); payload and requirements are done with.
+      const changed = await q(
+        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, transaction_id, created_at, updated_at)
+         VALUES ($1, 'spent', $2, $3, $4, $5, $6, $7, $8, $8)
+         ON CONFLICT (key) DO UPDATE SET status = 'spent', transaction_id = EXCLUDED.transaction_id, updated_at = EXCLUDED.updated_at,
+           payload = NULL, requirements = NULL
+         WHERE payment_claims.status <> 'spent'
+         RETURNING key`,
+        [receipt.key, receipt.tool, receipt.network, receipt.payer, receipt.amount, receipt.transport, receipt.transaction, receipt.createdAt],
+      );
+      if (changed.length === 1) await q(INSERT_RECEIPT, receiptArgs(receipt));
+    });
+  }
+
+  async markPaymentPending(key: string, details: PendingDetails): Promise<void> {
+    await this.query(
+      `UPDATE payment_claims SET status = 'pending', transaction_id = $2, payload = $3::json, requirements = $4::json,
+         request_hash = $5, output = $6::json, updated_at = $7
+       WHERE key = $1 AND status IN ('claimed', 'pending')`,
+      [key, details.transaction, json(details.payload), json(details.requirements), details.requestHash, json(details.output), new Date().toISOString()],
+    );
+  }
+
+  async listPending(): Promise<PendingRecord[]> {
+    const rows = await this.query("SELECT * FROM payment_claims WHERE status = 'pending' ORDER BY created_at, updated_at, key");
+    return rows.map(rowToPending);
+  }
+
+  async failPending(receipt: ReceiptRecord): Promise<void> {
+    await this.transaction(async (q) => {
+      // Only a payment still pending is ended here; one another instance completed meanwhile stays spent.
+      const released = await q("DELETE FROM payment_claims WHERE key = $1 AND status = 'pending' RETURNING key", [receipt.key]);
+      if (released.length === 1) await q(INSERT_RECEIPT, receiptArgs(receipt));
+    });
+  }
+
+  async recordReceipt(receipt: ReceiptRecord): Promise<void> {
+    await this.query(INSERT_RECEIPT, receiptArgs(receipt));
+  }
+
+  async listReceipts(options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
+    const rows = await this.query(`SELECT ${RECEIPT_COLUMNS} FROM receipts ORDER BY created_at DESC, id DESC LIMIT $1`, [options.limit ?? 100]);
+    return rows.map(rowToReceipt);
+  }
+
+  async beginIdempotent(claim: IdempotencyClaim): Promise<IdempotencyBegin> {
+    for (;;) {
+      const now = new Date().toISOString();
+      // Inserts a new record, or takes over an expired one; the row lock makes concurrent begins take turns.
+      const taken = await this.query(
+        `INSERT INTO idempotency_records (id, tool, request_hash, payment_key, state, result, created_at, updated_at, expires_at)
+         VALUES ($1, $2, $3, $4, 'in_flight', NULL, $5, $5, $6)
+         ON CONFLICT (id) DO UPDATE SET tool = EXCLUDED.tool, request_hash = EXCLUDED.request_hash, payment_key = EXCLUDED.payment_key,
+           state = 'in_flight', result = NULL, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at
+         WHERE idempotency_records.expires_at <= $5
+         RETURNING id`,
+        [claim.id, claim.tool, claim.requestHash, claim.paymentKey, now, claim.expiresAt],
+      );
+      if (taken.length === 1) return { type: 'new' };
+      const [row] = await this.query('SELECT * FROM idempotency_records WHERE id = $1 AND expires_at > $2', [claim.id, now]);
+      if (!row) continue; // abandoned or expired between the two statements
+      if (row.request_hash !== claim.requestHash || row.tool !== claim.tool) return { type: 'conflict', reason: 'different_request' };
+      if (row.payment_key !== claim.paymentKey) return { type: 'conflict', reason: 'different_payment' };
+      if (row.state === 'done') return { type: 'done', result: row.result as StoredResult };
+      return { type: 'in_flight' };
+    }
+  }
+
+  async finishIdempotent(id: string, result: StoredResult): Promise<void> {
+    await this.query(
+      "UPDATE idempotency_records SET state = 'done', result = $2::json, updated_at = $3 WHERE id = $1 AND state = 'in_flight'",
+      [id, json(result), new Date().toISOString()],
+    );
+  }
+
+  async abandonIdempotent(id: string): Promise<void> {
+    await this.query("DELETE FROM idempotency_records WHERE id = $1 AND state = 'in_flight'", [id]);
+  }
+
+  async purgeExpired(now: string): Promise<number> {
+    const rows = await this.query('DELETE FROM idempotency_records WHERE expires_at <= $1 RETURNING id', [now]);
+    return rows.length;
+  }
+
+  async claimDrip(subject: string, day: string, limit: number): Promise<DripClaim> {
+    // One statement: the first drip of the day, or one more only while under the limit (the row lock serializes callers).
+    const [taken] = await this.query(
+      `INSERT INTO drips (subject, day, count) SELECT $1, $2, 1 WHERE $3::int > 0
+       ON CONFLICT (subject, day) DO UPDATE SET count = drips.count + 1 WHERE drips.count < $3::int
+       RETURNING count`,
+      [subject, day, limit],
+    );
+    if (taken) return { type: 'granted', count: Number(taken.count) };
+    const [current] = await this.query('SELECT count FROM drips WHERE subject = $1 AND day = $2', [subject, day]);
+    return { type: 'limit_reached', count: Number(current?.count ?? 0) };
+  }
+
+  async releaseDrip(subject: string, day: string): Promise<void> {
+    await this.query('UPDATE drips SET count = count - 1 WHERE subject = $1 AND day = $2 AND count > 0', [subject, day]);
+  }
+
+  async saveOrder(o: OrderRecord): Promise<void> {
+    await this.query(
+      `INSERT INTO orders (order_id, service_id, link, quantity, charge_usd, status, payer, payment_key, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (order_id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,
+      [o.orderId, o.serviceId, o.link, o.quantity, o.chargeUsd, o.status, o.payer, o.paymentKey, o.createdAt, o.updatedAt],
+    );
+  }
+
+  async getOrder(orderId: string): Promise<OrderRecord | undefined> {
+    const [row] = await this.query('SELECT * FROM orders WHERE order_id = $1', [orderId]);
+    return row ? rowToOrder(row) : undefined;
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** Runs one statement; a lost or refused connection becomes an error naming the database (never its password). */
+  private async query(sql: string, args: unknown[] = []): Promise<Row[]> {
+    try {
+      return (await this.pool.query(sql, args)).rows as Row[];
+    } catch (err) {
+      throw this.wrap(err);
+    }
+  }
+
+  /** Runs `fn` in one transaction on one connection: all of its statements take effect, or none. */
+  private async transaction(fn: (q: (sql: string, args?: unknown[]) => Promise<Row[]>) => Promise<void>): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.wrap(err);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await fn(async (sql, args = []) => (await client.query(sql, args)).rows as Row[]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw this.wrap(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private wrap(err: unknown): Error {
+    const message = this.redact(errorText(err));
+    if (isConnectionError(err)) return new Error(`PostgreSQL store unavailable (${this.target}): ${message}`, { cause: err });
+    if (err instanceof Error && message === err.message) return err;
+    return new Error(message);
+  }
+}

@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IdempotencyClaim, PaymentClaim, PendingDetails, ReceiptRecord, Store, StoredResult } from '../../src/store/store.js';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+/** Lets the clock move on, so records made one after the other get different timestamps (no assertion on time). */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+const secondsFromNow = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+
+const claim = (key: string, over: Partial<PaymentClaim> = {}): PaymentClaim => ({
+  key, tool: 'annuity', network: 'eip155:8453', payer: '0xPayer', amount: '1000', transport: 'http', ...over,
+});
+const receipt = (key: string, over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
+  key, tool: 'annuity', network: 'eip155:8453', payer: '0xPayer', amount: '1000', transaction: `0xtx-${key}`,
+  status: 'settled', transport: 'mcp', createdAt: new Date().toISOString(), ...over,
+});
+const details = (over: Partial<PendingDetails> = {}): PendingDetails => ({
+  transaction: '0xpending',
+  payload: { x402Version: 2, payload: { signature: '0xsig', authorization: { nonce: '0x01', value: '1000' } }, extensions: { list: [1, 'two', null] } },
+  requirements: { scheme: 'exact', network: 'eip155:8453', amount: '1000', extra: { name: 'USD Coin', version: '2' } },
+  requestHash: 'sha256:request',
+  output: { presentValue: 772.17, rows: [{ n: 1 }, { n: 2 }], note: null },
+  ...over,
+});
+const idem = (id: string, over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
+  id, tool: 'annuity', requestHash: 'sha256:request-a', paymentKey: 'payment-a', expiresAt: secondsFromNow(3600), ...over,
+});
+const stored: StoredResult = {
+  output: { presentValue: 772.17, futureValue: 1257.78, type: 'ordinary', list: [1, 2, 3] },
+  receipt: { success: true, transaction: '0xsettled', network: 'eip155:8453', payer: '0xPayer', amount: '1000' },
+};
+/** An idempotency id of the allowed shape (16–128 of [A-Za-z0-9_-]). */
+const newId = () => `idem_${randomUUID().replace(/-/g, '')}`;
+
+/**
+ * The behaviour every `Store` implementation must have. `open` returns a new, empty store each time it is
+ * called (the suite closes each one after its test); `cleanup` runs once after all tests.
+ */
+export function describeStoreContract(label: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
+  describe(`the ${label} store (shared contract)`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+    if (cleanup) afterAll(cleanup);
+
+    it('answers a ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    describe('replay guard', () => {
+      it('gives a payment claim to exactly one of 50 concurrent claimers; the others see it in flight', async () => {
+        const results = await Promise.all(Array.from({ length: 50 }, () => store.claimPayment(claim('race'))));
+        expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
+        expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(49);
+      });
+
+      it('lets a released claim be claimed again (the authorization stays usable)', async () => {
+        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
+        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'in_flight' });
+        await store.releasePayment('k');
+        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
+      });
+
+      it('reports a completed payment as spent with its transaction, and never releases it', async () => {
+        await store.claimPayment(claim('k'));
+        await store.completePayment(receipt('k', { transaction: '0xspent' }));
+        await store.releasePayment('k');
+        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'spent', transaction: '0xspent' });
+      });
+
+      it('stores the settled receipt together with marking the payment spent', async () => {
+        await store.claimPayment(claim('k'));
+        const r = receipt('k', { transaction: '0xspent', amount: '900' });
+        await store.completePayment(r);
+        expect(await store.listReceipts()).toEqual([r]);
+      });
+
+      it('keeps a pending payment with all its details and answers further claims with them', async () => {
+        await store.claimPayment(claim('k', { transport: 'mcp', amount: '2500', payer: '0xSomeone' }));
+        const d = details();
+        await store.markPaymentPending('k', d);
+        const result = await store.claimPayment(claim('k'));
+        expect(result.type).toBe('pending');
+        if (result.type !== 'pending') return;
+        expect(result.pending).toMatchObject({ key: 'k', tool: 'annuity', network: 'eip155:8453', payer: '0xSomeone', amount: '2500', transport: 'mcp', ...d });
+        expect(result.pending.createdAt).toMatch(ISO);
+        expect(result.pending.updatedAt).toMatch(ISO);
+        expect(await store.listPending()).toEqual([result.pending]);
+      });
+
+      it('keeps a pending payment unusable: release does not free it', async () => {
+        await store.claimPayment(claim('k'));
+        await store.markPaymentPending('k', details());
+        await store.releasePayment('k');
+        expect((await store.claimPayment(claim('k'))).type).toBe('pending');
+        expect(await store.listPending()).toHaveLength(1);
+      });
+
+      it('completes a pending payment: spent with its transaction and undelivered output, no longer pending, receipt stored', async () => {
+        await store.claimPayment(claim('k'));
+        const d = details({ transaction: '0xlate' });
+        await store.markPaymentPending('k', d);
+        const r = receipt('k', { transaction: '0xlate' });
+        await store.completePayment(r);
+        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'spent', transaction: '0xlate', undelivered: { requestHash: d.requestHash, output: d.output } });
+        expect(await store.listPending()).toEqual([]);
+        expect(await store.listReceipts()).toEqual([r]);
+      });
+
+      it('records one receipt when two reconcilers complete the same pending payment at once', async () => {
+        await store.claimPayment(claim('k'));
+        await store.markPaymentPending('k', details());
+        await Promise.all([store.completePayment(receipt('k')), store.completePayment(receipt('k'))]);
+        expect(await store.listReceipts()).toHaveLength(1);
+      });
+
+      it('records no failed receipt for a pending payment that was completed meanwhile, and keeps it spent', async () => {
+        await store.claimPayment(claim('k'));
+        await store.markPaymentPending('k', details());
+        await store.completePayment(receipt('k', { transaction: '0xdone' }));
+        await store.failPending(receipt('k', { status: 'failed', transaction: '', errorReason: 'settlement_failed' }));
+        expect((await store.listReceipts()).map((r) => r.status)).toEqual(['settled']);
+        expect(await store.claimPayment(claim('k'))).toMatchObject({ type: 'spent', transaction: '0xdone' });
+      });
+
+      it('ends a pending payment that never settled: records the failed receipt and releases the claim', async () => {
+        await store.claimPayment(claim('k'));
+        await store.markPaymentPending('k', details({ transaction: '' }));
+        const failed = receipt('k', { status: 'failed', transaction: '', errorReason: 'settlement_failed' });
+        await store.failPending(failed);
+        expect(await store.listPending()).toEqual([]);
+        expect(await store.listReceipts()).toEqual([failed]);
+        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
+      });
+
+      it('lists pending settlements oldest first', async () => {
+        for (const key of ['first', 'second', 'third']) {
+          await store.claimPayment(claim(key));
+          await store.markPaymentPending(key, details({ transaction: `0x${key}` }));
+          await tick();
+        }
+        await store.claimPayment(claim('only-claimed'));
+        expect((await store.listPending()).map((p) => [p.key, p.transaction])).toEqual([
+          ['first', '0xfirst'],
+          ['second', '0xsecond'],
+          ['third', '0xthird'],
+        ]);
+      });
+    });
+
+    describe('receipts', () => {
+      it('stores a failed receipt with its reason and every field as given', async () => {
+        const failed = receipt('f', { status: 'failed', transaction: '', errorReason: 'insufficient_funds', transport: 'http', payer: '0xP', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
+        await store.recordReceipt(failed);
+        expect(await store.listReceipts()).toEqual([failed]);
+      });
+
+      it('lists receipts most recent first and honours the limit', async () => {
+        const base = Date.now() - 60_000;
+        const all = [1, 2, 3, 4].map((i) => receipt(`r${i}`, { createdAt: new Date(base + i * 1000).toISOString() }));
+        for (const r of all) await store.recordReceipt(r);
+        expect((await store.listReceipts()).map((r) => r.key)).toEqual(['r4', 'r3', 'r2', 'r1']);
+        expect((await store.listReceipts({ limit: 2 })).map((r) => r.key)).toEqual(['r4', 'r3']);
+      });
+    });
+
+    describe('faucet drips', () => {
+      it('grants at most the daily limit to one subject, even to 10 concurrent callers', async () => {
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)));
+        expect(results.filter((r) => r.type === 'granted').map((r) => r.count).sort()).toEqual([1, 2]);
+        expect(results.filter((r) => r.type === 'limit_reached')).toEqual(Array.from({ length: 8 }, () => ({ type: 'limit_reached', count: 2 })));
+      });
+
+      it('counts each subject and day on its own', async () => {
+        await store.claimDrip('base-sepolia:0xabc', '2026-11-21', 1);
+        expect(await store.claimDrip('base-sepolia:0xabc', '2026-11-22', 1)).toEqual({ type: 'granted', count: 1 });
+        expect(await store.claimDrip('solana-devnet:Abc', '2026-11-21', 1)).toEqual({ type: 'granted', count: 1 });
+      });
+
+      it('takes back a released drip, so it can be granted again', async () => {
+        await store.claimDrip('s', '2026-11-21', 1);
+        expect(await store.claimDrip('s', '2026-11-21', 1)).toEqual({ type: 'limit_reached', count: 1 });
+        await store.releaseDrip('s', '2026-11-21');
+        expect(await store.claimDrip('s', '2026-11-21', 1)).toEqual({ type: 'granted', count: 1 });
+      });
+
+      it('grants nothing under a limit of 0', async () => {
+        expect(await store.claimDrip('s', '2026-11-21', 0)).toEqual({ type: 'limit_reached', count: 0 });
+      });
+    });
+
+    describe('orders', () => {
+      const order = { orderId: '23501', serviceId: 1, link: 'https://example.com/p', quantity: 100, chargeUsd: 3.25, status: 'ordered', payer: '0xabc', paymentKey: 'k', createdAt: '2026-11-21T06:00:00.000Z', updatedAt: '2026-11-21T06:00:00.000Z' };
+
+      it('keeps a placed order as given and answers undefined for an unknown id', async () => {
+        await store.saveOrder(order);
+        expect(await store.getOrder('23501')).toEqual(order);
+        expect(await store.getOrder('nope')).toBeUndefined();
+      });
+
+      it('updates the status of an order saved again', async () => {
+        await store.saveOrder(order);
+        await store.saveOrder({ ...order, status: 'completed', updatedAt: '2026-11-21T07:00:00.000Z' });
+        expect(await store.getOrder('23501')).toEqual({ ...order, status: 'completed', updatedAt: '2026-11-21T07:00:00.000Z' });
+      });
+    });
+
+    describe('idempotency records', () => {
+      it('answers new for a first id, then in flight for the same request and payment', async () => {
+        const id = newId();
+        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'new' });
+        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'in_flight' });
+      });
+
+      it('answers done with the stored output and receipt once the call finished', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id));
+        await store.finishIdempotent(id, stored);
+        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'done', result: stored });
+      });
+
+      it('refuses the same id for a different request, in flight or done', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id));
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({ type: 'conflict', reason: 'different_request' });
+        await store.finishIdempotent(id, stored);
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({ type: 'conflict', reason: 'different_request' });
+      });
+
+      it('refuses the same id for another tool as a different request', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id));
+        expect(await store.beginIdempotent(idem(id, { tool: 'geo-distance' }))).toEqual({ type: 'conflict', reason: 'different_request' });
+      });
+
+      it('refuses the same id and request with a different payment, in flight or done', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id));
+        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({ type: 'conflict', reason: 'different_payment' });
+        await store.finishIdempotent(id, stored);
+        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({ type: 'conflict', reason: 'different_payment' });
+      });
+
+      it('treats an expired record as absent: the id is new again, even for another request', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id, { expiresAt: secondsFromNow(-1) }));
+        await store.finishIdempotent(id, stored);
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual({ type: 'new' });
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual({ type: 'in_flight' });
+      });
+
+      it('forgets an abandoned in-flight id so the client may retry with it', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id));
+        await store.abandonIdempotent(id);
+        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'new' });
+      });
+
+      it('keeps a finished id when asked to abandon it', async () => {
+        const id = newId();
+        await store.beginIdempotent(idem(id));
+        await store.finishIdempotent(id, stored);
+        await store.abandonIdempotent(id);
+        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'done', result: stored });
+      });
+
+      it('purges only records that expired before the given time and says how many', async () => {
+        const [old1, old2, live] = [newId(), newId(), newId()];
+        await store.beginIdempotent(idem(old1, { expiresAt: secondsFromNow(-120) }));
+        await store.beginIdempotent(idem(old2, { expiresAt: secondsFromNow(-60) }));
+        await store.finishIdempotent(old2, stored);
+        await store.beginIdempotent(idem(live));
+        expect(await store.purgeExpired(new Date().toISOString())).toBe(2);
+        expect(await store.purgeExpired(new Date().toISOString())).toBe(0);
+        expect(await store.beginIdempotent(idem(live))).toEqual({ type: 'in_flight' });
+      });
+
+      it('gives exactly one of 20 concurrent begins with the same id a new record', async () => {
+        const id = newId();
+        const results = await Promise.all(Array.from({ length: 20 }, () => store.beginIdempotent(idem(id))));
+        expect(results.filter((r) => r.type === 'new')).toHaveLength(1);
+        expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(19);
+      });
+    });
+  });
+}

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import type { Logger } from '../../src/log.js';
+import { openStore, storeLocation } from '../../src/store/open.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { createTestSchema, describeWithPostgres } from '../support/postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tollbooth-open-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A logger that keeps every line, to check what reaches the logs. */
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ msg, ...fields }));
+  return { lines, info: keep, warn: keep, error: keep };
+}
+
+describe('choosing the store', () => {
+  it('opens the embedded SQLite file under DATA_DIR when DATABASE_URL is not set', async () => {
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(storeLocation(config)).toEqual({ kind: 'sqlite', where: join(dir, 'tollbooth.db') });
+    const store = await openStore(config, recordingLogger());
+    expect(store).toBeInstanceOf(SqliteStore);
+    await store.close();
+  });
+
+  it('reads DATABASE_URL from DATABASE_URL_FILE, and names it without the password', () => {
+    const file = join(dir, 'database-url');
+    writeFileSync(file, 'postgres://tollbooth:pa55-w0rd@db.internal:6543/payments\n');
+    const config = loadConfig({ DATA_DIR: dir, DATABASE_URL_FILE: file });
+    expect(config.databaseUrl).toBe('postgres://tollbooth:pa55-w0rd@db.internal:6543/payments');
+    expect(storeLocation(config)).toEqual({ kind: 'postgres', where: 'postgres://tollbooth@db.internal:6543/payments' });
+  });
+
+  it('refuses a DATABASE_URL that is not a postgres:// URL, without repeating it', () => {
+    let error: unknown;
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://root:hunter2-secret@db/x' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('DATABASE_URL');
+    expect((error as Error).message).toContain('must be a postgres:// or postgresql:// connection URL');
+    expect((error as Error).message).not.toContain('hunter2-secret');
+  });
+
+  it('stops start-up with a clear error when PostgreSQL cannot be reached, never logging the password', async () => {
+    const log = recordingLogger();
+    const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: 'postgresql://tollbooth:hunter2-secret@127.0.0.1:1/payments' });
+    await expect(openStore(config, log)).rejects.toThrow(/Could not open the PostgreSQL store at postgres:\/\/tollbooth@127\.0\.0\.1:1\/payments/);
+    await expect(openStore(config, log)).rejects.not.toThrow(/hunter2-secret/);
+    expect(log.lines.join('\n')).not.toContain('hunter2-secret');
+  });
+});
+
+describeWithPostgres('choosing the store with a reachable PostgreSQL', () => {
+  it('opens PostgreSQL when DATABASE_URL is set, and logs where without the password', async () => {
+    const schema = await createTestSchema('tollbooth_open');
+    try {
+      const url = new URL(schema.url);
+      url.password = 'not-needed-with-trust-auth';
+      const log = recordingLogger();
+      const store = await openStore(loadConfig({ DATA_DIR: dir, DATABASE_URL: url.toString() }), log);
+      expect(store).toBeInstanceOf(PostgresStore);
+      await store.ping();
+      await store.close();
+      expect(log.lines.join('\n')).toContain('"store":"postgres"');
+      expect(log.lines.join('\n')).not.toContain('not-needed-with-trust-auth');
+    } finally {
+      await schema.drop();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { createWalletClient, defineChain, http, nonceManager, publicActions, type Chain } from 'viem';
+import { createWalletClient, defineChain, http, publicActions, type Chain } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId, type NetworkEntry } from '../networks.js';
 
@@ -14,21 +14,37 @@ export function evmChain(net: NetworkEntry): Chain {
   });
 }
 
+/** The tail of each sender's queue of transactions being signed and sent, per `address:chainId`. */
+const sending = new Map<string, Promise<unknown>>();
+
 /**
- * Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. Nonces come
- * from viem's in-process nonce manager, so concurrent settlements from this process never collide; instances
- * that share a key should each get their own key (or share a remote facilitator).
+ * Runs `send` after every earlier send of the same account on the same chain has been handed to the node, so
+ * each one reads the pending nonce after the previous transaction counts: concurrent settlements from this
+ * process never collide. (Waiting for receipts is not serialised.) Instances sharing one key still can: give
+ * each instance its own key, or share a remote facilitator.
  */
+function oneAtATime<T>(sender: string, send: () => Promise<T>): Promise<T> {
+  const previous = sending.get(sender) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(send);
+  sending.set(sender, next);
+  void next.finally(() => {
+    if (sending.get(sender) === next) sending.delete(sender);
+  }).catch(() => undefined);
+  return next;
+}
+
+/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
 export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number) {
-  const account = privateKeyToAccount(key, { nonceManager });
+  const account = privateKeyToAccount(key);
+  const sender = `${account.address}:${chain.id}`;
   const client = createWalletClient({ account, chain, transport: http(rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
   return toFacilitatorEvmSigner(
     {
       address: account.address,
       readContract: (args) => client.readContract(args as never),
       verifyTypedData: (args) => client.verifyTypedData(args as never),
-      writeContract: (args) => client.writeContract({ ...(args as object), chain, account } as never),
-      sendTransaction: (args) => client.sendTransaction({ ...(args as object), chain, account } as never),
+      writeContract: (args) => oneAtATime(sender, () => client.writeContract({ ...(args as object), chain, account } as never)),
+      sendTransaction: (args) => oneAtATime(sender, () => client.sendTransaction({ ...(args as object), chain, account } as never)),
       waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
       getCode: (args) => client.getCode(args as never),
     } as Parameters<typeof toFacilitatorEvmSigner>[0],

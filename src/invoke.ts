@@ -9,7 +9,7 @@ import type { PaymentRejection } from './payments/outcomes.js';
 import type { Challenge } from './payments/requirements.js';
 import type { Providers } from './providers/index.js';
 import type { Store, Transport } from './store/store.js';
-import type { AnyToolDefinition } from './tool.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition, ToolContext } from './tool.js';
 
 /** Everything the pipeline needs besides the call itself. */
 export interface InvokeDeps {
@@ -58,6 +58,14 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
   }
   const parsed = tool.input.safeParse(req.input ?? {});
   if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
+  if (tool.precheck) {
+    // Before the payment is even read: what the precheck refuses is never a 402 and never charged.
+    try {
+      await tool.precheck(parsed.data, handlerContext(deps, req));
+    } catch (err) {
+      return { type: 'error', error: logged(deps, tool.name, toToolError(err)) };
+    }
+  }
   if (req.payment === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
 
   const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, parsed.data));
@@ -73,13 +81,7 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
 
   let output: unknown;
   try {
-    const raw = await tool.handler(parsed.data, {
-      providers: deps.providers,
-      store: deps.store,
-      log: deps.log,
-      signal: req.signal,
-      progress: req.progress ?? (() => {}),
-    });
+    const raw = await tool.handler(parsed.data, { ...handlerContext(deps, req), payment: { payer: ticket.payer, key: ticket.replayKey } });
     const checked = tool.output.safeParse(raw);
     if (!checked.success) {
       deps.log.error('tool output failed its schema', { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
@@ -104,5 +106,43 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
       return { type: 'settlement_pending', receipt: settled.receipt };
     case 'failed':
       return { type: 'settlement_failed', receipt: settled.receipt, challenge: settled.challenge };
+  }
+}
+
+function handlerContext(deps: InvokeDeps, req: { signal: AbortSignal; progress?: CallRequest['progress'] }): ToolContext {
+  return { providers: deps.providers, store: deps.store, log: deps.log, signal: req.signal, progress: req.progress ?? (() => {}) };
+}
+
+function logged(deps: InvokeDeps, tool: string, error: ToolError): ToolError {
+  if (error.code === 'internal') deps.log.error('tool failed', { tool, error: String((error.cause as Error)?.stack ?? error.message) });
+  return error;
+}
+
+/** One call of a free endpoint as a transport hands it over. */
+export interface FreeCallRequest {
+  tool: AnyFreeToolDefinition;
+  /** The caller's input (query, path parameters or body, merged by the transport); `undefined` reads as `{}`. */
+  input: unknown;
+  signal: AbortSignal;
+  progress?: (done: number, total: number, message?: string) => void;
+}
+
+/** What a free call came to. */
+export type FreeCallResult = { type: 'success'; output: unknown } | { type: 'error'; error: ToolError };
+
+/** Runs a free endpoint: validate → handler → output check; nothing to pay, nothing to settle. */
+export async function invokeFree(deps: InvokeDeps, req: FreeCallRequest): Promise<FreeCallResult> {
+  const { tool } = req;
+  const parsed = tool.input.safeParse(req.input ?? {});
+  if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
+  try {
+    const checked = tool.output.safeParse(await tool.handler(parsed.data, handlerContext(deps, req)));
+    if (!checked.success) {
+      deps.log.error('tool output failed its schema', { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
+      throw new ToolError('internal', `${tool.name} produced an invalid result. Try again later.`);
+    }
+    return { type: 'success', output: checked.data };
+  } catch (err) {
+    return { type: 'error', error: logged(deps, tool.name, toToolError(err)) };
   }
 }

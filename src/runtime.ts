@@ -1,5 +1,4 @@
 import { createServer, type Server as HttpServer } from 'node:http';
-import { join } from 'node:path';
 import express, { type Express } from 'express';
 import type { Config } from './config.js';
 import { mountFallbacks, mountTools } from './http/app.js';
@@ -9,10 +8,10 @@ import { createMcpServer, type McpDeps } from './mcp/server.js';
 import { PaymentBroker } from './payments/broker.js';
 import { createFacilitator, type Facilitator } from './payments/facilitator.js';
 import { createProviders } from './providers/index.js';
-import { SqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
-import type { AnyToolDefinition } from './tool.js';
-import { tools as registry } from '../tools/index.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from './tool.js';
+import { freeTools as freeRegistry, tools as registry } from '../tools/index.js';
 import { VERSION } from './version.js';
 
 /** Everything one Tollbooth process runs on, wired once. */
@@ -22,12 +21,16 @@ export interface Runtime {
   facilitator: Facilitator;
   mcpDeps: McpDeps;
   log: Logger;
+  /** Settles when the start-up reconciliation of pending settlements has finished. */
+  reconciled: Promise<void>;
   close(): Promise<void>;
 }
 
 /** Options for tests and embedding: a custom registry, logger or store. */
 export interface RuntimeOptions {
   tools?: readonly AnyToolDefinition[];
+  /** Free helper endpoints; defaults to the registry's. */
+  freeTools?: readonly AnyFreeToolDefinition[];
   log?: Logger;
   store?: Store;
 }
@@ -36,11 +39,55 @@ export interface RuntimeOptions {
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel);
   const tools = options.tools ?? registry;
-  const store = options.store ?? (await SqliteStore.open(join(config.dataDir, 'tollbooth.db')));
+  const store = options.store ?? (await openStore(config, log));
   const facilitator = createFacilitator(config);
   const broker = new PaymentBroker(config, store, facilitator, log, tools);
-  const mcpDeps: McpDeps = { config, tools, version: VERSION, broker, store, providers: createProviders(), log };
-  return { config, store, facilitator, mcpDeps, log, close: () => store.close() };
+  const freeTools = options.freeTools ?? freeRegistry;
+  const mcpDeps: McpDeps = { config, tools, freeTools, version: VERSION, broker, store, providers: createProviders(config, log), log };
+  const upkeep = startUpkeep(broker, store, log);
+  return {
+    config,
+    store,
+    facilitator,
+    mcpDeps,
+    log,
+    reconciled: upkeep.reconciled,
+    close: async () => {
+      await upkeep.stop();
+      await store.close();
+    },
+  };
+}
+
+const PURGE_INTERVAL_MS = 60 * 60_000;
+const RECONCILE_INTERVAL_MS = 5 * 60_000;
+
+/** Reconciles pending settlements at start-up and every five minutes, and purges expired idempotency records hourly. */
+function startUpkeep(broker: PaymentBroker, store: Store, log: Logger) {
+  let running: Promise<void> = Promise.resolve();
+  const reconcile = () => {
+    running = running.then(() =>
+      broker.reconciler.reconcileAll().then(
+        () => undefined,
+        (err: unknown) => log.error('reconciling pending settlements failed', { error: String((err as Error)?.message ?? err) }),
+      ),
+    );
+    return running;
+  };
+  const reconciled = reconcile();
+  const purge = () => {
+    store.purgeExpired(new Date().toISOString()).catch((err: unknown) => log.warn('purging idempotency records failed', { error: String(err) }));
+  };
+  purge();
+  const timers = [setInterval(purge, PURGE_INTERVAL_MS), setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS)];
+  for (const t of timers) t.unref();
+  return {
+    reconciled,
+    stop: async () => {
+      for (const t of timers) clearInterval(t);
+      await running;
+    },
+  };
 }
 
 /** Builds the express app: every paid route, MCP streamable HTTP at /mcp, health, fallbacks. */
@@ -51,9 +98,9 @@ export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: 
   const mcp = createMcpRouter(runtime.mcpDeps);
   app.use('/mcp', mcp.router);
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', version: VERSION, devPayTo: runtime.config.devPayTo, facilitator: runtime.facilitator.mode });
+    res.json({ status: 'ok', version: VERSION, devPayTo: runtime.config.devPayTo, facilitator: runtime.facilitator.mode, facilitators: runtime.facilitator.modes });
   });
-  mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools);
+  mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools);
   mountFallbacks(app, (err) => runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }));
   return { app, closeSessions: mcp.close };
 }

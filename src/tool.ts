@@ -24,7 +24,15 @@ export interface ToolAnnotations {
   destructiveHint?: boolean;
 }
 
-/** What a handler may use: never the transport, never the payment. */
+/** Who paid for a call, as a handler may record it (e.g. with an order): never the signed payment itself. */
+export interface ToolPayment {
+  /** The payer's address on the payment's network. */
+  payer: string;
+  /** The payment's replay key (what makes it single-use), to tie stored state to the payment. */
+  key: string;
+}
+
+/** What a handler may use: never the transport, never the raw payment. */
 export interface ToolContext {
   providers: Providers;
   store: Store;
@@ -32,6 +40,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress of a long call (MCP progress notifications; ignored on HTTP). */
   progress: (done: number, total: number, message?: string) => void;
+  /** The verified payment's payer and key; set for paid handlers, absent in prechecks and free endpoints. */
+  payment?: ToolPayment;
 }
 
 /** One endpoint, defined once and served on HTTP and MCP. */
@@ -51,11 +61,42 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   example?: z.input<I>;
   /** Maximum request body in bytes (HTTP); defaults to 64 KiB. */
   maxBodyBytes?: number;
+  /**
+   * Optional check of a parsed input against upstream state, run before the payment is read (so a request it
+   * refuses is answered with its error, never a 402 or a charge); throw a ToolError to refuse.
+   */
+  precheck?: (input: z.output<I>, ctx: ToolContext) => Promise<void> | void;
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>;
 }
 
 /** A tool definition with its generic types erased, as transports see it. */
 export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
+
+/**
+ * A free helper endpoint: defined once like a paid tool and served on HTTP and MCP, but without price or payment.
+ * Its path may carry `:name` parameters, which arrive as input fields of the same name.
+ */
+export interface FreeToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  /** Written for an agent: what it returns, and that it is free. */
+  description: string;
+  group: ToolGroup;
+  method: 'GET' | 'POST';
+  path: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>;
+}
+
+/** A free endpoint definition with its generic types erased, as transports see it. */
+export type AnyFreeToolDefinition = FreeToolDefinition<z.ZodType, z.ZodType>;
+
+/** Identity helper that keeps a free endpoint's input and output types linked to its handler. */
+export function defineFreeTool<I extends z.ZodType, O extends z.ZodType>(def: FreeToolDefinition<I, O>): FreeToolDefinition<I, O> {
+  return def;
+}
 
 /** Identity helper that keeps a tool's input and output types linked to its handler. */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(

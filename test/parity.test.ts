@@ -2,7 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portableSchema } from '../src/mcp/catalog.js';
 import { inputJsonSchema, outputJsonSchema } from '../src/payments/requirements.js';
-import { tools } from '../tools/index.js';
+import { z } from 'zod';
+import { freeTools, tools } from '../tools/index.js';
 import { connectHttpClient } from './support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from './support/server.js';
 
@@ -19,9 +20,9 @@ afterAll(async () => {
 
 
 describe('every tool of the registry is served identically on HTTP and MCP', () => {
-  it('lists exactly the registry on MCP, in order', async () => {
+  it('lists exactly the registry on MCP, in order: the paid tools, then the free helpers', async () => {
     const { tools: listed } = await client.listTools();
-    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+    expect(listed.map((t) => t.name)).toEqual([...tools, ...freeTools].map((t) => t.name));
   });
 
   for (const tool of tools) {
@@ -42,6 +43,27 @@ describe('every tool of the registry is served identically on HTTP and MCP', () 
       expect(mcp.isError).toBe(true);
       expect(mcp.structuredContent).toEqual(httpChallenge);
       expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(httpChallenge);
+    });
+  }
+});
+
+describe('every free helper of the registry is served identically on HTTP and MCP, without payment', () => {
+  for (const tool of freeTools) {
+    it(`${tool.name}: same schemas on MCP, and the same answer on both transports`, async () => {
+      const { tools: listed } = await client.listTools();
+      const mcpTool = listed.find((t) => t.name === tool.name);
+      expect(mcpTool?.inputSchema).toEqual(portableSchema(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>));
+      expect(mcpTool?.outputSchema).toEqual(portableSchema(z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>));
+      expect(mcpTool?.description).toBe(tool.description);
+      expect(mcpTool?._meta?.['x402/price']).toBeUndefined();
+
+      // Path parameters get a value; nothing else is sent, so both transports answer the same way (never a 402).
+      const params = Object.fromEntries([...tool.path.matchAll(/:(\w+)/g)].map((m) => [m[1]!, 'order1']));
+      const http = await fetch(server.url + tool.path.replace(/:(\w+)/g, 'order1'), { method: tool.method });
+      expect(http.status).not.toBe(402);
+      const mcp = await client.callTool({ name: tool.name, arguments: params });
+      expect(mcp.isError ?? false).toBe(!http.ok);
+      expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(await http.json());
     });
   }
 });

@@ -1,4 +1,4 @@
-import type { AnyToolDefinition } from '../src/tool.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from '../src/tool.js';
 import { annuity } from './annuity.js';
 import { cardValidate } from './card-validate.js';
 import { cryptoIndicators } from './crypto-indicators.js';
@@ -8,6 +8,9 @@ import { geoDistance } from './geo-distance.js';
 import { passwordStrength } from './password-strength.js';
 import { perpKlines } from './perp-klines.js';
 import { smmOrder } from './smm-order.js';
+import { smmOrderStatus } from './smm-order-status.js';
+import { smmQuote } from './smm-quote.js';
+import { smmServices } from './smm-services.js';
 import { solidityScan } from './solidity-scan.js';
 import { stablecoins } from './stablecoins.js';
 import { testnetFund } from './testnet-fund.js';
@@ -35,3 +38,6 @@ export const tools = [
   smmOrder,
   transfersEvm,
 ] as const satisfies readonly AnyToolDefinition[];
+
+/** The free helper endpoints (no payment), served on HTTP and MCP after the paid tools. */
+export const freeTools = [smmQuote, smmServices, smmOrderStatus] as const satisfies readonly AnyFreeToolDefinition[];

@@ -1,8 +1,8 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { ToolError } from '../errors.js';
-import { invokePaid, type InvokeDeps } from '../invoke.js';
+import { invokeFree, invokePaid, type InvokeDeps } from '../invoke.js';
 import type { RawPayment } from '../payments/decode.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
 import { sendCallResult, sendError } from './encode.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -11,7 +11,7 @@ const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Allow-Headers', 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT');
   res.setHeader('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE');
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+  res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
   if (req.method === 'OPTIONS') {
     res.status(204).end();
     return;
@@ -53,6 +53,55 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
   };
 }
 
+/**
+ * HEAD on a paid GET route is a probe: answered like the same GET without a payment (402 with the requirements, or
+ * 400 for an invalid query), body dropped. Express would otherwise run the GET route, i.e. a paid call whose output
+ * is thrown away; so a HEAD that carries a payment is refused with 405 before the payment is even read.
+ */
+function probe(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
+  const version = tool.group === 'transfers' ? 1 : 2;
+  return (req, res, next) => {
+    if (readPayment(req) !== undefined) {
+      res.setHeader('Allow', 'GET, HEAD, OPTIONS');
+      const message = `HEAD only probes ${tool.path} and never runs or charges a call; send the payment with GET. Your payment was not used.`;
+      sendError(res, 405, new ToolError('method_not_allowed', message).toBody());
+      return;
+    }
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    invokePaid(deps, { tool, input: readInput(tool, req), payment: undefined, transport: 'http', signal: controller.signal })
+      .then((result) => sendCallResult(res, result, version))
+      .catch(next);
+  };
+}
+
+/** A free endpoint: query (GET) or body (POST) plus path parameters in, output or error body out; no payment. */
+function freeRoute(deps: InvokeDeps, tool: AnyFreeToolDefinition): RequestHandler {
+  return (req, res, next) => {
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const fields = tool.method === 'GET' ? req.query : ((req as WithBodyBytes)[BODY_BYTES] ?? 0) > 0 ? req.body : {};
+    const input = typeof fields === 'object' && fields !== null && !Array.isArray(fields) ? { ...fields, ...req.params } : fields;
+    invokeFree(deps, { tool, input, signal: controller.signal })
+      .then((result) => {
+        if (result.type === 'error') return sendError(res, result.error.httpStatus, result.error.toBody());
+        res.setHeader('Cache-Control', 'no-store');
+        res.status(200).json(result.output);
+      })
+      .catch(next);
+  };
+}
+
+function methodNotAllowed(method: string, path: string, methods: readonly string[]): ToolError {
+  const use = methods.includes('GET') ? 'GET (HEAD to probe without a body)' : methods.join(' or ');
+  const deletes = method === 'DELETE' ? ' this endpoint deletes nothing;' : '';
+  return new ToolError('method_not_allowed', `${method} is not allowed on ${path}:${deletes} use ${use}. Nothing was charged.`);
+}
+
 const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
   const type = (err as { type?: string }).type;
   if (type === 'entity.too.large') {
@@ -65,12 +114,13 @@ const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
   next(err);
 };
 
-/** Adds every tool of the registry at its exact method and path, plus 404/405 answers and error handling. */
-export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[]): void {
+/** Adds every tool (paid, then free) of the registry at its exact method and path, plus 404/405 answers and error handling. */
+export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[], freeTools: readonly AnyFreeToolDefinition[] = []): void {
   const methodsByPath = new Map<string, string[]>();
   for (const tool of tools) {
     const handler = route(deps, tool);
     if (tool.method === 'GET') {
+      app.head(tool.path, cors, probe(deps, tool));
       app.get(tool.path, cors, handler);
     } else {
       const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
@@ -79,10 +129,16 @@ export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyTo
     app.options(tool.path, cors);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }
+  for (const tool of freeTools) {
+    if (tool.method === 'GET') app.get(tool.path, cors, freeRoute(deps, tool));
+    else app.post(tool.path, cors, express.json({ limit: DEFAULT_BODY_LIMIT, type: () => true, verify: countBodyBytes }), bodyErrors, freeRoute(deps, tool));
+    app.options(tool.path, cors);
+    methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
+  }
   for (const [path, methods] of methodsByPath) {
     app.all(path, (req, res) => {
-      res.setHeader('Allow', [...methods, 'OPTIONS'].join(', '));
-      sendError(res, 405, new ToolError('method_not_allowed', `${req.method} is not allowed on ${path}; use ${methods.join(' or ')}.`).toBody());
+      res.setHeader('Allow', [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '));
+      sendError(res, 405, methodNotAllowed(req.method, path, methods).toBody());
     });
   }
 }

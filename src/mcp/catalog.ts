@@ -1,8 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import { priceSummary } from '../payments/pricing.js';
 import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
 
 /** `_meta` key under which tools/list publishes each tool's price. */
 export const PRICE_META_KEY = 'x402/price';
@@ -54,5 +55,18 @@ export function toMcpTool(config: Config, tool: AnyToolDefinition): Tool {
     outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
     _meta: { [PRICE_META_KEY]: priceSummary(config, tool) },
+  };
+}
+
+/** The MCP tools/list entry of a free endpoint: its schemas and annotations, no price (calls need no payment). */
+export function toFreeMcpTool(tool: AnyFreeToolDefinition): Tool {
+  const schema = (type: z.ZodType, io: 'input' | 'output') => portableSchema(z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: schema(tool.input, 'input') as Tool['inputSchema'],
+    outputSchema: schema(tool.output, 'output') as Tool['outputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
   };
 }

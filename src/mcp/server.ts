@@ -1,21 +1,28 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { invokePaid, type InvokeDeps } from '../invoke.js';
-import type { AnyToolDefinition } from '../tool.js';
-import { toMcpTool } from './catalog.js';
+import { invokeFree, invokePaid, type FreeCallResult, type InvokeDeps } from '../invoke.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { toFreeMcpTool, toMcpTool } from './catalog.js';
 import { PAYMENT_META_KEY, toCallToolResult } from './encode.js';
 
 /** What an MCP server instance needs: the registry, the configuration and the pipeline's dependencies. */
 export interface McpDeps extends InvokeDeps {
   config: Config;
   tools: readonly AnyToolDefinition[];
+  /** Free helper endpoints, listed after the paid tools and called without payment. */
+  freeTools?: readonly AnyFreeToolDefinition[];
   version: string;
 }
 
-function unknownTool(name: string, tools: readonly AnyToolDefinition[]): CallToolResult {
-  const body = { error: { code: 'not_found', message: `Unknown tool "${name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`, retryable: false } };
+function unknownTool(name: string, names: readonly string[]): CallToolResult {
+  const body = { error: { code: 'not_found', message: `Unknown tool "${name}". Available tools: ${names.join(', ')}.`, retryable: false } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+function freeResult(result: FreeCallResult): CallToolResult {
+  if (result.type === 'error') return { isError: true, content: [{ type: 'text', text: JSON.stringify(result.error.toBody()) }] };
+  return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output as Record<string, unknown> };
 }
 
 /** tools/list entries, derived once per dependency set rather than once per session. */
@@ -24,7 +31,7 @@ const catalogs = new WeakMap<McpDeps, Tool[]>();
 function catalogOf(deps: McpDeps): Tool[] {
   let listed = catalogs.get(deps);
   if (!listed) {
-    listed = deps.tools.map((tool) => toMcpTool(deps.config, tool));
+    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool)), ...(deps.freeTools ?? []).map(toFreeMcpTool)];
     catalogs.set(deps, listed);
   }
   return listed;
@@ -37,17 +44,20 @@ export function createMcpServer(deps: McpDeps): Server {
     {
       capabilities: { tools: { listChanged: false } },
       instructions:
-        'Every tool is paid per call with x402. Call without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].',
+        'Every tool is paid per call with x402, except the free helpers whose description says they are free. Call a paid tool without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].',
     },
   );
   const listed = catalogOf(deps);
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
+  const freeByName = new Map((deps.freeTools ?? []).map((tool) => [tool.name, tool]));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const free = freeByName.get(request.params.name);
+    if (free) return freeResult(await invokeFree(deps, { tool: free, input: request.params.arguments, signal: extra.signal }));
     const tool = byName.get(request.params.name);
-    if (!tool) return unknownTool(request.params.name, deps.tools);
+    if (!tool) return unknownTool(request.params.name, listed.map((t) => t.name));
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const payment = meta?.[PAYMENT_META_KEY];
     const progressToken = meta?.progressToken as string | number | undefined;

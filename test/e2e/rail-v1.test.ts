@@ -257,7 +257,7 @@ describe("the social order's v2 entry named base, with both amount fields", () =
     expect(challenge.accepts[0]).toMatchObject({ scheme: 'exact', network: 'base', amount: '3000000', maxAmountRequired: '3000000', asset: base.token, payTo: base.payTo });
   });
 
-  it('accepts a payment signed by the official client for that entry; the smm-order stub refuses and nothing is settled', async () => {
+  it('refuses smm-order before any payment when no marketing panel is configured (SMM_PANEL_URL): nothing runs or settles', async () => {
     const payer = base.payers[6]!;
     const before = { payer: await base.balance(payer.address), runs: runCount('smm-order') };
     const res = await wrapFetchWithPayment(fetch, baseEntryClient(payer))(server.url + '/smm/v1/smm-order', {
@@ -267,7 +267,7 @@ describe("the social order's v2 entry named base, with both amount fields", () =
     });
     expect(res.status).toBe(501);
     expect(reasonOf(await res.json())).toBe('not_implemented');
-    expect(runCount('smm-order')).toBe(before.runs + 1);
+    expect(runCount('smm-order')).toBe(before.runs);
     expect(await base.balance(payer.address)).toBe(before.payer);
   });
 

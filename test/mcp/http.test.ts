@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../tools/index.js';
+import { freeTools, tools } from '../../tools/index.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -20,8 +20,8 @@ const text = (result: Record<string, unknown>) => (result.content as Array<{ tex
 describe('MCP over streamable HTTP', () => {
   it('lists all tools with descriptions, annotations and the price before calling', async () => {
     const { tools: listed } = await client.listTools();
-    expect(listed).toHaveLength(tools.length);
-    for (const t of listed) {
+    expect(listed).toHaveLength(tools.length + freeTools.length);
+    for (const t of listed.filter((l) => freeTools.every((f) => f.name !== l.name))) {
       expect(t.description).toMatch(/\$|USDC/);
       expect(t.annotations).toHaveProperty('readOnlyHint');
       const price = t._meta?.['x402/price'] as { usd: number; options: unknown[] };

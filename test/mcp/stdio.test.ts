@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../tools/index.js';
+import { freeTools, tools } from '../../tools/index.js';
 import { connectStdioClient } from '../support/mcp.js';
 
 let client: Client;
@@ -20,11 +20,11 @@ afterAll(async () => {
 describe('MCP over stdio (the built CLI)', () => {
   it('lists the 16 tools of the registry with schemas, annotations and prices', async () => {
     const { tools: listed } = await client.listTools();
-    expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name));
+    expect(listed.map((t) => t.name)).toEqual([...tools, ...freeTools].map((t) => t.name));
     for (const t of listed) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
-      expect(t._meta?.['x402/price']).toBeDefined();
+      expect(t._meta?.['x402/price'] !== undefined).toBe(tools.some((paid) => paid.name === t.name));
     }
   });
 

@@ -107,6 +107,7 @@ const cases: Case[] = [
   {
     def: tokenReport, group: 'token', method: 'GET', path: '/report', price: { default: '150000' }, valid: { token: EVM },
     sampleOutput: {
+      schemaVersion: '2.0.0', chain: 'eth', token: EVM, risk_level: 'low', pair_count: 3, sources: ['GoPlus', 'DexScreener'],
       name: 'USD Coin', symbol: 'USDC', verified: true, risk_flags: [], risk_score: 5, is_honeypot: false, liquidity_usd: 1e6,
       token_age_days: 900, ownership_renounced: false, top10_concentration_pct: 40, verdict: 'One. Two. Three.',
     },

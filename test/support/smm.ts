@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../../src/log.js';
+import type { Providers } from '../../src/providers/index.js';
+import { createSmmPanelProvider } from '../../src/providers/smm-panel.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { ToolContext } from '../../src/tool.js';
+import { testContext } from './context.js';
+import { upstreamFor } from './upstreams/open-data.js';
+import { PANEL_KEY, startSmmPanelLookalike, type SmmPanelLookalike } from './upstreams/smm-panel.js';
+
+/** A panel look-alike, a SQLite store in a temporary directory and handler contexts wired to both, for smm tool tests. */
+export interface SmmTestbed {
+  panel: SmmPanelLookalike;
+  store: SqliteStore;
+  /** The payment a paid handler sees. */
+  payment: { payer: string; key: string };
+  ctx(overrides?: Partial<ToolContext>): ToolContext;
+  stop(): Promise<void>;
+}
+
+/** Starts the testbed; call `stop` in afterAll. */
+export async function startSmmTestbed(): Promise<SmmTestbed> {
+  const dir = mkdtempSync(join(tmpdir(), 'tollbooth-smm-'));
+  const panel = await startSmmPanelLookalike();
+  const store = await SqliteStore.open(join(dir, 'tollbooth.db'));
+  const payment = { payer: '0x1111111111111111111111111111111111111111', key: 'eip155:8453:0xabc:0xnonce' };
+  return {
+    panel,
+    store,
+    payment,
+    ctx: (overrides = {}) => {
+      const smm = createSmmPanelProvider(upstreamFor('smm', `${panel.url}/api/v2`), PANEL_KEY, silentLogger);
+      return testContext({ providers: { smm } as Partial<Providers> as Providers, store, payment, ...overrides });
+    },
+    stop: async () => {
+      await store.close();
+      await panel.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

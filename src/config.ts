@@ -1,13 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import {
   DEFAULT_NETWORKS,
   mergeNetworks,
   NetworkFieldsSchema,
   type NetworkEntry,
+  type NetworkFamily,
 } from './payments/networks.js';
+import type { UpstreamSettings } from './providers/upstream.js';
+import { chainToolsSettings, type ChainToolsSettings } from './providers/chain-settings.js';
+import {
+  parseAlgorandMnemonic,
+  parseSolanaSecretKey,
+  parseStellarSecret,
+  signerAddresses,
+  type SettlementKeys,
+} from './payments/signers.js';
 
 /** Clearly labelled development pay-to addresses (32 bytes of 0xde), used only when none are configured. */
 export const DEV_PAY_TO = {
@@ -46,19 +55,53 @@ const EnvSchema = z.object({
   PAY_TO_STELLAR: optional(stellarAddress),
   PAY_TO_ALGORAND: optional(algorandAddress),
   DATA_DIR: optional(z.string()),
+  DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')),
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
   FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  FACILITATOR_URL_EVM: optional(url),
+  FACILITATOR_URL_SOLANA: optional(url),
+  FACILITATOR_URL_STELLAR: optional(url),
+  FACILITATOR_URL_ALGORAND: optional(url),
   FACILITATOR_EVM_PRIVATE_KEY: optional(privateKey),
+  FACILITATOR_SOLANA_SECRET_KEY: optional(z.string()),
+  FACILITATOR_STELLAR_SECRET: optional(z.string()),
+  FACILITATOR_ALGORAND_MNEMONIC: optional(z.string()),
   FACILITATOR_EVM_ADDRESS: optional(evmAddress),
   SOLANA_FEE_PAYER: optional(solanaAddress),
   ALGORAND_FEE_PAYER: optional(algorandAddress),
+  IDEMPOTENCY_TTL_SECONDS: optional(z.coerce.number().int().min(60).max(30 * 86_400)),
   BUILDER_CODE: optional(z.string().regex(/^[a-z0-9_]{1,32}$/, 'must match ^[a-z0-9_]{1,32}$')),
   NETWORKS_FILE: optional(z.string()),
   NETWORKS_JSON: optional(z.string()),
   LOG_LEVEL: optional(z.enum(['info', 'warn', 'error', 'silent'])),
   MCP_ALLOWED_HOSTS: optional(z.string()),
   MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
+  HYPERLIQUID_API_URL: optional(url),
+  DEFILLAMA_STABLECOINS_URL: optional(url),
+  DEFILLAMA_YIELDS_URL: optional(url),
+  WORLDBANK_API_URL: optional(url),
+  KALSHI_API_URL: optional(url),
+  GOPLUS_API_URL: optional(url),
+  DEXSCREENER_API_URL: optional(url),
+  SMM_PANEL_URL: optional(url),
+  SMM_PANEL_KEY: optional(z.string().min(1)),
+  UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  UPSTREAM_RETRIES: optional(z.coerce.number().int().min(0).max(10)),
+  RPC_URLS: optional(z.string()),
+  CDP_API_URL: optional(url),
+  CDP_API_KEY_ID: optional(z.string().min(1)),
+  CDP_API_KEY_SECRET: optional(z.string().min(1)),
+  FAUCET_PROVIDER: optional(z.enum(['cdp', 'self-hosted'])),
+  FAUCET_EVM_PRIVATE_KEY: optional(privateKey),
+  FAUCET_SOLANA_SECRET_KEY: optional(z.string()),
+  FAUCET_SOLANA_USDC_MINT: optional(solanaAddress),
+  WALLET_READINESS_NETWORKS: optional(z.string()),
+  WALLET_STEP_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  TRANSFERS_CHUNK_BLOCKS: optional(z.coerce.number().int().min(1).max(100_000)),
+  TRANSFERS_MAX_BLOCKS: optional(z.coerce.number().int().min(1).max(10_000_000)),
+  INDEXER_URL: optional(url),
+  ALCHEMY_API_KEY: optional(z.string().min(1)),
 });
 
 const NetworksOverrideSchema = z.object({
@@ -76,23 +119,51 @@ export interface Config {
   /** Families whose pay-to address is a development placeholder. */
   devPayTo: Array<keyof Config['payTo']>;
   dataDir: string;
+  /** PostgreSQL connection URL shared by several instances (DATABASE_URL); unset, the SQLite file under dataDir is used. Never log it. */
+  databaseUrl?: string;
   facilitator: {
-    url: string | undefined;
+    /** Remote facilitator per network family (FACILITATOR_URL_<FAMILY>, else FACILITATOR_URL). */
+    urls: Record<NetworkFamily, string | undefined>;
     timeoutMs: number;
     /** Settlement waits for the chain, so it gets its own, longer limit; past it the outcome is unknown. */
     settleTimeoutMs: number;
-    evmPrivateKey: `0x${string}` | undefined;
+    /** In-process settlement keys; a family with a key is verified and settled in this process. */
+    keys: SettlementKeys;
   };
   /** Addresses published in `extra` (upto facilitatorAddress, Solana/Algorand feePayer). */
-  signers: { evm: string; svm: string; algorand: string };
+  signers: { evm: string; svm: string; algorand: string; stellar?: string };
   builderCode: string;
+  /** How long a `payment-identifier` id keeps its stored result (and stays bound to its request). */
+  idempotencyTtlSeconds: number;
   networks: NetworkEntry[];
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   /** Host names `/mcp` answers to (DNS-rebinding protection): loopback, the base URLs' hosts, MCP_ALLOWED_HOSTS. */
   mcpAllowedHosts: string[];
   /** Streamable-HTTP MCP sessions idle longer than this are closed (clients that never send DELETE). */
   mcpSessionIdleMs: number;
+  /** Settings of every market/open-data upstream: base URL (mirrors, look-alikes), timeout, retries, cache. */
+  upstreams: Record<UpstreamId, UpstreamSettings>;
+  /** API key of the social-marketing panel (SMM_PANEL_KEY); unset (or no SMM_PANEL_URL), the smm endpoints are unavailable. Never log it. */
+  smmPanelKey?: string;
+  /** RPC URLs, faucet, CDP key, wallet-readiness networks and transfer-scan settings of the chain and wallet tools. Never log it (keys). */
+  chainTools: ChainToolsSettings;
 }
+
+/** The upstreams the market and open-data endpoints read from. */
+export type UpstreamId = 'hyperliquid' | 'stablecoins' | 'yields' | 'worldbank' | 'kalshi' | 'goplus' | 'dexscreener' | 'smm';
+
+/** Label, default base URL, cache TTL and cache size of each upstream (URLs per /work/shared/docs/upstream-apis.md). */
+const UPSTREAM_DEFAULTS: Record<UpstreamId, { label: string; baseUrl: string; cacheTtlMs: number; cacheMaxEntries: number }> = {
+  hyperliquid: { label: 'Hyperliquid info API', baseUrl: 'https://api.hyperliquid.xyz', cacheTtlMs: 5_000, cacheMaxEntries: 500 },
+  stablecoins: { label: 'DefiLlama stablecoins API', baseUrl: 'https://stablecoins.llama.fi', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 20 },
+  yields: { label: 'DefiLlama yields API', baseUrl: 'https://yields.llama.fi', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 5 },
+  worldbank: { label: 'World Bank Indicators API', baseUrl: 'https://api.worldbank.org/v2', cacheTtlMs: 60 * 60_000, cacheMaxEntries: 500 },
+  kalshi: { label: 'Kalshi Trade API', baseUrl: 'https://api.elections.kalshi.com/trade-api/v2', cacheTtlMs: 30_000, cacheMaxEntries: 500 },
+  goplus: { label: 'GoPlus token security API', baseUrl: 'https://api.gopluslabs.io/api/v1', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 2_000 },
+  dexscreener: { label: 'DexScreener API', baseUrl: 'https://api.dexscreener.com', cacheTtlMs: 60_000, cacheMaxEntries: 2_000 },
+  // No default panel: the operator names one (SMM_PANEL_URL, the panel's `/api/v2` endpoint).
+  smm: { label: 'marketing panel', baseUrl: '', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 500 },
+};
 
 /** Thrown for configuration that cannot start a server; the message lists every problem. */
 export class ConfigError extends Error {}
@@ -120,6 +191,52 @@ function loadNetworks(file: string | undefined, json: string | undefined): Netwo
     throw new ConfigError(`Invalid network table (${file ?? 'NETWORKS_JSON'}): ${z.prettifyError(parsed.error)}`);
   }
   return mergeNetworks(DEFAULT_NETWORKS, parsed.data.networks, parsed.data.replace);
+}
+
+type Env = z.output<typeof EnvSchema>;
+
+function parseKey<T>(name: string, value: string | undefined, parse: (v: string) => T): T | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parse(value);
+  } catch (err) {
+    // The reason never echoes the key itself.
+    throw new ConfigError(`Invalid configuration: ${name} ${(err as Error).message.replace(/[A-Za-z0-9+/=]{20,}/g, '…')}`);
+  }
+}
+
+function settlementKeys(env: Env): SettlementKeys {
+  const evm = env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}` | undefined;
+  const svm = parseKey('FACILITATOR_SOLANA_SECRET_KEY', env.FACILITATOR_SOLANA_SECRET_KEY, parseSolanaSecretKey);
+  const stellar = parseKey('FACILITATOR_STELLAR_SECRET', env.FACILITATOR_STELLAR_SECRET, (v) => {
+    try {
+      return parseStellarSecret(v);
+    } catch {
+      throw new Error('must be a Stellar secret seed (S…)');
+    }
+  });
+  const algorand = parseKey('FACILITATOR_ALGORAND_MNEMONIC', env.FACILITATOR_ALGORAND_MNEMONIC, (v) => {
+    try {
+      return parseAlgorandMnemonic(v);
+    } catch {
+      throw new Error('must be a 25-word Algorand account mnemonic');
+    }
+  });
+  return { ...(evm ? { evm } : {}), ...(svm ? { svm } : {}), ...(stellar ? { stellar } : {}), ...(algorand ? { algorand } : {}) };
+}
+
+function upstreamSettings(
+  urls: Record<UpstreamId, string | undefined>,
+  timeoutMs: number,
+  retries: number,
+): Record<UpstreamId, UpstreamSettings> {
+  const ids = Object.keys(UPSTREAM_DEFAULTS) as UpstreamId[];
+  return Object.fromEntries(
+    ids.map((name) => {
+      const { baseUrl, ...rest } = UPSTREAM_DEFAULTS[name];
+      return [name, Object.freeze({ name, ...rest, baseUrl: (urls[name] ?? baseUrl).replace(/\/+$/, ''), timeoutMs, retries })];
+    }),
+  ) as Record<UpstreamId, UpstreamSettings>;
 }
 
 /** Parses configuration from the environment once; throws ConfigError with every problem listed. */
@@ -154,7 +271,16 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`Could not read the network table: ${(err as Error).message}`);
   }
-  const evmKey = env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}` | undefined;
+  const keys = settlementKeys(env);
+  let chainTools: ChainToolsSettings;
+  try {
+    chainTools = chainToolsSettings(env, networks, { timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? 8_000, retries: env.UPSTREAM_RETRIES ?? 2 }, parseSolanaSecretKey);
+  } catch (err) {
+    // The messages name the variable, never its value.
+    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
+  }
+  const signers = signerAddresses(keys);
+  const sharedUrl = env.FACILITATOR_URL;
   const baseUrls = {
     tools: env.BASE_URL_TOOLS ?? local,
     token: env.BASE_URL_TOKEN ?? local,
@@ -178,21 +304,45 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     payTo,
     devPayTo,
     dataDir: resolve(env.DATA_DIR ?? 'data'),
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     facilitator: {
-      url: env.FACILITATOR_URL,
+      urls: {
+        evm: env.FACILITATOR_URL_EVM ?? sharedUrl,
+        svm: env.FACILITATOR_URL_SOLANA ?? sharedUrl,
+        stellar: env.FACILITATOR_URL_STELLAR ?? sharedUrl,
+        algorand: env.FACILITATOR_URL_ALGORAND ?? sharedUrl,
+      },
       timeoutMs: env.FACILITATOR_TIMEOUT_MS ?? 15_000,
       settleTimeoutMs: env.FACILITATOR_SETTLE_TIMEOUT_MS ?? 120_000,
-      evmPrivateKey: evmKey,
+      keys,
     },
     signers: {
-      evm: env.FACILITATOR_EVM_ADDRESS ?? (evmKey ? privateKeyToAccount(evmKey).address : DEV_FEE_PAYER.evm),
-      svm: env.SOLANA_FEE_PAYER ?? DEV_FEE_PAYER.svm,
-      algorand: env.ALGORAND_FEE_PAYER ?? DEV_FEE_PAYER.algorand,
+      evm: signers.evm ?? env.FACILITATOR_EVM_ADDRESS ?? DEV_FEE_PAYER.evm,
+      svm: signers.svm ?? env.SOLANA_FEE_PAYER ?? DEV_FEE_PAYER.svm,
+      algorand: signers.algorand ?? env.ALGORAND_FEE_PAYER ?? DEV_FEE_PAYER.algorand,
+      ...(signers.stellar ? { stellar: signers.stellar } : {}),
     },
     builderCode: env.BUILDER_CODE ?? 'tollbooth',
+    idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS ?? 86_400,
     networks,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcpAllowedHosts,
     mcpSessionIdleMs: env.MCP_SESSION_IDLE_MS ?? 30 * 60_000,
+    upstreams: upstreamSettings(
+      {
+        hyperliquid: env.HYPERLIQUID_API_URL,
+        stablecoins: env.DEFILLAMA_STABLECOINS_URL,
+        yields: env.DEFILLAMA_YIELDS_URL,
+        worldbank: env.WORLDBANK_API_URL,
+        kalshi: env.KALSHI_API_URL,
+        goplus: env.GOPLUS_API_URL,
+        dexscreener: env.DEXSCREENER_API_URL,
+        smm: env.SMM_PANEL_URL,
+      },
+      env.UPSTREAM_TIMEOUT_MS ?? 8_000,
+      env.UPSTREAM_RETRIES ?? 2,
+    ),
+    ...(env.SMM_PANEL_KEY ? { smmPanelKey: env.SMM_PANEL_KEY } : {}),
+    chainTools,
   });
 }

@@ -1,10 +1,14 @@
+import { getAddress } from 'viem';
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
-import { defineTool } from '../src/tool.js';
+import { ToolError } from '../src/errors.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 
 const TOKENS = ['usdc', 'eth', 'sol'] as const;
 const NETWORKS = ['base-sepolia', 'solana-devnet'] as const;
+
+/** Drips one address may receive per UTC day, whatever the token (spec §8). */
+export const DRIPS_PER_DAY = 2;
 
 /** The only network each native token can be dripped on. */
 const NATIVE_TOKEN_NETWORK = { eth: 'base-sepolia', sol: 'solana-devnet' } as const;
@@ -75,8 +79,8 @@ export const testnetFund = defineTool({
     'Sends test funds to your address: 1 test USDC (default) or 0.0001 ETH on Base Sepolia, or test USDC or SOL ' +
     'on Solana devnet, and returns the transaction hash and explorer link. The address must match `network` ' +
     '(0x… for base-sepolia, base58 for solana-devnet). At most 2 drips per address per day, plus the faucet ' +
-    "provider's rolling caps. Test funds have no market value. Costs 1000 USDC units ($0.001) per call; $0.002 " +
-    'on Optimism; 10000 units ($0.001) on Stellar.' + NOT_YET_AVAILABLE_NOTE,
+    "provider's rolling caps; a refused or failed drip is not charged. Test funds have no market value. Costs 1000 " +
+    'USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.',
   group: 'tools',
   method: 'POST',
   path: '/api/testnet-fund',
@@ -84,5 +88,37 @@ export const testnetFund = defineTool({
   output: TestnetFundOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
-  handler: notYetAvailable('testnet-fund'),
+  handler: async ({ address, token, network }, ctx) => {
+    // EVM addresses are case-insensitive (checksum-tolerant): one address counts once, however it is written.
+    // Solana's base58 is case-sensitive and is kept as given.
+    const recipient = network === 'base-sepolia' ? getAddress(address.toLowerCase()) : address;
+    const subject = `${network}:${network === 'base-sepolia' ? recipient.toLowerCase() : recipient}`;
+    const day = new Date().toISOString().slice(0, 10);
+    await takeDrip(ctx, subject, day);
+    try {
+      const drip = await ctx.providers.faucet.drip({ network, token, address: recipient }, ctx.signal);
+      return { funded: true, network, token, transactionHash: drip.transactionHash, explorer: drip.explorer };
+    } catch (err) {
+      // Nothing was sent: the drip goes back, and the pipeline settles nothing.
+      await ctx.store.releaseDrip(subject, day);
+      throw err;
+    }
+  },
 });
+
+/** Takes one of the address's drips for today in the store (atomic), or refuses with 429 when both are used. */
+async function takeDrip(ctx: ToolContext, subject: string, day: string): Promise<void> {
+  const claim = await ctx.store.claimDrip(subject, day, DRIPS_PER_DAY);
+  switch (claim.type) {
+    case 'granted':
+      return;
+    case 'limit_reached': {
+      const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
+      throw new ToolError(
+        'rate_limited',
+        `This address already received ${DRIPS_PER_DAY} drips today (the limit is ${DRIPS_PER_DAY} per address per UTC day). Try again after ${new Date(midnight).toISOString()}; you were not charged.`,
+        { field: 'address', details: { limit: DRIPS_PER_DAY, retryAfterSeconds: Math.max(1, Math.ceil((midnight - Date.now()) / 1000)) } },
+      );
+    }
+  }
+}

@@ -1,6 +1,6 @@
+import { getAddress } from 'viem';
 import { z } from 'zod';
 import { EvmAddressSchema, IsoTimestampSchema } from '../schemas/common.js';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../src/not-yet-available.js';
 import { defineTool } from '../src/tool.js';
 
 /** Chains served; Base only for now (the payment challenge is Base-only too). */
@@ -16,8 +16,11 @@ const TransfersEvmInputSchema = z
       'Only transfers of this ERC-20 contract, e.g. USDC on Base 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913; omit for all tokens.',
     ),
     chain: z.enum(CHAINS).default('base').describe('Chain to read; only `base` (the default) is served for now.'),
-    fromBlock: QueryBlockSchema.describe('First block to include (non-negative integer); omit to start from the earliest block.'),
-    toBlock: QueryBlockSchema.describe('Last block to include (non-negative integer); omit for the latest block.'),
+    fromBlock: QueryBlockSchema.describe(
+      'First block to search (non-negative integer); omit to search as far back as one call reaches (the whole history with an indexer, ' +
+        'otherwise the newest 50,000 blocks by default). The answer says how far it got: see `fromBlock` in the response.',
+    ),
+    toBlock: QueryBlockSchema.describe('Last block to search (non-negative integer); omit for the latest block (a later block is clamped to it).'),
     limit: z.coerce
       .number()
       .int()
@@ -57,9 +60,15 @@ const TransferSchema = z.object({
 const TransfersEvmOutputSchema = z.object({
   address: z.string().describe('The wallet address queried.'),
   chain: z.enum(CHAINS),
-  fromBlock: z.number().int().describe('First block of the range searched.'),
-  toBlock: z.number().int().describe('Last block of the range searched.'),
-  count: z.number().int().describe('Number of transfers returned; equal to `limit` when more may exist.'),
+  fromBlock: z
+    .number()
+    .int()
+    .describe(
+      'Lowest block this answer covers completely: every transfer in [fromBlock, toBlock] is listed. It is above the requested ' +
+        'fromBlock when `limit` or the scan budget stopped the search; call again with toBlock = fromBlock - 1 for older transfers.',
+    ),
+  toBlock: z.number().int().describe('Highest block searched (the requested toBlock, or the latest block).'),
+  count: z.number().int().describe('Number of transfers returned (at most `limit`).'),
   transfers: z.array(TransferSchema).describe('ERC-20 transfers, newest first.'),
 });
 
@@ -71,7 +80,8 @@ export const transfersEvm = defineTool({
     'Lists ERC-20 token transfers into and out of a wallet on Base, newest first: transaction hash, block, ' +
     'time, counterparties, token contract and symbol, exact raw amount and a formatted amount, and direction ' +
     '(in/out/self). Query: `address` (required), `token` contract filter, `fromBlock`/`toBlock` range, ' +
-    '`limit` (1–1000, default 100). Costs 1000 USDC units ($0.001) per call, on Base only.' + NOT_YET_AVAILABLE_NOTE,
+    '`limit` (1–1000, default 100). The answer covers [fromBlock, toBlock] of the response completely; page back with ' +
+    'toBlock = fromBlock - 1. Costs 1000 USDC units ($0.001) per call, on Base only (x402 version 1, X-PAYMENT).',
   group: 'transfers',
   method: 'GET',
   path: '/api/transfers/evm',
@@ -79,5 +89,15 @@ export const transfersEvm = defineTool({
   output: TransfersEvmOutputSchema,
   price: { default: '1000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
-  handler: notYetAvailable('transfers-evm'),
+  handler: async ({ address, token, chain, fromBlock, toBlock, limit }, ctx) => {
+    const page = await ctx.providers.transfers.list(chain, { address, token, fromBlock, toBlock, limit }, ctx.signal);
+    return {
+      address: getAddress(address.toLowerCase()),
+      chain,
+      fromBlock: page.fromBlock,
+      toBlock: page.toBlock,
+      count: page.transfers.length,
+      transfers: page.transfers,
+    };
+  },
 });

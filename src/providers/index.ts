@@ -1,10 +1,41 @@
-/**
- * Upstream API clients reached by handlers through their context.
- * Each upstream gets its own module here when its endpoint is built.
- */
-export type Providers = Record<string, never>;
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { createChainToolProviders, type ChainToolProviders } from './chain-tools.js';
+import { createStablecoinsProvider, type StablecoinsProvider } from './defillama-stablecoins.js';
+import { createYieldsProvider, type YieldsProvider } from './defillama-yields.js';
+import { createDexScreenerProvider, type DexScreenerProvider } from './dexscreener.js';
+import { createGoPlusProvider, type GoPlusProvider } from './goplus.js';
+import { createHyperliquidProvider, type HyperliquidProvider } from './hyperliquid.js';
+import { createKalshiProvider, type KalshiProvider } from './kalshi.js';
+import { createSmmPanelProvider, type SmmPanelProvider } from './smm-panel.js';
+import { Upstream } from './upstream.js';
+import { createWorldBankProvider, type WorldBankProvider } from './worldbank.js';
 
-/** Builds the provider set from configuration. */
-export function createProviders(): Providers {
-  return {};
+/**
+ * Upstream API clients reached by handlers through their context, one module per upstream.
+ */
+export interface Providers extends ChainToolProviders {
+  hyperliquid: HyperliquidProvider;
+  stablecoins: StablecoinsProvider;
+  yields: YieldsProvider;
+  worldbank: WorldBankProvider;
+  kalshi: KalshiProvider;
+  goplus: GoPlusProvider;
+  dexscreener: DexScreenerProvider;
+  smm: SmmPanelProvider;
+}
+
+/** Builds the provider set from configuration: one Upstream client (cache, retries) per upstream. */
+export function createProviders(config: Config, log: Logger): Providers {
+  return {
+    hyperliquid: createHyperliquidProvider(new Upstream(config.upstreams.hyperliquid, log)),
+    stablecoins: createStablecoinsProvider(new Upstream(config.upstreams.stablecoins, log)),
+    yields: createYieldsProvider(new Upstream(config.upstreams.yields, log)),
+    worldbank: createWorldBankProvider(new Upstream(config.upstreams.worldbank, log)),
+    kalshi: createKalshiProvider(new Upstream(config.upstreams.kalshi, log)),
+    goplus: createGoPlusProvider(new Upstream(config.upstreams.goplus, log)),
+    dexscreener: createDexScreenerProvider(new Upstream(config.upstreams.dexscreener, log)),
+    smm: createSmmPanelProvider(new Upstream(config.upstreams.smm, log), config.smmPanelKey, log),
+    ...createChainToolProviders(config, log),
+  };
 }

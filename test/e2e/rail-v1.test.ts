@@ -141,12 +141,14 @@ describe('version 1 on the transfers group: X-PAYMENT in, X-PAYMENT-RESPONSE out
     expect(await base.balance(payer.address)).toBe(before - 1000n);
   });
 
-  it('verifies a v1 payment for transfers-evm, whose stub then refuses: nothing is settled and the authorization stays usable', async () => {
+  it('verifies a v1 payment for transfers-evm whose handler then refuses the block range: nothing is settled and the authorization stays usable', async () => {
     const payer = base.payers[2]!;
     const payment = await v1Payment(payer);
     const before = { payer: await base.balance(payer.address), runs: runCount('transfers-evm') };
-    const res = await getV1(`/api/transfers/evm?address=${payer.address}`, payment);
-    expect(res.status).toBe(501);
+    // A start block beyond the chain head is only found out by the handler, after verification.
+    const res = await getV1(`/api/transfers/evm?address=${payer.address}&fromBlock=99999999`, payment);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'invalid_input', field: 'fromBlock' } });
     expect(runCount('transfers-evm')).toBe(before.runs + 1);
     expect(await base.balance(payer.address)).toBe(before.payer);
     // The same authorization (same payee and amount on Base) still pays for a v1 call that succeeds.

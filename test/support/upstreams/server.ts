@@ -25,6 +25,8 @@ export interface LookalikeRequest {
   /** Parsed JSON body, or undefined when there was none or it was not JSON (see `rawBody`). */
   body: unknown;
   rawBody: string;
+  /** Request headers (lower-case names), e.g. `authorization`. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** What a look-alike handler answers: JSON (default status 200) or text. */
@@ -109,7 +111,7 @@ export async function startLookalikeServer(handler: LookalikeHandler, options: L
       } catch {
         body = undefined;
       }
-      const request: LookalikeRequest = { method: req.method ?? 'GET', path: parsedUrl.pathname, query: parsedUrl.searchParams, body, rawBody };
+      const request: LookalikeRequest = { method: req.method ?? 'GET', path: parsedUrl.pathname, query: parsedUrl.searchParams, body, rawBody, headers: req.headers };
       const mode = takeMode(request);
       switch (mode) {
         case '429':

@@ -1,0 +1,155 @@
+/**
+ * The reads behind wallet-readiness (upstream-apis.md §11.1): native and stablecoin balances on every EVM network
+ * of the payment table that has an `rpcUrl` (plus Solana when a Solana address is given), and each network's gas
+ * price with the fee of one stablecoin transfer. Networks are read in parallel and fail one by one: each entry says
+ * `ok` and carries its numbers or its error.
+ */
+import { formatUnits } from 'viem';
+import { toToolError } from '../errors.js';
+import { evmChainId, SOLANA_MAINNET, type NetworkEntry } from '../payments/networks.js';
+import { SOLANA_DEVNET, type ChainToolsSettings } from './chain-settings.js';
+import type { EvmReader, EvmRpcProvider } from './evm-rpc.js';
+import { createSolanaReader, type SolanaReader } from './solana-rpc.js';
+
+/** Gas units of one ERC-20 transfer used for the fee estimate (a USDC transfer takes ~50–65k). */
+export const STABLECOIN_TRANSFER_GAS = 65_000n;
+
+/** Native token symbol by EVM chain id (18 decimals on all of them). */
+const NATIVE_SYMBOLS: Record<number, string> = { 8453: 'ETH', 84532: 'ETH', 137: 'POL', 42161: 'ETH', 143: 'MON', 43114: 'AVAX', 1329: 'SEI', 10: 'ETH', 4663: 'ETH', 42220: 'CELO' };
+
+/** An amount in base units and as a decimal string. */
+export interface Amount {
+  symbol: string;
+  decimals: number;
+  raw: string;
+  formatted: string;
+}
+
+/** A network's entry in a step result: its numbers when `ok`, else the error. */
+export type NetworkRead<T> = { network: string; label: string; ok: true } & T | { network: string; label: string; ok: false; error: { code: string; message: string } };
+
+/** Balances of one wallet on one network. */
+export type BalanceRead = NetworkRead<{ family: 'evm' | 'svm'; address: string; native: Amount; stablecoin: Amount & { token: string } }>;
+
+/** Gas price of one network and the fee of one stablecoin transfer at that price. */
+export type GasRead = NetworkRead<{ gasPriceWei: string; gasPriceGwei: string; stablecoinTransfer: { gas: number; fee: Amount } }>;
+
+interface EvmNet {
+  id: string;
+  label: string;
+  native: string;
+  asset: string;
+  decimals: number;
+  reader: EvmReader;
+}
+
+interface SolNet {
+  id: string;
+  label: string;
+  mint: string;
+  decimals: number;
+  reader: SolanaReader;
+}
+
+/** The wallet reads across the configured networks. */
+export interface WalletProvider {
+  /** Time limit of each wallet-readiness step. */
+  readonly stepTimeoutMs: number;
+  /** CAIP-2 ids read (EVM first, then Solana). */
+  readonly networks: string[];
+  balances(address: string, solanaAddress: string | undefined, signal: AbortSignal): Promise<BalanceRead[]>;
+  gas(signal: AbortSignal): Promise<GasRead[]>;
+}
+
+/**
+ * A failure as a step or network entry reports it: the error code and its message without the "not charged" phrase
+ * (which is true of a failed call but not of one part of a call that is charged).
+ */
+export function describeFailure(err: unknown): { code: string; message: string } {
+  const e = toToolError(err);
+  const message = e.message.replace(/[;,]?\s*(you were not charged|nothing was charged|you have not been charged)\.?/gi, '.').replace(/\.\.+/g, '.');
+  return { code: e.code, message };
+}
+
+async function settle<T>(net: { id: string; label: string }, work: () => Promise<T>): Promise<NetworkRead<T>> {
+  try {
+    return { network: net.id, label: net.label, ok: true, ...(await work()) } as NetworkRead<T>;
+  } catch (err) {
+    return { network: net.id, label: net.label, ok: false, error: describeFailure(err) };
+  }
+}
+
+const amount = (symbol: string, raw: bigint, decimals: number): Amount => ({ symbol, decimals, raw: raw.toString(), formatted: formatUnits(raw, decimals) });
+
+/** Builds the wallet provider from the payment table and the chain-tool settings. */
+export function createWalletProvider(networks: readonly NetworkEntry[], settings: ChainToolsSettings, evm: EvmRpcProvider): WalletProvider {
+  const wanted = settings.wallet.networks;
+  const picked = networks.filter((n) => (wanted ? wanted.includes(n.id) : true));
+  const evmNets: EvmNet[] = picked
+    .filter((n) => n.family === 'evm' && n.rpcUrl)
+    .map((n) => {
+      const label = n.label ?? n.id;
+      return { id: n.id, label, native: NATIVE_SYMBOLS[evmChainId(n.id)] ?? 'native', asset: n.asset, decimals: n.decimals, reader: evm.reader(n.rpcUrl!, `${label} JSON-RPC`) };
+    });
+  const solanaRpc = (n: NetworkEntry) => n.rpcUrl ?? (n.id === SOLANA_MAINNET ? settings.rpcUrls.solana : n.id === SOLANA_DEVNET ? settings.rpcUrls['solana-devnet'] : undefined);
+  const solNets: SolNet[] = picked
+    .filter((n) => n.family === 'svm' && solanaRpc(n))
+    .map((n) => {
+      const label = n.label ?? n.id;
+      return { id: n.id, label, mint: n.asset, decimals: n.decimals, reader: createSolanaReader(solanaRpc(n)!, `${label} RPC`, settings.rpc.timeoutMs) };
+    });
+
+  return {
+    stepTimeoutMs: settings.wallet.stepTimeoutMs,
+    networks: [...evmNets.map((n) => n.id), ...solNets.map((n) => n.id)],
+    async balances(address, solanaAddress, signal) {
+      const evmReads = evmNets.map((net) =>
+        settle(net, async () => {
+          const [native, stable, info] = await Promise.all([
+            net.reader.nativeBalance(address, signal),
+            net.reader.tokenBalance(net.asset, address, signal),
+            net.reader.tokenInfo(net.asset, signal),
+          ]);
+          return { family: 'evm' as const, address, native: amount(net.native, native, 18), stablecoin: { ...amount(info.symbol ?? 'USDC', stable, net.decimals), token: net.asset } };
+        }),
+      );
+      const solReads = solanaAddress
+        ? solNets.map((net) =>
+            settle(net, async () => {
+              const [lamports, token] = await Promise.all([net.reader.lamports(solanaAddress, signal), net.reader.tokenBalance(solanaAddress, net.mint, signal)]);
+              return {
+                family: 'svm' as const,
+                address: solanaAddress,
+                native: amount('SOL', lamports, 9),
+                stablecoin: { ...amount('USDC', token.raw, token.decimals ?? net.decimals), token: net.mint },
+              };
+            }),
+          )
+        : [];
+      return Promise.all([...evmReads, ...solReads]) as Promise<BalanceRead[]>;
+    },
+    async gas(signal) {
+      return Promise.all(
+        evmNets.map((net) =>
+          settle(net, async () => {
+            const price = await net.reader.gasPrice(signal);
+            return {
+              gasPriceWei: price.toString(),
+              gasPriceGwei: formatUnits(price, 9),
+              stablecoinTransfer: { gas: Number(STABLECOIN_TRANSFER_GAS), fee: amount(net.native, price * STABLECOIN_TRANSFER_GAS, 18) },
+            };
+          }),
+        ),
+      ) as Promise<GasRead[]>;
+    },
+  };
+}
+
+/** Sum of the stablecoin balances that were read, in dollars (every stablecoin here is a USD coin), as a decimal string. */
+export function stablecoinTotal(reads: BalanceRead[]): string {
+  let scaled = 0n;
+  for (const r of reads) {
+    if (r.ok) scaled += BigInt(r.stablecoin.raw) * 10n ** BigInt(Math.max(0, 18 - r.stablecoin.decimals));
+  }
+  return formatUnits(scaled, 18);
+}

@@ -17,6 +17,7 @@ import { tools } from '../../tools/index.js';
 import { LOCAL_NETWORK, startPaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import type { Lookalike } from '../support/upstreams/server.js';
+import { PANEL_KEY } from '../support/upstreams/smm-panel.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const UPSTREAMS_DIR = join(ROOT, 'test/support/upstreams');
@@ -31,6 +32,9 @@ const URL_VARIABLE: Record<string, string> = {
   yields: 'DEFILLAMA_YIELDS_URL',
   worldbank: 'WORLDBANK_API_URL',
   kalshi: 'KALSHI_API_URL',
+  goplus: 'GOPLUS_API_URL',
+  dexscreener: 'DEXSCREENER_API_URL',
+  'smm-panel': 'SMM_PANEL_URL',
 };
 /** The upstream look-alike each tool needs for its example call. */
 const TOOL_UPSTREAM: Record<string, string> = {
@@ -84,7 +88,8 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-demo-'));
   const port = process.env.PORT ?? '4021';
   const url = `http://127.0.0.1:${port}`;
-  const upstreamEnv = Object.fromEntries([...lookalikes].map(([name, l]) => [URL_VARIABLE[name]!, l.url]));
+  const upstreamEnv: Record<string, string> = Object.fromEntries([...lookalikes].map(([name, l]) => [URL_VARIABLE[name]!, l.url]));
+  if (lookalikes.has('smm-panel')) upstreamEnv.SMM_PANEL_KEY = PANEL_KEY;
   const server = spawn(process.execPath, [CLI, 'serve'], {
     env: { PATH: process.env.PATH ?? '', ...paid.env, ...upstreamEnv, PORT: port, HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -116,6 +121,12 @@ async function main(): Promise<void> {
       const body = JSON.stringify(await res.json());
       say(`── ${tool.name}: ${tool.method} ${tool.path} ${tool.method === 'POST' ? JSON.stringify(example) : query} → HTTP ${res.status}`);
       say(`   ${body.length > 600 ? body.slice(0, 600) + '…' : body}`);
+    }
+
+    if (lookalikes.has('smm-panel')) {
+      const services = await fetch(`${url}/v1/smm-services?search=followers&limit=2`);
+      say(`── smm-services (free): GET /v1/smm-services?search=followers&limit=2 → HTTP ${services.status}`);
+      say(`   ${JSON.stringify(await services.json()).slice(0, 600)}`);
     }
 
     say('\nTry it yourself (an unpaid call answers 402 with the payment requirements in PAYMENT-REQUIRED):');

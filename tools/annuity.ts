@@ -41,6 +41,7 @@ export const annuity = defineTool({
   input: AnnuityInputSchema,
   output: AnnuityOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
+  example: { payment: 100, ratePerPeriod: 0.05, periods: 10, type: 'ordinary' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ payment, ratePerPeriod: r, periods: n, type }) => {
     let presentValue: number;

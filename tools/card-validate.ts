@@ -63,6 +63,7 @@ export const cardValidate = defineTool({
   input: CardValidateInputSchema,
   output: CardValidateOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
+  example: { number: '4242 4242 4242 4242' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ number }) => {
     const digits = number.replace(/[ -]/g, '');

@@ -65,6 +65,7 @@ export const geoDistance = defineTool({
   input: GeoDistanceInputSchema,
   output: GeoDistanceOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
+  example: { from: { lat: 51.5074, lng: -0.1278 }, to: { lat: 48.8566, lng: 2.3522 } },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ from, to }) => {
     const km = haversineKm(from.lat, from.lng, to.lat, to.lng);

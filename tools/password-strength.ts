@@ -67,6 +67,7 @@ export const passwordStrength = defineTool({
   input: PasswordStrengthInputSchema,
   output: PasswordStrengthOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
+  example: { password: 'correct horse battery staple' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ password }) => {
     const result = zxcvbn.check(password.slice(0, MAX_ANALYSED_LENGTH));

@@ -70,6 +70,7 @@ export const solidityScan = defineTool({
   input: SolidityScanInputSchema,
   output: SolidityScanOutputSchema,
   price: { default: '10000', optimism: '11000', stellar: '100000' },
+  example: { source: '// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\ncontract Vault { function owner() external view returns (address) { return tx.origin; } }\n' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   maxBodyBytes: 600 * 1024,
   handler: (input) => scanSolidity(input.source),

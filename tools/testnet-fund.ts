@@ -87,6 +87,7 @@ export const testnetFund = defineTool({
   input: TestnetFundInputSchema,
   output: TestnetFundOutputSchema,
   price: { default: '1000', optimism: '2000', stellar: '10000' },
+  example: { address: '0x000000000000000000000000000000000000dEaD', token: 'usdc', network: 'base-sepolia' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
   handler: async ({ address, token, network }, ctx) => {
     // EVM addresses are case-insensitive (checksum-tolerant): one address counts once, however it is written.

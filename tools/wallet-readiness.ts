@@ -61,6 +61,7 @@ export const walletReadiness = defineTool({
   input: WalletReadinessInputSchema,
   output: WalletReadinessOutputSchema,
   price: { default: '50000', optimism: '51000', stellar: '500000' },
+  example: { address: '0x000000000000000000000000000000000000dEaD' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, solanaAddress }, ctx) => {
     const { wallet, onramp } = ctx.providers;

@@ -76,6 +76,42 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL);`,
   },
+  {
+    version: 3,
+    name: 'agent spending (remote mode and tollbooth call budgets)',
+    sql: `
+      CREATE TABLE agent_spends (
+        id TEXT PRIMARY KEY,
+        seq BIGSERIAL,
+        day TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        network TEXT NOT NULL,
+        asset TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        usd_micros BIGINT NOT NULL CHECK (usd_micros >= 0),
+        status TEXT NOT NULL CHECK (status IN ('reserved', 'settled', 'pending', 'failed', 'cancelled')),
+        payment_id TEXT,
+        payer TEXT,
+        transaction_id TEXT,
+        note TEXT,
+        payload JSON,
+        created_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL);
+      CREATE INDEX agent_spends_day ON agent_spends (day, status);
+      CREATE INDEX agent_spends_created ON agent_spends (created_at DESC, seq DESC);
+      CREATE INDEX agent_spends_request ON agent_spends (request_hash, status);`,
+  },
+  {
+    version: 4,
+    name: 'rate-limit buckets shared by instances',
+    sql: `
+      CREATE TABLE rate_buckets (
+        key TEXT PRIMARY KEY,
+        tat DOUBLE PRECISION NOT NULL);
+      CREATE INDEX rate_buckets_tat ON rate_buckets (tat);`,
+  },
 ];
 
 /** What a start-up migration run found and did. */

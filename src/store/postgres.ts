@@ -2,19 +2,28 @@ import pg from 'pg';
 import type { Logger } from '../log.js';
 import { migrate } from './postgres-migrations.js';
 import { json, rowToOrder, rowToPending, rowToReceipt, type Row } from './postgres-rows.js';
+import { PostgresSpends } from './postgres-spends.js';
+import { PostgresTokenBuckets } from './postgres-tokens.js';
 import { describeDatabaseUrl, errorText, isConnectionError, redactor } from './postgres-url.js';
 import type {
   ClaimResult,
   DripClaim,
   IdempotencyBegin,
   IdempotencyClaim,
+  NewSpend,
   OrderRecord,
   PaymentClaim,
   PendingDetails,
   PendingRecord,
   ReceiptRecord,
+  SpendRecord,
+  SpendReservation,
+  SpendStatus,
+  SpendUpdate,
   Store,
   StoredResult,
+  TokenRequest,
+  TokenTake,
 } from './store.js';
 
 const RECEIPT_COLUMNS = 'key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at';
@@ -32,11 +41,17 @@ export interface PostgresStoreOptions {
 
 /** The shared store for several instances: PostgreSQL, every state change atomic in the database. */
 export class PostgresStore implements Store {
+  private readonly spends: PostgresSpends;
+  private readonly tokens: PostgresTokenBuckets;
+
   private constructor(
     private readonly pool: pg.Pool,
     private readonly target: string,
     private readonly redact: (message: string) => string,
-  ) {}
+  ) {
+    this.spends = new PostgresSpends((sql, args) => this.query(sql, args), (fn) => this.transaction(fn));
+    this.tokens = new PostgresTokenBuckets((sql, args) => this.query(sql, args));
+  }
 
   /** Connects to `url` (a DATABASE_URL) and applies missing migrations; throws with a clear, password-free message. */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -210,6 +225,38 @@ export class PostgresStore implements Store {
   async getOrder(orderId: string): Promise<OrderRecord | undefined> {
     const [row] = await this.query('SELECT * FROM orders WHERE order_id = $1', [orderId]);
     return row ? rowToOrder(row) : undefined;
+  }
+
+  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> {
+    return this.spends.reserve(spend, dayLimitMicros);
+  }
+
+  finishSpend(id: string, update: SpendUpdate): Promise<void> {
+    return this.spends.finish(id, update);
+  }
+
+  cancelSpend(id: string, note: string): Promise<void> {
+    return this.spends.cancel(id, note);
+  }
+
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> {
+    return this.spends.list(options);
+  }
+
+  spentOn(day: string): Promise<number> {
+    return this.spends.spentOn(day);
+  }
+
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> {
+    return this.spends.pending(requestHash);
+  }
+
+  takeTokens(request: TokenRequest): Promise<TokenTake> {
+    return this.tokens.take(request);
+  }
+
+  purgeTokenBuckets(now: number): Promise<number> {
+    return this.tokens.purge(now);
   }
 
   async ping(): Promise<void> {

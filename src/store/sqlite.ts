@@ -2,9 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import { SPENDS_SCHEMA, SqliteSpends } from './sqlite-spends.js';
+import { SqliteTokenBuckets, TOKENS_SCHEMA } from './sqlite-tokens.js';
 import type {
   ClaimResult,
   DripClaim,
+  NewSpend,
   OrderRecord,
   IdempotencyBegin,
   IdempotencyClaim,
@@ -12,8 +15,14 @@ import type {
   PendingDetails,
   PendingRecord,
   ReceiptRecord,
+  SpendRecord,
+  SpendReservation,
+  SpendStatus,
+  SpendUpdate,
   Store,
   StoredResult,
+  TokenRequest,
+  TokenTake,
 } from './store.js';
 
 const SCHEMA = [
@@ -117,7 +126,13 @@ function rowToPending(row: Row): PendingRecord {
 
 /** The embedded store: one SQLite file, safe for several processes on one machine. */
 export class SqliteStore implements Store {
-  private constructor(private readonly db: Client) {}
+  private readonly spends: SqliteSpends;
+  private readonly tokens: SqliteTokenBuckets;
+
+  private constructor(private readonly db: Client) {
+    this.spends = new SqliteSpends(db);
+    this.tokens = new SqliteTokenBuckets(db);
+  }
 
   /** Opens (and creates or migrates) the SQLite file at `path`. */
   static async open(path: string): Promise<SqliteStore> {
@@ -125,7 +140,7 @@ export class SqliteStore implements Store {
     const db = createClient({ url: pathToFileURL(path).href, timeout: 5000 });
     await db.execute('PRAGMA journal_mode = WAL');
     await db.execute('PRAGMA busy_timeout = 5000');
-    for (const sql of SCHEMA) await db.execute(sql);
+    for (const sql of [...SCHEMA, ...SPENDS_SCHEMA, ...TOKENS_SCHEMA]) await db.execute(sql);
     const columns = await db.execute('PRAGMA table_info(payment_claims)');
     if (!columns.rows.some((c) => c.name === 'pending_json')) await db.batch(MIGRATE_CLAIMS_V1, 'write');
     return new SqliteStore(db);
@@ -276,6 +291,38 @@ export class SqliteStore implements Store {
       createdAt: String(row.created_at),
       updatedAt: String(row.updated_at),
     };
+  }
+
+  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> {
+    return this.spends.reserve(spend, dayLimitMicros);
+  }
+
+  finishSpend(id: string, update: SpendUpdate): Promise<void> {
+    return this.spends.finish(id, update);
+  }
+
+  cancelSpend(id: string, note: string): Promise<void> {
+    return this.spends.cancel(id, note);
+  }
+
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> {
+    return this.spends.list(options);
+  }
+
+  spentOn(day: string): Promise<number> {
+    return this.spends.spentOn(day);
+  }
+
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> {
+    return this.spends.pending(requestHash);
+  }
+
+  takeTokens(request: TokenRequest): Promise<TokenTake> {
+    return this.tokens.take(request);
+  }
+
+  purgeTokenBuckets(now: number): Promise<number> {
+    return this.tokens.purge(now);
   }
 
   async ping(): Promise<void> {

@@ -105,6 +105,70 @@ export interface OrderRecord {
 /** Result of asking for one more faucet drip. */
 export type DripClaim = { type: 'granted'; count: number } | { type: 'limit_reached'; count: number };
 
+/** Where a payment made by the agent side (remote mode, `tollbooth call`) stands; reserved, settled and pending count against the budget. */
+export type SpendStatus = 'reserved' | 'settled' | 'pending' | 'failed' | 'cancelled';
+
+/** One payment the agent side made or is making, kept for its daily budget and its spending history. */
+export interface SpendRecord {
+  id: string;
+  /** The UTC day (YYYY-MM-DD) it counts against. */
+  day: string;
+  tool: string;
+  /** The URL paid for. */
+  resource: string;
+  /** Hash of the tool and its canonical input: a call whose outcome is unknown is found again by it. */
+  requestHash: string;
+  network: string;
+  asset: string;
+  /** Amount in the asset's smallest units. */
+  amount: string;
+  /** The same in millionths of a US dollar (stablecoins at par), rounded up. */
+  usdMicros: number;
+  status: SpendStatus;
+  /** The `payment-identifier` id sent with the payment, when the server declared the extension. */
+  paymentId?: string;
+  payer?: string;
+  transaction?: string;
+  /** Why it failed, was cancelled or is still pending. */
+  note?: string;
+  /** The signed payment, kept while its outcome is unknown (pending) so a retry sends the very same one. */
+  payload?: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A payment about to be made, before its outcome is known. */
+export type NewSpend = Omit<SpendRecord, 'status' | 'payer' | 'transaction' | 'note' | 'payload' | 'createdAt' | 'updatedAt'>;
+
+/** How a reserved or pending payment ended (or that it is still pending, with the payment to retry with). */
+export interface SpendUpdate {
+  status: 'settled' | 'pending' | 'failed';
+  payer?: string;
+  transaction?: string;
+  note?: string;
+  payload?: unknown;
+}
+
+/** Result of reserving a payment against the daily budget; `spentMicros` is the day's counted total afterwards. */
+export type SpendReservation = { type: 'reserved'; spentMicros: number } | { type: 'over_budget'; spentMicros: number };
+
+/** A request to take tokens from a shared rate-limit bucket (a token bucket kept in GCRA form, see src/limits/bucket.ts). */
+export interface TokenRequest {
+  /** The bucket, e.g. `ip:203.0.113.7` or `payer:0xabc…`. */
+  key: string;
+  /** Most tokens the bucket holds (the burst). */
+  capacity: number;
+  /** Tokens added back per second. */
+  refillPerSecond: number;
+  /** Tokens this request takes (usually 1). */
+  cost: number;
+  /** The caller's clock, epoch milliseconds. */
+  now: number;
+}
+
+/** What taking tokens from a shared bucket came to. */
+export type TokenTake = { type: 'taken'; remaining: number } | { type: 'limited'; retryAfterMs: number };
+
 /** Persistence for the replay guard, idempotency records, pending settlements and receipts. */
 export interface Store {
   /** Atomically claims a payment; only one caller ever gets `claimed` for a key. */
@@ -145,6 +209,28 @@ export interface Store {
   saveOrder(order: OrderRecord): Promise<void>;
   /** One stored order, or undefined. */
   getOrder(orderId: string): Promise<OrderRecord | undefined>;
+  /**
+   * Atomically records a payment as reserved if the day's counted total (reserved, settled, pending) plus its
+   * amount stays within `dayLimitMicros`; concurrent reservations can never exceed the limit together.
+   */
+  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation>;
+  /** Ends a reserved or pending payment as settled or failed, or keeps it pending with the payment to retry with. */
+  finishSpend(id: string, update: SpendUpdate): Promise<void>;
+  /** Marks a reserved or pending payment as never made (nothing was charged), giving its amount back to the budget. */
+  cancelSpend(id: string, note: string): Promise<void>;
+  /** The agent's payments, most recent first; optionally only some statuses. */
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]>;
+  /** Millionths of a US dollar counted against the budget of `day` (reserved, settled and pending payments). */
+  spentOn(day: string): Promise<number>;
+  /** The most recent pending payment (outcome unknown) for a request, to be retried instead of paying again. */
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined>;
+  /**
+   * Atomically takes `cost` tokens from the rate-limit bucket `key` if it holds that many; concurrent callers on any
+   * number of instances can never take more than the bucket holds.
+   */
+  takeTokens(request: TokenRequest): Promise<TokenTake>;
+  /** Forgets rate-limit buckets that are full again at `now` (epoch ms); returns how many. */
+  purgeTokenBuckets(now: number): Promise<number>;
   /** Checks that the store answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

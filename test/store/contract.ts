@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyClaim, PaymentClaim, PendingDetails, ReceiptRecord, Store, StoredResult } from '../../src/store/store.js';
+import type { IdempotencyClaim, NewSpend, PaymentClaim, PendingDetails, ReceiptRecord, Store, StoredResult } from '../../src/store/store.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** Lets the clock move on, so records made one after the other get different timestamps (no assertion on time). */
@@ -29,6 +29,10 @@ const stored: StoredResult = {
   output: { presentValue: 772.17, futureValue: 1257.78, type: 'ordinary', list: [1, 2, 3] },
   receipt: { success: true, transaction: '0xsettled', network: 'eip155:8453', payer: '0xPayer', amount: '1000' },
 };
+const spend = (over: Partial<NewSpend> = {}): NewSpend => ({
+  id: `spend_${randomUUID()}`, day: '2026-11-21', tool: 'annuity', resource: 'https://tollbooth.example/api/annuity', requestHash: 'sha256:request-a',
+  network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000', usdMicros: 1000, ...over,
+});
 /** An idempotency id of the allowed shape (16–128 of [A-Za-z0-9_-]). */
 const newId = () => `idem_${randomUUID().replace(/-/g, '')}`;
 
@@ -209,6 +213,79 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       });
     });
 
+    describe('agent spending', () => {
+      it('reserves payments while the day stays within its limit, and refuses the one that would exceed it', async () => {
+        expect(await store.reserveSpend(spend({ usdMicros: 3000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 3000 });
+        expect(await store.reserveSpend(spend({ usdMicros: 2000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 5000 });
+        expect(await store.reserveSpend(spend({ usdMicros: 1 }), 5000)).toEqual({ type: 'over_budget', spentMicros: 5000 });
+        expect(await store.spentOn('2026-11-21')).toBe(5000);
+      });
+
+      it('lets exactly the affordable 4 of 10 concurrent reservations through', async () => {
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.reserveSpend(spend({ usdMicros: 2500 }), 10_000)));
+        expect(results.filter((r) => r.type === 'reserved')).toHaveLength(4);
+        expect(results.filter((r) => r.type === 'over_budget')).toHaveLength(6);
+        expect(await store.spentOn('2026-11-21')).toBe(10_000);
+      });
+
+      it('counts settled and pending payments, and gives back what was cancelled or failed', async () => {
+        const [a, b, c, d] = [spend({ usdMicros: 1000 }), spend({ usdMicros: 2000 }), spend({ usdMicros: 4000 }), spend({ usdMicros: 8000 })];
+        for (const s of [a, b, c, d]) await store.reserveSpend(s, 1_000_000);
+        await store.finishSpend(a.id, { status: 'settled', transaction: '0xa', payer: '0xPayer' });
+        await store.finishSpend(b.id, { status: 'pending', payload: { x402Version: 2, payload: { signature: '0xb' } }, note: 'settlement_pending' });
+        await store.finishSpend(c.id, { status: 'failed', note: 'settlement failed: insufficient_funds' });
+        await store.cancelSpend(d.id, 'the server refused the payment before running the tool');
+        expect(await store.spentOn('2026-11-21')).toBe(3000);
+        expect(await store.spentOn('2026-11-22')).toBe(0);
+      });
+
+      it('counts each day on its own', async () => {
+        await store.reserveSpend(spend({ usdMicros: 5000 }), 5000);
+        expect(await store.reserveSpend(spend({ day: '2026-11-22', usdMicros: 5000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 5000 });
+      });
+
+      it('keeps every field of a settled payment and lists payments most recent first, filtered by status', async () => {
+        const first = spend({ paymentId: 'pay_0123456789abcdef' });
+        await store.reserveSpend(first, 1_000_000);
+        await store.finishSpend(first.id, { status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
+        await tick();
+        const second = spend({ tool: 'geo-distance', usdMicros: 2000, amount: '2000' });
+        await store.reserveSpend(second, 1_000_000);
+        const listed = await store.listSpends();
+        expect(listed.map((s) => s.id)).toEqual([second.id, first.id]);
+        const { createdAt, updatedAt, ...rest } = listed[1]!;
+        expect(rest).toEqual({ ...first, status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
+        expect(createdAt).toMatch(ISO);
+        expect(updatedAt).toMatch(ISO);
+        expect(listed[0]).toMatchObject({ status: 'reserved', tool: 'geo-distance', usdMicros: 2000 });
+        expect((await store.listSpends({ statuses: ['settled'] })).map((s) => s.id)).toEqual([first.id]);
+        expect(await store.listSpends({ limit: 1 })).toHaveLength(1);
+      });
+
+      it('finds the pending payment of a request with the payment to retry, and forgets it once it ended', async () => {
+        const s = spend({ requestHash: 'sha256:lost' });
+        await store.reserveSpend(s, 1_000_000);
+        expect(await store.pendingSpend('sha256:lost')).toBeUndefined();
+        const payload = { x402Version: 2, accepted: { network: 'eip155:8453' }, payload: { signature: '0xsig', list: [1, 'two'] } };
+        await store.finishSpend(s.id, { status: 'pending', payload, note: 'no answer' });
+        expect(await store.pendingSpend('sha256:lost')).toMatchObject({ id: s.id, status: 'pending', payload, note: 'no answer' });
+        await store.finishSpend(s.id, { status: 'settled', transaction: '0xlate' });
+        expect(await store.pendingSpend('sha256:lost')).toBeUndefined();
+        expect((await store.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xlate' });
+        expect((await store.listSpends())[0]?.payload).toBeUndefined();
+      });
+
+      it('never reopens a payment that ended: a late cancel or finish leaves it as it was', async () => {
+        const s = spend();
+        await store.reserveSpend(s, 1_000_000);
+        await store.finishSpend(s.id, { status: 'settled', transaction: '0xdone' });
+        await store.cancelSpend(s.id, 'too late');
+        await store.finishSpend(s.id, { status: 'failed', note: 'too late' });
+        expect((await store.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xdone' });
+        expect(await store.spentOn(s.day)).toBe(s.usdMicros);
+      });
+    });
+
     describe('idempotency records', () => {
       it('answers new for a first id, then in flight for the same request and payment', async () => {
         const id = newId();
@@ -284,6 +361,55 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         const results = await Promise.all(Array.from({ length: 20 }, () => store.beginIdempotent(idem(id))));
         expect(results.filter((r) => r.type === 'new')).toHaveLength(1);
         expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(19);
+      });
+    });
+
+    describe('rate-limit buckets', () => {
+      // The caller's clock is a parameter: these tests move it by hand and never wait.
+      const T = 1_700_000_000_000;
+      const bucket = (key: string, now: number, over: { capacity?: number; refillPerSecond?: number; cost?: number } = {}) =>
+        store.takeTokens({ key, now, capacity: 3, refillPerSecond: 1, cost: 1, ...over });
+
+      it('gives a new bucket its capacity, then limits with the time until the next token', async () => {
+        expect(await bucket('ip:a', T)).toEqual({ type: 'taken', remaining: 2 });
+        expect(await bucket('ip:a', T)).toEqual({ type: 'taken', remaining: 1 });
+        expect(await bucket('ip:a', T)).toEqual({ type: 'taken', remaining: 0 });
+        expect(await bucket('ip:a', T)).toEqual({ type: 'limited', retryAfterMs: 1000 });
+        expect(await bucket('ip:a', T + 400)).toEqual({ type: 'limited', retryAfterMs: 600 });
+      });
+
+      it('refills at its rate, one token per interval, and never beyond its capacity', async () => {
+        for (let i = 0; i < 3; i++) await bucket('ip:b', T);
+        expect(await bucket('ip:b', T + 1000)).toEqual({ type: 'taken', remaining: 0 });
+        expect(await bucket('ip:b', T + 1000)).toEqual({ type: 'limited', retryAfterMs: 1000 });
+        expect(await bucket('ip:b', T + 3_600_000)).toEqual({ type: 'taken', remaining: 2 });
+      });
+
+      it('keeps each key on its own', async () => {
+        for (let i = 0; i < 3; i++) await bucket('payer:x', T);
+        expect((await bucket('payer:x', T)).type).toBe('limited');
+        expect(await bucket('payer:y', T)).toEqual({ type: 'taken', remaining: 2 });
+      });
+
+      it('takes several tokens at once, and refuses a cost the bucket cannot hold yet', async () => {
+        expect(await bucket('tool:c', T, { cost: 2 })).toEqual({ type: 'taken', remaining: 1 });
+        expect(await bucket('tool:c', T, { cost: 2 })).toEqual({ type: 'limited', retryAfterMs: 1000 });
+        expect(await bucket('tool:c', T, { cost: 1 })).toEqual({ type: 'taken', remaining: 0 });
+      });
+
+      it('never gives more than the capacity to 30 concurrent takers', async () => {
+        const results = await Promise.all(Array.from({ length: 30 }, () => bucket('ip:race', T, { capacity: 10, refillPerSecond: 0.001 })));
+        expect(results.filter((r) => r.type === 'taken')).toHaveLength(10);
+        expect(results.filter((r) => r.type === 'limited')).toHaveLength(20);
+      });
+
+      it('purges only the buckets that are full again, and keeps the state of the others', async () => {
+        await bucket('ip:full-soon', T, { capacity: 2 });
+        await bucket('ip:busy', T + 1500, { capacity: 2 });
+        expect(await store.purgeTokenBuckets(T + 2000)).toBe(1);
+        expect(await bucket('ip:busy', T + 2000, { capacity: 2 })).toEqual({ type: 'taken', remaining: 0 });
+        expect((await bucket('ip:busy', T + 2000, { capacity: 2 })).type).toBe('limited');
+        expect(await bucket('ip:full-soon', T + 2000, { capacity: 2 })).toEqual({ type: 'taken', remaining: 1 });
       });
     });
   });

@@ -1,0 +1,82 @@
+import type { McpDeps } from '../mcp/server.js';
+import { priceSummary, type PriceSummary } from '../payments/pricing.js';
+import { resourceUrl, type Challenge } from '../payments/requirements.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+
+/** What every discovery document says about one paid tool, taken from the definition and the broker's own challenge. */
+export interface PaidEntry {
+  tool: AnyToolDefinition;
+  /** The full URL of its HTTP route (the challenge's resource URL). */
+  url: string;
+  /** The path of that URL (the route, under its group's base URL). */
+  path: string;
+  /** The origin its group is served from. */
+  origin: string;
+  /** The challenge an unpaid call receives, exactly as the broker sends it. */
+  challenge: Challenge;
+  /** Cheapest price in USD and every accepted option (the MCP tools/list `_meta["x402/price"]`). */
+  price: PriceSummary;
+}
+
+/** What the discovery documents say about one free helper. */
+export interface FreeEntry {
+  tool: AnyFreeToolDefinition;
+  url: string;
+  /** The express path (`/v1/smm-order/:orderId`). */
+  path: string;
+  origin: string;
+}
+
+/** The inputs of every discovery document: the registry as this configuration serves it. */
+export interface DiscoveryCatalog {
+  paid: PaidEntry[];
+  free: FreeEntry[];
+  /** Public URLs of the discovery surfaces themselves. */
+  urls: { openapi: string; wellKnown: string; llms: string; mcp: string };
+  version: string;
+}
+
+/** Builds the catalog once from the runtime's dependencies (configuration, registry, broker). */
+export function discoveryCatalog(deps: McpDeps): DiscoveryCatalog {
+  const { config } = deps;
+  const paid = deps.tools.map((tool): PaidEntry => {
+    const url = resourceUrl(config, tool);
+    const parsed = new URL(url);
+    return { tool, url, path: parsed.pathname, origin: parsed.origin, challenge: deps.broker.challenge(tool), price: priceSummary(config, tool) };
+  });
+  const free = (deps.freeTools ?? []).map((tool): FreeEntry => {
+    const url = new URL(tool.path, config.baseUrls[tool.group]);
+    return { tool, url: url.href, path: tool.path, origin: url.origin };
+  });
+  const at = (path: string) => new URL(path, config.baseUrls.tools).href;
+  return {
+    paid,
+    free,
+    urls: { openapi: at('/openapi.json'), wellKnown: at('/.well-known/x402'), llms: at('/llms.txt'), mcp: at('/mcp') },
+    version: deps.version,
+  };
+}
+
+/** A USD amount as a plain decimal string (`0.001`, `0.15`, `3`), without floating-point noise. */
+export function usdString(usd: number): string {
+  return usd.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+}
+
+const ABBREVIATIONS = /(?:\be\.g|\bi\.e|\betc|\bvs|\bapprox|\b[A-Z])$/;
+const MAX_SENTENCE = 160;
+
+function clip(text: string): string {
+  if (text.length <= MAX_SENTENCE) return text;
+  const cut = text.slice(0, MAX_SENTENCE);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 1)).replace(/[\s,;:(]+$/, '')}…`;
+}
+
+/** The first sentence of a description (abbreviations such as "e.g." do not end it), clipped to 160 characters. */
+export function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  for (const match of flat.matchAll(/[.!?](?=\s|$)/g)) {
+    if (ABBREVIATIONS.test(flat.slice(0, match.index))) continue;
+    return clip(flat.slice(0, match.index + 1));
+  }
+  return clip(flat);
+}

@@ -1,0 +1,30 @@
+import type { Express, RequestHandler } from 'express';
+import type { McpDeps } from '../mcp/server.js';
+import { discoveryCatalog } from './catalog.js';
+import { llmsText } from './llms.js';
+import { openApiDocument } from './openapi.js';
+import { wellKnownDocument } from './well-known.js';
+
+/** Paths of the discovery documents. */
+export const DISCOVERY_PATHS = {
+  openapi: ['/openapi.json', '/.well-known/openapi.json'],
+  wellKnown: '/.well-known/x402',
+  llms: '/llms.txt',
+} as const;
+
+function serve(type: string, body: string): RequestHandler {
+  return (_req, res) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type(type).send(body);
+  };
+}
+
+/** Mounts GET /openapi.json (also under /.well-known), /.well-known/x402 and /llms.txt, built once from the registry. */
+export function mountDiscovery(app: Express, deps: McpDeps): void {
+  const catalog = discoveryCatalog(deps);
+  const openapi = serve('application/json', JSON.stringify(openApiDocument(catalog)));
+  for (const path of DISCOVERY_PATHS.openapi) app.get(path, openapi);
+  app.get(DISCOVERY_PATHS.wellKnown, serve('application/json', JSON.stringify(wellKnownDocument(catalog))));
+  app.get(DISCOVERY_PATHS.llms, serve('text/plain; charset=utf-8', llmsText(catalog)));
+}

@@ -1,0 +1,139 @@
+import type { RequestHandler, Response } from 'express';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Store, TokenTake } from '../store/store.js';
+import { MemoryBuckets, type BucketRate } from './bucket.js';
+import { clientKey } from './client-ip.js';
+import type { LimitSettings } from './settings.js';
+
+/** Which limit refused a request. */
+export type LimitName = 'ip' | 'payer' | 'tool';
+
+/** A verified paid call about to run, as the pipeline asks the limiter about it. */
+export interface PaidAdmission {
+  tool: string;
+  payer: string;
+}
+
+/** Per-IP limiting in front of every HTTP request, and per-payer/per-tool limiting of verified paid calls. */
+export interface Limits {
+  /** Express middleware for the very front of the app: one bucket per client IP, before any body or header is read. */
+  perIp: RequestHandler;
+  /** The pipeline's hook after verification, before the handler: a ToolError (`rate_limited`) refuses the call. */
+  admit(call: PaidAdmission): Promise<ToolError | undefined>;
+  /** Stops the bucket sweeper. */
+  close(): void;
+}
+
+/** Options for tests: a clock. */
+export interface LimitsOptions {
+  /** Epoch milliseconds; defaults to Date.now. */
+  now?: () => number;
+}
+
+const SWEEP_MS = 60_000;
+const STORE_PURGE_EVERY = 10;
+const WARN_EVERY_MS = 60_000;
+
+/** Seconds for `Retry-After`: whole seconds, at least one. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** The `rate_limited` error a limit answers with; `details.retryAfterSeconds` also becomes the HTTP Retry-After header. */
+export function limitedError(limit: LimitName, retryAfterMs: number, subject?: string): ToolError {
+  const seconds = retryAfterSeconds(retryAfterMs);
+  const wait = `retry in ${seconds} second${seconds === 1 ? '' : 's'}`;
+  const message =
+    limit === 'ip'
+      ? `Too many requests from your address; ${wait}. Nothing was read or charged.`
+      : limit === 'payer'
+        ? `Too many paid calls from this payer right now; ${wait}. Your payment was not used and nothing was charged: send the same payment again then.`
+        : `Too many calls of ${subject ?? 'this tool'} right now; ${wait}. Your payment was not used and nothing was charged: send the same payment again then.`;
+  return new ToolError('rate_limited', message, { details: { limit, retryAfterSeconds: seconds } });
+}
+
+/** Sets `Retry-After` when an error carries `details.retryAfterSeconds` (rate limits, upstream throttling). */
+export function setRetryAfter(res: Response, error: ToolError): void {
+  const seconds = error.details?.retryAfterSeconds;
+  if (typeof seconds === 'number' && seconds > 0) res.setHeader('Retry-After', String(Math.ceil(seconds)));
+}
+
+/** EVM addresses are case-insensitive; other families' addresses are kept as given. */
+function payerKey(payer: string): string {
+  return /^0x[0-9a-fA-F]{40}$/.test(payer) ? payer.toLowerCase() : payer;
+}
+
+/** Builds the limits of one runtime: in memory, or (shared) in the store with an in-memory gate in front of it. */
+export function createLimits(settings: LimitSettings, store: Store, log: Logger, options: LimitsOptions = {}): Limits {
+  const now = options.now ?? Date.now;
+  const memory = new MemoryBuckets();
+  const gate = new MemoryBuckets();
+  let lastWarning = 0;
+
+  const shared = async (key: string, rate: BucketRate): Promise<TokenTake> => {
+    try {
+      return await store.takeTokens({ key, capacity: rate.capacity, refillPerSecond: rate.refillPerSecond, cost: 1, now: now() });
+    } catch (err) {
+      // A limiter must never take the service down: the store failing lets the request through (the replay guard,
+      // which the paid path also needs, fails closed on its own).
+      if (now() - lastWarning > WARN_EVERY_MS) {
+        lastWarning = now();
+        log.warn('rate-limit store unavailable; requests pass unlimited', { error: String((err as Error)?.message ?? err) });
+      }
+      return { type: 'taken', remaining: 0 };
+    }
+  };
+  const take = (key: string, rate: BucketRate): TokenTake | Promise<TokenTake> => (settings.shared ? shared(key, rate) : memory.take(key, now(), rate));
+
+  const refuse = (res: Response, path: string, retryAfterMs: number) => {
+    const error = limitedError('ip', retryAfterMs);
+    setRetryAfter(res, error);
+    res.setHeader('Cache-Control', 'no-store');
+    if (path === '/mcp' || path.startsWith('/mcp/')) {
+      // MCP clients read JSON-RPC: the same error, as a transport-level JSON-RPC error (no request id was read).
+      res.status(429).json({ jsonrpc: '2.0', error: { code: -32000, message: error.message, data: error.toBody().error }, id: null });
+      return;
+    }
+    res.status(429).json(error.toBody());
+  };
+
+  const ipRate = settings.ip;
+  const perIp: RequestHandler = (req, res, next) => {
+    if (!ipRate) return next();
+    const key = `ip:${clientKey(req.ip ?? req.socket.remoteAddress)}`;
+    // The in-memory bucket answers floods without touching the store; in shared mode the store then has the last word.
+    const local = (settings.shared ? gate : memory).take(key, now(), ipRate);
+    if (local.type === 'limited') return refuse(res, req.path, local.retryAfterMs);
+    if (!settings.shared) return next();
+    shared(key, ipRate).then(
+      (outcome) => (outcome.type === 'limited' ? refuse(res, req.path, outcome.retryAfterMs) : next()),
+      next,
+    );
+  };
+
+  const admit = async (call: PaidAdmission): Promise<ToolError | undefined> => {
+    if (settings.payer) {
+      const outcome = await take(`payer:${payerKey(call.payer)}`, settings.payer);
+      if (outcome.type === 'limited') return limitedError('payer', outcome.retryAfterMs);
+    }
+    const toolRate = call.tool in settings.tools ? settings.tools[call.tool] : settings.tool;
+    if (toolRate) {
+      const outcome = await take(`tool:${call.tool}`, toolRate);
+      if (outcome.type === 'limited') return limitedError('tool', outcome.retryAfterMs, call.tool);
+    }
+    return undefined;
+  };
+
+  let ticks = 0;
+  const sweeper = setInterval(() => {
+    memory.sweep(now());
+    gate.sweep(now());
+    if (settings.shared && ++ticks % STORE_PURGE_EVERY === 0) {
+      store.purgeTokenBuckets(now()).catch((err: unknown) => log.warn('purging rate-limit buckets failed', { error: String(err) }));
+    }
+  }, SWEEP_MS);
+  sweeper.unref();
+
+  return { perIp, admit, close: () => clearInterval(sweeper) };
+}

@@ -1,7 +1,8 @@
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { createWalletClient, defineChain, http, publicActions, type Chain } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, publicActions, type Chain, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId, type NetworkEntry } from '../networks.js';
+import type { LookupResult, PendingSettlement } from './rail.js';
 
 /** A viem chain definition for a network entry of the EVM family (its id and RPC URL). */
 export function evmChain(net: NetworkEntry): Chain {
@@ -56,4 +57,22 @@ export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpc
 export function evmSignerFor(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
   if (!net.rpcUrl) return undefined;
   return createEvmFacilitatorSigner(key, evmChain(net), net.rpcUrl, confirmationTimeoutMs);
+}
+
+/**
+ * Reconciliation shared by the EVM rails: the chain's answer for a known transaction, else `onChainState`
+ * (what the authorization's own single-use record says); `pending` when the entry has no RPC URL.
+ */
+export async function evmLookup(
+  pending: PendingSettlement,
+  net: NetworkEntry,
+  onChainState: (client: PublicClient) => Promise<LookupResult>,
+): Promise<LookupResult> {
+  if (!net.rpcUrl) return { type: 'pending' };
+  const client = createPublicClient({ chain: evmChain(net), transport: http(net.rpcUrl, { retryCount: 1 }) }) as PublicClient;
+  if (pending.transaction) {
+    const receipt = await client.getTransactionReceipt({ hash: pending.transaction as Hex }).catch(() => undefined);
+    if (receipt) return receipt.status === 'success' ? { type: 'settled', transaction: pending.transaction } : { type: 'failed', reason: 'transaction_reverted' };
+  }
+  return onChainState(client);
 }

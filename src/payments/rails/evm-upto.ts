@@ -11,10 +11,10 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { UptoEvmScheme as UptoEvmFacilitatorScheme } from '@x402/evm/upto/facilitator';
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
-import { createPublicClient, http, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
-import { evmChain, evmSignerFor } from './evm-chain.js';
+import { evmLookup, evmSignerFor } from './evm-chain.js';
 import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
 
 interface Permit2Authorization {
@@ -60,18 +60,14 @@ const NONCE_BITMAP = [
  * means the authorization can never move funds again; it is taken as this settlement (the payer could also have
  * burnt it with `invalidateUnorderedNonces`, which the bitmap cannot tell apart).
  */
-async function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
-  if (!net.rpcUrl) return { type: 'pending' };
-  const client = createPublicClient({ chain: evmChain(net), transport: http(net.rpcUrl, { retryCount: 1 }) });
-  if (pending.transaction) {
-    const receipt = await client.getTransactionReceipt({ hash: pending.transaction as Hex }).catch(() => undefined);
-    if (receipt) return receipt.status === 'success' ? { type: 'settled', transaction: pending.transaction } : { type: 'failed', reason: 'transaction_reverted' };
-  }
-  const auth = permit2Authorization(pending.payload);
-  if (!auth) return { type: 'failed', reason: 'invalid_payment' };
-  const bitmap = await client.readContract({ address: PERMIT2_ADDRESS, abi: NONCE_BITMAP, functionName: 'nonceBitmap', args: [auth.from as Hex, auth.nonce >> 8n] });
-  if ((bitmap >> (auth.nonce & 0xffn)) & 1n) return { type: 'settled', transaction: pending.transaction };
-  return auth.deadline * 1000n < BigInt(Date.now()) ? { type: 'failed', reason: 'authorization_expired_unused' } : { type: 'pending' };
+function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
+  return evmLookup(pending, net, async (client) => {
+    const auth = permit2Authorization(pending.payload);
+    if (!auth) return { type: 'failed', reason: 'invalid_payment' };
+    const bitmap = await client.readContract({ address: PERMIT2_ADDRESS, abi: NONCE_BITMAP, functionName: 'nonceBitmap', args: [auth.from as Hex, auth.nonce >> 8n] });
+    if ((bitmap >> (auth.nonce & 0xffn)) & 1n) return { type: 'settled', transaction: pending.transaction };
+    return auth.deadline * 1000n < BigInt(Date.now()) ? { type: 'failed', reason: 'authorization_expired_unused' } : { type: 'pending' };
+  });
 }
 
 /** `upto` on EVM with a Permit2 witness transfer through the x402 upto proxy. */

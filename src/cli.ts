@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { runCall } from './client/cli-call.js';
+import { remoteOverrides, runRemoteStdio } from './client/stdio.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { priceSummary } from './payments/pricing.js';
@@ -14,6 +16,11 @@ const USAGE = `tollbooth ${VERSION}: pay-per-call tools for AI agents (x402 over
 Usage:
   tollbooth serve     HTTP routes + MCP streamable HTTP at /mcp (default; PORT, default 4021)
   tollbooth stdio     MCP over stdio (for agents that spawn the server)
+  tollbooth stdio --remote <base url> [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
+                      remote mode: the same tools, executed on a remote deployment and paid from the
+                      user's wallet under the user's budget (WALLET_*, BUDGET_*; REMOTE_URL works too)
+  tollbooth call <tool> --input '<json>' [--remote <url>] [--max-usd 0.05] [--dry-run] [--yes]
+                      one paid call of a remote tool for scripts: JSON result on stdout, receipt on stderr
   tollbooth tools     list the tools with method, path and price
   tollbooth mcp-config   print ready MCP client entries (stdio + streamable HTTP) for this install
   tollbooth receipts [--limit N] [--status settled|pending|failed] [--json]
@@ -31,19 +38,45 @@ function warnDevelopment(config: Config, log: Logger): void {
   }
 }
 
+/** Runs `stop` once on the first SIGTERM/SIGINT (or other trigger); a second signal while it runs exits at once with 1. */
+function onStop(log: Logger, stop: (why: string) => Promise<boolean>): (why: string) => void {
+  let stopping = false;
+  return (why) => {
+    if (stopping) {
+      if (why === 'SIGTERM' || why === 'SIGINT') {
+        log.warn('second signal during shutdown: exiting now', { signal: why });
+        process.exit(1);
+      }
+      return;
+    }
+    stopping = true;
+    stop(why).then(
+      (clean) => process.exit(clean ? 0 : 1),
+      (err: unknown) => {
+        log.error('shutdown failed', { error: String((err as Error)?.stack ?? err) });
+        process.exit(1);
+      },
+    );
+  };
+}
+
 async function serve(config: Config): Promise<void> {
   const runtime = await createRuntime(config);
   warnDevelopment(config, runtime.log);
   const running = await listen(runtime);
   runtime.log.info('tollbooth listening', { url: running.url, mcp: `${running.url}/mcp`, facilitator: runtime.facilitator.mode, tools: tools.length });
-  const stop = async (signal: string) => {
-    runtime.log.info('shutting down', { signal });
-    await running.close();
+  // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
+  const stop = onStop(runtime.log, async (signal) => {
+    const inFlight = runtime.calls.inFlight;
+    const stopping = running.shutdown(config.shutdownTimeoutMs); // stops listening before this returns
+    runtime.log.info('shutting down', { signal, inFlight, timeoutMs: config.shutdownTimeoutMs });
+    const drained = await stopping;
     await runtime.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+    runtime.log.info('stopped', { drained });
+    return drained;
+  });
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 async function stdio(config: Config): Promise<void> {
@@ -51,9 +84,21 @@ async function stdio(config: Config): Promise<void> {
   warnDevelopment(config, runtime.log);
   const server = newMcpServer(runtime);
   const transport = new StdioServerTransport();
-  transport.onclose = () => {
-    void runtime.close().then(() => process.exit(0));
-  };
+  // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
+  const stop = onStop(runtime.log, async (reason) => {
+    runtime.log.info('shutting down', { reason, inFlight: runtime.calls.inFlight, timeoutMs: config.shutdownTimeoutMs });
+    const drained = await runtime.calls.drain(config.shutdownTimeoutMs);
+    if (!drained) runtime.log.error('shutdown time limit reached with calls still running', { inFlight: runtime.calls.inFlight });
+    // A finished call's answer is written by the SDK a few promise steps later; closing first would drop it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.close();
+    await runtime.close();
+    return drained;
+  });
+  transport.onclose = () => stop('transport closed');
+  process.stdin.once('end', () => stop('stdin closed'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   await server.connect(transport);
   runtime.log.info('tollbooth MCP stdio ready', { tools: tools.length, facilitator: runtime.facilitator.mode });
 }
@@ -86,7 +131,12 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(VERSION + '\n');
     return;
   }
-  const config = loadConfig(process.env);
+  if (command === 'call') {
+    process.exitCode = await runCall(argv.slice(1));
+    return;
+  }
+  const config = loadConfig(command === 'stdio' ? { ...process.env, ...remoteOverrides(argv.slice(1)) } : process.env);
+  if (command === 'stdio' && Object.keys(config.client.remote).length > 0) return runRemoteStdio(config, createLogger(config.logLevel));
   switch (command) {
     case 'serve':
       return serve(config);

@@ -10,6 +10,8 @@ import {
 } from './payments/networks.js';
 import type { UpstreamSettings } from './providers/upstream.js';
 import { chainToolsSettings, type ChainToolsSettings } from './providers/chain-settings.js';
+import { clientSettings, type ClientSettings } from './client/settings.js';
+import { limitSettings, parseTrustProxy, type LimitSettings } from './limits/settings.js';
 import {
   parseAlgorandMnemonic,
   parseSolanaSecretKey,
@@ -77,6 +79,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: optional(z.enum(['info', 'warn', 'error', 'silent'])),
   MCP_ALLOWED_HOSTS: optional(z.string()),
   MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
+  SHUTDOWN_TIMEOUT_MS: optional(z.coerce.number().int().min(0).max(3_600_000)),
+  METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   HYPERLIQUID_API_URL: optional(url),
   DEFILLAMA_STABLECOINS_URL: optional(url),
   DEFILLAMA_YIELDS_URL: optional(url),
@@ -102,6 +106,31 @@ const EnvSchema = z.object({
   TRANSFERS_MAX_BLOCKS: optional(z.coerce.number().int().min(1).max(10_000_000)),
   INDEXER_URL: optional(url),
   ALCHEMY_API_KEY: optional(z.string().min(1)),
+  TRUST_PROXY: optional(z.string()),
+  RATE_LIMIT_IP_PER_MINUTE: optional(z.coerce.number().min(0)),
+  RATE_LIMIT_IP_BURST: optional(z.coerce.number().int().min(1)),
+  RATE_LIMIT_PAYER_PER_MINUTE: optional(z.coerce.number().min(0)),
+  RATE_LIMIT_PAYER_BURST: optional(z.coerce.number().int().min(1)),
+  RATE_LIMIT_TOOL_PER_MINUTE: optional(z.coerce.number().min(0)),
+  RATE_LIMIT_TOOL_BURST: optional(z.coerce.number().int().min(1)),
+  RATE_LIMIT_TOOLS: optional(z.string()),
+  RATE_LIMIT_SHARED: optional(z.enum(['true', 'false'])),
+  REMOTE_URL: optional(url),
+  REMOTE_URL_TOOLS: optional(url),
+  REMOTE_URL_TOKEN: optional(url),
+  REMOTE_URL_SMM: optional(url),
+  REMOTE_URL_TRANSFERS: optional(url),
+  REMOTE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  WALLET_EVM_PRIVATE_KEY: optional(privateKey),
+  WALLET_SOLANA_SECRET_KEY: optional(z.string()),
+  WALLET_STELLAR_SECRET: optional(z.string()),
+  WALLET_ALGORAND_MNEMONIC: optional(z.string()),
+  BUDGET_MAX_USD_PER_CALL: optional(z.coerce.number().nonnegative().max(1_000_000)),
+  BUDGET_MAX_USD_PER_DAY: optional(z.coerce.number().nonnegative().max(1_000_000)),
+  BUDGET_ASK_ABOVE_USD: optional(z.coerce.number().nonnegative().max(1_000_000)),
+  BUDGET_NETWORKS: optional(z.string()),
+  BUDGET_TOOLS: optional(z.string()),
+  PAYMENT_PREFERENCE: optional(z.string()),
 });
 
 const NetworksOverrideSchema = z.object({
@@ -141,12 +170,22 @@ export interface Config {
   mcpAllowedHosts: string[];
   /** Streamable-HTTP MCP sessions idle longer than this are closed (clients that never send DELETE). */
   mcpSessionIdleMs: number;
+  /** On SIGTERM/SIGINT, how long running calls may take to finish and settle before they are cut off. */
+  shutdownTimeoutMs: number;
+  /** Bearer token for GET /metrics; unset, /metrics answers loopback connections only. Never log it. */
+  metricsToken?: string;
   /** Settings of every market/open-data upstream: base URL (mirrors, look-alikes), timeout, retries, cache. */
   upstreams: Record<UpstreamId, UpstreamSettings>;
   /** API key of the social-marketing panel (SMM_PANEL_KEY); unset (or no SMM_PANEL_URL), the smm endpoints are unavailable. Never log it. */
   smmPanelKey?: string;
   /** RPC URLs, faucet, CDP key, wallet-readiness networks and transfer-scan settings of the chain and wallet tools. Never log it (keys). */
   chainTools: ChainToolsSettings;
+  /** express `trust proxy` (TRUST_PROXY): which proxies' X-Forwarded-For names the client IP the per-IP limit counts. */
+  trustProxy: boolean | number | string;
+  /** Abuse limits (RATE_LIMIT_*): per client IP, per payer, per tool; in the store when shared by instances. */
+  limits: LimitSettings;
+  /** The agent side (remote mode, `tollbooth call`): remote base URLs, wallets, budget. Never log it (keys). */
+  client: ClientSettings;
 }
 
 /** The upstreams the market and open-data endpoints read from. */
@@ -279,6 +318,21 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     // The messages name the variable, never its value.
     throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
   }
+  let client: ClientSettings;
+  try {
+    client = clientSettings(env, { solana: parseSolanaSecretKey, stellar: parseStellarSecret, algorand: parseAlgorandMnemonic });
+  } catch (err) {
+    // The messages name the variable, never its value.
+    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
+  }
+  let limits: LimitSettings;
+  let trustProxy: Config['trustProxy'];
+  try {
+    limits = limitSettings(env, env.DATABASE_URL);
+    trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
+  }
   const signers = signerAddresses(keys);
   const sharedUrl = env.FACILITATOR_URL;
   const baseUrls = {
@@ -328,6 +382,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     mcpAllowedHosts,
     mcpSessionIdleMs: env.MCP_SESSION_IDLE_MS ?? 30 * 60_000,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 30_000,
+    ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
     upstreams: upstreamSettings(
       {
         hyperliquid: env.HYPERLIQUID_API_URL,
@@ -344,5 +400,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     ),
     ...(env.SMM_PANEL_KEY ? { smmPanelKey: env.SMM_PANEL_KEY } : {}),
     chainTools,
+    client,
+    trustProxy,
+    limits,
   });
 }

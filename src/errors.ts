@@ -17,6 +17,13 @@ export type ErrorCode =
   | 'payment_in_flight'
   | 'facilitator_unavailable'
   | 'cancelled'
+  | 'budget_exceeded'
+  | 'payment_not_approved'
+  | 'payment_failed'
+  | 'payment_pending'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'shutting_down'
   | 'internal';
 
 interface ErrorCodeInfo {
@@ -42,6 +49,19 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
   payment_in_flight: { http: 409, retryable: true },
   facilitator_unavailable: { http: 502, retryable: true },
   cancelled: { http: 499, retryable: true },
+  /** Agent side: the payment would exceed the user's per-call or daily budget, or pays for a tool or network not allowed. Nothing was paid. */
+  budget_exceeded: { http: 402, retryable: false },
+  /** Agent side: the user declined the payment, or could not be asked. Nothing was paid. */
+  payment_not_approved: { http: 402, retryable: false },
+  /** Agent side: the remote refused the payment, or its settlement failed; it is reported, never re-paid blindly. */
+  payment_failed: { http: 402, retryable: false },
+  /** Agent side: the payment's outcome is not known yet; the same call later retries the very same payment. */
+  payment_pending: { http: 503, retryable: true },
+  /** Operator endpoints (GET /metrics with METRICS_TOKEN) without the right credentials. */
+  unauthorized: { http: 401, retryable: false },
+  forbidden: { http: 403, retryable: false },
+  /** The server is draining before it stops; another instance (or this one, restarted) answers. */
+  shutting_down: { http: 503, retryable: true },
   internal: { http: 500, retryable: true },
 };
 

@@ -293,29 +293,13 @@ export class SqliteStore implements Store {
     };
   }
 
-  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> {
-    return this.spends.reserve(spend, dayLimitMicros);
-  }
-
-  finishSpend(id: string, update: SpendUpdate): Promise<void> {
-    return this.spends.finish(id, update);
-  }
-
-  cancelSpend(id: string, note: string): Promise<void> {
-    return this.spends.cancel(id, note);
-  }
-
-  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> {
-    return this.spends.list(options);
-  }
-
-  spentOn(day: string): Promise<number> {
-    return this.spends.spentOn(day);
-  }
-
-  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> {
-    return this.spends.pending(requestHash);
-  }
+  // Agent spending (remote mode, `tollbooth call`): the statements live in the *-spends module.
+  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> { return this.spends.reserve(spend, dayLimitMicros); }
+  finishSpend(id: string, update: SpendUpdate): Promise<void> { return this.spends.finish(id, update); }
+  cancelSpend(id: string, note: string): Promise<void> { return this.spends.cancel(id, note); }
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> { return this.spends.list(options); }
+  spentOn(day: string): Promise<number> { return this.spends.spentOn(day); }
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> { return this.spends.pending(requestHash); }
 
   takeTokens(request: TokenRequest): Promise<TokenTake> {
     return this.tokens.take(request);

@@ -1,0 +1,160 @@
+/**
+ * Sends a signed payment with its request and sees it through, never paying twice: a lost or late answer re-sends
+ * the very same payment (same `payment-identifier`), a call still running or a settlement still being confirmed is
+ * waited for (bounded), and whatever stays unknown is kept pending with its payment for the next identical call.
+ */
+import type { PaymentPayload, SettleResponse } from '@x402/core/types';
+import type { z } from 'zod';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { NewSpend, SpendStatus, Store } from '../store/store.js';
+import type { Budget } from './budget.js';
+import { usd } from './choose.js';
+import { paymentHeaders, send, type RemoteAnswer, type RemoteRequest } from './http.js';
+import type { CallOutcome, PaymentNote } from './outcome.js';
+
+/** How often a payment is re-sent before its outcome is left pending: no answer, call in flight, settlement pending. */
+export const RETRY_LIMITS = { noAnswer: 3, inFlight: 20, pending: 3 } as const;
+const MAX_WAIT_SECONDS = 15;
+
+/** What delivery needs around one payment. */
+export interface DeliveryContext {
+  store: Store;
+  budget: Budget;
+  log: Logger;
+  timeoutMs: number;
+  /** The tool's output schema: the remote's answer is checked at this boundary. */
+  output: z.ZodType;
+  tool: string;
+  request: RemoteRequest;
+  /** The payment as reserved in the store. */
+  spend: NewSpend;
+  /** Re-sending a payment kept pending by an earlier call. */
+  resumed: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A payment once sent is seen through whatever happens to the call that sent it (the caller gave up, the host
+ * cancelled): its outcome is always recorded, within the retry limits. So delivery never aborts.
+ */
+const SEE_THROUGH = new AbortController().signal;
+
+/** The remote's error code (`{error: {code}}` body, or a challenge's `error`), if any. */
+export function remoteCode(body: unknown): string | undefined {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (typeof error === 'string') return error;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function remoteMessage(body: unknown): string {
+  const b = body as { message?: unknown; error?: { message?: unknown } } | null;
+  const message = typeof b?.message === 'string' ? b.message : typeof b?.error?.message === 'string' ? b.error.message : '';
+  return message ? `: ${message.split('\n', 1)[0]!.slice(0, 300)}` : '';
+}
+
+/** The note shown with a result: what was paid and where today's budget stands. */
+export async function paymentNote(ctx: Pick<DeliveryContext, 'budget' | 'spend'>, status: SpendStatus): Promise<PaymentNote> {
+  const { spend } = ctx;
+  const today = await ctx.budget.status(spend.day);
+  return {
+    status,
+    network: spend.network,
+    asset: spend.asset,
+    amount: spend.amount,
+    usd: usd(spend.usdMicros),
+    ...(spend.paymentId ? { paymentId: spend.paymentId } : {}),
+    spentToday: usd(today.spentMicros),
+    remainingToday: usd(today.remainingMicros),
+  };
+}
+
+/** Sends the payment until its outcome is known or the retry limits are reached; records the outcome in the store. */
+export async function deliver(ctx: DeliveryContext, payload: PaymentPayload): Promise<CallOutcome> {
+  const tries = { noAnswer: 0, inFlight: 0, pending: 0 };
+  for (;;) {
+    const answer = await send(ctx.request, ctx.timeoutMs, SEE_THROUGH, paymentHeaders(payload));
+    switch (answer.type) {
+      case 'ok':
+        return delivered(ctx, answer.body, answer.receipt);
+      case 'no_answer':
+        if (++tries.noAnswer > RETRY_LIMITS.noAnswer) {
+          return keepPending(ctx, payload, `no complete answer from ${ctx.request.url} after ${tries.noAnswer} attempts (${answer.message})`);
+        }
+        ctx.log.warn('no answer to a paid call; re-sending the same payment', { tool: ctx.tool, attempt: tries.noAnswer, reason: answer.message });
+        await sleep(500 * 2 ** (tries.noAnswer - 1));
+        continue;
+      case 'challenge':
+        return refusedAfterPayment(ctx, answer, ctx.resumed || tries.noAnswer > 0);
+      case 'error': {
+        const code = remoteCode(answer.body);
+        const wait = Math.min(answer.retryAfterSeconds ?? 1, MAX_WAIT_SECONDS) * 1000;
+        if (code === 'payment_in_flight' && ++tries.inFlight <= RETRY_LIMITS.inFlight) {
+          await sleep(Math.min(wait, 1000));
+          continue;
+        }
+        if (code === 'settlement_pending' || code === 'payment_in_flight') {
+          if (code === 'settlement_pending' && ++tries.pending <= RETRY_LIMITS.pending) {
+            ctx.log.info('settlement still being confirmed; re-sending the same payment later', { tool: ctx.tool, attempt: tries.pending, waitMs: wait });
+            await sleep(wait);
+            continue;
+          }
+          return keepPending(ctx, payload, code === 'settlement_pending' ? 'the remote is still confirming its settlement' : 'the remote is still running the call', answer.receipt);
+        }
+        // The remote's contract: an error answer charged nothing. Give the amount back to the budget.
+        await ctx.store.cancelSpend(ctx.spend.id, `the remote answered ${answer.status}${code ? ` ${code}` : ''}`);
+        return { type: 'remote_error', status: answer.status, body: answer.body, ...(answer.receipt ? { receipt: answer.receipt } : {}) };
+      }
+    }
+  }
+}
+
+async function delivered(ctx: DeliveryContext, body: unknown, receipt: SettleResponse | undefined): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, {
+    status: 'settled',
+    ...(receipt?.transaction ? { transaction: receipt.transaction } : {}),
+    ...(receipt?.payer ? { payer: receipt.payer } : {}),
+  });
+  const payment = await paymentNote(ctx, 'settled');
+  ctx.log.info('paid a remote call', { tool: ctx.tool, network: ctx.spend.network, usd: payment.usd, transaction: receipt?.transaction, spentToday: payment.spentToday });
+  const checked = ctx.output.safeParse(body);
+  if (!checked.success) {
+    const error = new ToolError('upstream_invalid', `The remote's answer to ${ctx.tool} does not match the tool's output schema; the call was paid (${payment.usd}, receipt in _meta). Report it to the remote's operator.`);
+    return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
+  }
+  return { type: 'success', output: checked.data, ...(receipt ? { receipt } : {}), payment };
+}
+
+async function keepPending(ctx: DeliveryContext, payload: PaymentPayload, why: string, receipt?: SettleResponse): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload, note: why, ...(receipt?.transaction ? { transaction: receipt.transaction } : {}) });
+  const payment = await paymentNote(ctx, 'pending');
+  const error = new ToolError(
+    'payment_pending',
+    `The payment for ${ctx.tool} (${payment.usd} on ${ctx.spend.network}) may have been taken, but its outcome is not known yet: ${why}. It counts against today's budget and is kept: call ${ctx.tool} again with the same input later to receive the result; the very same payment is re-sent, never a new one.`,
+    { details: { paymentId: ctx.spend.paymentId, network: ctx.spend.network, transaction: receipt?.transaction } },
+  );
+  return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
+}
+
+async function refusedAfterPayment(ctx: DeliveryContext, answer: Extract<RemoteAnswer, { type: 'challenge' }>, retried: boolean): Promise<CallOutcome> {
+  const { receipt } = answer;
+  const reason = remoteCode(answer.body) ?? answer.challenge.error ?? 'payment_refused';
+  const detail = remoteMessage(answer.body);
+  const withReceipt = receipt ? { receipt } : {};
+  if (receipt && receipt.success === false) {
+    await ctx.store.finishSpend(ctx.spend.id, { status: 'failed', note: `settlement failed: ${receipt.errorReason ?? reason}` });
+    const error = new ToolError('payment_failed', `The remote ran ${ctx.tool} but could not settle the payment (${receipt.errorReason ?? reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment.`);
+    return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'failed') };
+  }
+  if (retried && reason === 'payment_already_used') {
+    // The answer to an earlier attempt was lost after the remote settled: the money moved once, the result is gone.
+    await ctx.store.finishSpend(ctx.spend.id, { status: 'settled', note: 'settled; the answer was lost and this endpoint keeps no result for retries' });
+    const error = new ToolError('payment_failed', `The payment for ${ctx.tool} was settled but its answer was lost, and ${ctx.request.url} keeps no result for retries; nothing more was paid. Call again to pay for a new result.`);
+    return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'settled') };
+  }
+  await ctx.store.cancelSpend(ctx.spend.id, `refused by the remote: ${reason}`);
+  const error = new ToolError('payment_failed', `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment.`);
+  return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'cancelled') };
+}

@@ -1,0 +1,60 @@
+/**
+ * Remote mode's MCP side: an executor for the generic MCP server that carries every registry tool out through the
+ * remote caller (elicitation for approvals), adds the agent's own tools, and encodes outcomes as tool results.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { PAYMENT_RESPONSE_META_KEY } from '../mcp/encode.js';
+import type { McpCallSession, McpExecutor } from '../mcp/server.js';
+import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { AGENT_TOOLS, callAgentTool, type AgentToolDeps } from './agent-tools.js';
+import type { CallTarget, RemoteCaller } from './caller.js';
+import type { CallOutcome } from './outcome.js';
+
+/** `_meta` key of the note on what the agent paid (amount, network, today's budget). */
+export const PAYMENT_NOTE_META_KEY = 'tollbooth/payment';
+
+/** Instructions given to agents at initialize in remote mode. */
+export const REMOTE_INSTRUCTIONS =
+  'These tools run on a remote Tollbooth deployment and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
+
+/** The call target of a registry tool. */
+export function targetOf(tool: AnyToolDefinition | AnyFreeToolDefinition, paid: boolean): CallTarget {
+  return { name: tool.name, group: tool.group, method: tool.method, path: tool.path, input: tool.input, output: tool.output, paid };
+}
+
+function text(value: unknown): { type: 'text'; text: string } {
+  return { type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+/** Encodes a remote call's outcome as an MCP tool result. */
+export function toMcpResult(outcome: CallOutcome): CallToolResult {
+  const meta = (o: { receipt?: unknown; payment?: unknown }) => {
+    const entries = { ...(o.receipt ? { [PAYMENT_RESPONSE_META_KEY]: o.receipt } : {}), ...(o.payment ? { [PAYMENT_NOTE_META_KEY]: o.payment } : {}) };
+    return Object.keys(entries).length > 0 ? { _meta: entries } : {};
+  };
+  switch (outcome.type) {
+    case 'success':
+      return { content: [text(outcome.output)], structuredContent: outcome.output as Record<string, unknown>, ...meta(outcome) };
+    case 'payment_required':
+      return { isError: true, structuredContent: outcome.challenge, content: [text(outcome.challenge), text(outcome.hint)] };
+    case 'refused':
+      return { isError: true, content: [text(outcome.error.toBody())], ...meta(outcome) };
+    case 'remote_error': {
+      const body = typeof outcome.body === 'object' && outcome.body !== null ? outcome.body : { error: { code: 'remote_error', message: `The remote answered ${outcome.status}: ${String(outcome.body).slice(0, 300)}`, retryable: outcome.status >= 500 } };
+      return { isError: true, content: [text(body)], ...meta(outcome) };
+    }
+    case 'dry_run':
+      return { content: [text(outcome.report)] };
+  }
+}
+
+/** The executor of remote mode: registry tools through the remote caller, the agent's tools locally. */
+export function remoteExecutor(caller: RemoteCaller, agent: AgentToolDeps): McpExecutor {
+  const options = (session: McpCallSession) => ({ signal: session.signal, approve: (question: string) => session.confirm(question) });
+  return {
+    extraTools: AGENT_TOOLS,
+    paid: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool, true), args, options(session))),
+    free: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool, false), args, options(session))),
+    extra: (name, args) => callAgentTool(agent, name, args),
+  };
+}

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import { claimFromRow, orderFromRow, receiptFromRow } from './rows.js';
 import { SPENDS_SCHEMA, SqliteSpends } from './sqlite-spends.js';
 import { SqliteTokenBuckets, TOKENS_SCHEMA } from './sqlite-tokens.js';
 import type {
@@ -89,31 +90,12 @@ const MIGRATE_CLAIMS_V1 = [
   `DROP TABLE payment_claims_v1`,
 ];
 
-function rowToReceipt(row: Row): ReceiptRecord {
-  const reason = row.error_reason as string | null;
-  return {
-    key: String(row.key),
-    tool: String(row.tool),
-    network: String(row.network),
-    payer: String(row.payer),
-    amount: String(row.amount),
-    transaction: String(row.transaction_id),
-    status: row.status === 'settled' ? 'settled' : 'failed',
-    ...(reason ? { errorReason: reason } : {}),
-    transport: row.transport === 'mcp' ? 'mcp' : 'http',
-    createdAt: String(row.created_at),
-  };
-}
+const rowToReceipt = (row: Row): ReceiptRecord => receiptFromRow(row, String);
 
 function rowToPending(row: Row): PendingRecord {
   const details = JSON.parse(String(row.pending_json ?? '{}')) as Omit<PendingDetails, 'transaction'>;
   return {
-    key: String(row.key),
-    tool: String(row.tool),
-    network: String(row.network),
-    payer: String(row.payer),
-    amount: String(row.amount),
-    transport: row.transport === 'mcp' ? 'mcp' : 'http',
+    ...claimFromRow(row),
     transaction: String(row.transaction_id ?? ''),
     payload: details.payload,
     requirements: details.requirements,
@@ -278,19 +260,7 @@ export class SqliteStore implements Store {
 
   async getOrder(orderId: string): Promise<OrderRecord | undefined> {
     const row = (await this.db.execute({ sql: 'SELECT * FROM orders WHERE order_id = ?', args: [orderId] })).rows[0];
-    if (!row) return undefined;
-    return {
-      orderId: String(row.order_id),
-      serviceId: Number(row.service_id),
-      link: String(row.link),
-      quantity: Number(row.quantity),
-      chargeUsd: Number(row.charge_usd),
-      status: String(row.status),
-      payer: String(row.payer),
-      paymentKey: String(row.payment_key),
-      createdAt: String(row.created_at),
-      updatedAt: String(row.updated_at),
-    };
+    return row ? orderFromRow(row) : undefined;
   }
 
   // Agent spending (remote mode, `tollbooth call`): the statements live in the *-spends module.

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
 import { ToolError, toToolError } from './errors.js';
@@ -5,7 +6,7 @@ import type { Logger } from './log.js';
 import { requestHash } from './payments/idempotency.js';
 import type { PaymentBroker } from './payments/broker.js';
 import type { RawPayment } from './payments/decode.js';
-import type { PaymentRejection } from './payments/outcomes.js';
+import type { PaymentRejection, PaymentTicket } from './payments/outcomes.js';
 import type { Challenge } from './payments/requirements.js';
 import type { Providers } from './providers/index.js';
 import type { Store, Transport } from './store/store.js';
@@ -17,7 +18,44 @@ export interface InvokeDeps {
   store: Store;
   providers: Providers;
   log: Logger;
+  /** Told when each call starts and how it ended (logs, metrics, draining at shutdown); never sees the input. */
+  observe?: (event: CallEvent) => void;
+  /**
+   * Asked after the payment verified and before the handler runs (abuse limits per payer and per tool); an error
+   * refuses the call: the claim is released, so nothing is charged and the same payment stays usable.
+   */
+  admit?: (call: { tool: string; payer: string }) => Promise<ToolError | undefined>;
 }
+
+/** How a paid call ended: `rejected` carries the payment's refusal reason, `error` the error code, in `reason`. */
+export type CallOutcome = 'settled' | 'payment_required' | 'rejected' | 'error' | 'settlement_failed' | 'pending' | 'replayed';
+
+/** One paid call after it ended: what it was, who paid on which network, how it ended and where the time went (ms). */
+export interface PaidCallEvent {
+  type: 'paid';
+  tool: string;
+  transport: Transport;
+  outcome: CallOutcome;
+  /** Rejection reason, error code, or the settlement's error reason. */
+  reason?: string;
+  network?: string;
+  /** Atomic units settled (settled calls) or authorized (others). */
+  amount?: string;
+  payer?: string;
+  transaction?: string;
+  /** Reading, claiming and verifying the payment (broker.begin). */
+  verifyMs?: number;
+  /** The handler and its output check. */
+  handlerMs?: number;
+  settleMs?: number;
+  totalMs: number;
+}
+
+/** What the pipeline reports: a call (paid or free) started, a paid call ended, a free call ended. */
+export type CallEvent =
+  | { type: 'started'; tool: string }
+  | PaidCallEvent
+  | { type: 'free'; tool: string; outcome: 'success' | 'error'; reason?: string; totalMs: number };
 
 /** One paid call as a transport hands it over. */
 export interface CallRequest {
@@ -49,8 +87,73 @@ export function inputError(error: z.ZodError): ToolError {
   });
 }
 
-/** Runs the paid-call pipeline: validate → payment → claim → verify → handler → output check → settle. */
+/** What a call's observer learns on the way: the verified ticket and the time each stage took. */
+interface Trace {
+  ticket?: PaymentTicket;
+  verifyMs?: number;
+  handlerMs?: number;
+  settleMs?: number;
+}
+
+function notify(deps: InvokeDeps, event: CallEvent): void {
+  try {
+    deps.observe?.(event);
+  } catch (err) {
+    deps.log.error('call observer failed', { error: String((err as Error)?.message ?? err) });
+  }
+}
+
+const since = (start: number) => Math.round((performance.now() - start) * 1000) / 1000;
+
+/** The observer's view of a finished paid call (an exception counts as an internal error). */
+function paidEvent(req: CallRequest, result: CallResult | undefined, trace: Trace, totalMs: number): PaidCallEvent {
+  const { ticket } = trace;
+  const base: PaidCallEvent = {
+    type: 'paid',
+    tool: req.tool.name,
+    transport: req.transport,
+    outcome: 'error',
+    ...(ticket ? { network: ticket.requirements.network, amount: ticket.requirements.amount, payer: ticket.payer } : {}),
+    ...(trace.verifyMs === undefined ? {} : { verifyMs: trace.verifyMs }),
+    ...(trace.handlerMs === undefined ? {} : { handlerMs: trace.handlerMs }),
+    ...(trace.settleMs === undefined ? {} : { settleMs: trace.settleMs }),
+    totalMs,
+  };
+  if (!result) return { ...base, reason: 'internal' };
+  const receipt = (r: SettleResponse) => ({ network: r.network, transaction: r.transaction, ...(r.payer ? { payer: r.payer } : {}) });
+  switch (result.type) {
+    case 'payment_required':
+      return { ...base, outcome: 'payment_required' };
+    case 'payment_rejected':
+      return { ...base, outcome: 'rejected', reason: result.rejection.reason };
+    case 'error':
+      return { ...base, outcome: 'error', reason: result.error.code };
+    case 'settlement_failed':
+      return { ...base, ...receipt(result.receipt), outcome: 'settlement_failed', reason: result.receipt.errorReason ?? 'settlement_failed' };
+    case 'settlement_pending':
+      return { ...base, ...receipt(result.receipt), outcome: 'pending' };
+    case 'success':
+      if (!ticket) return { ...base, ...receipt(result.receipt), outcome: 'replayed' };
+      return { ...base, ...receipt(result.receipt), outcome: 'settled', amount: result.receipt.amount || ticket.requirements.amount };
+  }
+}
+
+/** Runs the paid-call pipeline (validate → payment → claim → verify → handler → output check → settle) and reports it to the observer. */
 export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<CallResult> {
+  if (!deps.observe) return runPaid(deps, req, {});
+  const trace: Trace = {};
+  const start = performance.now();
+  notify(deps, { type: 'started', tool: req.tool.name });
+  let result: CallResult | undefined;
+  try {
+    result = await runPaid(deps, req, trace);
+    return result;
+  } finally {
+    notify(deps, paidEvent(req, result, trace, since(start)));
+  }
+}
+
+async function runPaid(deps: InvokeDeps, req: CallRequest, trace: Trace): Promise<CallResult> {
   const { tool } = req;
   const { broker } = deps;
   if (req.input === undefined && req.payment === undefined) {
@@ -68,7 +171,9 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
   }
   if (req.payment === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
 
+  const verifyStart = performance.now();
   const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, parsed.data));
+  trace.verifyMs = since(verifyStart);
   switch (begun.type) {
     case 'rejected':
       return { type: 'payment_rejected', rejection: begun };
@@ -78,8 +183,21 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
       break;
   }
   const { ticket } = begun;
+  trace.ticket = ticket;
+  const refused = deps.admit ? await deps.admit({ tool: tool.name, payer: ticket.payer }).catch(toToolError) : undefined;
+  if (refused) {
+    await broker.release(ticket);
+    return { type: 'error', error: refused };
+  }
+
+  if (req.signal.aborted) {
+    // The caller left while the payment was being verified: nothing runs, nothing is charged.
+    await broker.release(ticket);
+    return { type: 'error', error: new ToolError('cancelled', 'The call was cancelled before it ran; nothing was charged.') };
+  }
 
   let output: unknown;
+  const handlerStart = performance.now();
   try {
     const raw = await tool.handler(parsed.data, { ...handlerContext(deps, req), payment: { payer: ticket.payer, key: ticket.replayKey } });
     const checked = tool.output.safeParse(raw);
@@ -88,7 +206,9 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
       throw new ToolError('internal', `${tool.name} produced an invalid result; nothing was charged. Try again later.`);
     }
     output = checked.data;
+    trace.handlerMs = since(handlerStart);
   } catch (err) {
+    trace.handlerMs = since(handlerStart);
     await broker.release(ticket);
     const error = toToolError(err);
     if (error.code === 'internal') deps.log.error('tool handler failed', { tool: tool.name, error: String((error.cause as Error)?.stack ?? error.message) });
@@ -98,7 +218,9 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
     await broker.release(ticket);
     return { type: 'error', error: new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.') };
   }
+  const settleStart = performance.now();
   const settled = await broker.settle(tool, ticket, output);
+  trace.settleMs = since(settleStart);
   switch (settled.type) {
     case 'settled':
       return { type: 'success', output, receipt: settled.receipt };
@@ -130,8 +252,22 @@ export interface FreeCallRequest {
 /** What a free call came to. */
 export type FreeCallResult = { type: 'success'; output: unknown } | { type: 'error'; error: ToolError };
 
-/** Runs a free endpoint: validate → handler → output check; nothing to pay, nothing to settle. */
+/** Runs a free endpoint (validate → handler → output check; nothing to pay, nothing to settle) and reports it to the observer. */
 export async function invokeFree(deps: InvokeDeps, req: FreeCallRequest): Promise<FreeCallResult> {
+  if (!deps.observe) return runFree(deps, req);
+  const start = performance.now();
+  notify(deps, { type: 'started', tool: req.tool.name });
+  let result: FreeCallResult | undefined;
+  try {
+    result = await runFree(deps, req);
+    return result;
+  } finally {
+    const reason = result === undefined ? 'internal' : result.type === 'error' ? result.error.code : undefined;
+    notify(deps, { type: 'free', tool: req.tool.name, outcome: result?.type === 'success' ? 'success' : 'error', ...(reason ? { reason } : {}), totalMs: since(start) });
+  }
+}
+
+async function runFree(deps: InvokeDeps, req: FreeCallRequest): Promise<FreeCallResult> {
   const { tool } = req;
   const parsed = tool.input.safeParse(req.input ?? {});
   if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };

@@ -1,13 +1,19 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import express, { type Express } from 'express';
 import type { Config } from './config.js';
+import { mountDiscovery } from './discovery/index.js';
 import { mountFallbacks, mountTools } from './http/app.js';
+import { mountHealth } from './health.js';
+import { createLimits, type Limits } from './limits/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import { createMcpRouter } from './mcp/http.js';
 import { createMcpServer, type McpDeps } from './mcp/server.js';
+import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
+import { CallTracker, createCallObserver } from './observe.js';
 import { PaymentBroker } from './payments/broker.js';
 import { createFacilitator, type Facilitator } from './payments/facilitator.js';
 import { createProviders } from './providers/index.js';
+import { RequestGate, shutdownHttp } from './shutdown.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from './tool.js';
@@ -21,6 +27,12 @@ export interface Runtime {
   facilitator: Facilitator;
   mcpDeps: McpDeps;
   log: Logger;
+  /** This runtime's Prometheus registry and sinks. */
+  metrics: Metrics;
+  /** The calls running right now (shutdown waits for them). */
+  calls: CallTracker;
+  /** Abuse limits: the per-IP middleware and the per-payer/per-tool check the pipeline runs after verification. */
+  limits: Limits;
   /** Settles when the start-up reconciliation of pending settlements has finished. */
   reconciled: Promise<void>;
   close(): Promise<void>;
@@ -43,7 +55,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const facilitator = createFacilitator(config);
   const broker = new PaymentBroker(config, store, facilitator, log, tools);
   const freeTools = options.freeTools ?? freeRegistry;
-  const mcpDeps: McpDeps = { config, tools, freeTools, version: VERSION, broker, store, providers: createProviders(config, log), log };
+  const metrics = createMetrics();
+  const calls = new CallTracker();
+  const observe = createCallObserver(log, [calls, metrics]);
+  const providers = createProviders(config, log, metrics.upstream);
+  const limits = createLimits(config.limits, store, log);
+  const mcpDeps: McpDeps = { config, tools, freeTools, version: VERSION, broker, store, providers, log, observe, admit: limits.admit };
   const upkeep = startUpkeep(broker, store, log);
   return {
     config,
@@ -51,8 +68,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     facilitator,
     mcpDeps,
     log,
+    metrics,
+    calls,
+    limits,
     reconciled: upkeep.reconciled,
     close: async () => {
+      limits.close();
       await upkeep.stop();
       await store.close();
     },
@@ -90,19 +111,23 @@ function startUpkeep(broker: PaymentBroker, store: Store, log: Logger) {
   };
 }
 
-/** Builds the express app: every paid route, MCP streamable HTTP at /mcp, health, fallbacks. */
-export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: () => Promise<void> } {
+/** Builds the express app: every paid route, MCP streamable HTTP at /mcp, health, readiness, metrics, fallbacks. */
+export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: () => Promise<void>; gate: RequestGate } {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', runtime.config.trustProxy);
+  // In front of everything: a flood is cut off before any body, header or payment is read.
+  app.use(runtime.limits.perIp);
+  const gate = new RequestGate();
+  app.use(gate.middleware);
   const mcp = createMcpRouter(runtime.mcpDeps);
   app.use('/mcp', mcp.router);
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', version: VERSION, devPayTo: runtime.config.devPayTo, facilitator: runtime.facilitator.mode, facilitators: runtime.facilitator.modes });
-  });
+  mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
+  app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));
+  mountDiscovery(app, runtime.mcpDeps);
   mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools);
   mountFallbacks(app, (err) => runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }));
-  return { app, closeSessions: mcp.close };
+  return { app, closeSessions: mcp.close, gate };
 }
 
 /** A listening HTTP server and how to stop it. */
@@ -110,12 +135,15 @@ export interface RunningServer {
   url: string;
   port: number;
   server: HttpServer;
+  /** Stops at once: sessions and connections are dropped (tests). */
   close(): Promise<void>;
+  /** Stops gracefully: no new requests, running calls finish and settle within `timeoutMs`; resolves whether they all did. */
+  shutdown(timeoutMs: number): Promise<boolean>;
 }
 
 /** Starts HTTP + /mcp on the configured host and port (port 0 picks a free one). */
 export async function listen(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<RunningServer> {
-  const { app, closeSessions } = createHttpApp(runtime);
+  const { app, closeSessions, gate } = createHttpApp(runtime);
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -133,6 +161,7 @@ export async function listen(runtime: Runtime, port = runtime.config.port, host 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+    shutdown: (timeoutMs) => shutdownHttp({ server, gate, calls: runtime.calls, closeSessions, log: runtime.log }, timeoutMs),
   };
 }
 

@@ -1,6 +1,7 @@
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import { ToolError } from '../errors.js';
-import { invokeFree, invokePaid, type InvokeDeps } from '../invoke.js';
+import { invokeFree, invokePaid, type CallResult, type InvokeDeps } from '../invoke.js';
+import { setRetryAfter } from '../limits/limiter.js';
 import type { RawPayment } from '../payments/decode.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
 import { sendCallResult, sendError } from './encode.js';
@@ -10,7 +11,7 @@ const DEFAULT_BODY_LIMIT = 64 * 1024;
 const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Allow-Headers', 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT');
-  res.setHeader('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE');
+  res.setHeader('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After');
   res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
   if (req.method === 'OPTIONS') {
     res.status(204).end();
@@ -48,9 +49,15 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
       if (!res.writableFinished) controller.abort();
     });
     invokePaid(deps, { tool, input: readInput(tool, req), payment: readPayment(req), transport: 'http', signal: controller.signal })
-      .then((result) => sendCallResult(res, result, version))
+      .then((result) => send(res, result, version))
       .catch(next);
   };
+}
+
+/** Sends a pipeline result; an error that says when to retry (rate limits) also gets `Retry-After`. */
+function send(res: Response, result: CallResult, version: 1 | 2): void {
+  if (result.type === 'error') setRetryAfter(res, result.error);
+  sendCallResult(res, result, version);
 }
 
 /**

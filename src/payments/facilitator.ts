@@ -17,6 +17,8 @@ export interface Facilitator {
   modes: Record<NetworkFamily, FacilitatorMode>;
   /** Summary for health output: in-process, remote, mixed or none. */
   mode: string;
+  /** The client serving each family that has one (families may share a client); for readiness checks. */
+  clients: Partial<Record<NetworkFamily, FacilitatorClient>>;
   /** `network|scheme` pairs this server can verify and settle. */
   supports(network: string, scheme: string): boolean;
 }
@@ -105,5 +107,5 @@ export function createFacilitator(config: Config, rails: readonly Rail[] = RAILS
   } as FacilitatorClient;
   const distinct = [...new Set(Object.values(modes).filter((m) => m !== 'none'))];
   const mode = distinct.length === 0 ? 'none' : distinct.length === 1 ? distinct[0]! : 'mixed';
-  return { client, modes, mode, supports: (network, scheme) => supported.has(`${network}|${scheme}`) };
+  return { client, modes, mode, clients: Object.fromEntries(clients), supports: (network, scheme) => supported.has(`${network}|${scheme}`) };
 }

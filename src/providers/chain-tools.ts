@@ -12,7 +12,7 @@ import { createTransferIndexer } from './indexer.js';
 import { createOnrampProvider, type OnrampProvider } from './onramp.js';
 import { createSolanaFaucet } from './solana-faucet.js';
 import { listTransfers, type TransfersPage, type TransfersQuery } from './transfers.js';
-import { Upstream } from './upstream.js';
+import { Upstream, type UpstreamMetrics } from './upstream.js';
 import { createWalletProvider, type WalletProvider } from './wallet.js';
 
 /** Chains transfers-evm serves. */
@@ -34,9 +34,9 @@ export interface ChainToolProviders {
   transfers: TransfersProvider;
 }
 
-function faucetFrom(config: Config, log: Logger): Faucet {
+function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Faucet {
   const s = config.chainTools;
-  if (s.faucet.provider === 'cdp' && s.cdp.credentials) return createCdpFaucet(new Upstream(s.cdp.faucet, log), s.cdp.credentials, log);
+  if (s.faucet.provider === 'cdp' && s.cdp.credentials) return createCdpFaucet(new Upstream(s.cdp.faucet, log, metrics), s.cdp.credentials, log);
   const { timeoutMs, retries } = s.rpc;
   return faucetByNetwork({
     'base-sepolia': s.faucet.evmKey
@@ -48,16 +48,16 @@ function faucetFrom(config: Config, log: Logger): Faucet {
   });
 }
 
-/** Builds the chain-tool providers from configuration. */
-export function createChainToolProviders(config: Config, log: Logger): ChainToolProviders {
+/** Builds the chain-tool providers from configuration; their HTTP upstreams report to `metrics`. */
+export function createChainToolProviders(config: Config, log: Logger, metrics?: UpstreamMetrics): ChainToolProviders {
   const s = config.chainTools;
   const evm = createEvmRpcProvider(s.rpc);
-  const indexer = s.transfers.indexer ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log), s.transfers.indexer.apiKey) : undefined;
+  const indexer = s.transfers.indexer ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log, metrics), s.transfers.indexer.apiKey) : undefined;
   const scan = { chunkBlocks: s.transfers.chunkBlocks, maxBlocks: s.transfers.maxBlocks };
   return {
     evm,
-    faucet: faucetFrom(config, log),
-    onramp: createOnrampProvider(new Upstream(s.cdp.onramp, log), s.cdp.credentials),
+    faucet: faucetFrom(config, log, metrics),
+    onramp: createOnrampProvider(new Upstream(s.cdp.onramp, log, metrics), s.cdp.credentials),
     wallet: createWalletProvider(config.networks, s, evm),
     transfers: {
       source: indexer ? 'indexer' : 'json-rpc',

@@ -8,7 +8,7 @@ import { createGoPlusProvider, type GoPlusProvider } from './goplus.js';
 import { createHyperliquidProvider, type HyperliquidProvider } from './hyperliquid.js';
 import { createKalshiProvider, type KalshiProvider } from './kalshi.js';
 import { createSmmPanelProvider, type SmmPanelProvider } from './smm-panel.js';
-import { Upstream } from './upstream.js';
+import { Upstream, type UpstreamMetrics } from './upstream.js';
 import { createWorldBankProvider, type WorldBankProvider } from './worldbank.js';
 
 /**
@@ -25,17 +25,17 @@ export interface Providers extends ChainToolProviders {
   smm: SmmPanelProvider;
 }
 
-/** Builds the provider set from configuration: one Upstream client (cache, retries) per upstream. */
-export function createProviders(config: Config, log: Logger): Providers {
+/** Builds the provider set from configuration: one Upstream client (cache, retries) per upstream, reporting to `metrics`. */
+export function createProviders(config: Config, log: Logger, metrics?: UpstreamMetrics): Providers {
   return {
-    hyperliquid: createHyperliquidProvider(new Upstream(config.upstreams.hyperliquid, log)),
-    stablecoins: createStablecoinsProvider(new Upstream(config.upstreams.stablecoins, log)),
-    yields: createYieldsProvider(new Upstream(config.upstreams.yields, log)),
-    worldbank: createWorldBankProvider(new Upstream(config.upstreams.worldbank, log)),
-    kalshi: createKalshiProvider(new Upstream(config.upstreams.kalshi, log)),
-    goplus: createGoPlusProvider(new Upstream(config.upstreams.goplus, log)),
-    dexscreener: createDexScreenerProvider(new Upstream(config.upstreams.dexscreener, log)),
-    smm: createSmmPanelProvider(new Upstream(config.upstreams.smm, log), config.smmPanelKey, log),
-    ...createChainToolProviders(config, log),
+    hyperliquid: createHyperliquidProvider(new Upstream(config.upstreams.hyperliquid, log, metrics)),
+    stablecoins: createStablecoinsProvider(new Upstream(config.upstreams.stablecoins, log, metrics)),
+    yields: createYieldsProvider(new Upstream(config.upstreams.yields, log, metrics)),
+    worldbank: createWorldBankProvider(new Upstream(config.upstreams.worldbank, log, metrics)),
+    kalshi: createKalshiProvider(new Upstream(config.upstreams.kalshi, log, metrics)),
+    goplus: createGoPlusProvider(new Upstream(config.upstreams.goplus, log, metrics)),
+    dexscreener: createDexScreenerProvider(new Upstream(config.upstreams.dexscreener, log, metrics)),
+    smm: createSmmPanelProvider(new Upstream(config.upstreams.smm, log, metrics), config.smmPanelKey, log),
+    ...createChainToolProviders(config, log, metrics),
   };
 }

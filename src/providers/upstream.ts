@@ -65,6 +65,12 @@ export interface UpstreamRequest<S extends z.ZodType> {
   interpret?: (status: number, json: unknown) => ToolError | AttemptFailure | undefined;
 }
 
+/** Where an Upstream reports cacheable lookups (hit or not) and requests failed for good, by code (metrics; cancellations not counted). */
+export interface UpstreamMetrics {
+  cacheLookup(upstream: string, hit: boolean): void;
+  failed(upstream: string, code: string): void;
+}
+
 interface Entry {
   data: unknown;
   fetchedAt: string;
@@ -89,7 +95,7 @@ export class Upstream {
   private calls = 0;
 
   /** Creates the client; nothing is fetched until the first request. */
-  constructor(private readonly settings: UpstreamSettings, private readonly log: Logger) {
+  constructor(private readonly settings: UpstreamSettings, private readonly log: Logger, private readonly metrics?: UpstreamMetrics) {
     this.cache = new TtlLruCache<Entry>(settings.cacheMaxEntries);
   }
 
@@ -114,6 +120,7 @@ export class Upstream {
     const ttlMs = shared ? (req.ttlMs ?? this.settings.cacheTtlMs) : 0;
     if (ttlMs > 0) {
       const hit = this.cache.get(key);
+      this.metrics?.cacheLookup(this.settings.name, hit !== undefined);
       if (hit) return { data: hit.data as z.output<S>, fetchedAt: hit.fetchedAt, cached: true };
     }
     let flight = shared ? this.inflight.get(key) : undefined;
@@ -212,7 +219,9 @@ export class Upstream {
       );
     } catch (err) {
       if (signal.aborted) throw cancelled();
-      throw this.finalError(err, attempts);
+      const error = this.finalError(err, attempts);
+      this.metrics?.failed(name, error.code);
+      throw error;
     }
   }
 

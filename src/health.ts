@@ -1,0 +1,82 @@
+import { performance } from 'node:perf_hooks';
+import type { Express } from 'express';
+import type { Config } from './config.js';
+import { scrubUrlCredentials } from './log.js';
+import type { Facilitator } from './payments/facilitator.js';
+import type { NetworkFamily } from './payments/networks.js';
+import type { Store } from './store/store.js';
+import { VERSION } from './version.js';
+
+/** One readiness check: whether it passed, how long it took (ms), and why it failed. */
+export interface CheckResult {
+  ok: boolean;
+  ms: number;
+  error?: string;
+  [detail: string]: unknown;
+}
+
+/** The answer of `GET /readyz`. */
+export interface Readiness {
+  status: 'ready' | 'not_ready';
+  checks: Record<string, CheckResult>;
+}
+
+/** How long each readiness check may take before it counts as failed. */
+export const READINESS_TIMEOUT_MS = 3_000;
+
+function withinTime<T>(work: () => Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([Promise.resolve().then(work), late]).finally(() => clearTimeout(timer));
+}
+
+async function timed(work: () => Promise<Record<string, unknown>>, ms: number, what: string): Promise<CheckResult> {
+  const start = performance.now();
+  const elapsed = () => Math.round(performance.now() - start);
+  try {
+    const details = await withinTime(work, ms, what);
+    return { ok: true, ms: elapsed(), ...details };
+  } catch (err) {
+    const message = String((err as Error)?.message ?? err).split('\n', 1)[0]!.slice(0, 200);
+    return { ok: false, ms: elapsed(), error: scrubUrlCredentials(message) };
+  }
+}
+
+/**
+ * Checks that the store answers `ping()` and that every configured facilitator answers `getSupported()` (its
+ * `/supported`), each within `timeoutMs`; families sharing one facilitator are asked once.
+ */
+export async function checkReadiness(store: Store, facilitator: Facilitator, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
+  const asked = new Map<unknown, Promise<CheckResult>>();
+  const families = Object.entries(facilitator.clients) as Array<[NetworkFamily, NonNullable<Facilitator['clients'][NetworkFamily]>]>;
+  const facilitatorChecks = families.map(async ([family, client]) => {
+    let answer = asked.get(client);
+    if (!answer) {
+      answer = timed(async () => ({ kinds: (await client.getSupported()).kinds.length }), timeoutMs, 'the facilitator');
+      asked.set(client, answer);
+    }
+    return [`facilitator:${family}`, { ...(await answer), mode: facilitator.modes[family] }] as const;
+  });
+  const [storeCheck, ...rest] = await Promise.all([
+    timed(async () => (await store.ping(), {}), timeoutMs, 'the store').then((r) => ['store', r] as const),
+    ...facilitatorChecks,
+  ]);
+  const checks: Record<string, CheckResult> = Object.fromEntries([storeCheck, ...rest]);
+  return { status: Object.values(checks).every((c) => c.ok) ? 'ready' : 'not_ready', checks };
+}
+
+/** Mounts `GET /healthz` (the process is alive: version, pay-to and facilitator modes) and `GET /readyz` (200 ready / 503 not). */
+export function mountHealth(app: Express, config: Config, store: Store, facilitator: Facilitator): void {
+  app.get('/healthz', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ status: 'ok', version: VERSION, devPayTo: config.devPayTo, facilitator: facilitator.mode, facilitators: facilitator.modes });
+  });
+  app.get('/readyz', (_req, res, next) => {
+    checkReadiness(store, facilitator).then((readiness) => {
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(readiness.status === 'ready' ? 200 : 503).json(readiness);
+    }, next);
+  });
+}

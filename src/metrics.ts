@@ -1,0 +1,122 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ToolError } from './errors.js';
+import type { CallEvent } from './invoke.js';
+import type { UpstreamMetrics } from './providers/upstream.js';
+import { VERSION } from './version.js';
+
+/** Prometheus metrics of one runtime, in a registry of its own (several runtimes in one process never mix). */
+export interface Metrics {
+  registry: Registry;
+  /** Counts a call event of the pipeline (see `InvokeDeps.observe`). */
+  observe(event: CallEvent): void;
+  /** The sink the upstream clients report cache lookups and failures to. */
+  upstream: UpstreamMetrics;
+}
+
+const SECONDS = (ms: number) => ms / 1000;
+
+/** Creates the registry with the process metrics and Tollbooth's own: calls, revenue, latencies, upstreams, replays. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  new Gauge({ name: 'tollbooth_build_info', help: 'Always 1; the version label says which release runs.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
+  const calls = new Counter({
+    name: 'tollbooth_paid_calls_total',
+    help: 'Paid-tool calls by how they ended: settled, payment_required, rejected, error, settlement_failed, pending, replayed (network "none" before a payment was read).',
+    labelNames: ['tool', 'network', 'outcome'],
+    registers,
+  });
+  const revenue = new Counter({
+    name: 'tollbooth_revenue_atomic_total',
+    help: "Settled amounts in the network asset's smallest units (USDC: 6 decimals); never sum across networks.",
+    labelNames: ['tool', 'network'],
+    registers,
+  });
+  const replays = new Counter({ name: 'tollbooth_idempotent_replays_total', help: 'Calls answered with an earlier paid result: nothing ran or settled again.', labelNames: ['tool'], registers });
+  const inFlight = new Gauge({ name: 'tollbooth_calls_in_flight', help: 'Calls (paid and free) running right now.', registers });
+  const verify = new Histogram({
+    name: 'tollbooth_verify_duration_seconds',
+    help: 'Reading, claiming and verifying a payment (facilitator /verify included).',
+    labelNames: ['network'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+    registers,
+  });
+  const handler = new Histogram({
+    name: 'tollbooth_handler_duration_seconds',
+    help: "A paid tool's handler and its output check.",
+    labelNames: ['tool'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const settle = new Histogram({
+    name: 'tollbooth_settle_duration_seconds',
+    help: 'Settling a payment after the handler succeeded (facilitator /settle, chain confirmation included).',
+    labelNames: ['network'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers,
+  });
+  const upstreamErrors = new Counter({ name: 'tollbooth_upstream_errors_total', help: 'Upstream requests that failed after their retries, by error code.', labelNames: ['upstream', 'code'], registers });
+  const cacheHits = new Counter({ name: 'tollbooth_upstream_cache_hits_total', help: 'Cacheable upstream requests answered from the cache.', labelNames: ['upstream'], registers });
+  const cacheMisses = new Counter({ name: 'tollbooth_upstream_cache_misses_total', help: 'Cacheable upstream requests not in the cache (fetched, or joined to an identical request in flight).', labelNames: ['upstream'], registers });
+
+  const observe = (event: CallEvent): void => {
+    switch (event.type) {
+      case 'started':
+        inFlight.inc();
+        return;
+      case 'free':
+        inFlight.dec();
+        return;
+      case 'paid': {
+        inFlight.dec();
+        const network = event.network ?? 'none';
+        calls.inc({ tool: event.tool, network, outcome: event.outcome });
+        if (event.outcome === 'settled' && event.amount) revenue.inc({ tool: event.tool, network }, Number(event.amount));
+        if (event.outcome === 'replayed') replays.inc({ tool: event.tool });
+        if (event.verifyMs !== undefined && event.network) verify.observe({ network }, SECONDS(event.verifyMs));
+        if (event.handlerMs !== undefined) handler.observe({ tool: event.tool }, SECONDS(event.handlerMs));
+        if (event.settleMs !== undefined) settle.observe({ network }, SECONDS(event.settleMs));
+        return;
+      }
+    }
+  };
+  const upstream: UpstreamMetrics = {
+    cacheLookup: (name, hit) => (hit ? cacheHits : cacheMisses).inc({ upstream: name }),
+    failed: (name, code) => upstreamErrors.inc({ upstream: name, code }),
+  };
+  return { registry, observe, upstream };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+const isLoopback = (address: string | undefined) => address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
+
+/**
+ * `GET /metrics` in the Prometheus text format. With a token, only `Authorization: Bearer <token>` is answered (401
+ * otherwise); without one, only connections from loopback are (403 otherwise): revenue figures are not public.
+ */
+export function metricsHandler(metrics: Metrics, token: string | undefined): RequestHandler {
+  const expected = token === undefined ? undefined : digest(token);
+  return (req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (expected) {
+      const given = /^Bearer\s+(.+)$/i.exec(req.header('authorization') ?? '')?.[1]?.trim();
+      if (!given || !timingSafeEqual(digest(given), expected)) {
+        res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+        const error = new ToolError('unauthorized', 'GET /metrics needs the METRICS_TOKEN of this server as a bearer token (Authorization: Bearer <token>).');
+        res.status(error.httpStatus).json(error.toBody());
+        return;
+      }
+    } else if (!isLoopback(req.socket.remoteAddress)) {
+      const error = new ToolError('forbidden', 'GET /metrics answers only loopback connections on this server; the operator can set METRICS_TOKEN to scrape it from elsewhere.');
+      res.status(error.httpStatus).json(error.toBody());
+      return;
+    }
+    metrics.registry.metrics().then((text) => {
+      res.setHeader('Content-Type', metrics.registry.contentType);
+      res.end(text);
+    }, next);
+  };
+}

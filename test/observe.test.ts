@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { PaidCallEvent } from '../src/invoke.js';
+import { createLogger } from '../src/log.js';
+import { CallTracker, logPaidCall } from '../src/observe.js';
+
+const ended = (over: Partial<PaidCallEvent> = {}): PaidCallEvent => ({ type: 'paid', tool: 'annuity', transport: 'http', outcome: 'settled', totalMs: 3, ...over });
+
+describe('CallTracker', () => {
+  it('drains at once when nothing runs, and when the last running call ends', async () => {
+    const calls = new CallTracker();
+    expect(await calls.drain(0)).toBe(true);
+    calls.observe({ type: 'started', tool: 'annuity' });
+    calls.observe({ type: 'started', tool: 'smm-quote' });
+    expect(calls.inFlight).toBe(2);
+    const drained = calls.drain(60_000);
+    calls.observe(ended());
+    calls.observe({ type: 'free', tool: 'smm-quote', outcome: 'success', totalMs: 1 });
+    expect(await drained).toBe(true);
+    expect(calls.inFlight).toBe(0);
+  });
+
+  it('gives up when the time limit passes first', async () => {
+    const calls = new CallTracker();
+    calls.observe({ type: 'started', tool: 'annuity' });
+    expect(await calls.drain(10)).toBe(false);
+    expect(calls.inFlight).toBe(1);
+  });
+});
+
+describe('the paid-call log line', () => {
+  it('is info for normal outcomes and warn for failures the operator should look at, never with the event type', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const cases: Array<[Partial<PaidCallEvent>, string]> = [
+      [{ outcome: 'settled' }, 'info'],
+      [{ outcome: 'payment_required' }, 'info'],
+      [{ outcome: 'replayed' }, 'info'],
+      [{ outcome: 'rejected', reason: 'invalid_exact_evm_payload_signature' }, 'info'],
+      [{ outcome: 'rejected', reason: 'facilitator_unavailable' }, 'warn'],
+      [{ outcome: 'error', reason: 'invalid_input' }, 'info'],
+      [{ outcome: 'error', reason: 'cancelled' }, 'info'],
+      [{ outcome: 'error', reason: 'upstream_timeout' }, 'warn'],
+      [{ outcome: 'settlement_failed', reason: 'insufficient_funds' }, 'warn'],
+      [{ outcome: 'pending' }, 'warn'],
+    ];
+    for (const [over] of cases) logPaidCall(log, ended(over));
+    expect(lines.map((l) => l.level)).toEqual(cases.map(([, level]) => level));
+    expect(lines.every((l) => l.msg === 'paid call' && !('type' in l))).toBe(true);
+  });
+});

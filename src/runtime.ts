@@ -11,6 +11,7 @@ import { createMcpServer, type McpDeps } from './mcp/server.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { CallTracker, createCallObserver } from './observe.js';
 import { PaymentBroker } from './payments/broker.js';
+import { MAX_TIMEOUT_SECONDS } from './payments/requirements.js';
 import { createFacilitator, type Facilitator } from './payments/facilitator.js';
 import { createProviders } from './providers/index.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
@@ -61,7 +62,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const providers = createProviders(config, log, metrics.upstream);
   const limits = createLimits(config.limits, store, log);
   const mcpDeps: McpDeps = { config, tools, freeTools, version: VERSION, broker, store, providers, log, observe, admit: limits.admit };
-  const upkeep = startUpkeep(broker, store, log);
+  const upkeep = startUpkeep(broker, store, log, staleClaimMs(config));
   return {
     config,
     store,
@@ -81,14 +82,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 }
 
 const PURGE_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * When a claim whose call never ended counts as abandoned: past the longest payment validity window plus the
+ * settlement time limit and a minute, no settlement of it can still be under way.
+ */
+function staleClaimMs(config: Config): number {
+  return (MAX_TIMEOUT_SECONDS + 60) * 1000 + config.facilitator.settleTimeoutMs;
+}
 const RECONCILE_INTERVAL_MS = 5 * 60_000;
 
 /** Reconciles pending settlements at start-up and every five minutes, and purges expired idempotency records hourly. */
-function startUpkeep(broker: PaymentBroker, store: Store, log: Logger) {
+function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClaimMs: number) {
   let running: Promise<void> = Promise.resolve();
   const reconcile = () => {
     running = running.then(() =>
-      broker.reconciler.reconcileAll().then(
+      broker.reconciler.reconcileAll(new Date(Date.now() - staleClaimMs).toISOString()).then(
         () => undefined,
         (err: unknown) => log.error('reconciling pending settlements failed', { error: String((err as Error)?.message ?? err) }),
       ),

@@ -172,7 +172,8 @@ export class PaymentBroker {
   /** Claims the payment in the replay guard (reconciling a pending one first) and verifies it. */
   private async admit(tool: AnyToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
     const { requirements } = ticket;
-    const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport });
+    const details = { payload: ticket.payload, requirements, requestHash: ticket.requestHash };
+    const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport, details });
     switch (claim.type) {
       case 'claimed':
         return this.verify(tool, ticket);

@@ -78,11 +78,42 @@ export class Reconciler {
     }
   }
 
-  /** Reconciles every pending settlement; returns how many ended each way. */
-  async reconcileAll(): Promise<{ settled: number; failed: number; pending: number }> {
+  /**
+   * Ends a claim whose call never ended (its process stopped mid-call) once nothing can settle it any more:
+   * asks the chain only — it never settles, since whether the handler succeeded is unknown. Settled on chain →
+   * the receipt is recorded (the output is lost, and logged as such); provably unused → released with a failed
+   * receipt; otherwise left for the next round.
+   */
+  async reconcileStale(claim: PendingRecord): Promise<Reconciled> {
+    const answer = await this.lookup(claim);
+    switch (answer.type) {
+      case 'pending':
+        return { type: 'pending' };
+      case 'settled':
+        await this.store.completePayment(this.record(claim, 'settled', answer.transaction));
+        this.log.error('a call stopped mid-way was paid on chain; its receipt is recorded, its output was lost', { key: claim.key, tool: claim.tool, payer: claim.payer, transaction: answer.transaction });
+        return { type: 'settled', receipt: this.receipt(claim, true, answer.transaction) };
+      case 'failed':
+        await this.store.releasePayment(claim.key);
+        await this.store.recordReceipt({ ...this.record(claim, 'failed', ''), errorReason: `abandoned_call: ${answer.reason}` });
+        this.log.warn('a call stopped mid-way was never paid; its claim is released', { key: claim.key, tool: claim.tool, reason: answer.reason });
+        return { type: 'failed', receipt: { ...this.receipt(claim, false, ''), errorReason: answer.reason } };
+    }
+  }
+
+  /**
+   * Reconciles every pending settlement, and every claim abandoned before `staleBefore` (ISO time); returns how
+   * many ended each way.
+   */
+  async reconcileAll(staleBefore?: string): Promise<{ settled: number; failed: number; pending: number }> {
     const counts = { settled: 0, failed: 0, pending: 0 };
     for (const pending of await this.store.listPending()) {
       const result = await this.reconcile(pending);
+      counts[result.type] += 1;
+    }
+    for (const claim of staleBefore ? await this.store.listStaleClaims(staleBefore) : []) {
+      if (claim.payload === undefined || claim.payload === null) continue; // claimed by a release that kept no details
+      const result = await this.reconcileStale(claim);
       counts[result.type] += 1;
     }
     if (counts.settled + counts.failed + counts.pending > 0) this.log.info('reconciled pending settlements', counts);

@@ -19,7 +19,7 @@ export function rowToPending(row: Row): PendingRecord {
     payload: row.payload,
     requirements: row.requirements,
     requestHash: String(row.request_hash ?? ''),
-    output: row.output,
+    output: row.output ?? undefined,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

@@ -83,9 +83,9 @@ export class PostgresStore implements Store {
     const now = new Date().toISOString();
     for (;;) {
       const inserted = await this.query(
-        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, created_at, updated_at)
-         VALUES ($1, 'claimed', $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (key) DO NOTHING RETURNING key`,
-        [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, now],
+        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, payload, requirements, request_hash, created_at, updated_at)
+         VALUES ($1, 'claimed', $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (key) DO NOTHING RETURNING key`,
+        [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, json(claim.details?.payload), json(claim.details?.requirements), claim.details?.requestHash ?? null, now],
       );
       if (inserted.length === 1) return { type: 'claimed' };
       const [row] = await this.query('SELECT * FROM payment_claims WHERE key = $1', [claim.key]);
@@ -94,7 +94,7 @@ export class PostgresStore implements Store {
         case 'spent': {
           const transaction = String(row.transaction_id ?? '');
           // Completed after being pending: the output that was never delivered goes to a retry of the same request.
-          if (row.request_hash === null || row.request_hash === undefined) return { type: 'spent', transaction };
+          if (row.output === null || row.output === undefined) return { type: 'spent', transaction };
           return { type: 'spent', transaction, undelivered: { requestHash: String(row.request_hash), output: row.output } };
         }
         case 'pending':
@@ -133,6 +133,11 @@ export class PostgresStore implements Store {
        WHERE key = $1 AND status IN ('claimed', 'pending')`,
       [key, details.transaction, json(details.payload), json(details.requirements), details.requestHash, json(details.output), new Date().toISOString()],
     );
+  }
+
+  async listStaleClaims(before: string): Promise<PendingRecord[]> {
+    const rows = await this.query("SELECT * FROM payment_claims WHERE status = 'claimed' AND updated_at < $1 ORDER BY created_at, key", [before]);
+    return rows.map(rowToPending);
   }
 
   async listPending(): Promise<PendingRecord[]> {

@@ -131,9 +131,9 @@ export class SqliteStore implements Store {
   async claimPayment(claim: PaymentClaim): Promise<ClaimResult> {
     const now = new Date().toISOString();
     const inserted = await this.db.execute({
-      sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, created_at, updated_at)
-            VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
-      args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, now, now],
+      sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, pending_json, created_at, updated_at)
+            VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
+      args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, claim.details ? JSON.stringify(claim.details) : null, now, now],
     });
     if (inserted.rows.length === 1) return { type: 'claimed' };
     const existing = await this.db.execute({ sql: 'SELECT * FROM payment_claims WHERE key = ?', args: [claim.key] });
@@ -141,9 +141,9 @@ export class SqliteStore implements Store {
     if (!row) return this.claimPayment(claim); // released between the two statements
     if (row.status === 'spent') {
       const transaction = String(row.transaction_id ?? '');
-      if (!row.pending_json) return { type: 'spent', transaction };
       const { requestHash, output } = rowToPending(row);
-      return { type: 'spent', transaction, undelivered: { requestHash, output } };
+      // Only a payment that was pending kept an output: the one a retry of the same request may still collect.
+      return output === undefined ? { type: 'spent', transaction } : { type: 'spent', transaction, undelivered: { requestHash, output } };
     }
     if (row.status === 'pending') return { type: 'pending', pending: rowToPending(row) };
     return { type: 'in_flight' };
@@ -177,6 +177,11 @@ export class SqliteStore implements Store {
 
   async listPending(): Promise<PendingRecord[]> {
     const result = await this.db.execute("SELECT * FROM payment_claims WHERE status = 'pending' ORDER BY created_at");
+    return result.rows.map(rowToPending);
+  }
+
+  async listStaleClaims(before: string): Promise<PendingRecord[]> {
+    const result = await this.db.execute({ sql: "SELECT * FROM payment_claims WHERE status = 'claimed' AND updated_at < ? ORDER BY created_at", args: [before] });
     return result.rows.map(rowToPending);
   }
 

@@ -10,6 +10,15 @@ export interface PaymentClaim {
   payer: string;
   amount: string;
   transport: Transport;
+  /** What the payment paid for, kept with the claim so a claim abandoned by a crash can still be reconciled. */
+  details?: ClaimDetails;
+}
+
+/** The payment and request a claim is for (JSON). */
+export interface ClaimDetails {
+  payload: unknown;
+  requirements: unknown;
+  requestHash: string;
 }
 
 /** A settlement outcome kept for the operator and the payer. */
@@ -184,6 +193,11 @@ export interface Store {
   markPaymentPending(key: string, details: PendingDetails): Promise<void>;
   /** Pending settlements, oldest first. */
   listPending(): Promise<PendingRecord[]>;
+  /**
+   * Claims still `claimed` (their call never ended: the process stopped) and last touched before `before`, with
+   * their details, oldest first; `output` is undefined (it was never known).
+   */
+  listStaleClaims(before: string): Promise<PendingRecord[]>;
   /** Ends a pending payment that never settled: stores the failed receipt and releases the claim, in one transaction. */
   failPending(receipt: ReceiptRecord): Promise<void>;
   /** Stores a receipt of a failed settlement (the claim is released separately). */

@@ -412,5 +412,28 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(await bucket('ip:full-soon', T + 2000, { capacity: 2 })).toEqual({ type: 'taken', remaining: 1 });
       });
     });
-  });
+  
+    describe('claims abandoned by a stopped process', () => {
+      it('lists claimed payments last touched before a time, with the details they were claimed with', async () => {
+        const details = { payload: { x402Version: 2, payload: { n: 1 } }, requirements: { network: 'eip155:8453' }, requestHash: 'sha256:r' };
+        await store.claimPayment({ ...claim('stale-1'), details });
+        await store.claimPayment(claim('stale-2'));
+        await store.claimPayment({ ...claim('pending-1'), details });
+        await store.markPaymentPending('pending-1', { ...details, transaction: '', output: { a: 1 } });
+        const later = secondsFromNow(60);
+        const stale = await store.listStaleClaims(later);
+        expect(stale.map((c) => c.key).sort()).toEqual(['stale-1', 'stale-2']);
+        expect(stale.find((c) => c.key === 'stale-1')).toMatchObject({ tool: 'annuity', payer: '0xPayer', ...details });
+        expect(stale.find((c) => c.key === 'stale-1')?.output).toBeUndefined();
+        expect(await store.listStaleClaims(secondsFromNow(-60))).toEqual([]);
+      });
+
+      it('reports a claimed payment completed later as spent without an undelivered output', async () => {
+        await store.claimPayment({ ...claim('stale-3'), details: { payload: {}, requirements: {}, requestHash: 'h' } });
+        await store.completePayment(receipt('stale-3'));
+        expect(await store.claimPayment(claim('stale-3'))).toEqual({ type: 'spent', transaction: '0xtx-stale-3' });
+        expect(await store.listStaleClaims(secondsFromNow(60))).toEqual([]);
+      });
+    });
+});
 }

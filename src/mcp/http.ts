@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { createMcpServer, type McpDeps } from './server.js';
 
 function rpcError(res: Response, status: number, message: string): void {
@@ -25,6 +25,22 @@ function originValidation(allowedHosts: readonly string[]): RequestHandler {
   };
 }
 
+/**
+ * Answers a body the JSON parser refused (not JSON, over the limit, unsupported charset or encoding) with its 4xx status
+ * and a JSON-RPC error, rather than letting it reach the app's last-resort 500 handler.
+ */
+const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  const { status, type, expose } = err as { status?: number; type?: string; expose?: boolean };
+  if (!expose || typeof type !== 'string' || typeof status !== 'number' || status < 400 || status >= 500) return next(err);
+  const message =
+    type === 'entity.parse.failed'
+      ? 'Parse error: the body is not valid JSON; send a JSON-RPC message as UTF-8 JSON.'
+      : type === 'entity.too.large'
+        ? 'The request body is larger than 1 MB; send a smaller JSON-RPC message.'
+        : `The request body could not be read (${type}); send a JSON-RPC message as UTF-8 JSON without content encoding.`;
+  res.status(status).json({ jsonrpc: '2.0', error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message }, id: null });
+};
+
 /** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
 export function createMcpRouter(deps: McpDeps): { router: Router; close: () => Promise<void> } {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -39,7 +55,7 @@ export function createMcpRouter(deps: McpDeps): { router: Router; close: () => P
   sweeper.unref();
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
-  router.use(express.json({ limit: '1mb' }));
+  router.use(express.json({ limit: '1mb' }), bodyErrors);
 
   const handle = async (req: Request, res: Response) => {
     const sessionId = req.header('mcp-session-id');

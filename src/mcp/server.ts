@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { invokeFree, invokePaid, type FreeCallResult, type InvokeDeps } from '../invoke.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
@@ -15,6 +15,36 @@ export interface McpDeps extends InvokeDeps {
   version: string;
 }
 
+/** What a tools/call gets from the session it arrived on, whoever carries it out. */
+export interface McpCallSession {
+  signal: AbortSignal;
+  /** Sends a progress notification when the caller asked for them (ignored otherwise). */
+  progress: (done: number, total: number, message?: string) => void;
+  /** Asks the user a yes/no question through MCP form elicitation; `unavailable` when the client cannot be asked. */
+  confirm: (message: string) => Promise<'accepted' | 'declined' | 'unavailable'>;
+}
+
+/** Carries out tools/call in place of the local pipeline (e.g. remote mode: the same tools, executed elsewhere over HTTP). */
+export interface McpExecutor {
+  /** Entries listed after the registry's: tools that exist only for this executor. */
+  extraTools?: readonly Tool[];
+  paid(tool: AnyToolDefinition, args: unknown, session: McpCallSession): Promise<CallToolResult>;
+  free(tool: AnyFreeToolDefinition, args: unknown, session: McpCallSession): Promise<CallToolResult>;
+  /** Calls one of `extraTools`. */
+  extra?(name: string, args: unknown, session: McpCallSession): Promise<CallToolResult>;
+}
+
+/** An MCP server whose calls an executor carries out: the same catalog from the same definitions, no local pipeline. */
+export interface ExecutorMcpDeps {
+  config: Config;
+  tools: readonly AnyToolDefinition[];
+  freeTools?: readonly AnyFreeToolDefinition[];
+  version: string;
+  executor: McpExecutor;
+  /** Replaces the default instructions given to clients at initialize. */
+  instructions?: string;
+}
+
 function unknownTool(name: string, names: readonly string[]): CallToolResult {
   const body = { error: { code: 'not_found', message: `Unknown tool "${name}". Available tools: ${names.join(', ')}.`, retryable: false } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
@@ -26,42 +56,78 @@ function freeResult(result: FreeCallResult): CallToolResult {
 }
 
 /** tools/list entries, derived once per dependency set rather than once per session. */
-const catalogs = new WeakMap<McpDeps, Tool[]>();
+const catalogs = new WeakMap<McpDeps | ExecutorMcpDeps, Tool[]>();
 
-function catalogOf(deps: McpDeps): Tool[] {
+function catalogOf(deps: McpDeps | ExecutorMcpDeps): Tool[] {
   let listed = catalogs.get(deps);
   if (!listed) {
-    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool)), ...(deps.freeTools ?? []).map(toFreeMcpTool)];
+    const extra = 'executor' in deps ? (deps.executor.extraTools ?? []) : [];
+    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool)), ...(deps.freeTools ?? []).map(toFreeMcpTool), ...extra];
     catalogs.set(deps, listed);
   }
   return listed;
 }
 
-/** Creates one MCP server (one per session or stdio connection) serving every tool of the registry. */
-export function createMcpServer(deps: McpDeps): Server {
+/** Creates one MCP server (one per session or stdio connection) serving every tool of the registry, locally or through an executor. */
+export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
+  const executor = 'executor' in deps ? deps.executor : undefined;
+  const local = 'executor' in deps ? undefined : deps;
   const server = new Server(
     { name: 'tollbooth', title: 'Tollbooth', version: deps.version },
     {
-      capabilities: { tools: { listChanged: false } },
+      // logging: the SDK then answers logging/setLevel per session (conformance: logging-set-level).
+      capabilities: { tools: { listChanged: false }, logging: {} },
       instructions:
+        (executor && 'instructions' in deps ? deps.instructions : undefined) ??
         'Every tool is paid per call with x402, except the free helpers whose description says they are free. Call a paid tool without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].',
     },
   );
   const listed = catalogOf(deps);
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   const freeByName = new Map((deps.freeTools ?? []).map((tool) => [tool.name, tool]));
+  const extraNames = new Set((executor?.extraTools ?? []).map((t) => t.name));
+  const session = (extra: { signal: AbortSignal; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: string | number | undefined): McpCallSession => ({
+    signal: extra.signal,
+    progress: (progress, total, message) => {
+      if (progressToken === undefined) return;
+      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, ...(message ? { message } : {}) } }).catch(() => {});
+    },
+    confirm: async (message) => {
+      if (!server.getClientCapabilities()?.elicitation?.form) return 'unavailable';
+      try {
+        const answer = await server.elicitInput(
+          { mode: 'form', message, requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve', description: 'true to go ahead' } }, required: ['approve'] } },
+          { signal: extra.signal },
+        );
+        return answer.action === 'accept' && answer.content?.approve === true ? 'accepted' : 'declined';
+      } catch {
+        return 'unavailable';
+      }
+    },
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    if (executor) {
+      const args = request.params.arguments;
+      const own = session(extra, meta?.progressToken as string | number | undefined);
+      const free = freeByName.get(request.params.name);
+      const tool = byName.get(request.params.name);
+      if (free) return executor.free(free, args, own);
+      if (tool) return executor.paid(tool, args, own);
+      if (extraNames.has(request.params.name) && executor.extra) return executor.extra(request.params.name, args, own);
+      return unknownTool(request.params.name, listed.map((t) => t.name));
+    }
+    const pipeline = local!;
     const free = freeByName.get(request.params.name);
-    if (free) return freeResult(await invokeFree(deps, { tool: free, input: request.params.arguments, signal: extra.signal }));
+    if (free) return freeResult(await invokeFree(pipeline, { tool: free, input: request.params.arguments, signal: extra.signal }));
     const tool = byName.get(request.params.name);
     if (!tool) return unknownTool(request.params.name, listed.map((t) => t.name));
-    const meta = request.params._meta as Record<string, unknown> | undefined;
     const payment = meta?.[PAYMENT_META_KEY];
     const progressToken = meta?.progressToken as string | number | undefined;
-    const result = await invokePaid(deps, {
+    const result = await invokePaid(pipeline, {
       tool,
       input: request.params.arguments,
       payment: payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },

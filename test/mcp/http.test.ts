@@ -82,6 +82,18 @@ describe('MCP over streamable HTTP', () => {
     });
     expect(status).toBe(403);
   });
+
+  it('answers a body it cannot read with a JSON-RPC error and a 4xx status, never a server error', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const notJson = await fetch(server.url + '/mcp', { method: 'POST', headers, body: '{"jsonrpc":' });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    const charset = await fetch(server.url + '/mcp', { method: 'POST', headers: { ...headers, 'content-type': 'application/json; charset=latin1' }, body: '{}' });
+    expect(charset.status).toBe(415);
+    expect(await charset.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    const tooLarge = await fetch(server.url + '/mcp', { method: 'POST', headers, body: JSON.stringify({ pad: 'x'.repeat(1_100_000) }) });
+    expect(tooLarge.status).toBe(413);
+  });
 });
 
 describe('MCP session lifetime', () => {

@@ -11,6 +11,7 @@ import { load, startBareExpress, type LoadResult } from './throughput.js';
 import { measureBrokerLatency } from './broker.js';
 import { measureCryptoIndicators } from './indicators.js';
 import { measureDexTopPools } from './dex-top-pools.js';
+import { runLoad } from './load.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -77,3 +78,5 @@ const pools = await measureDexTopPools(Number(process.env.BENCH_POOL_CALLS ?? 10
 write(`(e) dex-top-pools over a ${pools.pools}-pool cached list (handler level), ${pools.calls} calls, ${pools.upstreamRequestsWhileMeasuring} upstream requests; the one cold fetch+parse+rank took ${pools.coldFetchMs.toFixed(0)} ms`);
 write(`    p50 ${pct(pools.times, 50).toFixed(3)} ms, p99 ${pct(pools.times, 99).toFixed(3)} ms (target p50 <= 5 ms)`);
 for (const [name, times] of Object.entries(pools.byQuery)) write(`      ${name.padEnd(28)} p50 ${pct(times, 50).toFixed(3)} ms, p99 ${pct(times, 99).toFixed(3)} ms`);
+const loadOk = await runLoad(Number(process.env.BENCH_LOAD_SECONDS ?? 30), Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200));
+if (!loadOk) process.exitCode = 1;

@@ -35,7 +35,7 @@ export const evmExactV1Rail: Rail = {
   serverScheme: () => new ExactEvmServerScheme(),
   identify(payload, requirements): Identified {
     const auth = eip3009Authorization(payload);
-    if (!auth) return { ok: false, message: 'The version-1 exact payment lacks an EIP-3009 authorization with `from` and a 32-byte `nonce`.' };
+    if (!auth) return { ok: false, message: 'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.' };
     return { ok: true, key: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {

@@ -49,6 +49,27 @@ describe('the EVM exact rail', () => {
     expect(a.ok && b.ok && a.key === b.key).toBe(true);
   });
 
+  it('refuses to key an authorization with a malformed field, so the facilitator never sees it (found by fuzzing: it answered 502)', async () => {
+    const entry = await localEntry();
+    const payment = await signExactPayment(paid.payers[0]!, entry);
+    const inner = payment.payload as { signature: string; authorization: Record<string, unknown> };
+    expect(evmExactRail.identify(payment, entry).ok).toBe(true);
+    const broken: Array<[string, Record<string, unknown>]> = [
+      ['value', { value: '\u0000' }],
+      ['value', { value: '-1' }],
+      ['validBefore', { validBefore: '1e9' }],
+      ['validAfter', { validAfter: null }],
+      ['to', { to: 'nobody' }],
+    ];
+    for (const [field, change] of broken) {
+      const tampered = { ...payment, payload: { ...inner, authorization: { ...inner.authorization, ...change } } };
+      expect(evmExactRail.identify(tampered as never, entry).ok, field).toBe(false);
+    }
+    for (const signature of ['', '0x', 'zz', 42]) {
+      expect(evmExactRail.identify({ ...payment, payload: { ...inner, signature } } as never, entry).ok, String(signature)).toBe(false);
+    }
+  });
+
   it('refuses to key a payload without an EIP-3009 authorization', () => {
     const result = evmExactRail.identify({ x402Version: 2, payload: { signature: '0x' } } as never, { network: LOCAL_NETWORK, asset: '0x' } as never);
     expect(result).toMatchObject({ ok: false });

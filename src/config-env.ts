@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { NetworkFieldsSchema } from './payments/networks.js';
+
+/** Clearly labelled development pay-to addresses (32 bytes of 0xde), used only when none are configured. */
+export const DEV_PAY_TO = {
+  evm: '0x00000000000000000000000000000000DeaDBeef',
+  svm: 'FzzcmrPGHCwHy6XfqKQybLLMCFhgX7R33axfwNwzrxbw',
+  stellar: 'GDPN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PN5MZU',
+  algorand: '33PN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PMWXSJFI',
+} as const;
+
+/** Development fee-payer / facilitator placeholders (32 bytes of 0xfe), replaced by real signers when configured. */
+export const DEV_FEE_PAYER = {
+  evm: '0x000000000000000000000000000000000000FeE5',
+  svm: 'JAQ5MVHbCkSYRzXunsrNuM2m1LS859PGveHfoYPAmcvZ',
+  algorand: '737P57X6737P57X6737P57X6737P57X6737P57X6737P57X6737JO4454Y',
+} as const;
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
+const solanaAddress = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
+const stellarAddress = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar G… account id');
+const algorandAddress = z.string().regex(/^[A-Z2-7]{58}$/, 'must be a 58-character Algorand address');
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
+const url = z.string().url();
+const optional = <T extends z.ZodType>(s: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), s.optional());
+
+/** Every environment variable the server reads, validated (`<NAME>_FILE` is resolved before). */
+export const EnvSchema = z.object({
+  NODE_ENV: optional(z.string()),
+  PORT: optional(z.coerce.number().int().min(0).max(65535)),
+  HOST: optional(z.string()),
+  BASE_URL_TOOLS: optional(url),
+  BASE_URL_TOKEN: optional(url),
+  BASE_URL_SMM: optional(url),
+  BASE_URL_TRANSFERS: optional(url),
+  PAY_TO_EVM: optional(evmAddress),
+  PAY_TO_SOLANA: optional(solanaAddress),
+  PAY_TO_STELLAR: optional(stellarAddress),
+  PAY_TO_ALGORAND: optional(algorandAddress),
+  DATA_DIR: optional(z.string()),
+  DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')),
+  FACILITATOR_URL: optional(url),
+  FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  FACILITATOR_URL_EVM: optional(url),
+  FACILITATOR_URL_SOLANA: optional(url),
+  FACILITATOR_URL_STELLAR: optional(url),
+  FACILITATOR_URL_ALGORAND: optional(url),
+  FACILITATOR_EVM_PRIVATE_KEY: optional(privateKey),
+  FACILITATOR_SOLANA_SECRET_KEY: optional(z.string()),
+  FACILITATOR_STELLAR_SECRET: optional(z.string()),
+  FACILITATOR_ALGORAND_MNEMONIC: optional(z.string()),
+  FACILITATOR_EVM_ADDRESS: optional(evmAddress),
+  SOLANA_FEE_PAYER: optional(solanaAddress),
+  ALGORAND_FEE_PAYER: optional(algorandAddress),
+  IDEMPOTENCY_TTL_SECONDS: optional(z.coerce.number().int().min(60).max(30 * 86_400)),
+  BUILDER_CODE: optional(z.string().regex(/^[a-z0-9_]{1,32}$/, 'must match ^[a-z0-9_]{1,32}$')),
+  NETWORKS_FILE: optional(z.string()),
+  NETWORKS_JSON: optional(z.string()),
+  LOG_LEVEL: optional(z.enum(['info', 'warn', 'error', 'silent'])),
+  MCP_ALLOWED_HOSTS: optional(z.string()),
+  MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
+  SHUTDOWN_TIMEOUT_MS: optional(z.coerce.number().int().min(0).max(3_600_000)),
+  METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
+  HYPERLIQUID_API_URL: optional(url),
+  DEFILLAMA_STABLECOINS_URL: optional(url),
+  DEFILLAMA_YIELDS_URL: optional(url),
+  WORLDBANK_API_URL: optional(url),
+  KALSHI_API_URL: optional(url),
+  GOPLUS_API_URL: optional(url),
+  DEXSCREENER_API_URL: optional(url),
+  SMM_PANEL_URL: optional(url),
+  SMM_PANEL_KEY: optional(z.string().min(1)),
+  UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  UPSTREAM_RETRIES: optional(z.coerce.number().int().min(0).max(10)),
+  RPC_URLS: optional(z.string()),
+  CDP_API_URL: optional(url),
+  CDP_API_KEY_ID: optional(z.string().min(1)),
+  CDP_API_KEY_SECRET: optional(z.string().min(1)),
+  FAUCET_PROVIDER: optional(z.enum(['cdp', 'self-hosted'])),
+  FAUCET_EVM_PRIVATE_KEY: optional(privateKey),
+  FAUCET_SOLANA_SECRET_KEY: optional(z.string()),
+  FAUCET_SOLANA_USDC_MINT: optional(solanaAddress),
+  WALLET_READINESS_NETWORKS: optional(z.string()),
+  WALLET_STEP_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  TRANSFERS_CHUNK_BLOCKS: optional(z.coerce.number().int().min(1).max(100_000)),
+  TRANSFERS_MAX_BLOCKS: optional(z.coerce.number().int().min(1).max(10_000_000)),
+  INDEXER_URL: optional(url),
+  ALCHEMY_API_KEY: optional(z.string().min(1)),
+  TRUST_PROXY: optional(z.string()),
+  RATE_LIMIT_IP_PER_MINUTE: optional(z.coerce.number().min(0)),
+  RATE_LIMIT_IP_BURST: optional(z.coerce.number().int().min(1)),
+  RATE_LIMIT_PAYER_PER_MINUTE: optional(z.coerce.number().min(0)),
+  RATE_LIMIT_PAYER_BURST: optional(z.coerce.number().int().min(1)),
+  RATE_LIMIT_TOOL_PER_MINUTE: optional(z.coerce.number().min(0)),
+  RATE_LIMIT_TOOL_BURST: optional(z.coerce.number().int().min(1)),
+  RATE_LIMIT_TOOLS: optional(z.string()),
+  RATE_LIMIT_SHARED: optional(z.enum(['true', 'false'])),
+  REMOTE_URL: optional(url),
+  REMOTE_URL_TOOLS: optional(url),
+  REMOTE_URL_TOKEN: optional(url),
+  REMOTE_URL_SMM: optional(url),
+  REMOTE_URL_TRANSFERS: optional(url),
+  REMOTE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  WALLET_EVM_PRIVATE_KEY: optional(privateKey),
+  WALLET_SOLANA_SECRET_KEY: optional(z.string()),
+  WALLET_STELLAR_SECRET: optional(z.string()),
+  WALLET_ALGORAND_MNEMONIC: optional(z.string()),
+  BUDGET_MAX_USD_PER_CALL: optional(z.coerce.number().nonnegative().max(1_000_000)),
+  BUDGET_MAX_USD_PER_DAY: optional(z.coerce.number().nonnegative().max(1_000_000)),
+  BUDGET_ASK_ABOVE_USD: optional(z.coerce.number().nonnegative().max(1_000_000)),
+  BUDGET_NETWORKS: optional(z.string()),
+  BUDGET_TOOLS: optional(z.string()),
+  PAYMENT_PREFERENCE: optional(z.string()),
+});
+
+/** The operator's network table (`NETWORKS_FILE` / `NETWORKS_JSON`). */
+export const NetworksOverrideSchema = z.object({
+  replace: z.boolean().default(false),
+  networks: z.array(NetworkFieldsSchema.partial().extend({ id: NetworkFieldsSchema.shape.id })),
+});
+
+/** The parsed environment. */
+export type Env = z.output<typeof EnvSchema>;

@@ -109,7 +109,7 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
     expect(await paid.balance(payer.address)).toBe(balanceBefore);
   });
 
-  it('answers a paid call to a tool not built yet with 501 and settles nothing', async () => {
+  it('answers a paid call to an endpoint this server has not configured with 501 and settles nothing', async () => {
     const payer = paid.payers[3]!;
     const payment = await signExactPayment(payer, await localEntry('/api/test/not-built'));
     const balanceBefore = await paid.balance(payer.address);

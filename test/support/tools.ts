@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ToolError } from '../../src/errors.js';
-import { NOT_YET_AVAILABLE_NOTE, notYetAvailable } from '../../src/not-yet-available.js';
 import { defineTool } from '../../src/tool.js';
 
 /** A paid test tool whose handler always fails, to prove that failed calls are never settled. */
@@ -40,11 +39,11 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
   });
 }
 
-/** A paid test tool whose upstream is "not built yet": the shared not_implemented stub, never charged. */
+/** A paid test tool whose endpoint is not configured on this server: refused with not_implemented, never charged. */
 export const notBuiltTool = defineTool({
   name: 'not-built',
   title: 'Not built',
-  description: 'Test tool: refused with not_implemented after payment verification. Costs 0.001 USDC.' + NOT_YET_AVAILABLE_NOTE,
+  description: 'Test tool: refused with not_implemented after payment verification. Costs 0.001 USDC.',
   group: 'tools',
   method: 'POST',
   path: '/api/test/not-built',
@@ -52,5 +51,7 @@ export const notBuiltTool = defineTool({
   output: z.object({ ok: z.boolean() }),
   price: { default: '1000', optimism: '2000', stellar: '10000' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: notYetAvailable('not-built'),
+  handler: () => {
+    throw new ToolError('not_implemented', 'not-built is not available on this server. You have not been charged.');
+  },
 });

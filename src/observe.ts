@@ -61,10 +61,11 @@ export function logPaidCall(log: Logger, event: PaidCallEvent): void {
   log[levelOf(event)]('paid call', fields);
 }
 
-/** The pipeline's observer of one runtime: in-flight tracking, metrics, and one log line per paid call. */
+/** The pipeline's observer of one runtime: in-flight tracking, metrics, and one log line per call that carried a payment. */
 export function createCallObserver(log: Logger, sinks: ReadonlyArray<{ observe(event: CallEvent): void }>): (event: CallEvent) => void {
   return (event) => {
     for (const sink of sinks) sink.observe(event);
-    if (event.type === 'paid') logPaidCall(log, event);
+    // A call that brought no payment moved no money: metrics count it, the log keeps to calls that carried one.
+    if (event.type === 'paid' && event.outcome !== 'payment_required') logPaidCall(log, event);
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PaidCallEvent } from '../src/invoke.js';
 import { createLogger } from '../src/log.js';
-import { CallTracker, logPaidCall } from '../src/observe.js';
+import { CallTracker, createCallObserver, logPaidCall } from '../src/observe.js';
 
 const ended = (over: Partial<PaidCallEvent> = {}): PaidCallEvent => ({ type: 'paid', tool: 'annuity', transport: 'http', outcome: 'settled', totalMs: 3, ...over });
 
@@ -46,5 +46,18 @@ describe('the paid-call log line', () => {
     for (const [over] of cases) logPaidCall(log, ended(over));
     expect(lines.map((l) => l.level)).toEqual(cases.map(([, level]) => level));
     expect(lines.every((l) => l.msg === 'paid call' && !('type' in l))).toBe(true);
+  });
+});
+
+describe('the call observer', () => {
+  it('logs calls that carried a payment and leaves calls without one (probes) to the metrics', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const seen: string[] = [];
+    const observe = createCallObserver(log, [{ observe: (e) => void seen.push(e.type === 'paid' ? e.outcome : e.type) }]);
+    observe(ended({ outcome: 'payment_required' }));
+    observe(ended({ outcome: 'settled' }));
+    expect(seen).toEqual(['payment_required', 'settled']);
+    expect(lines.map((l) => l.outcome)).toEqual(['settled']);
   });
 });

@@ -23,7 +23,9 @@ export interface BrokerLatency {
 export async function measureBrokerLatency(calls: number): Promise<BrokerLatency> {
   const paid = await startPaidEnvironment(1);
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-bench-'));
-  const runtime = await createRuntime(loadConfig({ ...paid.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger, tools: [annuity] as never });
+  // Limits off: this measures the broker, and 200 calls from one payer would meet the per-payer limit.
+  const limitsOff = { RATE_LIMIT_IP_PER_MINUTE: '0', RATE_LIMIT_PAYER_PER_MINUTE: '0', RATE_LIMIT_TOOL_PER_MINUTE: '0' };
+  const runtime = await createRuntime(loadConfig({ ...paid.env, ...limitsOff, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger, tools: [annuity] as never });
   let facilitatorMs = 0;
   const client = runtime.facilitator.client as unknown as Record<'verify' | 'settle', (...a: unknown[]) => Promise<unknown>>;
   for (const method of ['verify', 'settle'] as const) {

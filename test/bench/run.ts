@@ -23,7 +23,9 @@ const pct = (values: number[], p: number) => {
 
 async function unpaidThroughput(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-bench-'));
-  const runtime = await createRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger });
+  // Rate limits off: a per-IP limit would turn most probes into cheap 429s and flatter the figure.
+  const limitsOff = { RATE_LIMIT_IP_PER_MINUTE: '0', RATE_LIMIT_PAYER_PER_MINUTE: '0', RATE_LIMIT_TOOL_PER_MINUTE: '0' };
+  const runtime = await createRuntime(loadConfig({ ...limitsOff, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger });
   const ours = await listen(runtime, 0, '127.0.0.1');
   const real = await fetch(`${ours.url}/api/annuity`, { method: 'POST' });
   const sameBytes = { body: await real.text(), headers: { 'PAYMENT-REQUIRED': real.headers.get('payment-required') ?? '', 'Cache-Control': 'no-store' } };
@@ -34,12 +36,12 @@ async function unpaidThroughput(): Promise<void> {
   for (const url of Object.values(targets)) await load(`${url}/api/annuity`, { method: 'POST', seconds: 1, connections });
   // Alternate the three targets twice so machine noise is shared evenly.
   for (let i = 0; i < 2; i++) {
-    for (const [name, url] of Object.entries(targets)) (runs[name] ??= []).push(await load(`${url}/api/annuity`, { method: 'POST', seconds, connections }));
+    for (const [name, url] of Object.entries(targets)) (runs[name] ??= []).push(await load(`${url}/api/annuity`, { method: 'POST', seconds, connections, expect: 402 }));
   }
   const avg = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
   write(`(a) unpaid 402 probe of POST /api/annuity (${(sameBytes.body.length / 1024).toFixed(1)} KB body + ${(sameBytes.headers['PAYMENT-REQUIRED'].length / 1024).toFixed(1)} KB header), ${connections} connections, ${seconds}s x2 alternating`);
   for (const [name, rs] of Object.entries(runs)) {
-    write(`    ${name.padEnd(32)} ${avg(rs).toFixed(0).padStart(6)} req/s, p99 ${Math.max(...rs.map((r) => r.p99ms))} ms, errors ${rs.reduce((s, r) => s + r.errors, 0)}`);
+    write(`    ${name.padEnd(32)} ${avg(rs).toFixed(0).padStart(6)} req/s, p99 ${Math.max(...rs.map((r) => r.p99ms))} ms, errors ${rs.reduce((s, r) => s + r.errors, 0)}, not 402: ${rs.reduce((s, r) => s + r.unexpected, 0)}`);
   }
   const ours_ = avg(runs.tollbooth!);
   write(`    ratio vs small fixed JSON = ${(ours_ / avg(runs['bare express, small fixed JSON']!)).toFixed(2)} (target >= 0.70); vs same bytes = ${(ours_ / avg(runs['bare express, same fixed bytes']!)).toFixed(2)}`);

@@ -8,10 +8,12 @@ export interface LoadResult {
   p99ms: number;
   errors: number;
   non2xx: number;
+  /** Answers that were not the expected status (e.g. a 429 from a rate limit where a 402 was meant). */
+  unexpected: number;
 }
 
 /** Runs autocannon against a URL for `seconds` with `connections` connections. */
-export async function load(url: string, options: { method?: 'GET' | 'POST'; seconds: number; connections: number; body?: string }): Promise<LoadResult> {
+export async function load(url: string, options: { method?: 'GET' | 'POST'; seconds: number; connections: number; body?: string; expect?: number }): Promise<LoadResult> {
   const result = await autocannon({
     url,
     method: options.method ?? 'GET',
@@ -19,7 +21,10 @@ export async function load(url: string, options: { method?: 'GET' | 'POST'; seco
     connections: options.connections,
     ...(options.body ? { body: options.body, headers: { 'content-type': 'application/json' } } : {}),
   });
-  return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  const byStatus = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  const total = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
+  const unexpected = options.expect === undefined ? 0 : total - (byStatus[String(options.expect)]?.count ?? 0);
+  return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx, unexpected };
 }
 
 /** A fixed response for the baseline: a small JSON, or the same bytes our 402 carries. */

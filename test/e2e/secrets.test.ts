@@ -65,18 +65,12 @@ describe('secrets stay secret', () => {
 
     const calls = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'paid call');
     const payer = paid.payers[0]!.address;
-    // Three probes (402), two settled calls, one invalid card number; the unparseable body never reaches the pipeline.
-    expect(calls.map((c) => `${c.tool} ${c.outcome}`)).toEqual([
-      'password-strength payment_required',
-      'password-strength settled',
-      'card-validate payment_required',
-      'card-validate settled',
-      'card-validate payment_required',
-      'card-validate error',
-    ]);
-    expect(calls[1]).toMatchObject({ level: 'info', transport: 'http', network: LOCAL_NETWORK, amount: '1000', payer, transaction: expect.stringMatching(/^0x/) });
-    for (const stage of ['verifyMs', 'handlerMs', 'settleMs', 'totalMs']) expect(calls[1]![stage]).toEqual(expect.any(Number));
-    expect(calls[5]).toMatchObject({ outcome: 'error', reason: 'invalid_input' });
+    // Two settled calls and one invalid card number; the three probes (402) carried no payment and are not logged,
+    // and the unparseable body never reaches the pipeline.
+    expect(calls.map((c) => `${c.tool} ${c.outcome}`)).toEqual(['password-strength settled', 'card-validate settled', 'card-validate error']);
+    expect(calls[0]).toMatchObject({ level: 'info', transport: 'http', network: LOCAL_NETWORK, amount: '1000', payer, transaction: expect.stringMatching(/^0x/) });
+    for (const stage of ['verifyMs', 'handlerMs', 'settleMs', 'totalMs']) expect(calls[0]![stage]).toEqual(expect.any(Number));
+    expect(calls[2]).toMatchObject({ outcome: 'error', reason: 'invalid_input' });
     for (const call of calls) expect(Object.keys(call)).not.toContain('input');
   });
 });

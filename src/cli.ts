@@ -22,7 +22,7 @@ Usage:
   tollbooth call <tool> --input '<json>' [--remote <url>] [--max-usd 0.05] [--dry-run] [--yes]
                       one paid call of a remote tool for scripts: JSON result on stdout, receipt on stderr
   tollbooth tools     list the tools with method, path and price
-  tollbooth mcp-config   print ready MCP client entries (stdio + streamable HTTP) for this install
+  tollbooth mcp-config   print ready MCP client entries (stdio, streamable HTTP, remote paying stdio) for this install
   tollbooth receipts [--limit N] [--status settled|pending|failed] [--json]
                       settled, pending and failed payments with totals by tool and network (DATABASE_URL or DATA_DIR)
   tollbooth help      this text
@@ -112,10 +112,24 @@ function listTools(config: Config): void {
 
 function mcpConfig(config: Config): void {
   const cli = fileURLToPath(import.meta.url);
+  const { budget } = config.client;
+  const remote = config.client.remote.tools ?? config.baseUrls.tools.replace(/\/$/, '');
   const entries = {
     mcpServers: {
       tollbooth: { command: process.execPath, args: [cli, 'stdio'], env: { DATA_DIR: config.dataDir } },
       'tollbooth-http': { type: 'http', url: `${config.baseUrls.tools.replace(/\/$/, '')}/mcp` },
+      // Pays a remote deployment from the agent's own wallet under its budget; the wallet key stays in a file.
+      'tollbooth-remote': {
+        command: process.execPath,
+        args: [cli, 'stdio', '--remote', remote],
+        env: {
+          DATA_DIR: config.dataDir,
+          WALLET_EVM_PRIVATE_KEY_FILE: '/absolute/path/to/evm.key',
+          BUDGET_MAX_USD_PER_CALL: String(budget.maxUsdPerCall),
+          BUDGET_MAX_USD_PER_DAY: String(budget.maxUsdPerDay),
+          ...(budget.askAboveUsd === undefined ? {} : { BUDGET_ASK_ABOVE_USD: String(budget.askAboveUsd) }),
+        },
+      },
     },
   };
   process.stdout.write(JSON.stringify(entries, null, 2) + '\n');

@@ -44,19 +44,24 @@ export interface ToolContext {
   payment?: ToolPayment;
 }
 
-/** One endpoint, defined once and served on HTTP and MCP. */
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+/** What every endpoint definition has, paid or free: identity, route, schemas, annotations and handler. */
+interface EndpointDefinition<I extends z.ZodType, O extends z.ZodType> {
   name: string;
   title: string;
-  /** Written for an agent: what it returns and what it costs. */
+  /** Written for an agent: what it returns and what it costs (or that it is free). */
   description: string;
   group: ToolGroup;
   method: 'GET' | 'POST';
   path: string;
   input: I;
   output: O;
-  price: PriceTable;
   annotations: ToolAnnotations;
+  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>;
+}
+
+/** One endpoint, defined once and served on HTTP and MCP. */
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends EndpointDefinition<I, O> {
+  price: PriceTable;
   /** An example input, advertised in discovery (bazaar `body`, OpenAPI); must parse. */
   example?: z.input<I>;
   /** Maximum request body in bytes (HTTP); defaults to 64 KiB. */
@@ -66,7 +71,6 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * refuses is answered with its error, never a 402 or a charge); throw a ToolError to refuse.
    */
   precheck?: (input: z.output<I>, ctx: ToolContext) => Promise<void> | void;
-  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>;
 }
 
 /** A tool definition with its generic types erased, as transports see it. */
@@ -76,19 +80,7 @@ export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
  * A free helper endpoint: defined once like a paid tool and served on HTTP and MCP, but without price or payment.
  * Its path may carry `:name` parameters, which arrive as input fields of the same name.
  */
-export interface FreeToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  name: string;
-  title: string;
-  /** Written for an agent: what it returns, and that it is free. */
-  description: string;
-  group: ToolGroup;
-  method: 'GET' | 'POST';
-  path: string;
-  input: I;
-  output: O;
-  annotations: ToolAnnotations;
-  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>;
-}
+export type FreeToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = EndpointDefinition<I, O>;
 
 /** A free endpoint definition with its generic types erased, as transports see it. */
 export type AnyFreeToolDefinition = FreeToolDefinition<z.ZodType, z.ZodType>;

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
 import type { AnyFreeToolDefinition } from '../tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
@@ -87,21 +86,28 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
       ...(accepts.some((a) => a.scheme === 'upto')
         ? { '412': { description: 'Permit2 allowance missing (upto): approve Permit2 first.', content: { 'application/json': { schema: ref('PaymentRequired') } } } }
         : {}),
-      ...(tool.method === 'POST' ? { '413': response('PayloadTooLarge') } : {}),
-      '429': response('RateLimited'),
-      '500': response('Internal'),
-      '501': response('NotImplemented'),
-      '502': response('BadGateway'),
-      '503': response('Unavailable'),
-      '504': response('GatewayTimeout'),
+      ...errorResponses(tool.method),
     },
     'x-payment-info': paymentInfo(entry),
     'x-mcp-tool': { name: tool.name, endpoint: mcpUrl },
   };
 }
 
+/** The error answers every route can give besides its own (413 only where a body is read). */
+function errorResponses(method: 'GET' | 'POST'): Json {
+  return {
+    ...(method === 'POST' ? { '413': response('PayloadTooLarge') } : {}),
+      '429': response('RateLimited'),
+      '500': response('Internal'),
+      '501': response('NotImplemented'),
+      '502': response('BadGateway'),
+      '503': response('Unavailable'),
+      '504': response('GatewayTimeout'),
+  };
+}
+
 function freeInput(tool: AnyFreeToolDefinition): Json {
-  return schemaObject(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Json);
+  return schemaObject(inputJsonSchema(tool));
 }
 
 function freeOperation(entry: FreeEntry, mcpUrl: string): Json {
@@ -121,13 +127,7 @@ function freeOperation(entry: FreeEntry, mcpUrl: string): Json {
       '200': { description: 'The result; free, no payment.', content: { 'application/json': { schema: ref(`${tool.name}.output`) } } },
       '400': response('BadRequest'),
       '404': response('NotFound'),
-      ...(tool.method === 'POST' ? { '413': response('PayloadTooLarge') } : {}),
-      '429': response('RateLimited'),
-      '500': response('Internal'),
-      '501': response('NotImplemented'),
-      '502': response('BadGateway'),
-      '503': response('Unavailable'),
-      '504': response('GatewayTimeout'),
+      ...errorResponses(tool.method),
     },
     'x-mcp-tool': { name: tool.name, endpoint: mcpUrl },
   };
@@ -146,7 +146,7 @@ export function openApiDocument(catalog: DiscoveryCatalog): Json {
     add(entry.path, entry.origin, entry.tool.method, paidOperation(entry, catalog.urls.mcp));
   }
   for (const entry of catalog.free) {
-    components.schemas[`${entry.tool.name}.output`] = schemaObject(z.toJSONSchema(entry.tool.output, { io: 'output', unrepresentable: 'any' }) as Json);
+    components.schemas[`${entry.tool.name}.output`] = schemaObject(outputJsonSchema(entry.tool));
     add(openApiPath(entry.path).path, entry.origin, entry.tool.method, freeOperation(entry, catalog.urls.mcp));
   }
   const origins = [...new Set([...catalog.paid, ...catalog.free].map((e) => e.origin))];

@@ -4,6 +4,22 @@ import { usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 
 type Json = Record<string, unknown>;
 
+/** What the HTTP and the MCP item of one paid tool have in common. */
+function itemBase(entry: PaidEntry, lastUpdated: string): Json {
+  const { challenge, tool } = entry;
+  return {
+    name: tool.name,
+    x402Version: challenge.x402Version,
+    accepts: challenge.accepts,
+    lastUpdated,
+    description: tool.description,
+    mimeType: 'application/json',
+    serviceName: 'Tollbooth',
+    tags: [tool.group],
+    price: { usd: usdString(entry.price.usd), currency: 'USD' },
+  };
+}
+
 /**
  * One paid resource, in the item shape of the x402 bazaar's discovery list (`resource`, `type`, `x402Version`,
  * `accepts`, `lastUpdated`, `description`, `mimeType`, `serviceName`, `tags`, `extensions`), plus `name`, `method`
@@ -14,23 +30,15 @@ function httpItem(entry: PaidEntry, lastUpdated: string): Json {
   return {
     resource: entry.url,
     type: 'http',
-    name: tool.name,
     method: tool.method,
-    x402Version: challenge.x402Version,
-    accepts: challenge.accepts,
-    lastUpdated,
-    description: tool.description,
-    mimeType: 'application/json',
-    serviceName: 'Tollbooth',
-    tags: [tool.group],
-    price: { usd: usdString(entry.price.usd), currency: 'USD' },
+    ...itemBase(entry, lastUpdated),
     ...('extensions' in challenge && challenge.extensions ? { extensions: challenge.extensions } : {}),
   };
 }
 
 /** The same tool as an MCP resource: the server's /mcp URL and the tool name (the bazaar's MCP discovery form). */
 function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: string): Json {
-  const { challenge, tool } = entry;
+  const { tool } = entry;
   const bazaar = declareDiscoveryExtension({
     toolName: tool.name,
     description: tool.description,
@@ -38,20 +46,7 @@ function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: string): Json {
     inputSchema: inputJsonSchema(tool),
     ...(tool.example === undefined ? {} : { example: tool.example as Json }),
   });
-  return {
-    resource: mcpUrl,
-    type: 'mcp',
-    name: tool.name,
-    x402Version: challenge.x402Version,
-    accepts: challenge.accepts,
-    lastUpdated,
-    description: tool.description,
-    mimeType: 'application/json',
-    serviceName: 'Tollbooth',
-    tags: [tool.group],
-    price: { usd: usdString(entry.price.usd), currency: 'USD' },
-    extensions: bazaar,
-  };
+  return { resource: mcpUrl, type: 'mcp', ...itemBase(entry, lastUpdated), extensions: bazaar };
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { priceSummary } from '../payments/pricing.js';
 import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
@@ -60,13 +59,12 @@ export function toMcpTool(config: Config, tool: AnyToolDefinition): Tool {
 
 /** The MCP tools/list entry of a free endpoint: its schemas and annotations, no price (calls need no payment). */
 export function toFreeMcpTool(tool: AnyFreeToolDefinition): Tool {
-  const schema = (type: z.ZodType, io: 'input' | 'output') => portableSchema(z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: schema(tool.input, 'input') as Tool['inputSchema'],
-    outputSchema: schema(tool.output, 'output') as Tool['outputSchema'],
+    inputSchema: portableSchema(inputJsonSchema(tool)) as Tool['inputSchema'],
+    outputSchema: portableSchema(outputJsonSchema(tool)) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   };
 }

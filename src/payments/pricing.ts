@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { AnyToolDefinition } from '../tool.js';
+import { canonicalNetworkId } from './match.js';
 import { acceptsFor } from './requirements.js';
 
 /** A tool's price as agents see it before calling: cheapest USD price and every accepted option. */
@@ -12,14 +13,12 @@ export interface PriceSummary {
   options: Array<{ scheme: string; network: string; amount: string; asset: string; usd: number }>;
 }
 
-const V1_NETWORKS: Record<string, string> = { base: 'eip155:8453' };
-
 /** Summarises a tool's accepted payment options in US dollars (stablecoins counted at par). */
 export function priceSummary(config: Config, tool: AnyToolDefinition): PriceSummary {
   const accepts = acceptsFor(config, tool) as unknown as Array<Record<string, string>>;
   const options = accepts.map((a) => {
     const network = a.network ?? '';
-    const entry = config.networks.find((n) => n.id === (V1_NETWORKS[network] ?? network));
+    const entry = config.networks.find((n) => n.id === canonicalNetworkId(network));
     const amount = a.amount ?? a.maxAmountRequired ?? '0';
     const usd = Number(amount) / 10 ** (entry?.decimals ?? 6);
     return { scheme: a.scheme ?? 'exact', network, amount, asset: a.asset ?? '', usd };

@@ -74,12 +74,12 @@ function network(config: Config, id: string): NetworkEntry {
 }
 
 /** JSON Schema (2020-12) of a tool's input as a caller sends it. */
-export function inputJsonSchema(tool: AnyToolDefinition): Record<string, unknown> {
+export function inputJsonSchema(tool: { input: z.ZodType }): Record<string, unknown> {
   return z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }
 
 /** JSON Schema (2020-12) of a tool's output. */
-export function outputJsonSchema(tool: AnyToolDefinition): Record<string, unknown> {
+export function outputJsonSchema(tool: { output: z.ZodType }): Record<string, unknown> {
   return z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
 }
 

@@ -153,7 +153,9 @@ export interface RunningServer {
 /** Starts HTTP + /mcp on the configured host and port (port 0 picks a free one). */
 export async function listen(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<RunningServer> {
   const { app, closeSessions, gate } = createHttpApp(runtime);
-  const server = createServer(app);
+  // Headers up to 64 KiB reach the app, so an over-long payment header is refused with our own reason (a 400 naming
+  // the limit in src/payments/bounds.ts) rather than Node's bare 431 at its 16 KiB default.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

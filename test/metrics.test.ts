@@ -79,6 +79,18 @@ describe('GET /metrics', () => {
     expect(text).not.toContain(paid.payers[0]!.address);
   });
 
+  it('reports the event-loop delay (perf_hooks.monitorEventLoopDelay): a loop held busy shows in the maximum', async () => {
+    await fetch(server.url + '/metrics'); // a scrape resets the histogram
+    const until = Date.now() + 250;
+    while (Date.now() < until) {
+      /* hold the event loop, as a catastrophic pattern would */
+    }
+    await new Promise((r) => setTimeout(r, 30));
+    const text = await (await fetch(server.url + '/metrics')).text();
+    for (const q of ['p50', 'p90', 'p99', 'max']) expect(sample(text, `nodejs_eventloop_lag_${q}_seconds`), q).toBeTypeOf('number');
+    expect(sample(text, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.2);
+  });
+
   it('keeps each runtime in its own registry', async () => {
     const text = await (await fetch(other.url + '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(text).toContain('# TYPE tollbooth_paid_calls_total counter');

@@ -1,15 +1,13 @@
 import { FacilitatorTimeoutError, x402ResourceServer } from '@x402/core/server';
-import { VerifyError, type PaymentRequired, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
-import { MAX_SERVICE_CODES } from '@x402/extensions/builder-code';
+import { VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ReceiptRecord, Store, Transport } from '../store/store.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { decodePayment, type RawPayment } from './decode.js';
-import { matchPayment } from './match.js';
+import { createMatcher, type Matched } from './match.js';
 import type { Facilitator } from './facilitator.js';
-import { builderCodeProblem } from './extensions.js';
-import { paymentIdentifier } from './idempotency.js';
+import { echoChecker, type EchoCheck } from './extensions.js';
 import { REASONS, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
 import { RAILS, railFor } from './rails/index.js';
 import type { Rail } from './rails/rail.js';
@@ -22,11 +20,18 @@ function firstLine(message: string): string {
   return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }
 
+/** What the broker keeps per tool, built once: the challenge, and the matcher and echo check derived from it. */
+interface ToolPayments {
+  challenge: Challenge;
+  match: (payload: PaymentPayload) => Matched | undefined;
+  echo: (echoed: Record<string, unknown> | undefined) => EchoCheck;
+}
+
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
   private readonly server: x402ResourceServer;
-  /** Each tool's challenge, built once; its `accepts` is what payments are matched against. */
-  private readonly challenges = new Map<string, Challenge>();
+  /** Each tool's challenge, matcher and echo check, built once. */
+  private readonly perTool = new Map<string, ToolPayments>();
   /** Finishes settlements whose outcome was unknown. */
   readonly reconciler: Reconciler;
 
@@ -45,7 +50,8 @@ export class PaymentBroker {
       }
     }
     for (const tool of tools) {
-      this.challenges.set(tool.name, buildChallenge(config, tool));
+      const challenge = buildChallenge(config, tool);
+      this.perTool.set(tool.name, { challenge, match: createMatcher(challenge.accepts as PaymentRequirements[]), echo: echoChecker(challenge) });
     }
     this.reconciler = new Reconciler(config, store, log, (payload, requirements) => this.server.settlePayment(payload, requirements), rails);
   }
@@ -61,15 +67,7 @@ export class PaymentBroker {
     const read = this.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
-    const id = paymentIdentifier(this.challengeOf(tool), ticket.payload);
-    switch (id.type) {
-      case 'invalid':
-        return this.reject(tool, 400, REASONS.invalidIdentifier, id.message);
-      case 'none':
-        return this.admit(tool, ticket);
-      case 'id':
-        return this.admitIdempotent(tool, { ...ticket, idempotencyId: id.id });
-    }
+    return ticket.idempotencyId ? this.admitIdempotent(tool, ticket) : this.admit(tool, ticket);
   }
 
   /** Settles a verified payment after the handler succeeded; records the receipt whatever happens. */
@@ -122,19 +120,15 @@ export class PaymentBroker {
       const header = v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE';
       return this.reject(tool, 400, REASONS.wrongVersion, `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`);
     }
-    const challenge = this.challengeOf(tool);
-    const matched = matchPayment(this.server, challenge.accepts as PaymentRequirements[], payload);
+    const { match, echo } = this.paymentsOf(tool);
+    const matched = match(payload);
     if (!matched) {
       return this.reject(tool, 402, REASONS.noMatch, 'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.');
     }
-    const ext = this.server.validateExtensions(challenge as PaymentRequired, payload);
-    if (!ext.valid) {
-      return this.reject(tool, 402, ext.invalidReason ?? 'extension_echo_mismatch', `The echoed extension "${ext.extensionKey ?? ''}" differs from what this endpoint declared; echo it unchanged.`);
-    }
-    const builder = builderCodeProblem(challenge, payload);
-    if (builder) {
-      return this.reject(tool, 402, 'extension_echo_mismatch', `The echoed builder-code extension is not acceptable (${builder}); echo "a" unchanged and add at most ${MAX_SERVICE_CODES} service codes matching ^[a-z0-9_]{1,32}$.`);
-    }
+    // Echoed extensions are checked against our own declarations; what is forwarded is ours (never the client's schemas).
+    const echoed = echo(payload.x402Version === 2 ? (payload.extensions ?? undefined) : undefined);
+    if (!echoed.ok) return this.reject(tool, echoed.status, echoed.reason, echoed.message);
+    const forwarded = echoed.extensions ? { ...matched.payload, extensions: echoed.extensions } : matched.payload;
     // Verification and settlement use our requirement in canonical form (a short-named v2 entry → its CAIP-2 network).
     const { requirements } = matched;
     const net = this.config.networks.find((n) => n.id === matched.networkId);
@@ -142,9 +136,10 @@ export class PaymentBroker {
     if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme)) {
       return this.reject(tool, 402, REASONS.unsupportedRail, this.unsupportedMessage(requirements));
     }
-    const identified = rail.identify(matched.payload, requirements);
+    const identified = rail.identify(forwarded, requirements);
     if (!identified.ok) return this.reject(tool, 400, REASONS.malformed, identified.message);
-    return { type: 'read', ticket: { tool: tool.name, payload: matched.payload, requirements, replayKey: identified.key, payer: identified.payer } };
+    const id = echoed.paymentId ? { idempotencyId: echoed.paymentId } : {};
+    return { type: 'read', ticket: { tool: tool.name, payload: forwarded, requirements, replayKey: identified.key, payer: identified.payer, ...id } };
   }
 
   /** Binds the client's id to this request and payment before anything runs; a known id returns its stored result. */
@@ -274,9 +269,13 @@ export class PaymentBroker {
     return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
   }
 
-  private challengeOf(tool: AnyToolDefinition): Challenge {
-    const found = this.challenges.get(tool.name);
+  private paymentsOf(tool: AnyToolDefinition): ToolPayments {
+    const found = this.perTool.get(tool.name);
     if (!found) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
     return found;
+  }
+
+  private challengeOf(tool: AnyToolDefinition): Challenge {
+    return this.paymentsOf(tool).challenge;
   }
 }

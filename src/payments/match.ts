@@ -1,10 +1,13 @@
-import type { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
+import { containsSubset, jsonEqual } from './json.js';
 
 /** A payment matched against an advertised entry, in the form verification and settlement use. */
 export interface Matched {
-  /** The payload to verify and settle (for a short-named v2 entry, `accepted` is the canonical requirement). */
+  /**
+   * The payload to verify and settle: the client's signed `payload` under our own advertised entry as `accepted`
+   * (canonical form), never the client's copy of the envelope.
+   */
   payload: PaymentPayload;
   /** The requirement to verify and settle against (never the client's copy). */
   requirements: PaymentRequirements;
@@ -43,22 +46,51 @@ function matchV1(accepts: readonly PaymentRequirements[], payload: PaymentPayloa
 }
 
 /**
- * A version-2 entry advertised under a short network name (the social order's `base` entry, which also carries the
- * v1 fields) is verified and settled as the canonical CAIP-2 requirement of the same chain, asset, amount and payee.
- * The signature covers none of these envelope fields, only the authorization itself (chain id, token, payee, value),
- * and the client's echo has already been matched field for field against what we advertised.
+ * The requirement a version-2 entry is verified and settled as. An entry advertised under a short network name (the
+ * social order's `base` entry, which also carries the v1 fields) becomes the canonical CAIP-2 requirement of the same
+ * chain, asset, amount and payee: the signature covers none of the envelope fields, only the authorization itself.
  */
-function canonicalV2(payload: PaymentPayload, advertised: PaymentRequirements): Matched {
-  if (!isShortNetworkName(advertised.network)) return { payload, requirements: advertised, networkId: advertised.network };
+function canonicalRequirement(advertised: PaymentRequirements): { requirements: PaymentRequirements; networkId: string } {
+  if (!isShortNetworkName(advertised.network)) return { requirements: advertised, networkId: advertised.network };
   const network = canonicalNetworkId(advertised.network) as PaymentRequirements['network'];
   const { scheme, asset, amount, payTo, maxTimeoutSeconds, extra } = advertised;
-  const requirements: PaymentRequirements = { scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra };
-  return { payload: { ...payload, accepted: requirements }, requirements, networkId: network };
+  return { requirements: { scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra }, networkId: network };
 }
 
-/** Matches a decoded payment against a tool's advertised `accepts`, in the payment's protocol version. */
-export function matchPayment(server: x402ResourceServer, accepts: readonly PaymentRequirements[], payload: PaymentPayload): Matched | undefined {
-  if (payload.x402Version === 1) return matchV1(accepts, payload);
-  const advertised = server.findMatchingRequirements([...accepts], payload);
-  return advertised ? canonicalV2(payload, advertised) : undefined;
+/**
+ * The x402 matching rule (as `@x402/core` applies it), done with our own comparisons: every field of the advertised
+ * entry except `extra` is echoed equal, and `accepted.extra` contains every advertised `extra` key with its value.
+ * Fields the client added to `accepted` are ignored (the core's schema strips them).
+ */
+function echoes(advertised: PaymentRequirements, accepted: Record<string, unknown>): boolean {
+  for (const [key, value] of Object.entries(advertised)) {
+    if (key === 'extra' || value === undefined) continue;
+    if (!jsonEqual(value, accepted[key])) return false;
+  }
+  return advertised.extra === undefined || containsSubset(advertised.extra, accepted.extra ?? undefined);
+}
+
+/** Matches payments against one tool's advertised `accepts`, indexed once by scheme and network. */
+export function createMatcher(accepts: readonly PaymentRequirements[]): (payload: PaymentPayload) => Matched | undefined {
+  const byRoute = new Map<string, PaymentRequirements[]>();
+  for (const entry of accepts) {
+    const route = `${entry.scheme}\n${entry.network}`;
+    byRoute.set(route, [...(byRoute.get(route) ?? []), entry]);
+  }
+  const prepared = new Map(accepts.map((entry) => [entry, canonicalRequirement(entry)]));
+  return (payload) => {
+    if (payload.x402Version === 1) return matchV1(accepts, payload);
+    const accepted = payload.accepted as unknown as Record<string, unknown>;
+    const candidates = byRoute.get(`${String(accepted.scheme)}\n${String(accepted.network)}`) ?? [];
+    const advertised = candidates.find((entry) => echoes(entry, accepted));
+    if (!advertised) return undefined;
+    const { requirements, networkId } = prepared.get(advertised)!;
+    const { x402Version, payload: signed } = payload;
+    return { payload: { x402Version, accepted: requirements, payload: signed } as PaymentPayload, requirements, networkId };
+  };
+}
+
+/** Matches one payment against advertised entries (building the index each time: for tests and one-off checks). */
+export function matchPayment(accepts: readonly PaymentRequirements[], payload: PaymentPayload): Matched | undefined {
+  return createMatcher(accepts)(payload);
 }

@@ -1,5 +1,4 @@
 import { x402Client } from '@x402/core/client';
-import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { PaymentRequiredV1, PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
@@ -32,7 +31,7 @@ beforeAll(async () => {
   config = loadConfig({ DATA_DIR: '/nonexistent-unused', LOG_LEVEL: 'silent', ...base.env });
   facilitator = createFacilitator(config);
   v1 = buildChallenge(config, transfersEvm as never) as PaymentRequiredV1;
-  const matched = matchPayment(new x402ResourceServer(), v1.accepts as never, await sign(base.payers[0]!));
+  const matched = matchPayment(v1.accepts as never, await sign(base.payers[0]!));
   if (!matched) throw new Error('the v1 entry does not match a v1 payment');
   entry = matched.requirements;
 }, 120_000);
@@ -59,12 +58,12 @@ describe('matching a payment against the advertised entries', () => {
 
   it('matches a v1 payment on scheme and network, and hands on our entry with its amount', async () => {
     const payment = await sign(base.payers[0]!);
-    const matched = matchPayment(new x402ResourceServer(), v1.accepts as never, payment)!;
+    const matched = matchPayment(v1.accepts as never, payment)!;
     expect(matched.payload).toBe(payment);
     expect(matched.networkId).toBe(BASE_MAINNET);
     expect(matched.requirements).toMatchObject({ ...v1.accepts[0], amount: '1000' });
-    expect(matchPayment(new x402ResourceServer(), v1.accepts as never, { ...payment, network: 'base-sepolia' } as never)).toBeUndefined();
-    expect(matchPayment(new x402ResourceServer(), v1.accepts as never, { ...payment, scheme: 'upto' } as never)).toBeUndefined();
+    expect(matchPayment(v1.accepts as never, { ...payment, network: 'base-sepolia' } as never)).toBeUndefined();
+    expect(matchPayment(v1.accepts as never, { ...payment, scheme: 'upto' } as never)).toBeUndefined();
   });
 
   it("verifies the social order's base entry as the canonical eip155:8453 requirement after an exact echo", async () => {
@@ -75,17 +74,17 @@ describe('matching a payment against the advertised entries', () => {
     const decoded = decodePayment({ source: 'payment-signature', value: encodePayment(payment) });
     if (!decoded.ok) throw new Error(decoded.message);
     expect(decoded.payload.accepted).toEqual(smm.accepts[0]); // kept whole: network `base`, both amount fields
-    const matched = matchPayment(new x402ResourceServer(), smm.accepts, decoded.payload)!;
+    const matched = matchPayment(smm.accepts, decoded.payload)!;
     const canonical = { scheme: 'exact', network: BASE_MAINNET, asset: base.token, amount: '3000000', payTo: base.payTo, maxTimeoutSeconds: 300, extra: smm.accepts[0]!.extra };
     expect(matched).toMatchObject({ networkId: BASE_MAINNET, requirements: canonical, payload: { accepted: canonical, payload: payment.payload } });
-    expect(matchPayment(new x402ResourceServer(), smm.accepts, { ...decoded.payload, accepted: { ...decoded.payload.accepted, amount: '1' } })).toBeUndefined();
+    expect(matchPayment(smm.accepts, { ...decoded.payload, accepted: { ...decoded.payload.accepted, amount: '1' } })).toBeUndefined();
   });
 
   it('leaves a CAIP-2 entry as advertised', async () => {
     const tools = buildChallenge(config, annuity as never) as PaymentRequired;
     const exact = tools.accepts.find((a) => a.scheme === 'exact' && a.network === BASE_MAINNET)!;
     const payload = { x402Version: 2, accepted: exact, payload: {} } as PaymentPayload;
-    expect(matchPayment(new x402ResourceServer(), tools.accepts, payload)).toEqual({ payload, requirements: exact, networkId: BASE_MAINNET });
+    expect(matchPayment(tools.accepts, payload)).toEqual({ payload, requirements: exact, networkId: BASE_MAINNET });
   });
 });
 

@@ -1,7 +1,10 @@
-import { toFacilitatorEvmSigner } from '@x402/evm';
+import type { SchemeNetworkFacilitator } from '@x402/core/types';
+import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
 import { createPublicClient, createWalletClient, defineChain, http, publicActions, type Chain, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId, type NetworkEntry } from '../networks.js';
+import { GuardedEvmScheme, KnownContracts, noteRpcFailure } from './evm-guard.js';
+import { settlementTransport, UnansweredSends } from './evm-send.js';
 import type { LookupResult, PendingSettlement } from './rail.js';
 
 /** A viem chain definition for a network entry of the EVM family (its id and RPC URL). */
@@ -34,29 +37,72 @@ function oneAtATime<T>(sender: string, send: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
-export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number) {
+/** Wraps a signer method so an RPC failure is recorded in the current facilitator call (see evm-guard.ts) before it propagates. */
+function traced<A, R>(call: (args: A) => Promise<R>): (args: A) => Promise<R> {
+  return async (args) => {
+    try {
+      return await call(args);
+    } catch (err) {
+      noteRpcFailure(err);
+      throw err;
+    }
+  };
+}
+
+/**
+ * The official facilitator signer for one EVM chain from a settlement key and an RPC URL, and the known contracts
+ * its `getCode` answers from without asking the RPC (the asset check of @x402/evm must never fail unobserved).
+ */
+export function evmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number): { signer: FacilitatorEvmSigner; contracts: KnownContracts } {
   const account = privateKeyToAccount(key);
   const sender = `${account.address}:${chain.id}`;
-  const client = createWalletClient({ account, chain, transport: http(rpcUrl, { retryCount: 1, retryDelay: 100 }) }).extend(publicActions);
-  return toFacilitatorEvmSigner(
+  const unanswered = new UnansweredSends();
+  const client = createWalletClient({ account, chain, transport: settlementTransport(chain, rpcUrl, (hash, raw) => unanswered.add(hash, raw)) }).extend(publicActions);
+  const contracts = new KnownContracts((address) => client.request({ method: 'eth_getCode', params: [address, 'latest'] } as never));
+  const getCode = traced((args: { address: Hex }) => client.getCode(args));
+  const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
-      readContract: (args) => client.readContract(args as never),
-      verifyTypedData: (args) => client.verifyTypedData(args as never),
-      writeContract: (args) => oneAtATime(sender, () => client.writeContract({ ...(args as object), chain, account } as never)),
-      sendTransaction: (args) => oneAtATime(sender, () => client.sendTransaction({ ...(args as object), chain, account } as never)),
-      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args as never),
-      getCode: (args) => client.getCode(args as never),
+      readContract: traced((args) => client.readContract(args as never)),
+      verifyTypedData: traced((args) => client.verifyTypedData(args as never)),
+      writeContract: traced((args) => oneAtATime(sender, () => client.writeContract({ ...(args as object), chain, account } as never))),
+      sendTransaction: traced((args) => oneAtATime(sender, () => client.sendTransaction({ ...(args as object), chain, account } as never))),
+      waitForTransactionReceipt: traced(async (args: { hash: Hex }) => {
+        const raw = unanswered.get(args.hash);
+        // Sent again before waiting (in the sender's queue): see `UnansweredSends`. Its own outcome does not matter.
+        if (raw) await oneAtATime(sender, () => client.sendRawTransaction({ serializedTransaction: raw })).catch(() => undefined);
+        const receipt = await client.waitForTransactionReceipt(args as never);
+        unanswered.delete(args.hash);
+        return receipt;
+      }),
+      getCode: (args: { address: Hex }) => {
+        const known = contracts.codeOf(args.address);
+        return known ? Promise.resolve(known) : getCode(args);
+      },
     } as Parameters<typeof toFacilitatorEvmSigner>[0],
     { confirmationTimeoutMs },
   );
+  return { signer, contracts };
 }
 
-/** The facilitator signer for a network entry, or undefined when the entry has no RPC URL. */
-export function evmSignerFor(net: NetworkEntry, key: `0x${string}`, confirmationTimeoutMs: number) {
+/** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
+export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number): FacilitatorEvmSigner {
+  return evmFacilitatorSigner(key, chain, rpcUrl, confirmationTimeoutMs).signer;
+}
+
+/**
+ * An official facilitator scheme (`build` gets our signer) for a network entry, behind `GuardedEvmScheme`, so a
+ * failing RPC ends the call with an error and never the process; undefined when the entry has no RPC URL.
+ */
+export function guardedEvmScheme(
+  net: NetworkEntry,
+  key: `0x${string}`,
+  confirmationTimeoutMs: number,
+  build: (signer: FacilitatorEvmSigner) => SchemeNetworkFacilitator,
+): SchemeNetworkFacilitator | undefined {
   if (!net.rpcUrl) return undefined;
-  return createEvmFacilitatorSigner(key, evmChain(net), net.rpcUrl, confirmationTimeoutMs);
+  const { signer, contracts } = evmFacilitatorSigner(key, evmChain(net), net.rpcUrl, confirmationTimeoutMs);
+  return new GuardedEvmScheme(build(signer), contracts);
 }
 
 /**

@@ -5,7 +5,7 @@ import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import type { Hex } from 'viem';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
-import { evmLookup, evmSignerFor } from './evm-chain.js';
+import { evmLookup, guardedEvmScheme } from './evm-chain.js';
 import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
 
 interface Eip3009Payload {
@@ -84,9 +84,9 @@ export const evmExactRail: Rail = {
     if (!key) return [];
     const done: string[] = [];
     for (const net of nets) {
-      const signer = evmSignerFor(net, key, config.facilitator.settleTimeoutMs);
-      if (!signer) continue;
-      facilitator.register(net.id as `${string}:${string}`, new ExactEvmFacilitatorScheme(signer));
+      const scheme = guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new ExactEvmFacilitatorScheme(signer));
+      if (!scheme) continue;
+      facilitator.register(net.id as `${string}:${string}`, scheme);
       done.push(net.id);
     }
     return done;

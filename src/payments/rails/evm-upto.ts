@@ -14,7 +14,7 @@ import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
 import type { Hex } from 'viem';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
-import { evmLookup, evmSignerFor } from './evm-chain.js';
+import { evmLookup, guardedEvmScheme } from './evm-chain.js';
 import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
 
 interface Permit2Authorization {
@@ -87,9 +87,9 @@ export const evmUptoRail: Rail = {
     if (!key) return [];
     const done: string[] = [];
     for (const net of nets.filter((n) => n.schemes.includes('upto'))) {
-      const signer = evmSignerFor(net, key, config.facilitator.settleTimeoutMs);
-      if (!signer) continue;
-      facilitator.register(net.id as `${string}:${string}`, new UptoEvmFacilitatorScheme(signer));
+      const scheme = guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new UptoEvmFacilitatorScheme(signer));
+      if (!scheme) continue;
+      facilitator.register(net.id as `${string}:${string}`, scheme);
       done.push(net.id);
     }
     return done;

@@ -12,7 +12,7 @@ import { ExactEvmSchemeV1 as ExactEvmV1FacilitatorScheme } from '@x402/evm/exact
 import type { Config } from '../../config.js';
 import { canonicalNetworkId, isShortNetworkName } from '../match.js';
 import { BASE_MAINNET, type NetworkEntry } from '../networks.js';
-import { evmSignerFor } from './evm-chain.js';
+import { guardedEvmScheme } from './evm-chain.js';
 import { eip3009Authorization, evmExactRail, evmExactReplayKey } from './evm-exact.js';
 import type { Identified, Rail } from './rail.js';
 
@@ -44,9 +44,9 @@ export const evmExactV1Rail: Rail = {
     const done: string[] = [];
     for (const net of nets) {
       const names = V1_NETWORK_NAMES[net.id];
-      const signer = names?.length ? evmSignerFor(net, key, config.facilitator.settleTimeoutMs) : undefined;
-      if (!names || !signer) continue;
-      facilitator.registerV1([...names] as never, new ExactEvmV1FacilitatorScheme(signer));
+      const scheme = names?.length ? guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new ExactEvmV1FacilitatorScheme(signer) as never) : undefined;
+      if (!names || !scheme) continue;
+      facilitator.registerV1([...names] as never, scheme as never);
       done.push(...names);
     }
     return done;

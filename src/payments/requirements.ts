@@ -1,11 +1,9 @@
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { declareBuilderCodeExtension } from '@x402/extensions/builder-code';
-import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import type { PaymentRequiredV1, PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AnyToolDefinition, PriceTable } from '../tool.js';
+import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from './declarations.js';
 import { BASE_MAINNET, SOLANA_MAINNET, type NetworkEntry, type PriceColumn } from './networks.js';
 
 /** Payment validity window for every v2 entry (spec §8). */
@@ -84,23 +82,14 @@ export function outputJsonSchema(tool: { output: z.ZodType }): Record<string, un
 }
 
 function bazaar(tool: AnyToolDefinition) {
-  const inputSchema = inputJsonSchema(tool);
-  const example = (tool.example ?? {}) as Record<string, unknown>;
-  const declared =
-    tool.method === 'POST'
-      ? declareDiscoveryExtension({ bodyType: 'json', input: example, inputSchema })
-      : declareDiscoveryExtension({ input: example, inputSchema });
-  const ext = declared.bazaar as { info: { input: Record<string, unknown> }; schema: unknown };
-  // The SDK fills `method` in from the route at request time; we know it from the definition.
-  ext.info.input = { type: 'http', method: tool.method, ...ext.info.input };
-  return ext;
+  return bazaarDeclaration(tool.method, (tool.example ?? {}) as Record<string, unknown>, inputJsonSchema(tool));
 }
 
 function extensionsFor(config: Config, tool: AnyToolDefinition): Record<string, unknown> {
   if (tool.group !== 'tools') return { bazaar: bazaar(tool) };
   return {
-    'payment-identifier': declarePaymentIdentifierExtension(false),
-    'builder-code': declareBuilderCodeExtension(config.builderCode),
+    'payment-identifier': paymentIdentifierDeclaration(false),
+    'builder-code': builderCodeDeclaration(config.builderCode),
     bazaar: bazaar(tool),
   };
 }

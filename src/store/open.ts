@@ -1,9 +1,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { PostgresStore } from './postgres.js';
 import { describeDatabaseUrl } from './postgres-url.js';
-import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
 /** Where a configuration keeps its payments: PostgreSQL (named without password) or the SQLite file. */
@@ -16,9 +14,10 @@ export function storeLocation(config: Pick<Config, 'databaseUrl' | 'dataDir'>): 
 /** Opens the configured store: PostgreSQL when DATABASE_URL is set (several instances), else the embedded SQLite file under DATA_DIR. */
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: Logger): Promise<Store> {
   const location = storeLocation(config);
+  // Each store's driver loads only when it is the one configured (pg is not loaded on SQLite, nor libsql on PostgreSQL).
   const store = config.databaseUrl
-    ? await PostgresStore.open(config.databaseUrl, { log })
-    : await SqliteStore.open(location.where);
+    ? await (await import('./postgres.js')).PostgresStore.open(config.databaseUrl, { log })
+    : await (await import('./sqlite.js')).SqliteStore.open(location.where);
   log.info('store opened', { store: location.kind, at: location.where });
   return store;
 }

@@ -1,0 +1,31 @@
+import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { declareBuilderCodeExtension } from '@x402/extensions/builder-code';
+import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
+import { describe, expect, it } from 'vitest';
+import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from '../../src/payments/declarations.js';
+import { inputJsonSchema } from '../../src/payments/requirements.js';
+import { tools } from '../../tools/index.js';
+
+/** The official bazaar declaration of an HTTP route as the SDK fills it in at request time (method from the route). */
+function officialBazaar(method: 'GET' | 'POST', example: Record<string, unknown>, inputSchema: Record<string, unknown>) {
+  const declared = (method === 'POST' ? declareDiscoveryExtension({ bodyType: 'json', input: example, inputSchema }) : declareDiscoveryExtension({ input: example, inputSchema })).bazaar as {
+    info: { input: Record<string, unknown> };
+  };
+  declared.info.input = { type: 'http', method, ...declared.info.input };
+  return declared;
+}
+
+describe('our extension declarations are byte for byte what the official helpers declare', () => {
+  it('payment-identifier and builder-code', () => {
+    for (const required of [false, true]) expect(JSON.stringify(paymentIdentifierDeclaration(required))).toBe(JSON.stringify(declarePaymentIdentifierExtension(required)));
+    expect(JSON.stringify(builderCodeDeclaration('tollbooth'))).toBe(JSON.stringify(declareBuilderCodeExtension('tollbooth')));
+  });
+
+  it('bazaar, for every tool of the registry', () => {
+    for (const tool of tools) {
+      const example = (tool.example ?? {}) as Record<string, unknown>;
+      const schema = inputJsonSchema(tool);
+      expect(JSON.stringify(bazaarDeclaration(tool.method, example, schema)), tool.name).toBe(JSON.stringify(officialBazaar(tool.method, example, schema)));
+    }
+  });
+});

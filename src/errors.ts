@@ -4,6 +4,7 @@ import type { ErrorBody } from '../schemas/errors.js';
 export type ErrorCode =
   | 'invalid_input'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'not_found'
   | 'conflict'
   | 'method_not_allowed'
@@ -35,6 +36,8 @@ interface ErrorCodeInfo {
 export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
   invalid_input: { http: 400, retryable: false },
   payload_too_large: { http: 413, retryable: false },
+  /** A request body in a content encoding or charset the server cannot read (send identity, gzip, deflate or br; UTF-8). */
+  unsupported_media_type: { http: 415, retryable: false },
   not_found: { http: 404, retryable: false },
   /** The request clashes with existing state elsewhere (e.g. an order already running for the same link). */
   conflict: { http: 409, retryable: false },

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Logger } from './log.js';
 import type { Providers } from './providers/index.js';
 import type { Store } from './store/store.js';
@@ -85,14 +85,52 @@ export type FreeToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodT
 /** A free endpoint definition with its generic types erased, as transports see it. */
 export type AnyFreeToolDefinition = FreeToolDefinition<z.ZodType, z.ZodType>;
 
-/** Identity helper that keeps a free endpoint's input and output types linked to its handler. */
-export function defineFreeTool<I extends z.ZodType, O extends z.ZodType>(def: FreeToolDefinition<I, O>): FreeToolDefinition<I, O> {
-  return def;
+/**
+ * Error message for an object's unknown fields, naming them and the fields the object takes (root: the endpoint).
+ * Pass it as `{ error: unknownFields }` to a nested `z.strictObject` of an input so it answers like the top level.
+ */
+export function unknownFields(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined;
+  const prefix = (issue.path ?? []).map(String).join('.');
+  const named = issue.keys.map((key) => (prefix ? `${prefix}.${key}` : key));
+  const shape = (issue.inst as z.ZodObject | undefined)?._zod.def.shape ?? {};
+  const takes = Object.keys(shape).join(', ') || 'no fields';
+  const owner = prefix ? prefix : 'This endpoint';
+  return `Unknown field${named.length > 1 ? 's' : ''}: ${named.join(', ')}. ${owner} takes: ${takes}.`;
 }
 
-/** Identity helper that keeps a tool's input and output types linked to its handler. */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(
-  def: ToolDefinition<I, O>,
-): ToolDefinition<I, O> {
-  return def;
+/** The top-level fields a tool's input takes, in definition order (for messages that say what to send). */
+export function inputFields(tool: { input: unknown }): string[] {
+  return tool.input instanceof z.ZodObject ? Object.keys(tool.input.shape) : [];
+}
+
+/**
+ * The input as every transport checks it: its top-level object made strict, so an unknown field (a typo such as
+ * `chian`, or an input meant for another tool) is refused with invalid_input before any payment is read, instead
+ * of being dropped while the call is charged on defaults. Keeps the object's checks and its description.
+ */
+function strictInput<I extends z.ZodType>(name: string, input: I): I {
+  if (!(input instanceof z.ZodObject)) throw new Error(`${name}: the input schema must be a z.object(...), whose fields are the tool's inputs`);
+  const own = input._zod.def.error;
+  const strict = input.clone({
+    ...input._zod.def,
+    catchall: z.never(),
+    error: (issue) => unknownFields(issue) ?? own?.(issue),
+  });
+  const meta = z.globalRegistry.get(input);
+  if (meta) {
+    const { id: _id, ...rest } = meta;
+    z.globalRegistry.add(strict, rest);
+  }
+  return strict as unknown as I;
+}
+
+/** Keeps a free endpoint's input and output types linked to its handler; its input refuses unknown fields. */
+export function defineFreeTool<I extends z.ZodType, O extends z.ZodType>(def: FreeToolDefinition<I, O>): FreeToolDefinition<I, O> {
+  return { ...def, input: strictInput(def.name, def.input) };
+}
+
+/** Keeps a tool's input and output types linked to its handler; its input refuses unknown fields. */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  return { ...def, input: strictInput(def.name, def.input) };
 }

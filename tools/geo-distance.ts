@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../src/tool.js';
+import { defineTool, unknownFields } from '../src/tool.js';
 
 /** IUGG mean Earth radius in kilometres. */
 const EARTH_RADIUS_KM = 6371.0088;
@@ -8,18 +8,21 @@ const KM_PER_MILE = 1.609344;
 
 const PointSchema = (name: string) =>
   z
-    .object({
-      lat: z
-        .number()
-        .min(-90, `${name}.lat must be between -90 and 90 decimal degrees`)
-        .max(90, `${name}.lat must be between -90 and 90 decimal degrees`)
-        .describe('Latitude in decimal degrees, from -90 (south pole) to 90 (north pole).'),
-      lng: z
-        .number()
-        .min(-180, `${name}.lng must be between -180 and 180 decimal degrees`)
-        .max(180, `${name}.lng must be between -180 and 180 decimal degrees`)
-        .describe('Longitude in decimal degrees, from -180 to 180 (east positive).'),
-    })
+    .strictObject(
+      {
+        lat: z
+          .number()
+          .min(-90, `${name}.lat must be between -90 and 90 decimal degrees`)
+          .max(90, `${name}.lat must be between -90 and 90 decimal degrees`)
+          .describe('Latitude in decimal degrees, from -90 (south pole) to 90 (north pole).'),
+        lng: z
+          .number()
+          .min(-180, `${name}.lng must be between -180 and 180 decimal degrees`)
+          .max(180, `${name}.lng must be between -180 and 180 decimal degrees`)
+          .describe('Longitude in decimal degrees, from -180 to 180 (east positive).'),
+      },
+      { error: unknownFields },
+    )
     .describe(`The ${name === 'from' ? 'start' : 'end'} point, as {lat, lng} in decimal degrees (WGS84).`);
 
 const GeoDistanceInputSchema = z.object({

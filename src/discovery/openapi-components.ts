@@ -95,6 +95,7 @@ export function openApiComponents(): Json {
       BadRequest: errorResponse('Invalid input (the error names the field), or a malformed payment; nothing was charged.'),
       Conflict: errorResponse('The payment is paying for a call still running, or its payment id was used for another request.'),
       PayloadTooLarge: errorResponse("The body is larger than this endpoint's limit; nothing was charged."),
+      UnsupportedMediaType: errorResponse('The body is in a Content-Encoding (send identity, gzip, deflate or br) or charset (send UTF-8) the server cannot read; nothing was charged.'),
       RateLimited: errorResponse('Too many requests (per client address, per payer or per tool); nothing was charged and a payment sent along stays usable.', retryAfter),
       Internal: errorResponse('The server failed; nothing was charged.'),
       NotImplemented: errorResponse('The tool or its upstream is not available on this server; nothing was charged.'),

@@ -93,10 +93,10 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
   };
 }
 
-/** The error answers every route can give besides its own (413 only where a body is read). */
+/** The error answers every route can give besides its own (413 and 415 only where a body is read). */
 function errorResponses(method: 'GET' | 'POST'): Json {
   return {
-    ...(method === 'POST' ? { '413': response('PayloadTooLarge') } : {}),
+    ...(method === 'POST' ? { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') } : {}),
       '429': response('RateLimited'),
       '500': response('Internal'),
       '501': response('NotImplemented'),

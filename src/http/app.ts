@@ -1,9 +1,10 @@
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import { ToolError } from '../errors.js';
 import { invokeFree, invokePaid, type CallResult, type InvokeDeps } from '../invoke.js';
 import { setRetryAfter } from '../limits/limiter.js';
 import type { RawPayment } from '../payments/decode.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { bodyErrors, jsonBody, readBody } from './body.js';
 import { sendCallResult, sendError } from './encode.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -28,17 +29,17 @@ function readPayment(req: Request): RawPayment | undefined {
   return undefined;
 }
 
-const BODY_BYTES = Symbol('bodyBytes');
-type WithBodyBytes = Request & { [BODY_BYTES]?: number };
-
-/** Records how many body bytes arrived, so an empty POST counts as a bare probe rather than `{}`. */
-function countBodyBytes(req: unknown, _res: unknown, buf: Buffer): void {
-  (req as WithBodyBytes)[BODY_BYTES] = buf.length;
-}
-
-function readInput(tool: AnyToolDefinition, req: Request): unknown {
-  if (tool.method === 'GET') return Object.keys(req.query).length > 0 ? req.query : undefined;
-  return ((req as WithBodyBytes)[BODY_BYTES] ?? 0) > 0 ? req.body : undefined;
+function readInput(tool: AnyToolDefinition, req: Request): { type: 'input'; value: unknown } | { type: 'refused'; error: ToolError } {
+  if (tool.method === 'GET') return { type: 'input', value: Object.keys(req.query).length > 0 ? req.query : undefined };
+  const body = readBody(tool, req);
+  switch (body.type) {
+    case 'absent':
+      return { type: 'input', value: undefined };
+    case 'present':
+      return { type: 'input', value: body.fields };
+    case 'refused':
+      return body;
+  }
 }
 
 function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
@@ -48,7 +49,9 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    invokePaid(deps, { tool, input: readInput(tool, req), payment: readPayment(req), transport: 'http', signal: controller.signal })
+    const input = readInput(tool, req);
+    if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
+    invokePaid(deps, { tool, input: input.value, payment: readPayment(req), transport: 'http', signal: controller.signal })
       .then((result) => send(res, result, version))
       .catch(next);
   };
@@ -78,7 +81,9 @@ function probe(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    invokePaid(deps, { tool, input: readInput(tool, req), payment: undefined, transport: 'http', signal: controller.signal })
+    const input = readInput(tool, req);
+    if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
+    invokePaid(deps, { tool, input: input.value, payment: undefined, transport: 'http', signal: controller.signal })
       .then((result) => sendCallResult(res, result, version))
       .catch(next);
   };
@@ -91,9 +96,13 @@ function freeRoute(deps: InvokeDeps, tool: AnyFreeToolDefinition): RequestHandle
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    const fields = tool.method === 'GET' ? req.query : ((req as WithBodyBytes)[BODY_BYTES] ?? 0) > 0 ? req.body : {};
-    const input = typeof fields === 'object' && fields !== null && !Array.isArray(fields) ? { ...fields, ...req.params } : fields;
-    invokeFree(deps, { tool, input, signal: controller.signal })
+    let fields: Record<string, unknown> = req.query;
+    if (tool.method === 'POST') {
+      const body = readBody(tool, req);
+      if (body.type === 'refused') return sendError(res, body.error.httpStatus, body.error.toBody());
+      fields = body.type === 'present' ? body.fields : {};
+    }
+    invokeFree(deps, { tool, input: { ...fields, ...req.params }, signal: controller.signal })
       .then((result) => {
         if (result.type === 'error') return sendError(res, result.error.httpStatus, result.error.toBody());
         res.setHeader('Cache-Control', 'no-store');
@@ -109,18 +118,6 @@ function methodNotAllowed(method: string, path: string, methods: readonly string
   return new ToolError('method_not_allowed', `${method} is not allowed on ${path}:${deletes} use ${use}. Nothing was charged.`);
 }
 
-const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
-  const type = (err as { type?: string }).type;
-  if (type === 'entity.too.large') {
-    const limit = (err as { limit?: number }).limit;
-    return sendError(res, 413, new ToolError('payload_too_large', `The request body is larger than this endpoint accepts (${limit} bytes); send a smaller body. Nothing was charged.`).toBody());
-  }
-  if (type === 'entity.parse.failed' || type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return sendError(res, 400, new ToolError('invalid_input', 'The request body is not valid JSON; send a JSON object with Content-Type: application/json. Nothing was charged.', { field: '(body)' }).toBody());
-  }
-  next(err);
-};
-
 /** Adds every tool (paid, then free) of the registry at its exact method and path, plus 404/405 answers and error handling. */
 export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[], freeTools: readonly AnyFreeToolDefinition[] = []): void {
   const methodsByPath = new Map<string, string[]>();
@@ -131,14 +128,14 @@ export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyTo
       app.get(tool.path, cors, handler);
     } else {
       const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
-      app.post(tool.path, cors, express.json({ limit, type: () => true, verify: countBodyBytes }), bodyErrors, handler);
+      app.post(tool.path, cors, jsonBody(limit), bodyErrors, handler);
     }
     app.options(tool.path, cors);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }
   for (const tool of freeTools) {
     if (tool.method === 'GET') app.get(tool.path, cors, freeRoute(deps, tool));
-    else app.post(tool.path, cors, express.json({ limit: DEFAULT_BODY_LIMIT, type: () => true, verify: countBodyBytes }), bodyErrors, freeRoute(deps, tool));
+    else app.post(tool.path, cors, jsonBody(DEFAULT_BODY_LIMIT), bodyErrors, freeRoute(deps, tool));
     app.options(tool.path, cors);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }

@@ -25,20 +25,34 @@ function originValidation(allowedHosts: readonly string[]): RequestHandler {
   };
 }
 
+/** What a JSON-RPC client is told about a body the parser refused, by the parser's error type. */
+function bodyMessage(req: Request, type: string | undefined): string {
+  const coding = (req.header('content-encoding') ?? 'identity').trim().toLowerCase();
+  switch (type) {
+    case 'entity.parse.failed':
+      return 'Parse error: the body is not valid JSON; send a JSON-RPC message as UTF-8 JSON.';
+    case 'entity.too.large':
+      return 'The request body is larger than 1 MB; send a smaller JSON-RPC message.';
+    case 'encoding.unsupported':
+      return `Content-Encoding ${coding} is not supported; send the JSON-RPC message uncompressed, or as gzip, deflate or br.`;
+    case 'charset.unsupported':
+      return 'The charset of the body is not supported; send the JSON-RPC message as UTF-8 JSON.';
+    default:
+      return coding === 'identity'
+        ? 'The request body could not be read (its length did not match Content-Length, or the upload was cut off); send it again.'
+        : `The request body is not valid ${coding} data, as its Content-Encoding says; send it compressed correctly or uncompressed.`;
+  }
+}
+
 /**
- * Answers a body the JSON parser refused (not JSON, over the limit, unsupported charset or encoding) with its 4xx status
- * and a JSON-RPC error, rather than letting it reach the app's last-resort 500 handler.
+ * Answers a body the JSON parser refused (not JSON, over the limit, unsupported charset or encoding, a compressed body
+ * that does not decompress) with its 4xx status and a JSON-RPC error, rather than letting it reach the app's
+ * last-resort 500 handler.
  */
-const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
   const { status, type, expose } = err as { status?: number; type?: string; expose?: boolean };
-  if (!expose || typeof type !== 'string' || typeof status !== 'number' || status < 400 || status >= 500) return next(err);
-  const message =
-    type === 'entity.parse.failed'
-      ? 'Parse error: the body is not valid JSON; send a JSON-RPC message as UTF-8 JSON.'
-      : type === 'entity.too.large'
-        ? 'The request body is larger than 1 MB; send a smaller JSON-RPC message.'
-        : `The request body could not be read (${type}); send a JSON-RPC message as UTF-8 JSON without content encoding.`;
-  res.status(status).json({ jsonrpc: '2.0', error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message }, id: null });
+  if (!expose || typeof status !== 'number' || status < 400 || status >= 500) return next(err);
+  res.status(status).json({ jsonrpc: '2.0', error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message: bodyMessage(req, type) }, id: null });
 };
 
 /** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */

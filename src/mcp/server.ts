@@ -1,5 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { invokeFree, invokePaid, type FreeCallResult, type InvokeDeps } from '../invoke.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
@@ -43,6 +53,36 @@ export interface ExecutorMcpDeps {
   executor: McpExecutor;
   /** Replaces the default instructions given to clients at initialize. */
   instructions?: string;
+}
+
+const CALL_SHAPE = 'tools/call needs params.name (string) and params.arguments (object, optional)';
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/** A tools/call request's params, or a JSON-RPC invalid-params error saying in one sentence what is wrong with them. */
+export function callParams(request: JSONRPCRequest): CallToolRequest['params'] {
+  const params: unknown = request.params;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw new McpError(ErrorCode.InvalidParams, `${CALL_SHAPE}; params is ${params === undefined ? 'missing' : kindOf(params)}.`);
+  }
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') {
+    throw new McpError(ErrorCode.InvalidParams, `${CALL_SHAPE}; params.name is ${name === undefined ? 'missing' : kindOf(name)}.`);
+  }
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new McpError(ErrorCode.InvalidParams, `${CALL_SHAPE}; params.arguments is ${kindOf(args)}.`);
+  }
+  const parsed = CallToolRequestSchema.safeParse(request);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.map(String).join('.') : 'params';
+    throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${where}: ${issue?.message ?? 'invalid'}.`);
+  }
+  return parsed.data.params;
 }
 
 function unknownTool(name: string, names: readonly string[]): CallToolResult {
@@ -108,28 +148,30 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const meta = request.params._meta as Record<string, unknown> | undefined;
+  type CallParams = CallToolRequest['params'];
+  type CallExtra = Parameters<NonNullable<Server['fallbackRequestHandler']>>[1];
+  const callTool = async (params: CallParams, extra: CallExtra): Promise<CallToolResult> => {
+    const meta = params._meta as Record<string, unknown> | undefined;
     if (executor) {
-      const args = request.params.arguments;
+      const args = params.arguments;
       const own = session(extra, meta?.progressToken as string | number | undefined);
-      const free = freeByName.get(request.params.name);
-      const tool = byName.get(request.params.name);
+      const free = freeByName.get(params.name);
+      const tool = byName.get(params.name);
       if (free) return executor.free(free, args, own);
       if (tool) return executor.paid(tool, args, own);
-      if (extraNames.has(request.params.name) && executor.extra) return executor.extra(request.params.name, args, own);
-      return unknownTool(request.params.name, listed.map((t) => t.name));
+      if (extraNames.has(params.name) && executor.extra) return executor.extra(params.name, args, own);
+      return unknownTool(params.name, listed.map((t) => t.name));
     }
     const pipeline = local!;
-    const free = freeByName.get(request.params.name);
-    if (free) return freeResult(await invokeFree(pipeline, { tool: free, input: request.params.arguments, signal: extra.signal }));
-    const tool = byName.get(request.params.name);
-    if (!tool) return unknownTool(request.params.name, listed.map((t) => t.name));
+    const free = freeByName.get(params.name);
+    if (free) return freeResult(await invokeFree(pipeline, { tool: free, input: params.arguments, signal: extra.signal }));
+    const tool = byName.get(params.name);
+    if (!tool) return unknownTool(params.name, listed.map((t) => t.name));
     const payment = meta?.[PAYMENT_META_KEY];
     const progressToken = meta?.progressToken as string | number | undefined;
     const result = await invokePaid(pipeline, {
       tool,
-      input: request.params.arguments,
+      input: params.arguments,
       payment: payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },
       transport: 'mcp',
       signal: extra.signal,
@@ -141,6 +183,14 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
       },
     });
     return toCallToolResult(result);
-  });
+  };
+
+  // tools/call is not registered with setRequestHandler: the SDK would parse it with CallToolRequestSchema first and
+  // answer malformed params (arguments an array, no name) with -32603 and a raw schema dump. Here the request is
+  // checked first and refused with -32602 and one sentence, before anything is read or charged.
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    return callTool(callParams(request), extra);
+  };
   return server;
 }

@@ -1,6 +1,7 @@
 import { parse as parseQuery } from 'node:querystring';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isJsonContentType } from '../../src/http/body.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../../src/tool.js';
 import { freeTools, tools } from '../../tools/index.js';
 import { countingTools } from '../support/paid.js';
@@ -32,11 +33,14 @@ const postTools = tools.filter((t) => t.method === 'POST').map((t) => t.name);
 const getTools = tools.filter((t) => t.method === 'GET').map((t) => t.name);
 
 /** What the server must make of a body, decided with the tool's own zod schema on the bytes as the server decodes them. */
-function verdict(tool: AnyToolDefinition, body: RawBody): 'probe' | 'too large' | 'invalid' | 'valid' {
+function verdict(tool: AnyToolDefinition, body: RawBody): 'probe' | 'unsupported' | 'too large' | 'invalid' | 'valid' {
   if (body.bytes.length === 0) return 'probe';
-  if (body.bytes.length > (tool.maxBodyBytes ?? DEFAULT_LIMIT)) return 'too large';
   const charset = /charset=([^;]+)/i.exec(body.contentType)?.[1]?.trim().toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') return 'invalid';
+  // The JSON parser decodes only UTF charsets (any other: 415 before the body is read); the body must be sent as JSON.
+  if (charset && !charset.startsWith('utf-')) return 'unsupported';
+  if (body.bytes.length > (tool.maxBodyBytes ?? DEFAULT_LIMIT)) return 'too large';
+  if (charset && charset !== 'utf-8') return 'invalid';
+  if (!isJsonContentType(body.contentType)) return 'invalid';
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.bytes.toString('utf8').replace(/^\uFEFF/, ''));
@@ -52,7 +56,7 @@ function post(path: string, body: RawBody): Promise<Response> {
 }
 
 describe('fuzzing the paid routes over HTTP (never a 5xx, never a handler run without payment)', () => {
-  it('answers any body on a paid POST route with 400 naming a field, 413, or the 402 challenge only for a body its schema accepts', async () => {
+  it('answers any body on a paid POST route with 400 naming a field, 413, 415, or the 402 challenge only for a JSON body its schema accepts', async () => {
     const cases = fc.constantFrom(...postTools).chain((name) => hostileBody(inputSchemaOf(toolNamed(name).input), toolNamed(name).maxBodyBytes ?? DEFAULT_LIMIT).map((body) => ({ name, body })));
     await fc.assert(
       fc.asyncProperty(cases, async ({ name, body }) => {
@@ -65,6 +69,10 @@ describe('fuzzing the paid routes over HTTP (never a 5xx, never a handler run wi
           case 'probe':
             expect(res.status, what).toBe(402);
             expectChallenge(answer, what);
+            break;
+          case 'unsupported':
+            expect(res.status, what).toBe(415);
+            expect((answer?.error as { code?: string } | undefined)?.code, what).toBe('unsupported_media_type');
             break;
           case 'too large':
             expect(res.status, what).toBe(413);

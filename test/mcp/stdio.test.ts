@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeTools, tools } from '../../tools/index.js';
 import { connectStdioClient } from '../support/mcp.js';
@@ -40,6 +41,16 @@ describe('MCP over stdio (the built CLI)', () => {
     const bad = await client.callTool({ name: 'card-validate', arguments: { number: 42 } });
     expect(bad.isError).toBe(true);
     expect(JSON.parse((bad.content as Array<{ text: string }>)[0]!.text).error.field).toBe('number');
+  });
+
+  it('answers malformed tools/call params with invalid params (-32602) and an unknown argument with invalid_input naming it', async () => {
+    const error = await client.request({ method: 'tools/call', params: { name: 'annuity', arguments: [1] } } as never, CallToolResultSchema).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as McpError).message).toContain('tools/call needs params.name (string) and params.arguments (object, optional); params.arguments is an array.');
+    const unknown = await client.callTool({ name: 'card-validate', arguments: { number: '4111 1111 1111 1111', cvv: '123' } });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.parse((unknown.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({ code: 'invalid_input', field: 'cvv' });
   });
 
   it('warns on stderr, never stdout, that development pay-to addresses are in use', () => {

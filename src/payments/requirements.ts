@@ -81,8 +81,22 @@ export function outputJsonSchema(tool: { output: z.ZodType }): Record<string, un
   return z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
 }
 
+/**
+ * The input schema published in the x402 challenge's bazaar declaration, as the first release published it (without
+ * the `additionalProperties: false` of the strict inputs): challenge bytes are a contract with clients and catalogs
+ * and do not change. Unknown fields are still refused (400) whatever the declaration says; MCP and OpenAPI say so.
+ */
+function discoverySchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(discoverySchema);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) if (!(key === 'additionalProperties' && value === false)) out[key] = discoverySchema(value);
+  return out;
+}
+
 function bazaar(tool: AnyToolDefinition) {
-  return bazaarDeclaration(tool.method, (tool.example ?? {}) as Record<string, unknown>, inputJsonSchema(tool));
+  const inputSchema = discoverySchema(inputJsonSchema(tool)) as Record<string, unknown>;
+  return bazaarDeclaration(tool.method, (tool.example ?? {}) as Record<string, unknown>, inputSchema);
 }
 
 function extensionsFor(config: Config, tool: AnyToolDefinition): Record<string, unknown> {

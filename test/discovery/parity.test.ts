@@ -44,7 +44,17 @@ afterAll(async () => {
 function canonical(schema: Json | undefined): Json | undefined {
   if (!schema) return undefined;
   const required = [...((schema.required ?? []) as string[])].sort();
-  return portableSchema({ type: 'object', properties: schema.properties ?? {}, ...(required.length > 0 ? { required } : {}) });
+  return withoutStrictness(portableSchema({ type: 'object', properties: schema.properties ?? {}, ...(required.length > 0 ? { required } : {}) }));
+}
+
+/**
+ * The schema without `additionalProperties: false`: the x402 challenge keeps the bytes of the first release (its
+ * bazaar declaration predates strict inputs), while MCP and OpenAPI also say that unknown fields are refused.
+ */
+function withoutStrictness(node: unknown): Json {
+  if (Array.isArray(node)) return node.map(withoutStrictness);
+  if (node === null || typeof node !== 'object') return node as Json;
+  return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === 'additionalProperties' && v === false)).map(([k, v]) => [k, withoutStrictness(v)]));
 }
 
 /** The cheapest price of an `accepts` list in USD, from each network's decimals (version-1 `base` is eip155:8453). */

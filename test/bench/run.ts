@@ -12,6 +12,7 @@ import { measureBrokerLatency } from './broker.js';
 import { measureCryptoIndicators } from './indicators.js';
 import { measureDexTopPools } from './dex-top-pools.js';
 import { runLoad } from './load.js';
+import { runPaidComparison } from './paid-compare.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -82,3 +83,5 @@ write(`    p50 ${pct(pools.times, 50).toFixed(3)} ms, p99 ${pct(pools.times, 99)
 for (const [name, times] of Object.entries(pools.byQuery)) write(`      ${name.padEnd(28)} p50 ${pct(times, 50).toFixed(3)} ms, p99 ${pct(times, 99).toFixed(3)} ms`);
 const loadOk = await runLoad(Number(process.env.BENCH_LOAD_SECONDS ?? 30), Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200));
 if (!loadOk) process.exitCode = 1;
+// (g) paid path against the official @x402/express middleware, every party in its own process (test/bench/paid-compare.ts).
+if (!(await runPaidComparison('(g)'))) process.exitCode = 1;

@@ -1,0 +1,212 @@
+/**
+ * Paid path, side by side (`npm run bench:paid`, also section (g) of `npm run bench`): Tollbooth's built CLI
+ * (`node dist/src/cli.js serve`, SQLite store, info logs to a file, rate limits on but high) against the official
+ * express + @x402/express middleware selling the same POST /api/annuity (same network, asset, EIP-712 domain, amount,
+ * pay-to, timeout), both verifying and settling through ONE stub facilitator process over HTTP (official
+ * x402Facilitator + ExactEvmScheme, chain answered from memory). Every process is separate; autocannon runs here.
+ * Each call carries its own pre-signed EIP-3009 payment taken from the server's own 402 challenge.
+ *
+ * Environment: BENCH_PAID_CONNECTIONS (20), BENCH_PAID_SECONDS (10, target length of a timed run), BENCH_PAID_RUNS
+ * (2 per server, alternating), BENCH_PAID_WARMUP_SECONDS (3, per server), BENCH_PAID_STARTS (5 starts per kind for
+ * the start-up figures), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { SignedPool, paidRun, runProblems, type PaidRun } from './paid-load.js';
+import { median, startProc, type Proc } from './paid-procs.js';
+import { describeProfile, readProfile, summarizeProfile } from './paid-profile.js';
+import { bareSpec, challengeEntry, facilitatorSpec, officialSpec, oursSpec } from './paid-servers.js';
+import { describeStartups, measureStartups } from './paid-startup.js';
+
+const env = process.env;
+const options = {
+  connections: Number(env.BENCH_PAID_CONNECTIONS ?? 20),
+  seconds: Number(env.BENCH_PAID_SECONDS ?? 10),
+  runs: Math.max(1, Number(env.BENCH_PAID_RUNS ?? 2)),
+  warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 3),
+  starts: Number(env.BENCH_PAID_STARTS ?? 5),
+  profile: env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
+};
+const payers = Array.from({ length: 8 }, () => privateKeyToAccount(generatePrivateKey()));
+const write = (line: string) => process.stdout.write(line + '\n');
+const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+function describeRun(label: string, r: PaidRun): string {
+  const per = (n: number) => f(n / Math.max(1, r.ok), 2);
+  const non200 = Object.entries(r.statuses).filter(([s]) => s !== '200');
+  return (
+    `${label} ${r.server.padEnd(14)} ${r.ok} x 200 in ${f(r.seconds, 1)} s = ${f(r.rps).padStart(5)} req/s, p50 ${r.p50ms} ms, p99 ${r.p99ms} ms; ` +
+    `CPU/call: server ${per(r.serverCpuMs)} ms, facilitator ${per(r.facilitatorCpuMs)} ms, load generator ${per(r.loadGeneratorCpuMs)} ms; ` +
+    `facilitator verify ${per(r.facilitator.verified + r.facilitator.invalid)}/call, settle ${per(r.facilitator.settled + r.facilitator.settleFailed)}/call, ${r.facilitator.connections} new connections` +
+    (non200.length ? `; NOT 200: ${JSON.stringify(Object.fromEntries(non200))}` : '')
+  );
+}
+
+interface Totals {
+  name: string;
+  rps: number;
+  cpuPerCall: number;
+  facilitatorPerCall: number;
+}
+
+function totals(runs: PaidRun[]): Totals {
+  const ok = runs.reduce((n, r) => n + r.ok, 0);
+  return {
+    name: runs[0]!.server,
+    rps: runs.reduce((n, r) => n + r.rps, 0) / runs.length,
+    cpuPerCall: runs.reduce((n, r) => n + r.serverCpuMs, 0) / ok,
+    facilitatorPerCall: runs.reduce((n, r) => n + r.facilitatorCpuMs, 0) / ok,
+  };
+}
+
+/** Signs the payments a run needs, keeping count of what signing cost (it happens before, never during, a timed run). */
+class Signer {
+  ms = 0;
+  count = 0;
+  async fill(pool: SignedPool, available: number): Promise<void> {
+    const t = performance.now();
+    const before = pool.headers.length;
+    await pool.fill(available);
+    this.ms += performance.now() - t;
+    this.count += pool.headers.length - before;
+  }
+}
+
+/** What a warm-up found: its calls, its problems, and the number of calls that take ~BENCH_PAID_SECONDS at its rate. */
+interface WarmUp {
+  calls: number;
+  seconds: number;
+  rate: number;
+  amount: number;
+  problems: string[];
+}
+
+/**
+ * Paid calls in chunks (each chunk's payments signed before it) until BENCH_PAID_WARMUP_SECONDS of load and at least
+ * two chunks; the rate of the chunks after the first sizes the timed runs: a fixed number of calls each, so that no
+ * call is in flight when a run ends and every 200 can be matched with exactly one settlement.
+ */
+async function warmUp(server: Proc, facilitator: Proc, pool: SignedPool, signer: Signer): Promise<WarmUp> {
+  const chunk = Math.max(options.connections * 10, 200);
+  const runs: PaidRun[] = [];
+  let loaded = 0;
+  while (runs.length < 2 || loaded < options.warmupSeconds) {
+    await signer.fill(pool, chunk);
+    const run = await paidRun(server, facilitator, pool, chunk, options.connections);
+    runs.push(run);
+    loaded += run.seconds;
+    if (run.ok === 0) throw new Error(`${server.name}: no paid call succeeded in the warm-up: ${runProblems(run).join('; ')}`);
+  }
+  const later = runs.slice(1);
+  const rate = later.reduce((n, r) => n + r.ok, 0) / later.reduce((n, r) => n + r.seconds, 0);
+  return {
+    calls: runs.reduce((n, r) => n + r.ok, 0),
+    seconds: loaded,
+    rate,
+    amount: Math.max(options.connections, Math.round(rate * options.seconds)),
+    problems: runs.flatMap(runProblems),
+  };
+}
+
+/** Warm-up, pool sizing and the alternating timed runs; returns the problems found. */
+async function compare(facilitator: Proc, label: string): Promise<string[]> {
+  const problems: string[] = [];
+  const servers = [await startProc(oursSpec(facilitator.url)), await startProc(officialSpec(facilitator.url))];
+  try {
+    const pools: SignedPool[] = [];
+    for (const server of servers) pools.push(new SignedPool(payers, await challengeEntry(server.url)));
+    const signer = new Signer();
+    const warm: WarmUp[] = [];
+    for (const [i, server] of servers.entries()) {
+      const w = await warmUp(server, facilitator, pools[i]!, signer);
+      warm.push(w);
+      problems.push(...w.problems.map((p) => `${server.name} warm-up: ${p}`));
+    }
+    const amounts = warm.map((w) => w.amount);
+    for (const [i, pool] of pools.entries()) await signer.fill(pool, amounts[i]! * options.runs);
+    write(`${label} paid POST /api/annuity: Tollbooth (node dist/src/cli.js serve) vs official express + @x402/express, both through one stub facilitator process over HTTP`);
+    write(`    (official x402Facilitator + ExactEvmScheme, chain answered from memory); ${options.connections} connections; after a ~${options.warmupSeconds} s warm-up each, ${options.runs} alternating`);
+    write(`    runs each of a fixed number of calls sized to ~${options.seconds} s at the warm-up rate; each call with its own pre-signed EIP-3009 payment taken from the`);
+    write(`    server's own 402 (${signer.count} signed with viem by ${payers.length} payers in ${f(signer.ms / 1000, 1)} s, all before the runs they are used in)`);
+    for (const [i, w] of warm.entries()) {
+      write(`    warm-up ${servers[i]!.name.padEnd(14)} ${w.calls} paid calls in ${f(w.seconds, 1)} s, ${f(w.rate)} req/s after the first chunk -> ${w.amount} calls per timed run`);
+    }
+    const runs: PaidRun[][] = servers.map(() => []);
+    for (let k = 0; k < options.runs; k++) {
+      for (const [i, s] of servers.entries()) {
+        await new Promise((r) => setTimeout(r, 500));
+        const run = await paidRun(s, facilitator, pools[i]!, amounts[i]!, options.connections);
+        runs[i]!.push(run);
+        write(describeRun(`    run ${k + 1}  `, run));
+        problems.push(...runProblems(run).map((p) => `${s.name} run ${k + 1}: ${p}`));
+      }
+    }
+    const [ours, official] = runs.map(totals) as [Totals, Totals];
+    for (const t of [ours, official]) {
+      write(`    => ${t.name.padEnd(14)} ${f(t.rps).padStart(5)} req/s (mean of runs); server CPU ${f(t.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(t.facilitatorPerCall, 2)} ms per paid call`);
+    }
+    write(`    => ours/official: throughput ${f(ours.rps / official.rps, 2)}x, server CPU per call ${f(ours.cpuPerCall / official.cpuPerCall, 2)}x`);
+    const ok = runs.flat().reduce((n, r) => n + r.ok, 0);
+    write(
+      problems.length === 0
+        ? `    checks held: ${ok} timed 200s, each with a receipt of a distinct transaction settling a payment sent in its run; facilitator settlements = 200s in every run; no non-200, no errors, no pool starvation`
+        : `    CHECKS FAILED: ${problems.join('; ')}`,
+    );
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+  return problems;
+}
+
+/** One timed run of Tollbooth started with --cpu-prof; prints where its CPU went during that run. */
+async function profile(facilitator: Proc, label: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-paid-profile-'));
+  const server = await startProc(oursSpec(facilitator.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]));
+  let window = { fromUs: 0, toUs: 0 };
+  let run: PaidRun | undefined;
+  try {
+    const pool = new SignedPool(payers, await challengeEntry(server.url));
+    const signer = new Signer();
+    const { amount } = await warmUp(server, facilitator, pool, signer);
+    await signer.fill(pool, amount);
+    const from = Number(process.hrtime.bigint() / 1000n);
+    run = await paidRun(server, facilitator, pool, amount, options.connections);
+    window = { fromUs: from, toUs: Number(process.hrtime.bigint() / 1000n) };
+  } finally {
+    await server.stop(30_000);
+  }
+  if (!run) throw new Error('the profiled run did not complete');
+  const summary = summarizeProfile(readProfile(dir), window);
+  write(`${label} profile of Tollbooth (--cpu-prof) over one timed run: ${describeRun('', run).trim()}`);
+  write(`    (profiling slows the server; the profile is in ${dir})`);
+  write(`    CPU time of the process over the run (/proc): ${f(run.serverCpuMs)} ms; sampled busy time below counts also the time its main thread waited for a core`);
+  for (const line of describeProfile(summary)) write('    ' + line);
+}
+
+/** The whole paid comparison; prints its figures and returns whether every check held. */
+export async function runPaidComparison(label = '(g)'): Promise<boolean> {
+  const facilitator = await startProc(facilitatorSpec());
+  const problems: string[] = [];
+  try {
+    if (options.profile !== 'only') {
+      problems.push(...(await compare(facilitator, label)));
+      const figures = await measureStartups([() => oursSpec(facilitator.url), () => officialSpec(facilitator.url), bareSpec], options.starts);
+      write(`    start-up, median of ${options.starts} starts each (in turn): spawn -> first 402 on POST /api/annuity (polled in a tight loop), then RSS after 1 s idle`);
+      for (const line of describeStartups(figures)) write('      ' + line);
+      const [ours, official, bare] = figures.map((x) => ({ ms: median(x.firstAnswerMs), mb: median(x.idleRssMb) }));
+      write(`      ours/official: first 402 ${f(ours!.ms / official!.ms, 2)}x, idle RSS ${f(ours!.mb / official!.mb, 2)}x; ours/bare express: ${f(ours!.ms / bare!.ms, 2)}x, ${f(ours!.mb / bare!.mb, 2)}x`);
+    }
+    if (options.profile !== 'off') await profile(facilitator, options.profile === 'only' ? label : '   ');
+  } finally {
+    await facilitator.stop();
+  }
+  return problems.length === 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const ok = await runPaidComparison();
+  process.exit(ok ? 0 : 1);
+}

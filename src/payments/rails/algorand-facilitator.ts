@@ -9,6 +9,7 @@ import type {
 import { Errors } from '@x402/avm/exact/facilitator';
 import { REASONS } from '../outcomes.js';
 import { isConfirmed } from './algorand-lookup.js';
+import { traceCall } from './rpc-trace.js';
 import { avmPayloadOf, base64, decodeGroup, expectedGroupId, genesisMatches, paymentTxnOf } from './algorand-txns.js';
 
 /** A refusal found before the official scheme runs: its x402 reason and a message for the payer. */
@@ -72,6 +73,8 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
     private readonly official: SchemeNetworkFacilitator,
     private readonly feePayers: readonly string[],
     private readonly algod: AlgodAccess,
+    /** Submits again a group this process submitted (see algorand-rpc.ts); absent = never. */
+    private readonly resend: (txid: string) => Promise<void> = async () => {},
   ) {}
 
   /** The fee payer address published in `/supported`. */
@@ -84,11 +87,18 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
     return this.official.getSigners(network);
   }
 
-  /** Pre-checks the group, then runs the official verification (decode, payment, fee payer safety, simulate). */
+  /**
+   * Pre-checks the group, then runs the official verification (decode, payment, fee payer safety, simulate). A refusal
+   * that followed an algod failure is algod's failure (thrown: `facilitator_unavailable`), not the payment's.
+   */
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     const pre = precheckAlgorandGroup(payload, requirements, this.feePayers);
     if (!pre.ok) return { isValid: false, invalidReason: pre.reason, invalidMessage: pre.message, ...(pre.payer ? { payer: pre.payer } : {}) };
-    return this.official.verify(payload, requirements);
+    return traceCall(async (trace) => {
+      const result = await this.official.verify(payload, requirements);
+      if (!result.isValid && trace.rpcFailure) throw new Error(`algod failed during verification: ${trace.rpcFailure}`);
+      return result;
+    });
   }
 
   /** Pre-checks the group, then lets the official scheme verify, sign our fee-payer transaction, submit and confirm. */
@@ -100,15 +110,23 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
     const txn = paymentTxnOf(payload);
     const txid = txn?.txID() ?? '';
     if (this.submitted.has(txid)) return this.recheck(txid, txn!.sender.toString(), requirements);
-    const result = await this.official.settle(payload, requirements);
+    const { result, rpcFailure } = await traceCall(async (trace) => ({ result: await this.official.settle(payload, requirements), rpcFailure: trace.rpcFailure }));
     const afterSubmit = result.errorReason === Errors.ErrConfirmationFailed || result.errorReason === Errors.ErrSettleFailed;
+    if (!result.success && !afterSubmit && rpcFailure) {
+      return { ...result, errorReason: REASONS.facilitatorUnavailable, errorMessage: `algod failed before anything was submitted (${rpcFailure}); nothing was charged.` };
+    }
     if (result.success || !afterSubmit || !result.transaction) return result;
     this.submitted.add(result.transaction);
     return { ...result, errorReason: REASONS.settlementPending, errorMessage: `${result.errorReason}: ${result.errorMessage ?? ''}` };
   }
 
-  /** Settlement of a payment already submitted: confirmed → settled; otherwise still pending (never a second submission). */
+  /**
+   * Settlement of a payment already submitted: a group whose submission went unanswered is submitted again (the same
+   * signed bytes: algod applies a txid once, so this can never charge twice, and a group that never arrived gets its
+   * chance), then confirmed → settled; otherwise still pending.
+   */
   private async recheck(txid: string, payer: string, requirements: PaymentRequirements): Promise<SettleResponse> {
+    await this.resend(txid);
     const confirmed = this.algod.url ? await isConfirmed(this.algod.url, txid, this.algod.timeoutMs) : false;
     if (confirmed) {
       this.submitted.delete(txid);

@@ -41,6 +41,7 @@ import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
 import { CheckedAvmFacilitator } from './algorand-facilitator.js';
 import { algodUrlFor, lookupAlgorandPayment } from './algorand-lookup.js';
+import { guardAvmSigner } from './algorand-rpc.js';
 import { algorandNetworkKind, paymentTxnOf } from './algorand-txns.js';
 import type { Identified, Rail } from './rail.js';
 
@@ -68,9 +69,10 @@ export const algorandExactRail: Rail = {
       const kind = algorandNetworkKind(net.id);
       if (!kind) continue;
       const urls = net.rpcUrl ? (kind === 'testnet' ? { testnetUrl: net.rpcUrl } : { mainnetUrl: net.rpcUrl }) : {};
-      const official = new ExactAvmFacilitatorScheme(toFacilitatorAvmSigner(keyBase64, urls)) as unknown as SchemeNetworkFacilitator;
+      const guarded = guardAvmSigner(toFacilitatorAvmSigner(keyBase64, urls));
+      const official = new ExactAvmFacilitatorScheme(guarded.signer) as unknown as SchemeNetworkFacilitator;
       const algod = { url: algodUrlFor(net), timeoutMs: config.facilitator.timeoutMs };
-      facilitator.register(net.id as `${string}:${string}`, new CheckedAvmFacilitator(official, [feePayer], algod));
+      facilitator.register(net.id as `${string}:${string}`, new CheckedAvmFacilitator(official, [feePayer], algod, guarded.resend));
       done.push(net.id);
     }
     return done;

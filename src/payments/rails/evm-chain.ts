@@ -3,7 +3,7 @@ import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
 import { createPublicClient, createWalletClient, defineChain, http, publicActions, type Chain, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId, type NetworkEntry } from '../networks.js';
-import { GuardedEvmScheme, KnownContracts, noteRpcFailure } from './evm-guard.js';
+import { GuardedEvmScheme, KnownContracts, noteEvmFailure } from './evm-guard.js';
 import { settlementTransport, UnansweredSends } from './evm-send.js';
 import type { LookupResult, PendingSettlement } from './rail.js';
 
@@ -43,7 +43,7 @@ function traced<A, R>(call: (args: A) => Promise<R>): (args: A) => Promise<R> {
     try {
       return await call(args);
     } catch (err) {
-      noteRpcFailure(err);
+      noteEvmFailure(err);
       throw err;
     }
   };

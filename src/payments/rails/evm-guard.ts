@@ -17,52 +17,19 @@
  * "invalid signature"). The wrapper records per call whether an RPC request failed and whether a transaction was
  * handed to the node, and then reports a refusal as the facilitator being unavailable, not the payment as invalid.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FacilitatorContext, Network, PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { getAddress, type Hex } from 'viem';
 import { REASONS } from '../outcomes.js';
+import { chainText, noteRpcFailure, rpcErrorText, traceCall } from './rpc-trace.js';
 
-/** What the RPC did during one verify or settle. */
-interface CallTrace {
-  /** The first RPC failure (transport, status, timeout, unreadable answer) of this call, as a short text. */
-  rpcFailure?: string;
-  /** True once an `eth_sendRawTransaction` was attempted: from then on only the chain knows what happened. */
-  sent?: boolean;
-}
-
-const traces = new AsyncLocalStorage<CallTrace>();
-
-/** Every message along an error's cause chain, joined. */
-function messages(err: unknown): string {
-  const parts: string[] = [];
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    parts.push(e instanceof Error ? e.message : String(e));
-  }
-  return parts.join(' | ');
-}
-
-/** True when an error is the RPC failing (no answer, HTTP error, timeout, unreadable answer), not the chain refusing (a revert). */
+/** True when an error from viem is the RPC failing (no answer, HTTP error, timeout, unreadable answer), not the chain refusing (a revert). */
 export function isRpcOutage(err: unknown): boolean {
-  return !/revert/i.test(messages(err));
+  return !/revert/i.test(chainText(err));
 }
 
-/** The first line of an RPC error, without the request body viem appends. */
-export function rpcErrorText(err: unknown): string {
-  const text = (err instanceof Error ? err.message : String(err)).split('\n').map((l) => l.trim()).filter(Boolean);
-  const status = text.find((l) => l.startsWith('Status:'));
-  return [text[0] ?? 'RPC request failed', status].filter(Boolean).join(' ').slice(0, 200);
-}
-
-/** Records an RPC failure in the current facilitator call (if any); called by the signer before it rethrows. */
-export function noteRpcFailure(err: unknown): void {
-  const trace = traces.getStore();
-  if (trace && trace.rpcFailure === undefined && isRpcOutage(err)) trace.rpcFailure = rpcErrorText(err);
-}
-
-/** Records that a transaction is being handed to the node in the current facilitator call. */
-export function noteSend(): void {
-  const trace = traces.getStore();
-  if (trace) trace.sent = true;
+/** Records an RPC failure of a signer method in the current facilitator call; reverts are answers, not failures. */
+export function noteEvmFailure(err: unknown): void {
+  if (isRpcOutage(err)) noteRpcFailure(rpcErrorText(err));
 }
 
 const HEX = /^0x[0-9a-fA-F]*$/;
@@ -126,8 +93,7 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
 
   /** Checks the asset first, then runs the official verification; a refusal that followed an RPC failure throws. */
   verify(payload: PaymentPayload, requirements: PaymentRequirements, context?: FacilitatorContext): Promise<VerifyResponse> {
-    const trace: CallTrace = {};
-    return traces.run(trace, async () => {
+    return traceCall(async (trace) => {
       let deployed: boolean;
       try {
         deployed = await this.assets.isContract(requirements.asset);
@@ -147,7 +113,6 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
    * (settled, failed on chain, or `settlement_pending`), and a throw is left to the broker (outcome unknown).
    */
   settle(payload: PaymentPayload, requirements: PaymentRequirements, context?: FacilitatorContext): Promise<SettleResponse> {
-    const trace: CallTrace = {};
     const base = { transaction: '', network: requirements.network as Network };
     const unavailable = (why: string): SettleResponse => ({
       ...base,
@@ -155,7 +120,7 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
       errorReason: REASONS.facilitatorUnavailable,
       errorMessage: `The chain's RPC failed before any transaction was sent (${why}); nothing was charged.`,
     });
-    return traces.run(trace, async () => {
+    return traceCall(async (trace) => {
       let deployed: boolean;
       try {
         deployed = await this.assets.isContract(requirements.asset);

@@ -1,14 +1,7 @@
 import { custom, http, HttpRequestError, keccak256, type Chain, type Hex, type Transport } from 'viem';
-import { noteSend } from './evm-guard.js';
+import { causeChain, chainText, connectionRefused, noteSend } from './rpc-trace.js';
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
-
-/** The errors along a cause chain, outermost first. */
-function chain(err: unknown): unknown[] {
-  const found: unknown[] = [];
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) found.push(e);
-  return found;
-}
 
 /**
  * True when the node surely did not take a raw transaction: it refused it with a JSON-RPC error (other than "already
@@ -16,14 +9,10 @@ function chain(err: unknown): unknown[] {
  * connection was made. Everything else (5xx, timeout, reset, unreadable answer) may have reached the node.
  */
 export function surelyNotSent(err: unknown): boolean {
-  const errors = chain(err);
-  const text = errors.map((e) => (e instanceof Error ? e.message : String(e))).join(' | ');
-  if (/already known|known transaction|already imported/i.test(text)) return false;
+  const errors = causeChain(err);
+  if (/already known|known transaction|already imported/i.test(chainText(err))) return false;
   const httpError = errors.find((e): e is HttpRequestError => e instanceof HttpRequestError);
-  if (httpError) {
-    if (httpError.status !== undefined) return httpError.status === 429;
-    return errors.some((e) => (e as { code?: unknown }).code === 'ECONNREFUSED');
-  }
+  if (httpError) return httpError.status !== undefined ? httpError.status === 429 : connectionRefused(err);
   return errors.some((e) => typeof (e as { code?: unknown }).code === 'number');
 }
 

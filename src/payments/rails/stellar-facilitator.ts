@@ -41,7 +41,7 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
    * retries a pending settlement once, the reconciler retries later) waits for that transaction instead of
    * submitting a second one, so the receipt always names the transaction that carries the payment.
    */
-  private readonly submitted = new Map<string, { hash: string; maxTime: number }>();
+  private readonly submitted = new Map<string, { hash: string; maxTime: number; envelope: Transaction; acknowledged: boolean }>();
 
   constructor(private readonly options: StellarFacilitatorOptions) {
     this.keypair = Keypair.fromSecret(options.secret);
@@ -157,7 +157,8 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
       this.submitted.delete(id);
       return undefined;
     }
-    return this.confirm(id, prior.hash, deadline, base);
+    // A submission the network never acknowledged is made again with the same signed envelope (same hash: it lands once at most).
+    return this.confirm(id, prior.hash, deadline, base, prior.acknowledged ? undefined : prior.envelope);
   }
 
   private async submit(transfer: StellarTransfer, auth: PayerAuthorization, req: PaymentRequirements, deadline: number): Promise<SettleResponse> {
@@ -185,16 +186,17 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
       }
       const hash = prepared.hash().toString('hex');
       // From here on the transaction may reach the network: only the chain can tell what became of it.
-      this.submitted.set(id, { hash, maxTime: Number(prepared.timeBounds?.maxTime ?? 0) });
+      this.submitted.set(id, { hash, maxTime: Number(prepared.timeBounds?.maxTime ?? 0), envelope: prepared, acknowledged: false });
       let sent: rpc.Api.SendTransactionResponse;
       try {
         sent = await this.server.sendTransaction(prepared);
       } catch {
-        return this.confirm(id, hash, deadline, base);
+        return this.confirm(id, hash, deadline, base, prepared);
       }
       switch (sent.status) {
         case 'PENDING':
         case 'DUPLICATE':
+          this.acknowledge(id);
           return this.confirm(id, hash, deadline, base);
         case 'TRY_AGAIN_LATER':
           this.submitted.delete(id);
@@ -209,9 +211,27 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     }
   }
 
-  private async confirm(id: string, hash: string, deadline: number, base: { network: Network; payer: string }): Promise<SettleResponse> {
+  /**
+   * Waits for the transaction's result until the deadline. `resend` is its signed envelope when no submission of it was
+   * acknowledged yet: it is submitted again on each round until the network answers PENDING or DUPLICATE (the same
+   * hash: it can land once at most).
+   */
+  private acknowledge(id: string): void {
+    const entry = this.submitted.get(id);
+    if (entry) entry.acknowledged = true;
+  }
+
+  private async confirm(id: string, hash: string, deadline: number, base: { network: Network; payer: string }, resend?: Transaction): Promise<SettleResponse> {
     const interval = this.options.pollIntervalMs ?? 1000;
+    let unacknowledged = resend;
     for (;;) {
+      if (unacknowledged) {
+        const answer = await this.server.sendTransaction(unacknowledged).then((r) => r.status, () => undefined);
+        if (answer === 'PENDING' || answer === 'DUPLICATE') {
+          unacknowledged = undefined;
+          this.acknowledge(id);
+        }
+      }
       try {
         const result = await this.server.getTransaction(hash);
         if (result.status === rpc.Api.GetTransactionStatus.SUCCESS) {

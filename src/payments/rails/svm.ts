@@ -3,19 +3,23 @@
  * facilitator scheme (instruction layout, compute budget caps, TransferChecked mint/destination ATA/amount,
  * client signatures, fee payer ours and not the authority, simulation, co-sign, send, confirm) and, in the tests,
  * its client scheme. One thin wrapper runs the fee-payer isolation the library's standard path leaves out (our
- * fee payer in no instruction, its token account never the source) before the library's checks.
+ * fee payer in no instruction, its token account never the source) before the library's checks, and reports RPC
+ * failures as such (svm-rpc.ts: lost send answers are followed by signature, never reported as a plain failure).
  * `@x402/svm`'s `@solana-program/*` dependencies declare a peer of `@solana/kit` ^5 while we pin 8.4.0; the
  * client, verification and co-signing work with it, as the rail and end-to-end tests prove on a real SVM (litesvm).
  */
 import { createKeyPairSignerFromBytes, getBase58Decoder, type Address, type GetSignatureStatusesApi, type IsBlockhashValidApi, type MessagePartialSigner, type Rpc, type TransactionPartialSigner } from '@solana/kit';
 import type { x402Facilitator } from '@x402/core/facilitator';
-import type { PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, SettleResponse, VerifyResponse } from '@x402/core/types';
+import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { createRpcClient, toFacilitatorSvmSigner, type FacilitatorRpcClient, type FacilitatorSvmSigner } from '@x402/svm';
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
+import { REASONS } from '../outcomes.js';
 import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
+import { rpcErrorText, traceCall } from './rpc-trace.js';
+import { guardSvmSigner } from './svm-rpc.js';
 import { decodeSvmPayment, feePayerAbuse } from './svm-transaction.js';
 
 export { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS } from './svm-transaction.js';
@@ -78,15 +82,33 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
     const found = await feePayerAbuse(tx, this.signer.getAddresses(), this.signer, requirements.network);
     return found ? { ...found, payer: tx.tokenPayer } : undefined;
   }
-  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-    const abuse = await this.abuse(payload, requirements);
-    if (abuse) return { isValid: false, invalidReason: abuse.reason, invalidMessage: abuse.message, payer: abuse.payer };
-    return this.inner.verify(payload, requirements);
+  /** A refusal that followed an RPC failure is the RPC's failure (thrown: `facilitator_unavailable`), not the payment's. */
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    return traceCall(async (trace) => {
+      const abuse = await this.abuse(payload, requirements);
+      if (abuse) return { isValid: false, invalidReason: abuse.reason, invalidMessage: abuse.message, payer: abuse.payer };
+      const result = await this.inner.verify(payload, requirements);
+      if (!result.isValid && trace.rpcFailure) throw new Error(`The Solana RPC failed during verification: ${trace.rpcFailure}`);
+      return result;
+    });
   }
-  async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
-    const abuse = await this.abuse(payload, requirements);
-    if (abuse) return { success: false, errorReason: abuse.reason, errorMessage: abuse.message, transaction: '', network: requirements.network, payer: abuse.payer };
-    return this.inner.settle(payload, requirements);
+  /** Until a transaction may have reached the cluster, an RPC failure ends in `facilitator_unavailable`, nothing charged. */
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    return traceCall(async (trace) => {
+      const base = { success: false, transaction: '', network: requirements.network as Network };
+      const abuse = await this.abuse(payload, requirements);
+      if (abuse) return { ...base, errorReason: abuse.reason, errorMessage: abuse.message, payer: abuse.payer };
+      const unavailable = (why: string): SettleResponse => ({ ...base, errorReason: REASONS.facilitatorUnavailable, errorMessage: `The Solana RPC failed before the transaction was sent (${why}); nothing was charged.` });
+      let result: SettleResponse;
+      try {
+        result = await this.inner.settle(payload, requirements);
+      } catch (err) {
+        if (trace.sent) throw err;
+        return unavailable(rpcErrorText(err));
+      }
+      const beforeSending = !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
+      return beforeSending && trace.rpcFailure ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) } : result;
+    });
   }
 }
 
@@ -99,7 +121,7 @@ export function svmFacilitatorScheme(secret: Uint8Array, nets: readonly NetworkE
   }
   const networks = Object.keys(clients);
   if (networks.length === 0) return undefined;
-  const signer = toFacilitatorSvmSigner(feePayerSigner(secret), clients);
+  const signer = guardSvmSigner(toFacilitatorSvmSigner(feePayerSigner(secret), clients));
   const inner = new ExactSvmFacilitatorScheme(signer, undefined, { ...SVM_LIMITS });
   return { scheme: new IsolatedFeePayerScheme(inner, signer), networks };
 }

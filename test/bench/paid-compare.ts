@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SignedPool, paidRun, runProblems, type PaidRun } from './paid-load.js';
-import { median, startProc, type Proc } from './paid-procs.js';
+import { cpuMs, machineCpuMs, median, startProc, type Proc } from './paid-procs.js';
 import { describeProfile, readProfile, summarizeProfile } from './paid-profile.js';
 import { bareSpec, challengeEntry, facilitatorSpec, officialSpec, oursSpec } from './paid-servers.js';
 import { describeStartups, measureStartups } from './paid-startup.js';
@@ -90,7 +90,7 @@ interface WarmUp {
  * call is in flight when a run ends and every 200 can be matched with exactly one settlement.
  */
 async function warmUp(server: Proc, facilitator: Proc, pool: SignedPool, signer: Signer): Promise<WarmUp> {
-  const chunk = Math.max(options.connections * 10, 200);
+  const chunk = Math.max(options.connections * 5, 100);
   const runs: PaidRun[] = [];
   let loaded = 0;
   while (runs.length < 2 || loaded < options.warmupSeconds) {
@@ -135,6 +135,10 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
       write(`    warm-up ${servers[i]!.name.padEnd(14)} ${w.calls} paid calls in ${f(w.seconds, 1)} s, ${f(w.rate)} req/s after the first chunk -> ${w.amount} calls per timed run`);
     }
     const runs: PaidRun[][] = servers.map(() => []);
+    const ownCpu = () => [...servers, facilitator].reduce((n, p) => n + cpuMs(p.pid), 0) + process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
+    const machineBefore = machineCpuMs();
+    const ownBefore = ownCpu();
+    const wallBefore = performance.now();
     for (let k = 0; k < options.runs; k++) {
       for (const [i, s] of servers.entries()) {
         await new Promise((r) => setTimeout(r, 500));
@@ -144,6 +148,11 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
         problems.push(...runProblems(run).map((p) => `${s.name} run ${k + 1}: ${p}`));
       }
     }
+    const machineAfter = machineCpuMs();
+    const wall = performance.now() - wallBefore;
+    const cores = (machineAfter.total - machineBefore.total) / wall;
+    const others = (machineAfter.busy - machineBefore.busy - (ownCpu() - ownBefore)) / wall;
+    write(`    machine during the timed runs: ${f(cores, 0)} cores, ${f((machineAfter.busy - machineBefore.busy) / wall, 2)} busy, of which other processes (not this bench) ${f(others, 2)} cores`);
     const [ours, official] = runs.map(totals) as [Totals, Totals];
     for (const t of [ours, official]) {
       write(`    => ${t.name.padEnd(14)} ${f(t.rps).padStart(5)} req/s (mean of runs); server CPU ${f(t.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(t.facilitatorPerCall, 2)} ms per paid call`);
@@ -182,7 +191,7 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
   const summary = summarizeProfile(readProfile(dir), window);
   write(`${label} profile of Tollbooth (--cpu-prof) over one timed run: ${describeRun('', run).trim()}`);
   write(`    (profiling slows the server; the profile is in ${dir})`);
-  write(`    CPU time of the process over the run (/proc): ${f(run.serverCpuMs)} ms; sampled busy time below counts also the time its main thread waited for a core`);
+  write(`    CPU time of the process over the run (/proc, all threads): ${f(run.serverCpuMs)} ms; the profile samples the main JavaScript thread only`);
   for (const line of describeProfile(summary)) write('    ' + line);
 }
 

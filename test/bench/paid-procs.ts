@@ -154,6 +154,19 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** CPU time of the whole machine so far (all cores), busy and total, in ms, from /proc/stat; NaN off Linux. */
+export function machineCpuMs(): { busy: number; total: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    const idle = ticks[3]! + ticks[4]!; // idle + iowait
+    return { busy: ((total - idle) * 1000) / clockTicks(), total: (total * 1000) / clockTicks() };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}
+
 /** Resident memory of a process in MB, from /proc/<pid>/status (VmRSS); NaN off Linux. */
 export function rssMb(pid: number): number {
   try {

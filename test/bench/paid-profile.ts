@@ -77,10 +77,14 @@ export function summarizeProfile(profile: CpuProfile, window: { fromUs: number; 
   let t = profile.startTime;
   const times: number[] = [];
   for (const delta of profile.timeDeltas) times.push((t += delta));
+  // A sample stands for the time until the next one, but at most twice the usual interval: on a busy machine the
+  // sampler itself waits for a core, and such a gap (often tens of ms) says nothing about what ran in it.
+  const sorted = [...profile.timeDeltas].sort((a, b) => a - b);
+  const cap = 2 * (sorted[Math.floor(sorted.length / 2)] ?? 1000);
   for (let i = 0; i < profile.samples.length; i++) {
     const at = times[i]!;
     if (at < window.fromUs || at > window.toUs) continue;
-    const duration = (i + 1 < times.length ? times[i + 1]! : profile.endTime) - at;
+    const duration = Math.min(cap, (i + 1 < times.length ? times[i + 1]! : profile.endTime) - at);
     const frame = byId.get(profile.samples[i]!);
     if (!frame || duration <= 0) continue;
     if (frame.functionName === '(idle)') {
@@ -107,7 +111,7 @@ export function readProfile(dir: string): CpuProfile {
 export function describeProfile(summary: ProfileSummary): string[] {
   const row = (r: SelfTime) => `${r.ms.toFixed(0).padStart(7)} ms ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}`;
   return [
-    `sampled inside the timed run: ${summary.busyMs.toFixed(0)} ms busy, ${summary.idleMs.toFixed(0)} ms idle (shares below are of busy time)`,
+    `sampled inside the timed run: ${summary.busyMs.toFixed(0)} ms busy, ${summary.idleMs.toFixed(0)} ms idle (each sample counted for at most 2 sampling intervals; shares are of busy time)`,
     `top ${summary.functions.length} functions by self time:`,
     ...summary.functions.map((r) => '  ' + row(r)),
     `top ${summary.packages.length} packages/files by self time:`,

@@ -6,6 +6,7 @@ import { remoteOverrides, runRemoteStdio } from './client/stdio.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { priceSummary } from './payments/pricing.js';
+import { installProcessPolicy, UNCAUGHT_EXCEPTION } from './process-policy.js';
 import { runReceipts } from './receipts.js';
 import { createRuntime, listen, newMcpServer } from './runtime.js';
 import { tools } from '../tools/index.js';
@@ -38,7 +39,10 @@ function warnDevelopment(config: Config, log: Logger): void {
   }
 }
 
-/** Runs `stop` once on the first SIGTERM/SIGINT (or other trigger); a second signal while it runs exits at once with 1. */
+/**
+ * Runs `stop` once on the first SIGTERM/SIGINT (or other trigger); a second signal while it runs exits at once with 1.
+ * A stop after an uncaught exception exits with 1 even when it was clean.
+ */
 function onStop(log: Logger, stop: (why: string) => Promise<boolean>): (why: string) => void {
   let stopping = false;
   return (why) => {
@@ -51,7 +55,7 @@ function onStop(log: Logger, stop: (why: string) => Promise<boolean>): (why: str
     }
     stopping = true;
     stop(why).then(
-      (clean) => process.exit(clean ? 0 : 1),
+      (clean) => process.exit(clean && why !== UNCAUGHT_EXCEPTION ? 0 : 1),
       (err: unknown) => {
         log.error('shutdown failed', { error: String((err as Error)?.stack ?? err) });
         process.exit(1);
@@ -77,6 +81,7 @@ async function serve(config: Config): Promise<void> {
   });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  installProcessPolicy(runtime.log, runtime.metrics, stop);
 }
 
 async function stdio(config: Config): Promise<void> {
@@ -99,6 +104,7 @@ async function stdio(config: Config): Promise<void> {
   process.stdin.once('end', () => stop('stdin closed'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  installProcessPolicy(runtime.log, runtime.metrics, stop);
   await server.connect(transport);
   runtime.log.info('tollbooth MCP stdio ready', { tools: tools.length, facilitator: runtime.facilitator.mode });
 }

@@ -13,6 +13,8 @@ export interface Metrics {
   observe(event: CallEvent): void;
   /** The sink the upstream clients report cache lookups and failures to. */
   upstream: UpstreamMetrics;
+  /** Counts a promise rejection nobody handled (the server process logs it and keeps serving). */
+  unhandledRejection(): void;
 }
 
 const SECONDS = (ms: number) => ms / 1000;
@@ -60,6 +62,7 @@ export function createMetrics(): Metrics {
   });
   const upstreamErrors = new Counter({ name: 'tollbooth_upstream_errors_total', help: 'Upstream requests that failed after their retries, by error code.', labelNames: ['upstream', 'code'], registers });
   const cacheHits = new Counter({ name: 'tollbooth_upstream_cache_hits_total', help: 'Cacheable upstream requests answered from the cache.', labelNames: ['upstream'], registers });
+  const unhandled = new Counter({ name: 'tollbooth_unhandled_rejections_total', help: 'Promise rejections no code handled; logged, and the process kept serving.', registers });
   const cacheMisses = new Counter({ name: 'tollbooth_upstream_cache_misses_total', help: 'Cacheable upstream requests not in the cache (fetched, or joined to an identical request in flight).', labelNames: ['upstream'], registers });
 
   const observe = (event: CallEvent): void => {
@@ -87,7 +90,7 @@ export function createMetrics(): Metrics {
     cacheLookup: (name, hit) => (hit ? cacheHits : cacheMisses).inc({ upstream: name }),
     failed: (name, code) => upstreamErrors.inc({ upstream: name, code }),
   };
-  return { registry, observe, upstream };
+  return { registry, observe, upstream, unhandledRejection: () => unhandled.inc() };
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -1,6 +1,9 @@
-import cardValidator from 'card-validator';
+import { lazyRequire } from '../src/lazy.js';
 import { z } from 'zod';
 import { defineTool } from '../src/tool.js';
+
+/** `card-validator`, loaded on the first call. */
+const cardValidator = lazyRequire<typeof import('card-validator')>('card-validator');
 
 const CardValidateInputSchema = z.object({
   number: z
@@ -67,7 +70,7 @@ export const cardValidate = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ number }) => {
     const digits = number.replace(/[ -]/g, '');
-    const { card } = cardValidator.number(digits, { luhnValidateUnionPay: true });
+    const { card } = cardValidator().number(digits, { luhnValidateUnionPay: true });
     const valid = card !== null && card.lengths.includes(digits.length) && luhnChecksumPasses(digits);
     return { valid, brand: card?.type ?? 'unknown', length: digits.length };
   },

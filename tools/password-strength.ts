@@ -1,7 +1,6 @@
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
-import * as zxcvbnEn from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { z } from 'zod';
+import { lazyRequire } from '../src/lazy.js';
 import { defineTool } from '../src/tool.js';
 
 /** Longest password accepted, in UTF-16 code units, to bound request size. */
@@ -11,16 +10,24 @@ const MAX_ANALYSED_LENGTH = 256;
 
 const RATINGS = ['very weak', 'weak', 'fair', 'strong', 'very strong'] as const;
 
-// Configured once at module load: dictionaries, keyboard graphs and English display strings.
-// l33tMaxSubstitutions 20 (library default 100) caps l33t variants per substring: scores for realistic
-// passwords are unchanged, while the worst case for a 256-character input drops from seconds to under a second.
-const zxcvbn = new ZxcvbnFactory({
-  dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEn.dictionary },
-  graphs: zxcvbnCommon.adjacencyGraphs,
-  translations: zxcvbnEn.translations,
-  maxLength: MAX_ANALYSED_LENGTH,
-  l33tMaxSubstitutions: 20,
-});
+const core = lazyRequire<typeof import('@zxcvbn-ts/core')>('@zxcvbn-ts/core');
+const common = lazyRequire<typeof import('@zxcvbn-ts/language-common')>('@zxcvbn-ts/language-common');
+const english = lazyRequire<typeof import('@zxcvbn-ts/language-en')>('@zxcvbn-ts/language-en');
+let estimator: ZxcvbnFactory | undefined;
+
+// Configured on the first call (the dictionaries take ~30 MB, so an idle server does not hold them): dictionaries,
+// keyboard graphs and English display strings. l33tMaxSubstitutions 20 (library default 100) caps l33t variants per
+// substring: scores for realistic passwords are unchanged, while the worst case for a 256-character input drops from
+// seconds to under a second.
+function zxcvbn(): ZxcvbnFactory {
+  return (estimator ??= new (core().ZxcvbnFactory)({
+    dictionary: { ...common().dictionary, ...english().dictionary },
+    graphs: common().adjacencyGraphs,
+    translations: english().translations,
+    maxLength: MAX_ANALYSED_LENGTH,
+    l33tMaxSubstitutions: 20,
+  }));
+}
 
 const PasswordStrengthInputSchema = z.object({
   password: z
@@ -70,7 +77,7 @@ export const passwordStrength = defineTool({
   example: { password: 'correct horse battery staple' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ password }) => {
-    const result = zxcvbn.check(password.slice(0, MAX_ANALYSED_LENGTH));
+    const result = zxcvbn().check(password.slice(0, MAX_ANALYSED_LENGTH));
     // guessesLog10 avoids overflow where guesses itself would be huge.
     const entropyBits = Math.max(0, Math.round(result.guessesLog10 * Math.log2(10)));
     return {

@@ -1,4 +1,3 @@
-import { getAddress } from 'viem';
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
 import { ToolError } from '../src/errors.js';
@@ -91,8 +90,8 @@ export const testnetFund = defineTool({
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
   handler: async ({ address, token, network }, ctx) => {
     // EVM addresses are case-insensitive (checksum-tolerant): one address counts once, however it is written.
-    // Solana's base58 is case-sensitive and is kept as given.
-    const recipient = network === 'base-sepolia' ? getAddress(address.toLowerCase()) : address;
+    // Solana's base58 is case-sensitive and is kept as given. (viem loads with the first call that needs it.)
+    const recipient = network === 'base-sepolia' ? (await import('viem')).getAddress(address.toLowerCase()) : address;
     const subject = `${network}:${network === 'base-sepolia' ? recipient.toLowerCase() : recipient}`;
     const day = new Date().toISOString().slice(0, 10);
     await takeDrip(ctx, subject, day);

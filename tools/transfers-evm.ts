@@ -1,4 +1,3 @@
-import { getAddress } from 'viem';
 import { z } from 'zod';
 import { EvmAddressSchema, IsoTimestampSchema } from '../schemas/common.js';
 import { defineTool } from '../src/tool.js';
@@ -91,6 +90,7 @@ export const transfersEvm = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, token, chain, fromBlock, toBlock, limit }, ctx) => {
     const page = await ctx.providers.transfers.list(chain, { address, token, fromBlock, toBlock, limit }, ctx.signal);
+    const { getAddress } = await import('viem'); // loaded with the first call, not at start-up
     return {
       address: getAddress(address.toLowerCase()),
       chain,

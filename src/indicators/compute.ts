@@ -1,4 +1,7 @@
-import { ATR, AverageGain, AverageLoss, BollingerBands, EMA, MACD, SMA, VWAP } from 'technicalindicators';
+import { lazyRequire } from '../lazy.js';
+
+/** `technicalindicators`, loaded on the first indicator call. */
+const library = lazyRequire<typeof import('technicalindicators')>('technicalindicators');
 
 /** The indicators crypto-indicators can compute. */
 export const INDICATORS = ['rsi', 'macd', 'ema', 'sma', 'bollinger', 'atr', 'vwap'] as const;
@@ -58,6 +61,7 @@ function align(values: ReadonlyArray<number | undefined>, n: number): Line {
  * the library's RSI rounds to 2 decimals; no movement at all (both averages 0) reads as 50, no losses as 100.
  */
 function rsiLine(closes: number[]): Line {
+  const { AverageGain, AverageLoss } = library();
   const period = PERIODS.rsi;
   const gains = align(AverageGain.calculate({ period, values: closes }), closes.length);
   const losses = align(AverageLoss.calculate({ period, values: closes }), closes.length);
@@ -71,6 +75,7 @@ function rsiLine(closes: number[]): Line {
 
 /** Computes every indicator line over candles (oldest first) with `technicalindicators`. */
 export function computeLines(candles: readonly Ohlcv[]): Lines {
+  const { ATR, BollingerBands, EMA, MACD, SMA, VWAP } = library();
   const n = candles.length;
   const closes = candles.map((k) => k.c);
   const high = candles.map((k) => k.h);

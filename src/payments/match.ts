@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import { containsSubset, jsonEqual } from './json.js';
+import { V1_EVM_CHAIN_IDS } from './v1-networks.js';
 
 /** A payment matched against an advertised entry, in the form verification and settlement use. */
 export interface Matched {
@@ -18,7 +18,7 @@ export interface Matched {
 /** The CAIP-2 id of a network named by an x402 version-1 short name (`base` → `eip155:8453`); CAIP-2 ids pass through. */
 export function canonicalNetworkId(network: string): string {
   if (network.includes(':')) return network;
-  const chainId = (EVM_NETWORK_CHAIN_ID_MAP as Record<string, number | undefined>)[network];
+  const chainId = Object.prototype.hasOwnProperty.call(V1_EVM_CHAIN_IDS, network) ? V1_EVM_CHAIN_IDS[network] : undefined;
   return chainId === undefined ? network : `eip155:${chainId}`;
 }
 

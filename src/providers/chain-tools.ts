@@ -1,19 +1,16 @@
 /**
- * Wires the providers of the chain and wallet tools from configuration: EVM readers, the faucet (hosted CDP or
- * self-hosted, per `FAUCET_PROVIDER`), the onramp, the wallet reads and the transfer listing (indexer or log scan).
+ * The providers of testnet-fund, wallet-readiness and transfers-evm. They need the chain SDKs (viem, @solana/kit),
+ * which load with the first chain-tool call (chain-wiring.ts), not at start-up: most calls never need them.
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { createCdpFaucet } from './cdp-faucet.js';
-import { createEvmRpcProvider, type EvmRpcProvider } from './evm-rpc.js';
-import { createEvmFaucet } from './evm-faucet.js';
-import { faucetByNetwork, unavailableFaucet, type Faucet } from './faucet.js';
-import { createTransferIndexer } from './indexer.js';
-import { createOnrampProvider, type OnrampProvider } from './onramp.js';
-import { createSolanaFaucet } from './solana-faucet.js';
-import { listTransfers, type TransfersPage, type TransfersQuery } from './transfers.js';
-import { Upstream, type UpstreamMetrics } from './upstream.js';
-import { createWalletProvider, type WalletProvider } from './wallet.js';
+import { SOLANA_MAINNET, type NetworkEntry } from '../payments/networks.js';
+import { SOLANA_DEVNET, type ChainToolsSettings } from './chain-settings.js';
+import type { Faucet } from './faucet.js';
+import type { OnrampProvider } from './onramp.js';
+import type { TransfersPage, TransfersQuery } from './transfers.js';
+import type { UpstreamMetrics } from './upstream.js';
+import type { WalletProvider } from './wallet.js';
 
 /** Chains transfers-evm serves. */
 export type TransfersChain = 'base';
@@ -27,41 +24,48 @@ export interface TransfersProvider {
 
 /** The providers of testnet-fund, wallet-readiness and transfers-evm. */
 export interface ChainToolProviders {
-  evm: EvmRpcProvider;
   faucet: Faucet;
   onramp: OnrampProvider;
   wallet: WalletProvider;
   transfers: TransfersProvider;
 }
 
-function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Faucet {
-  const s = config.chainTools;
-  if (s.faucet.provider === 'cdp' && s.cdp.credentials) return createCdpFaucet(new Upstream(s.cdp.faucet, log, metrics), s.cdp.credentials, log);
-  const { timeoutMs, retries } = s.rpc;
-  return faucetByNetwork({
-    'base-sepolia': s.faucet.evmKey
-      ? createEvmFaucet({ key: s.faucet.evmKey, rpcUrl: s.rpcUrls['base-sepolia'], usdc: s.faucet.usdc['base-sepolia'], timeoutMs, retries }, log)
-      : unavailableFaucet('self-hosted', 'no faucet key is configured (FAUCET_EVM_PRIVATE_KEY) and no hosted faucet (CDP_API_KEY_ID)'),
-    'solana-devnet': s.faucet.solanaKey
-      ? createSolanaFaucet({ key: s.faucet.solanaKey, rpcUrl: s.rpcUrls['solana-devnet'], usdcMint: s.faucet.usdc['solana-devnet'], timeoutMs }, log)
-      : unavailableFaucet('self-hosted', 'no faucet key is configured (FAUCET_SOLANA_SECRET_KEY) and no hosted faucet (CDP_API_KEY_ID)'),
-  });
+/** The Solana RPC URL wallet-readiness reads a network at: its own, else the configured mainnet or devnet URL. */
+export function solanaRpcUrl(n: NetworkEntry, settings: ChainToolsSettings): string | undefined {
+  return n.rpcUrl ?? (n.id === SOLANA_MAINNET ? settings.rpcUrls.solana : n.id === SOLANA_DEVNET ? settings.rpcUrls['solana-devnet'] : undefined);
 }
 
-/** Builds the chain-tool providers from configuration; their HTTP upstreams report to `metrics`. */
+/** The networks wallet-readiness reads: WALLET_READINESS_NETWORKS or every entry, EVM ones with an RPC URL, Solana ones with one. */
+export function walletNetworks(networks: readonly NetworkEntry[], settings: ChainToolsSettings): { evm: NetworkEntry[]; svm: NetworkEntry[] } {
+  const wanted = settings.wallet.networks;
+  const picked = networks.filter((n) => (wanted ? wanted.includes(n.id) : true));
+  return { evm: picked.filter((n) => n.family === 'evm' && n.rpcUrl), svm: picked.filter((n) => n.family === 'svm' && solanaRpcUrl(n, settings)) };
+}
+
+/** The chain-tool providers, wired on the first call that needs one (the same instances serve every later call). */
 export function createChainToolProviders(config: Config, log: Logger, metrics?: UpstreamMetrics): ChainToolProviders {
-  const s = config.chainTools;
-  const evm = createEvmRpcProvider(s.rpc);
-  const indexer = s.transfers.indexer ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log, metrics), s.transfers.indexer.apiKey) : undefined;
-  const scan = { chunkBlocks: s.transfers.chunkBlocks, maxBlocks: s.transfers.maxBlocks };
+  let wired: Promise<ChainToolProviders> | undefined;
+  const wire = () => (wired ??= import('./chain-wiring.js').then((m) => m.wireChainTools(config, log, metrics)));
+  const settings = config.chainTools;
+  const reads = walletNetworks(config.networks, settings);
   return {
-    evm,
-    faucet: faucetFrom(config, log, metrics),
-    onramp: createOnrampProvider(new Upstream(s.cdp.onramp, log, metrics), s.cdp.credentials),
-    wallet: createWalletProvider(config.networks, s, evm),
+    faucet: {
+      name: settings.faucet.provider === 'cdp' && settings.cdp.credentials ? 'cdp' : 'self-hosted',
+      drip: async (request, signal) => (await wire()).faucet.drip(request, signal),
+    },
+    onramp: {
+      configured: settings.cdp.credentials !== undefined,
+      link: async (address, signal) => (await wire()).onramp.link(address, signal),
+    },
+    wallet: {
+      stepTimeoutMs: settings.wallet.stepTimeoutMs,
+      networks: [...reads.evm, ...reads.svm].map((n) => n.id),
+      balances: async (address, solanaAddress, signal) => (await wire()).wallet.balances(address, solanaAddress, signal),
+      gas: async (signal) => (await wire()).wallet.gas(signal),
+    },
     transfers: {
-      source: indexer ? 'indexer' : 'json-rpc',
-      list: (chain, query, signal) => listTransfers({ reader: evm.reader(s.rpcUrls[chain], 'Base JSON-RPC'), indexer, scan }, query, signal),
+      source: settings.transfers.indexer ? 'indexer' : 'json-rpc',
+      list: async (chain, query, signal) => (await wire()).transfers.list(chain, query, signal),
     },
   };
 }

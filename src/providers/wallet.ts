@@ -6,8 +6,9 @@
  */
 import { formatUnits } from 'viem';
 import { toToolError } from '../errors.js';
-import { evmChainId, SOLANA_MAINNET, type NetworkEntry } from '../payments/networks.js';
-import { SOLANA_DEVNET, type ChainToolsSettings } from './chain-settings.js';
+import { evmChainId, type NetworkEntry } from '../payments/networks.js';
+import type { ChainToolsSettings } from './chain-settings.js';
+import { solanaRpcUrl, walletNetworks } from './chain-tools.js';
 import type { EvmReader, EvmRpcProvider } from './evm-rpc.js';
 import { createSolanaReader, type SolanaReader } from './solana-rpc.js';
 
@@ -83,21 +84,15 @@ const amount = (symbol: string, raw: bigint, decimals: number): Amount => ({ sym
 
 /** Builds the wallet provider from the payment table and the chain-tool settings. */
 export function createWalletProvider(networks: readonly NetworkEntry[], settings: ChainToolsSettings, evm: EvmRpcProvider): WalletProvider {
-  const wanted = settings.wallet.networks;
-  const picked = networks.filter((n) => (wanted ? wanted.includes(n.id) : true));
-  const evmNets: EvmNet[] = picked
-    .filter((n) => n.family === 'evm' && n.rpcUrl)
-    .map((n) => {
+  const { evm: evmPicked, svm: solPicked } = walletNetworks(networks, settings);
+  const evmNets: EvmNet[] = evmPicked.map((n) => {
       const label = n.label ?? n.id;
       return { id: n.id, label, native: NATIVE_SYMBOLS[evmChainId(n.id)] ?? 'native', asset: n.asset, decimals: n.decimals, reader: evm.reader(n.rpcUrl!, `${label} JSON-RPC`) };
     });
-  const solanaRpc = (n: NetworkEntry) => n.rpcUrl ?? (n.id === SOLANA_MAINNET ? settings.rpcUrls.solana : n.id === SOLANA_DEVNET ? settings.rpcUrls['solana-devnet'] : undefined);
-  const solNets: SolNet[] = picked
-    .filter((n) => n.family === 'svm' && solanaRpc(n))
-    .map((n) => {
-      const label = n.label ?? n.id;
-      return { id: n.id, label, mint: n.asset, decimals: n.decimals, reader: createSolanaReader(solanaRpc(n)!, `${label} RPC`, settings.rpc.timeoutMs) };
-    });
+  const solNets: SolNet[] = solPicked.map((n) => {
+    const label = n.label ?? n.id;
+    return { id: n.id, label, mint: n.asset, decimals: n.decimals, reader: createSolanaReader(solanaRpcUrl(n, settings)!, `${label} RPC`, settings.rpc.timeoutMs) };
+  });
 
   return {
     stepTimeoutMs: settings.wallet.stepTimeoutMs,

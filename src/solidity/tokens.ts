@@ -1,4 +1,7 @@
-import { tokenize } from '@solidity-parser/parser';
+import { lazyRequire } from '../lazy.js';
+
+/** `@solidity-parser/parser`, loaded on the first scan. */
+const parser = lazyRequire<typeof import('@solidity-parser/parser')>('@solidity-parser/parser');
 
 /** The coarse class of a code token. */
 export type TokenKind = 'word' | 'number' | 'string' | 'punct';
@@ -47,7 +50,7 @@ function lexQuietly(source: string): RawToken[] {
   const original = console.error;
   console.error = () => {};
   try {
-    return tokenize(source, { range: true }) as RawToken[];
+    return parser().tokenize(source, { range: true }) as RawToken[];
   } catch {
     return [];
   } finally {

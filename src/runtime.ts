@@ -1,13 +1,12 @@
 import { createServer, type Server as HttpServer } from 'node:http';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Config } from './config.js';
 import { mountDiscovery } from './discovery/index.js';
 import { mountFallbacks, mountTools } from './http/app.js';
 import { mountHealth } from './health.js';
 import { createLimits, type Limits } from './limits/limiter.js';
 import { createLogger, type Logger } from './log.js';
-import { createMcpRouter } from './mcp/http.js';
-import { createMcpServer, type McpDeps } from './mcp/server.js';
+import type { McpDeps } from './mcp/server.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { CallTracker, createCallObserver } from './observe.js';
 import { PaymentBroker } from './payments/broker.js';
@@ -120,6 +119,23 @@ function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClai
   };
 }
 
+/**
+ * `/mcp`, with the MCP SDK loaded on the first request to it: HTTP callers and discovery never pay for it, and a
+ * server starts without it. The router is built once; closing before any request closes nothing.
+ */
+function lazyMcpRouter(deps: McpDeps): { handler: RequestHandler; close: () => Promise<void> } {
+  let router: Promise<Awaited<ReturnType<typeof import('./mcp/http.js')['createMcpRouter']>>> | undefined;
+  const load = () => (router ??= import('./mcp/http.js').then((m) => m.createMcpRouter(deps)));
+  return {
+    handler: (req, res, next) => {
+      load().then((mcp) => mcp.router(req, res, next), next);
+    },
+    close: async () => {
+      if (router) await (await router).close();
+    },
+  };
+}
+
 /** Builds the express app: every paid route, MCP streamable HTTP at /mcp, health, readiness, metrics, fallbacks. */
 export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: () => Promise<void>; gate: RequestGate } {
   const app = express();
@@ -129,8 +145,8 @@ export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: 
   app.use(runtime.limits.perIp);
   const gate = new RequestGate();
   app.use(gate.middleware);
-  const mcp = createMcpRouter(runtime.mcpDeps);
-  app.use('/mcp', mcp.router);
+  const mcp = lazyMcpRouter(runtime.mcpDeps);
+  app.use('/mcp', mcp.handler);
   mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
   app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));
   mountDiscovery(app, runtime.mcpDeps);
@@ -177,6 +193,7 @@ export async function listen(runtime: Runtime, port = runtime.config.port, host 
 }
 
 /** A fresh MCP server bound to this runtime (stdio, tests). */
-export function newMcpServer(runtime: Runtime) {
+export async function newMcpServer(runtime: Runtime) {
+  const { createMcpServer } = await import('./mcp/server.js');
   return createMcpServer(runtime.mcpDeps);
 }

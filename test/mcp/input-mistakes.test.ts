@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = await startTestServer();
   clients['streamable HTTP'] = await connectHttpClient(server.url);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await newMcpServer(server.runtime).connect(serverSide);
+  await (await newMcpServer(server.runtime)).connect(serverSide);
   const memory = new Client({ name: 'tollbooth-test', version: '1.0.0' });
   await memory.connect(clientSide);
   clients['in-memory'] = memory;

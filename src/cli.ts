@@ -87,7 +87,7 @@ async function serve(config: Config): Promise<void> {
 async function stdio(config: Config): Promise<void> {
   const runtime = await createRuntime(config);
   warnDevelopment(config, runtime.log);
-  const server = newMcpServer(runtime);
+  const server = await newMcpServer(runtime);
   const transport = new StdioServerTransport();
   // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
   const stop = onStop(runtime.log, async (reason) => {

@@ -178,8 +178,8 @@ export class RemoteCaller {
   }
 
   private context(target: CallTarget, request: RemoteRequest, spend: NewSpend, resumed: boolean): DeliveryContext {
-    const { store, budget, log, settings } = this.deps;
-    return { store, budget, log, timeoutMs: settings.timeoutMs, output: target.output, tool: target.name, request, spend, resumed };
+    const { store, budget, log, settings, networks } = this.deps;
+    return { store, budget, log, timeoutMs: settings.timeoutMs, output: target.output, tool: target.name, request, spend, resumed, networks };
   }
 
   private async free(target: CallTarget, request: RemoteRequest, options: CallOptions): Promise<CallOutcome> {

@@ -2,13 +2,18 @@
  * Sends a signed payment with its request and sees it through, never paying twice: a lost or late answer re-sends
  * the very same payment (same `payment-identifier`), a call still running or a settlement still being confirmed is
  * waited for (bounded), and whatever stays unknown is kept pending with its payment for the next identical call.
+ * A payment that left is never booked as free on the remote's word alone: an "already used" refusal of a re-sent
+ * payment is a settlement whose answer was lost, and before any other refusal or error releases the budget the
+ * chain is asked whether the authorization was used (chain-check.ts); when it cannot tell, the payment is kept.
  */
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { NetworkEntry } from '../payments/networks.js';
 import type { NewSpend, SpendStatus, Store } from '../store/store.js';
 import type { Budget } from './budget.js';
+import { authorizationState, meansAlreadyUsed, type AuthorizationState } from './chain-check.js';
 import { usd } from './choose.js';
 import { paymentHeaders, send, type RemoteAnswer, type RemoteRequest } from './http.js';
 import type { CallOutcome, PaymentNote } from './outcome.js';
@@ -31,7 +36,12 @@ export interface DeliveryContext {
   spend: NewSpend;
   /** Re-sending a payment kept pending by an earlier call. */
   resumed: boolean;
+  /** The network table: where the chain is asked about a payment whose fate the remote left open. */
+  networks: readonly NetworkEntry[];
 }
+
+/** Upper bound on one on-chain check of a payment (each RPC request). */
+const CHAIN_CHECK_TIMEOUT_MS = 10_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -87,7 +97,7 @@ export async function deliver(ctx: DeliveryContext, payload: PaymentPayload): Pr
         await sleep(500 * 2 ** (tries.noAnswer - 1));
         continue;
       case 'challenge':
-        return refusedAfterPayment(ctx, answer, ctx.resumed || tries.noAnswer > 0);
+        return refusedAfterPayment(ctx, payload, answer, ctx.resumed || tries.noAnswer > 0);
       case 'error': {
         const code = remoteCode(answer.body);
         const wait = Math.min(answer.retryAfterSeconds ?? 1, MAX_WAIT_SECONDS) * 1000;
@@ -103,8 +113,12 @@ export async function deliver(ctx: DeliveryContext, payload: PaymentPayload): Pr
           }
           return keepPending(ctx, payload, code === 'settlement_pending' ? 'the remote is still confirming its settlement' : 'the remote is still running the call', answer.receipt);
         }
-        // The remote's contract: an error answer charged nothing. Give the amount back to the budget.
-        await ctx.store.cancelSpend(ctx.spend.id, `the remote answered ${answer.status}${code ? ` ${code}` : ''}`);
+        // The remote's contract: an error answer charged nothing. The chain confirms it before the budget gets it back.
+        const said = `the remote answered ${answer.status}${code ? ` ${code}` : ''}`;
+        const fate = await fateOf(ctx, payload, ctx.resumed || tries.noAnswer > 0, code);
+        if (fate.type === 'used') return settledAnswerLost(ctx, said, answer.receipt);
+        if (fate.type === 'unknown') return keepUnsure(ctx, payload, said, fate.why, answer.receipt);
+        await ctx.store.cancelSpend(ctx.spend.id, `${said}; the chain shows the payment unused`);
         return { type: 'remote_error', status: answer.status, body: answer.body, ...(answer.receipt ? { receipt: answer.receipt } : {}) };
       }
     }
@@ -138,23 +152,54 @@ async function keepPending(ctx: DeliveryContext, payload: PaymentPayload, why: s
   return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
 }
 
-async function refusedAfterPayment(ctx: DeliveryContext, answer: Extract<RemoteAnswer, { type: 'challenge' }>, retried: boolean): Promise<CallOutcome> {
+/**
+ * What became of a payment the remote refused or answered with an error after it left: "already used" to the very
+ * same payment re-sent means it settled and the answer was lost; anything else is asked of the chain.
+ */
+async function fateOf(ctx: DeliveryContext, payload: PaymentPayload, resent: boolean, reason: string | undefined): Promise<AuthorizationState> {
+  if (resent && meansAlreadyUsed(reason)) return { type: 'used' };
+  const state = await authorizationState(payload, { network: ctx.spend.network, asset: ctx.spend.asset }, ctx.networks, Math.min(ctx.timeoutMs, CHAIN_CHECK_TIMEOUT_MS));
+  ctx.log.info('asked the chain about a refused payment', { tool: ctx.tool, network: ctx.spend.network, reason, state: state.type });
+  return state;
+}
+
+/** Books a payment whose answer was lost as settled: the money moved once, the result is gone, nothing more is paid. */
+async function settledAnswerLost(ctx: DeliveryContext, said: string, receipt: SettleResponse | undefined): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, { status: 'settled', note: `settled on chain; the answer was lost (${said})`, ...(receipt?.transaction ? { transaction: receipt.transaction } : {}) });
+  const payment = await paymentNote(ctx, 'settled');
+  ctx.log.warn('a payment was settled but its answer was lost', { tool: ctx.tool, network: ctx.spend.network, usd: payment.usd });
+  const error = new ToolError('payment_failed', `The payment for ${ctx.tool} (${payment.usd} on ${ctx.spend.network}) was taken, but its answer was lost (${said}) and ${ctx.request.url} keeps no result for retries. It is booked as spent; nothing more was paid. Calling again pays for a new result.`);
+  return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
+}
+
+/** Keeps a refused payment counted (pending, with its payment) when the chain cannot say whether it was used. */
+async function keepUnsure(ctx: DeliveryContext, payload: PaymentPayload, said: string, why: string, receipt: SettleResponse | undefined): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload, note: `${said}; whether it was paid is unknown: ${why}` });
+  const payment = await paymentNote(ctx, 'pending');
+  const error = new ToolError(
+    'payment_pending',
+    `The payment for ${ctx.tool} (${payment.usd} on ${ctx.spend.network}) was sent and ${said}, but whether it was taken cannot be checked on chain: ${why}. It is not booked as free: it counts against today's budget and is kept. Call ${ctx.tool} again with the same input later; the very same payment is re-sent, never a new one.`,
+    { details: { paymentId: ctx.spend.paymentId, network: ctx.spend.network } },
+  );
+  return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
+}
+
+async function refusedAfterPayment(ctx: DeliveryContext, payload: PaymentPayload, answer: Extract<RemoteAnswer, { type: 'challenge' }>, retried: boolean): Promise<CallOutcome> {
   const { receipt } = answer;
   const reason = remoteCode(answer.body) ?? answer.challenge.error ?? 'payment_refused';
   const detail = remoteMessage(answer.body);
   const withReceipt = receipt ? { receipt } : {};
-  if (receipt && receipt.success === false) {
-    await ctx.store.finishSpend(ctx.spend.id, { status: 'failed', note: `settlement failed: ${receipt.errorReason ?? reason}` });
-    const error = new ToolError('payment_failed', `The remote ran ${ctx.tool} but could not settle the payment (${receipt.errorReason ?? reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment.`);
+  const settleFailed = receipt !== undefined && receipt.success === false;
+  const said = settleFailed ? `the remote could not settle it (${receipt.errorReason ?? reason})` : `the remote refused it (${reason})`;
+  const fate = await fateOf(ctx, payload, retried, settleFailed ? (receipt.errorReason ?? reason) : reason);
+  if (fate.type === 'used') return settledAnswerLost(ctx, said, receipt);
+  if (fate.type === 'unknown') return keepUnsure(ctx, payload, said, fate.why, receipt);
+  if (settleFailed) {
+    await ctx.store.finishSpend(ctx.spend.id, { status: 'failed', note: `settlement failed: ${receipt.errorReason ?? reason}; the chain shows the payment unused` });
+    const error = new ToolError('payment_failed', `The remote ran ${ctx.tool} but could not settle the payment (${receipt.errorReason ?? reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`);
     return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'failed') };
   }
-  if (retried && reason === 'payment_already_used') {
-    // The answer to an earlier attempt was lost after the remote settled: the money moved once, the result is gone.
-    await ctx.store.finishSpend(ctx.spend.id, { status: 'settled', note: 'settled; the answer was lost and this endpoint keeps no result for retries' });
-    const error = new ToolError('payment_failed', `The payment for ${ctx.tool} was settled but its answer was lost, and ${ctx.request.url} keeps no result for retries; nothing more was paid. Call again to pay for a new result.`);
-    return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'settled') };
-  }
-  await ctx.store.cancelSpend(ctx.spend.id, `refused by the remote: ${reason}`);
-  const error = new ToolError('payment_failed', `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment.`);
+  await ctx.store.cancelSpend(ctx.spend.id, `refused by the remote: ${reason}; the chain shows the payment unused`);
+  const error = new ToolError('payment_failed', `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`);
   return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'cancelled') };
 }

@@ -1,8 +1,11 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
-import { Keypair } from '@stellar/stellar-sdk';
-import algosdk from 'algosdk';
-import { privateKeyToAccount } from 'viem/accounts';
+import { lazyRequire } from '../lazy.js';
+
+// Each chain SDK loads only when a key of its family is configured: a server without settlement keys starts without them.
+const solana = lazyRequire<typeof import('@solana/kit')>('@solana/kit');
+const stellar = lazyRequire<typeof import('@stellar/stellar-sdk')>('@stellar/stellar-sdk');
+const algorand = lazyRequire<typeof import('algosdk')>('algosdk');
+const viemAccounts = lazyRequire<typeof import('viem/accounts')>('viem/accounts');
 
 /** Settlement keys of the in-process facilitator, one per network family, parsed from configuration. */
 export interface SettlementKeys {
@@ -34,7 +37,7 @@ export function parseSolanaSecretKey(text: string): Uint8Array {
     }
     bytes = Uint8Array.from(parsed as number[]);
   } else {
-    bytes = Uint8Array.from(getBase58Encoder().encode(trimmed));
+    bytes = Uint8Array.from(solana().getBase58Encoder().encode(trimmed));
   }
   if (bytes.length !== 64) throw new Error(`must be a 64-byte keypair, got ${bytes.length} bytes`);
   const derived = ed25519PublicKey(bytes.slice(0, 32));
@@ -46,20 +49,20 @@ export function parseSolanaSecretKey(text: string): Uint8Array {
 
 /** Parses a 25-word Algorand mnemonic into the account's 64-byte secret key; throws with a reason. */
 export function parseAlgorandMnemonic(text: string): Uint8Array {
-  return algosdk.mnemonicToSecretKey(text.trim().split(/\s+/).join(' ')).sk;
+  return algorand().mnemonicToSecretKey(text.trim().split(/\s+/).join(' ')).sk;
 }
 
 /** Parses a Stellar secret seed; throws with a reason. */
 export function parseStellarSecret(text: string): string {
-  return Keypair.fromSecret(text.trim()).secret();
+  return stellar().Keypair.fromSecret(text.trim()).secret();
 }
 
 /** The public addresses of the configured settlement keys (published in `extra` as fee payer / facilitator). */
 export function signerAddresses(keys: SettlementKeys): { evm?: string; svm?: string; stellar?: string; algorand?: string } {
   return {
-    ...(keys.evm ? { evm: privateKeyToAccount(keys.evm).address } : {}),
-    ...(keys.svm ? { svm: getBase58Decoder().decode(keys.svm.slice(32)) } : {}),
-    ...(keys.stellar ? { stellar: Keypair.fromSecret(keys.stellar).publicKey() } : {}),
-    ...(keys.algorand ? { algorand: algosdk.encodeAddress(keys.algorand.slice(32)) } : {}),
+    ...(keys.evm ? { evm: viemAccounts().privateKeyToAccount(keys.evm).address } : {}),
+    ...(keys.svm ? { svm: solana().getBase58Decoder().decode(keys.svm.slice(32)) } : {}),
+    ...(keys.stellar ? { stellar: stellar().Keypair.fromSecret(keys.stellar).publicKey() } : {}),
+    ...(keys.algorand ? { algorand: algorand().encodeAddress(keys.algorand.slice(32)) } : {}),
   };
 }

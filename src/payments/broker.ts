@@ -5,12 +5,12 @@ import type { Logger } from '../log.js';
 import type { ReceiptRecord, Store, Transport } from '../store/store.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { decodePayment, type RawPayment } from './decode.js';
-import { createMatcher, type Matched } from './match.js';
+import { canonicalNetworkId, createMatcher, type Matched } from './match.js';
 import type { Facilitator } from './facilitator.js';
 import { echoChecker, type EchoCheck } from './extensions.js';
 import { REASONS, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
 import { RAILS, railFor } from './rails/index.js';
-import type { Rail } from './rails/rail.js';
+import type { Rail, RailSdk } from './rails/rail.js';
 import { Reconciler } from './reconcile.js';
 import { buildChallenge, type Challenge } from './requirements.js';
 
@@ -32,6 +32,8 @@ export class PaymentBroker {
   private readonly server: x402ResourceServer;
   /** Each tool's challenge, matcher and echo check, built once. */
   private readonly perTool = new Map<string, ToolPayments>();
+  /** `rail|network id` pairs whose server scheme is registered on the resource server. */
+  private readonly registered = new Set<string>();
   /** Finishes settlements whose outcome was unknown. */
   readonly reconciler: Reconciler;
 
@@ -44,16 +46,15 @@ export class PaymentBroker {
     private readonly rails: readonly Rail[] = RAILS,
   ) {
     this.server = new x402ResourceServer(facilitator.client);
-    for (const net of config.networks) {
-      for (const rail of rails.filter((r) => r.family === net.family && net.schemes.includes(r.scheme))) {
-        for (const id of rail.networkIds?.(net) ?? [net.id]) this.server.register(id as `${string}:${string}`, rail.serverScheme(net));
-      }
-    }
     for (const tool of tools) {
       const challenge = buildChallenge(config, tool);
       this.perTool.set(tool.name, { challenge, match: createMatcher(challenge.accepts as PaymentRequirements[]), echo: echoChecker(challenge) });
     }
-    this.reconciler = new Reconciler(config, store, log, (payload, requirements) => this.server.settlePayment(payload, requirements), rails);
+    const resettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+      await this.prepareRail(requirements);
+      return this.server.settlePayment(payload, requirements);
+    };
+    this.reconciler = new Reconciler(config, store, log, resettle, rails);
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
@@ -64,7 +65,7 @@ export class PaymentBroker {
 
   /** Reads, matches, claims and verifies a payment for one request; the handler may run only on `verified`. */
   async begin(tool: AnyToolDefinition, raw: RawPayment, transport: Transport, requestHash: string): Promise<BeginOutcome> {
-    const read = this.read(tool, raw);
+    const read = await this.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
     return ticket.idempotencyId ? this.admitIdempotent(tool, ticket) : this.admit(tool, ticket);
@@ -104,7 +105,7 @@ export class PaymentBroker {
   }
 
   /** Decodes the proof, checks its version, matches it against the challenge and finds the rail and replay key. */
-  private read(tool: AnyToolDefinition, raw: RawPayment): { type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection {
+  private async read(tool: AnyToolDefinition, raw: RawPayment): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
     const v1 = tool.group === 'transfers';
     if (raw.source === 'x-payment' && !v1) {
       return this.reject(tool, 400, REASONS.wrongVersion, 'This endpoint speaks x402 version 2: send the payment in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).');
@@ -136,7 +137,8 @@ export class PaymentBroker {
     if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme)) {
       return this.reject(tool, 402, REASONS.unsupportedRail, this.unsupportedMessage(requirements));
     }
-    const identified = rail.identify(forwarded, requirements);
+    const sdk = await this.prepareRail(requirements);
+    const identified = sdk!.identify(forwarded, requirements);
     if (!identified.ok) return this.reject(tool, 400, REASONS.malformed, identified.message);
     const id = echoed.paymentId ? { idempotencyId: echoed.paymentId } : {};
     return { type: 'read', ticket: { tool: tool.name, payload: forwarded, requirements, replayKey: identified.key, payer: identified.payer, ...id } };
@@ -267,6 +269,24 @@ export class PaymentBroker {
 
   private reject(tool: AnyToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
     return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
+  }
+
+  /**
+   * The rail of a requirement with its SDK loaded, its server scheme registered on the resource server for the
+   * requirement's network (once per rail and network): rails load with the first payment that needs them.
+   */
+  private async prepareRail(requirements: PaymentRequirements): Promise<RailSdk | undefined> {
+    const net = this.config.networks.find((n) => n.id === canonicalNetworkId(requirements.network));
+    const rail = net ? railFor(requirements, net, this.rails) : undefined;
+    if (!net || !rail) return undefined;
+    const sdk = await rail.sdk();
+    for (const id of rail.networkIds?.(net) ?? [net.id]) {
+      const key = `${rail.id}|${id}`;
+      if (this.registered.has(key)) continue;
+      this.server.register(id as `${string}:${string}`, sdk.serverScheme(net));
+      this.registered.add(key);
+    }
+    return sdk;
   }
 
   private paymentsOf(tool: AnyToolDefinition): ToolPayments {

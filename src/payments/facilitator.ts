@@ -58,7 +58,7 @@ const FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'stellar', 'algorand']
  * Builds the facilitators per network family: in-process where a settlement key is configured
  * (FACILITATOR_<FAMILY>_…), remote where a URL is (FACILITATOR_URL_<FAMILY> or FACILITATOR_URL), else none.
  */
-export function createFacilitator(config: Config, rails: readonly Rail[] = RAILS): Facilitator {
+export async function createFacilitator(config: Config, rails: readonly Rail[] = RAILS): Promise<Facilitator> {
   const local = new x402Facilitator();
   const localClient = inProcessClient(local, config);
   const clients = new Map<NetworkFamily, FacilitatorClient>();
@@ -70,8 +70,9 @@ export function createFacilitator(config: Config, rails: readonly Rail[] = RAILS
     const familyRails = rails.filter((r) => r.family === family);
     const url = config.facilitator.urls[family];
     if (config.facilitator.keys[family]) {
+      // A family with a settlement key loads its rails' SDKs now: the operator chose to settle here.
       for (const rail of familyRails) {
-        for (const id of rail.registerInProcess(local, nets, config)) supported.add(`${id}|${rail.scheme}`);
+        for (const id of (await rail.sdk()).registerInProcess(local, nets, config)) supported.add(`${id}|${rail.scheme}`);
       }
       clients.set(family, localClient);
       modes[family] = 'in-process';

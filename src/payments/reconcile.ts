@@ -60,9 +60,11 @@ export class Reconciler {
     const network = canonicalNetworkId(requirements.network);
     const net = this.config.networks.find((n) => n.id === network);
     const rail = net ? railFor(requirements, net, this.rails) : undefined;
-    if (!net || !rail?.lookup) return { type: 'pending' };
+    if (!net || !rail) return { type: 'pending' };
     try {
-      return await rail.lookup({ key: pending.key, payload: pending.payload as PaymentPayload, requirements, transaction: pending.transaction }, net, this.config);
+      const { lookup } = await rail.sdk();
+      if (!lookup) return { type: 'pending' };
+      return await lookup({ key: pending.key, payload: pending.payload as PaymentPayload, requirements, transaction: pending.transaction }, net, this.config);
     } catch (err) {
       this.log.warn('could not look up a pending settlement', { key: pending.key, network: pending.network, error: (err as Error).message });
       return { type: 'pending' };

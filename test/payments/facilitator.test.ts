@@ -328,7 +328,7 @@ describe('choosing a facilitator per network family', () => {
     const { loadConfig } = await import('../../src/config.js');
     const { createFacilitator } = await import('../../src/payments/facilitator.js');
     const config = loadConfig({ ...paid.env, FACILITATOR_URL_ALGORAND: 'http://127.0.0.1:9/never' });
-    const facilitator = createFacilitator(config);
+    const facilitator = await createFacilitator(config);
     expect(facilitator.modes).toEqual({ evm: 'in-process', svm: 'none', stellar: 'none', algorand: 'remote' });
     expect(facilitator.mode).toBe('mixed');
     expect(facilitator.supports(LOCAL_NETWORK, 'exact')).toBe(true);
@@ -340,7 +340,7 @@ describe('choosing a facilitator per network family', () => {
   it('refuses to route a payment for a network no facilitator serves, as an error the broker turns into a 502', async () => {
     const { loadConfig } = await import('../../src/config.js');
     const { createFacilitator } = await import('../../src/payments/facilitator.js');
-    const facilitator = createFacilitator(loadConfig({}));
+    const facilitator = await createFacilitator(loadConfig({}));
     expect(facilitator.mode).toBe('none');
     const requirements = { scheme: 'exact', network: 'eip155:8453', asset: '0x', amount: '1', payTo: '0x', maxTimeoutSeconds: 300, extra: {} };
     await expect(facilitator.client.verify({ x402Version: 2, accepted: requirements, payload: {} } as never, requirements as never)).rejects.toThrow(/no facilitator is configured for eip155:8453/);

@@ -43,14 +43,12 @@ import { CheckedAvmFacilitator } from './algorand-facilitator.js';
 import { algodUrlFor, lookupAlgorandPayment } from './algorand-lookup.js';
 import { guardAvmSigner } from './algorand-rpc.js';
 import { algorandNetworkKind, paymentTxnOf } from './algorand-txns.js';
-import type { Identified, Rail } from './rail.js';
+import { ALGORAND_EXACT } from './info.js';
+import type { Identified, LoadedRail } from './rail.js';
 
 /** `exact` on Algorand with the official `@x402/avm` schemes; our fee payer is `FACILITATOR_ALGORAND_MNEMONIC`. */
-export const algorandExactRail: Rail = {
-  id: 'algorand-exact',
-  family: 'algorand',
-  scheme: 'exact',
-  handles: (req) => req.scheme === 'exact',
+export const algorandExactRail: LoadedRail = {
+  ...ALGORAND_EXACT,
   serverScheme: () => new ExactAvmServerScheme() as unknown as SchemeNetworkServer,
   identify(payload): Identified {
     const txn = paymentTxnOf(payload);

@@ -6,7 +6,8 @@ import type { Hex } from 'viem';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
 import { evmLookup, guardedEvmScheme } from './evm-chain.js';
-import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
+import { EVM_EXACT } from './info.js';
+import type { Identified, LoadedRail, LookupResult, PendingSettlement } from './rail.js';
 
 interface Eip3009Payload {
   signature?: unknown;
@@ -68,11 +69,8 @@ function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupRe
 }
 
 /** `exact` on EVM with an EIP-3009 `transferWithAuthorization` (the default EVM rail). */
-export const evmExactRail: Rail = {
-  id: 'evm-exact',
-  family: 'evm',
-  scheme: 'exact',
-  handles: (req) => req.scheme === 'exact' && !(req.extra as Record<string, unknown> | undefined)?.assetTransferMethod,
+export const evmExactRail: LoadedRail = {
+  ...EVM_EXACT,
   serverScheme: () => new ExactEvmServerScheme(),
   identify(payload, requirements): Identified {
     const auth = eip3009Authorization(payload);

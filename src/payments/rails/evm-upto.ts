@@ -15,7 +15,8 @@ import type { Hex } from 'viem';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
 import { evmLookup, guardedEvmScheme } from './evm-chain.js';
-import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
+import { EVM_UPTO } from './info.js';
+import type { Identified, LoadedRail, LookupResult, PendingSettlement } from './rail.js';
 
 interface Permit2Authorization {
   from: string;
@@ -71,11 +72,8 @@ function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupRe
 }
 
 /** `upto` on EVM with a Permit2 witness transfer through the x402 upto proxy. */
-export const evmUptoRail: Rail = {
-  id: 'evm-upto',
-  family: 'evm',
-  scheme: 'upto',
-  handles: (req) => req.scheme === 'upto' && (req.extra as Record<string, unknown> | undefined)?.assetTransferMethod === 'permit2',
+export const evmUptoRail: LoadedRail = {
+  ...EVM_UPTO,
   serverScheme: () => new UptoEvmServerScheme(),
   identify(payload, requirements): Identified {
     const auth = permit2Authorization(payload);

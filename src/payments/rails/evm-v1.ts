@@ -10,27 +10,22 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { ExactEvmSchemeV1 as ExactEvmV1FacilitatorScheme } from '@x402/evm/exact/v1/facilitator';
 import type { Config } from '../../config.js';
-import { canonicalNetworkId, isShortNetworkName } from '../match.js';
-import { BASE_MAINNET, type NetworkEntry } from '../networks.js';
+import { canonicalNetworkId } from '../match.js';
+import type { NetworkEntry } from '../networks.js';
 import { guardedEvmScheme } from './evm-chain.js';
 import { eip3009Authorization, evmExactRail, evmExactReplayKey } from './evm-exact.js';
-import type { Identified, Rail } from './rail.js';
+import { EVM_EXACT_V1, V1_NETWORK_NAMES } from './info.js';
+import type { Identified, LoadedRail } from './rail.js';
 
-/** The version-1 short names this server advertises, by the CAIP-2 network that carries them. */
-export const V1_NETWORK_NAMES: Readonly<Record<string, readonly string[]>> = { [BASE_MAINNET]: ['base'] };
+export { V1_NETWORK_NAMES } from './info.js';
 
 function canonical(requirements: PaymentRequirements): PaymentRequirements {
   return { ...requirements, network: canonicalNetworkId(requirements.network) as PaymentRequirements['network'] };
 }
 
 /** Version-1 `exact` on EVM (EIP-3009), matched on scheme + short network name. */
-export const evmExactV1Rail: Rail = {
-  id: 'evm-exact-v1',
-  family: 'evm',
-  scheme: 'exact',
-  x402Version: 1,
-  networkIds: (net) => [...(V1_NETWORK_NAMES[net.id] ?? [])],
-  handles: (req) => req.scheme === 'exact' && isShortNetworkName(req.network),
+export const evmExactV1Rail: LoadedRail = {
+  ...EVM_EXACT_V1,
   // Registered under the short name only so the resource server can resolve the payment flow of a v1 payment.
   serverScheme: () => new ExactEvmServerScheme(),
   identify(payload, requirements): Identified {

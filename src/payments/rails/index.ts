@@ -1,15 +1,30 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry } from '../networks.js';
-import { algorandExactRail } from './algorand.js';
-import { evmExactRail } from './evm-exact.js';
-import { evmUptoRail } from './evm-upto.js';
-import { evmExactV1Rail } from './evm-v1.js';
-import type { Rail } from './rail.js';
-import { stellarExactRail } from './stellar.js';
-import { svmExactRail } from './svm.js';
+import { ALGORAND_EXACT, EVM_EXACT, EVM_EXACT_V1, EVM_UPTO, STELLAR_EXACT, SVM_EXACT } from './info.js';
+import type { LoadedRail, Rail, RailInfo, RailSdk } from './rail.js';
+
+/** A rail whose module (and chain SDK) is imported the first time its SDK part is needed. */
+function lazyRail(info: RailInfo, load: () => Promise<LoadedRail>): Rail {
+  let loading: Promise<RailSdk> | undefined;
+  return {
+    ...info,
+    sdk: () =>
+      (loading ??= load().catch((err: unknown) => {
+        loading = undefined;
+        throw err;
+      })),
+  };
+}
 
 /** Every payment rail this server can verify and settle; the only list of them. */
-export const RAILS: readonly Rail[] = [evmExactRail, evmUptoRail, evmExactV1Rail, algorandExactRail, svmExactRail, stellarExactRail];
+export const RAILS: readonly Rail[] = [
+  lazyRail(EVM_EXACT, async () => (await import('./evm-exact.js')).evmExactRail),
+  lazyRail(EVM_UPTO, async () => (await import('./evm-upto.js')).evmUptoRail),
+  lazyRail(EVM_EXACT_V1, async () => (await import('./evm-v1.js')).evmExactV1Rail),
+  lazyRail(ALGORAND_EXACT, async () => (await import('./algorand.js')).algorandExactRail),
+  lazyRail(SVM_EXACT, async () => (await import('./svm.js')).svmExactRail),
+  lazyRail(STELLAR_EXACT, async () => (await import('./stellar.js')).stellarExactRail),
+];
 
 /** The x402 version a requirement belongs to: version 1 names its network the short way (`base`). */
 function versionOf(requirements: PaymentRequirements): 1 | 2 {
@@ -17,7 +32,9 @@ function versionOf(requirements: PaymentRequirements): 1 | 2 {
 }
 
 /** The rail that handles an advertised requirement on a network, if any (in the requirement's x402 version). */
-export function railFor(requirements: PaymentRequirements, net: NetworkEntry, rails: readonly Rail[] = RAILS): Rail | undefined {
+export function railFor<R extends RailInfo>(requirements: PaymentRequirements, net: NetworkEntry, rails: readonly R[]): R | undefined;
+export function railFor(requirements: PaymentRequirements, net: NetworkEntry): Rail | undefined;
+export function railFor(requirements: PaymentRequirements, net: NetworkEntry, rails: readonly RailInfo[] = RAILS): RailInfo | undefined {
   const version = versionOf(requirements);
   return rails.find((r) => (r.x402Version ?? 2) === version && r.family === net.family && r.scheme === requirements.scheme && r.handles(requirements, net));
 }

@@ -22,10 +22,10 @@ export type LookupResult =
   | { type: 'pending' };
 
 /**
- * One way to pay (network family + scheme): server-side scheme, replay key, in-process facilitator and
- * reconciliation. Everything chain-specific lives behind this interface; the broker never branches on a chain.
+ * One way to pay (network family + scheme), as known without its chain SDK: which requirements it handles and under
+ * which network ids. Everything chain-specific lives behind {@link RailSdk}; the broker never branches on a chain.
  */
-export interface Rail {
+export interface RailInfo {
   /** Stable id for logs and replay keys, e.g. `evm-exact`. */
   readonly id: string;
   readonly family: NetworkFamily;
@@ -36,6 +36,10 @@ export interface Rail {
   networkIds?(net: NetworkEntry): string[];
   /** True when this rail handles the advertised requirement (family, scheme and, for EVM, asset transfer method). */
   handles(requirements: PaymentRequirements, net: NetworkEntry): boolean;
+}
+
+/** The part of a rail that needs its chain SDK: scheme, replay key, in-process facilitator and reconciliation. */
+export interface RailSdk {
   /** The official server-side scheme registered on the x402 resource server for a network of this rail. */
   serverScheme(net: NetworkEntry): SchemeNetworkServer;
   /** The replay key (what the chain itself makes single-use) and payer of a payment that matched our requirements. */
@@ -48,3 +52,12 @@ export interface Rail {
   /** Asks the chain what became of a settlement whose outcome was unknown; absent = cannot tell. */
   lookup?(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult>;
 }
+
+/** A rail as the broker, the facilitators and the reconciler use it: its info, and its SDK part loaded on first use. */
+export interface Rail extends RailInfo {
+  /** Loads the rail's SDK part (a server that never sees a payment of this rail never loads its SDK). */
+  sdk(): Promise<RailSdk>;
+}
+
+/** A rail module's whole rail: its info and its SDK part (what the tests of each rail use directly). */
+export type LoadedRail = RailInfo & RailSdk;

@@ -35,7 +35,8 @@ import { ExactStellarFacilitatorScheme } from './stellar-facilitator.js';
 import { lookupAuthorization } from './stellar-lookup.js';
 import { stellarPassphrase, stellarRpc } from './stellar-network.js';
 import { ExactStellarServerScheme } from './stellar-server.js';
-import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
+import { STELLAR_EXACT } from './info.js';
+import type { Identified, LookupResult, PendingSettlement, LoadedRail } from './rail.js';
 
 /** The payer's authorization in a Stellar `exact` payload, or a sentence saying why there is none. */
 export function stellarPayerAuthorization(payload: PaymentPayload, network: string): { ok: true; auth: PayerAuthorization } | { ok: false; message: string } {
@@ -61,11 +62,8 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
 }
 
 /** `exact` on Stellar: a payer-signed Soroban authorization of a SEP-41 transfer, settled and fee-sponsored by us. */
-export const stellarExactRail: Rail = {
-  id: 'stellar-exact',
-  family: 'stellar',
-  scheme: 'exact',
-  handles: (req) => req.scheme === 'exact',
+export const stellarExactRail: LoadedRail = {
+  ...STELLAR_EXACT,
   serverScheme: (net) => new ExactStellarServerScheme(net),
   identify(payload: PaymentPayload, requirements: PaymentRequirements): Identified {
     const found = stellarPayerAuthorization(payload, requirements.network);

@@ -17,7 +17,8 @@ import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import type { Config } from '../../config.js';
 import type { NetworkEntry } from '../networks.js';
 import { REASONS } from '../outcomes.js';
-import type { Identified, LookupResult, PendingSettlement, Rail } from './rail.js';
+import { SVM_EXACT } from './info.js';
+import type { Identified, LookupResult, PendingSettlement, LoadedRail } from './rail.js';
 import { rpcErrorText, traceCall } from './rpc-trace.js';
 import { guardSvmSigner } from './svm-rpc.js';
 import { decodeSvmPayment, feePayerAbuse } from './svm-transaction.js';
@@ -153,11 +154,8 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
 }
 
 /** `exact` on Solana: a partially signed transaction with TransferChecked to the pay-to's ATA; we co-sign as fee payer. */
-export const svmExactRail: Rail = {
-  id: 'svm-exact',
-  family: 'svm',
-  scheme: 'exact',
-  handles: (req) => req.scheme === 'exact',
+export const svmExactRail: LoadedRail = {
+  ...SVM_EXACT,
   serverScheme: () => new ExactSvmServerScheme(),
   identify(payload, requirements): Identified {
     const tx = decodeSvmPayment(payload);

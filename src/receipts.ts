@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
@@ -67,14 +66,8 @@ const OptionsSchema = z.object({
 /** Parsed options of `tollbooth receipts`. */
 export type ReceiptsOptions = z.output<typeof OptionsSchema>;
 
-/** Parses `--limit N`, `--status settled|pending|failed` and `--json`; throws with a usage message when wrong. */
-export function parseReceiptsArgs(argv: string[]): ReceiptsOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: { limit: { type: 'string' }, status: { type: 'string' }, json: { type: 'boolean' } },
-    strict: true,
-    allowPositionals: false,
-  });
+/** Checks the values of `--limit N`, `--status settled|pending|failed` and `--json`; throws with a usage message when wrong. */
+export function receiptsOptions(values: Record<string, unknown>): ReceiptsOptions {
   const parsed = OptionsSchema.safeParse(values);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('; '));
   return parsed.data;
@@ -173,7 +166,7 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
 /** `tollbooth receipts`: prints settled, pending and failed payments with totals; returns the exit code. */
 export async function runReceipts(
   config: Config,
-  argv: string[],
+  values: Record<string, unknown>,
   io: { out: (text: string) => void; err: (text: string) => void } = {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
@@ -181,7 +174,7 @@ export async function runReceipts(
 ): Promise<number> {
   let options: ReceiptsOptions;
   try {
-    options = parseReceiptsArgs(argv);
+    options = receiptsOptions(values);
   } catch (err) {
     io.err(`${(err as Error).message}\nUsage: tollbooth receipts [--limit N] [--status settled|pending|failed] [--json]\n`);
     return 2;

@@ -2,68 +2,25 @@
  * `tollbooth call <tool> --input '<json>'`: one call of a remote tool for scripts and direct callers, with the same
  * wallets, budget and store as remote mode. The result goes to stdout as JSON; the receipt and messages to stderr.
  */
-import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { freeTools, tools } from '../../tools/index.js';
 import { agentProblems, createAgent } from './agent.js';
 import type { CallOutcome } from './outcome.js';
 import { targetOf } from './mcp.js';
-import { REMOTE_FLAGS } from './stdio.js';
 
 /** Exit codes of `tollbooth call`. */
 export const CALL_EXIT = { ok: 0, failed: 1, usage: 2, notPaid: 3 } as const;
 
-/** The usage text of `tollbooth call`. */
-export const CALL_USAGE = `tollbooth call <tool> [--input '<json>' | --input @file.json] [--remote <base url>] [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
-                [--max-usd <dollars>] [--dry-run] [--yes]
-  Calls one tool of a remote deployment, paying from the configured wallet under the budget (same store as stdio --remote).
-  stdout: the JSON result (or the dry run's report); stderr: the receipt and messages.
-  Exit: 0 done, 1 failed (remote error, payment refused or pending), 2 usage, 3 not paid (budget, approval, no wallet).`;
-
-/** Parsed `tollbooth call` arguments. */
+/** `tollbooth call` arguments, parsed by the command line (src/cli/call.ts). */
 export interface CallArgs {
   tool: string;
   input: unknown;
   maxUsd?: number;
   dryRun: boolean;
   yes: boolean;
+  /** Settings the command line overrides (the `--remote…` options). */
   env: Record<string, string>;
-}
-
-class UsageError extends Error {}
-
-/** Parses the arguments after `call`; throws a usage error with a reason. */
-export function parseCallArgs(args: readonly string[]): CallArgs {
-  const out: CallArgs = { tool: '', input: undefined, dryRun: false, yes: false, env: {} };
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = () => {
-      const v = inline ?? args[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    if (flag === '--dry-run') out.dryRun = true;
-    else if (flag === '--yes' || flag === '-y') out.yes = true;
-    else if (flag === '--input') {
-      const raw = value();
-      const text = raw.startsWith('@') ? readFileSync(raw.slice(1), 'utf8') : raw;
-      try {
-        out.input = JSON.parse(text);
-      } catch {
-        throw new UsageError('--input must be JSON (or @file holding JSON)');
-      }
-    } else if (flag === '--max-usd') {
-      const n = Number(value());
-      if (!Number.isFinite(n) || n < 0) throw new UsageError('--max-usd must be a non-negative number of dollars, e.g. 0.05');
-      out.maxUsd = n;
-    } else if (Object.hasOwn(REMOTE_FLAGS, flag)) out.env[REMOTE_FLAGS[flag]!] = value();
-    else if (flag.startsWith('-')) throw new UsageError(`unknown option ${flag}`);
-    else if (!out.tool) out.tool = flag;
-    else throw new UsageError(`unexpected argument ${flag}`);
-  }
-  if (!out.tool) throw new UsageError('name the tool to call');
-  return out;
 }
 
 function exitCodeOf(outcome: CallOutcome): number {
@@ -103,15 +60,7 @@ function print(outcome: CallOutcome): void {
 }
 
 /** Runs `tollbooth call`; returns the process exit code. */
-export async function runCall(args: readonly string[]): Promise<number> {
-  let parsed: CallArgs;
-  try {
-    parsed = parseCallArgs(args);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`tollbooth call: ${e.message}\n\n${CALL_USAGE}\n`);
-    return CALL_EXIT.usage;
-  }
+export async function runCall(parsed: CallArgs): Promise<number> {
   const paid = tools.find((t) => t.name === parsed.tool);
   const free = freeTools.find((t) => t.name === parsed.tool);
   if (!paid && !free) {

@@ -38,29 +38,6 @@ function tracked(executor: McpExecutor): { executor: McpExecutor; drain: (ms: nu
   };
 }
 
-/** The `--remote*` flags of `stdio` and `call` as environment overrides (validated with the rest of the configuration). */
-export const REMOTE_FLAGS: Record<string, string> = {
-  '--remote': 'REMOTE_URL',
-  '--remote-tools': 'REMOTE_URL_TOOLS',
-  '--remote-token': 'REMOTE_URL_TOKEN',
-  '--remote-smm': 'REMOTE_URL_SMM',
-  '--remote-transfers': 'REMOTE_URL_TRANSFERS',
-};
-
-/** Reads `--remote <url>` style flags (also `--remote=<url>`); throws on an unknown flag or a missing value. */
-export function remoteOverrides(args: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const name = Object.hasOwn(REMOTE_FLAGS, flag) ? REMOTE_FLAGS[flag] : undefined;
-    if (!name) throw new ConfigError(`Unknown option "${flag}" for stdio; use ${Object.keys(REMOTE_FLAGS).join(', ')}.`);
-    const value = inline ?? args[++i];
-    if (!value) throw new ConfigError(`${flag} needs a base URL, e.g. ${flag} https://tollbooth.example.com`);
-    out[name] = value;
-  }
-  return out;
-}
-
 /** Serves remote mode over stdio until the client closes the connection. */
 export async function runRemoteStdio(config: Config, log: Logger): Promise<void> {
   const problems = agentProblems(config);

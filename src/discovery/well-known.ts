@@ -1,4 +1,4 @@
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { mcpBazaarDeclaration } from '../payments/declarations.js';
 import { inputJsonSchema } from '../payments/requirements.js';
 import { usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 
@@ -39,13 +39,7 @@ function httpItem(entry: PaidEntry, lastUpdated: string): Json {
 /** The same tool as an MCP resource: the server's /mcp URL and the tool name (the bazaar's MCP discovery form). */
 function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: string): Json {
   const { tool } = entry;
-  const bazaar = declareDiscoveryExtension({
-    toolName: tool.name,
-    description: tool.description,
-    transport: 'streamable-http',
-    inputSchema: inputJsonSchema(tool),
-    ...(tool.example === undefined ? {} : { example: tool.example as Json }),
-  });
+  const bazaar = mcpBazaarDeclaration(tool.name, tool.description, inputJsonSchema(tool), tool.example as Json | undefined);
   return { resource: mcpUrl, type: 'mcp', ...itemBase(entry, lastUpdated), extensions: bazaar };
 }
 

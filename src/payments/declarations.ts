@@ -66,3 +66,27 @@ export function bazaarDeclaration(method: 'GET' | 'POST', example: Record<string
     schema: { $schema: DIALECT, type: 'object', properties: { input: { type: 'object', properties, required, additionalProperties: false } }, required: ['input'] },
   };
 }
+
+/** `bazaar` (discovery) for an MCP tool over streamable HTTP: its name, description, input schema and example. */
+export function mcpBazaarDeclaration(toolName: string, description: string, inputSchema: Record<string, unknown>, example?: Record<string, unknown>): { bazaar: Declaration } {
+  const input = { type: 'mcp', toolName, description, transport: 'streamable-http', inputSchema, ...(example === undefined ? {} : { example }) };
+  const properties = {
+    type: { type: 'string', const: 'mcp' },
+    toolName: { type: 'string' },
+    description: { type: 'string' },
+    transport: { type: 'string', enum: ['streamable-http'] },
+    inputSchema: { type: 'object' },
+    ...(example === undefined ? {} : { example: { type: 'object' } }),
+  };
+  return {
+    bazaar: {
+      info: { input },
+      schema: {
+        $schema: DIALECT,
+        type: 'object',
+        properties: { input: { type: 'object', properties, required: ['type', 'toolName', 'inputSchema'], additionalProperties: false } },
+        required: ['input'],
+      },
+    },
+  };
+}

@@ -10,7 +10,7 @@ import type { Faucet } from './faucet.js';
 import type { OnrampProvider } from './onramp.js';
 import type { TransfersPage, TransfersQuery } from './transfers.js';
 import type { UpstreamMetrics } from './upstream.js';
-import type { WalletProvider } from './wallet.js';
+import type { WalletProvider } from './wallet-report.js';
 
 /** Chains transfers-evm serves. */
 export type TransfersChain = 'base';

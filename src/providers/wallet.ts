@@ -4,36 +4,21 @@
  * price with the fee of one stablecoin transfer. Networks are read in parallel and fail one by one: each entry says
  * `ok` and carries its numbers or its error.
  */
-import { formatUnits } from 'viem';
-import { toToolError } from '../errors.js';
 import { evmChainId, type NetworkEntry } from '../payments/networks.js';
 import type { ChainToolsSettings } from './chain-settings.js';
 import { solanaRpcUrl, walletNetworks } from './chain-tools.js';
 import type { EvmReader, EvmRpcProvider } from './evm-rpc.js';
 import { createSolanaReader, type SolanaReader } from './solana-rpc.js';
+import { formatUnits } from '../units.js';
+import { describeFailure, type Amount, type BalanceRead, type GasRead, type NetworkRead, type WalletProvider } from './wallet-report.js';
+
+export { describeFailure, stablecoinTotal, type Amount, type BalanceRead, type GasRead, type NetworkRead, type WalletProvider } from './wallet-report.js';
 
 /** Gas units of one ERC-20 transfer used for the fee estimate (a USDC transfer takes ~50–65k). */
 export const STABLECOIN_TRANSFER_GAS = 65_000n;
 
 /** Native token symbol by EVM chain id (18 decimals on all of them). */
 const NATIVE_SYMBOLS: Record<number, string> = { 8453: 'ETH', 84532: 'ETH', 137: 'POL', 42161: 'ETH', 143: 'MON', 43114: 'AVAX', 1329: 'SEI', 10: 'ETH', 4663: 'ETH', 42220: 'CELO' };
-
-/** An amount in base units and as a decimal string. */
-export interface Amount {
-  symbol: string;
-  decimals: number;
-  raw: string;
-  formatted: string;
-}
-
-/** A network's entry in a step result: its numbers when `ok`, else the error. */
-export type NetworkRead<T> = { network: string; label: string; ok: true } & T | { network: string; label: string; ok: false; error: { code: string; message: string } };
-
-/** Balances of one wallet on one network. */
-export type BalanceRead = NetworkRead<{ family: 'evm' | 'svm'; address: string; native: Amount; stablecoin: Amount & { token: string } }>;
-
-/** Gas price of one network and the fee of one stablecoin transfer at that price. */
-export type GasRead = NetworkRead<{ gasPriceWei: string; gasPriceGwei: string; stablecoinTransfer: { gas: number; fee: Amount } }>;
 
 interface EvmNet {
   id: string;
@@ -50,26 +35,6 @@ interface SolNet {
   mint: string;
   decimals: number;
   reader: SolanaReader;
-}
-
-/** The wallet reads across the configured networks. */
-export interface WalletProvider {
-  /** Time limit of each wallet-readiness step. */
-  readonly stepTimeoutMs: number;
-  /** CAIP-2 ids read (EVM first, then Solana). */
-  readonly networks: string[];
-  balances(address: string, solanaAddress: string | undefined, signal: AbortSignal): Promise<BalanceRead[]>;
-  gas(signal: AbortSignal): Promise<GasRead[]>;
-}
-
-/**
- * A failure as a step or network entry reports it: the error code and its message without the "not charged" phrase
- * (which is true of a failed call but not of one part of a call that is charged).
- */
-export function describeFailure(err: unknown): { code: string; message: string } {
-  const e = toToolError(err);
-  const message = e.message.replace(/[;,]?\s*(you were not charged|nothing was charged|you have not been charged)\.?/gi, '.').replace(/\.\.+/g, '.');
-  return { code: e.code, message };
 }
 
 async function settle<T>(net: { id: string; label: string }, work: () => Promise<T>): Promise<NetworkRead<T>> {
@@ -138,13 +103,4 @@ export function createWalletProvider(networks: readonly NetworkEntry[], settings
       ) as Promise<GasRead[]>;
     },
   };
-}
-
-/** Sum of the stablecoin balances that were read, in dollars (every stablecoin here is a USD coin), as a decimal string. */
-export function stablecoinTotal(reads: BalanceRead[]): string {
-  let scaled = 0n;
-  for (const r of reads) {
-    if (r.ok) scaled += BigInt(r.stablecoin.raw) * 10n ** BigInt(Math.max(0, 18 - r.stablecoin.decimals));
-  }
-  return formatUnits(scaled, 18);
 }

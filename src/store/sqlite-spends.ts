@@ -1,4 +1,4 @@
-import type { Client, Row } from '@libsql/client';
+import type { Row, SqliteDb } from './sqlite-port.js';
 import type { NewSpend, SpendRecord, SpendReservation, SpendStatus, SpendUpdate } from './store.js';
 
 /** The agent's payments (remote mode, `tollbooth call`): its daily budget and spending history. */
@@ -58,7 +58,7 @@ function rowToSpend(row: Row): SpendRecord {
 
 /** The spending methods of the SQLite store, on its one connection. */
 export class SqliteSpends {
-  constructor(private readonly db: Client) {}
+  constructor(private readonly db: SqliteDb) {}
 
   async spentOn(day: string): Promise<number> {
     const result = await this.db.execute({ sql: `SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = ? AND ${COUNTED}`, args: [day] });

@@ -1,4 +1,4 @@
-import type { Client } from '@libsql/client';
+import type { SqliteDb } from './sqlite-port.js';
 import { takeFrom } from '../limits/bucket.js';
 import type { TokenRequest, TokenTake } from './store.js';
 
@@ -11,7 +11,7 @@ export const TOKENS_SCHEMA = [
 
 /** The SQLite side of `Store.takeTokens`: one conditional upsert per request, so concurrent takers never overdraw. */
 export class SqliteTokenBuckets {
-  constructor(private readonly db: Client) {}
+  constructor(private readonly db: SqliteDb) {}
 
   /** Takes `cost` tokens if the bucket holds them (see src/limits/bucket.ts for the arithmetic). */
   async take(r: TokenRequest): Promise<TokenTake> {

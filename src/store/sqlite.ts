@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { createClient, type Client, type InStatement, type Row } from '@libsql/client';
+import { SqliteDb, type Row, type Statement } from './sqlite-port.js';
 import { claimFromRow, orderFromRow, receiptFromRow } from './rows.js';
 import { MIGRATE_CLAIMS_V1, SCHEMA } from './sqlite-schema.js';
 import { SPENDS_SCHEMA, SqliteSpends } from './sqlite-spends.js';
@@ -48,7 +47,7 @@ export class SqliteStore implements Store {
   private readonly spends: SqliteSpends;
   private readonly tokens: SqliteTokenBuckets;
 
-  private constructor(private readonly db: Client) {
+  private constructor(private readonly db: SqliteDb) {
     this.spends = new SqliteSpends(db);
     this.tokens = new SqliteTokenBuckets(db);
   }
@@ -56,12 +55,10 @@ export class SqliteStore implements Store {
   /** Opens (and creates or migrates) the SQLite file at `path`. */
   static async open(path: string): Promise<SqliteStore> {
     mkdirSync(dirname(path), { recursive: true });
-    const db = createClient({ url: pathToFileURL(path).href, timeout: 5000 });
-    await db.execute('PRAGMA journal_mode = WAL');
-    await db.execute('PRAGMA busy_timeout = 5000');
+    const db = SqliteDb.open(path);
     for (const sql of [...SCHEMA, ...SPENDS_SCHEMA, ...TOKENS_SCHEMA]) await db.execute(sql);
     const columns = await db.execute('PRAGMA table_info(payment_claims)');
-    if (!columns.rows.some((c) => c.name === 'pending_json')) await db.batch(MIGRATE_CLAIMS_V1, 'write');
+    if (!columns.rows.some((c) => c.name === 'pending_json')) db.batch(MIGRATE_CLAIMS_V1.map((sql) => ({ sql })));
     return new SqliteStore(db);
   }
 
@@ -100,7 +97,6 @@ export class SqliteStore implements Store {
           args: [receipt.transaction, receipt.createdAt, receipt.key],
         },
       ],
-      'write',
     );
   }
 
@@ -128,7 +124,6 @@ export class SqliteStore implements Store {
         this.insertReceipt(receipt, "status = 'pending'"),
         { sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'pending'", args: [receipt.key] },
       ],
-      'write',
     );
   }
 
@@ -230,7 +225,7 @@ export class SqliteStore implements Store {
   }
 
   /** Inserts a receipt; with `claimState`, only while the payment's claim is in that state. */
-  private insertReceipt(r: ReceiptRecord, claimState?: string): InStatement {
+  private insertReceipt(r: ReceiptRecord, claimState?: string): Statement {
     const values = [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.createdAt];
     const columns = 'INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at)';
     if (!claimState) return { sql: `${columns} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: values };

@@ -2,7 +2,7 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { declareBuilderCodeExtension } from '@x402/extensions/builder-code';
 import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier';
 import { describe, expect, it } from 'vitest';
-import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from '../../src/payments/declarations.js';
+import { bazaarDeclaration, builderCodeDeclaration, mcpBazaarDeclaration, paymentIdentifierDeclaration } from '../../src/payments/declarations.js';
 import { inputJsonSchema } from '../../src/payments/requirements.js';
 import { tools } from '../../tools/index.js';
 
@@ -26,6 +26,14 @@ describe('our extension declarations are byte for byte what the official helpers
       const example = (tool.example ?? {}) as Record<string, unknown>;
       const schema = inputJsonSchema(tool);
       expect(JSON.stringify(bazaarDeclaration(tool.method, example, schema)), tool.name).toBe(JSON.stringify(officialBazaar(tool.method, example, schema)));
+    }
+  });
+
+  it('bazaar for an MCP tool, for every tool of the registry', () => {
+    for (const tool of tools) {
+      const example = tool.example as Record<string, unknown> | undefined;
+      const official = declareDiscoveryExtension({ toolName: tool.name, description: tool.description, transport: 'streamable-http', inputSchema: inputJsonSchema(tool), ...(example === undefined ? {} : { example }) });
+      expect(JSON.stringify(mcpBazaarDeclaration(tool.name, tool.description, inputJsonSchema(tool), example)), tool.name).toBe(JSON.stringify(official));
     }
   });
 });

@@ -55,16 +55,15 @@ describe('the SQLite store', () => {
   });
 
   it('migrates a first-release database, turning unknown settlements into pending ones', async () => {
-    const { createClient } = await import('@libsql/client');
+    const { default: Database } = await import('libsql');
     const { mkdirSync } = await import('node:fs');
     const { dirname } = await import('node:path');
-    const { pathToFileURL } = await import('node:url');
     mkdirSync(dirname(file), { recursive: true });
-    const old = createClient({ url: pathToFileURL(file).href });
-    await old.execute(`CREATE TABLE payment_claims (key TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('claimed', 'unknown', 'spent')),
+    const old = new Database(file);
+    old.exec(`CREATE TABLE payment_claims (key TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('claimed', 'unknown', 'spent')),
       tool TEXT NOT NULL, network TEXT NOT NULL, payer TEXT NOT NULL, amount TEXT NOT NULL, transport TEXT NOT NULL,
       transaction_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
-    await old.execute(`INSERT INTO payment_claims VALUES ('old', 'unknown', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', 'x', 'x')`);
+    old.exec(`INSERT INTO payment_claims VALUES ('old', 'unknown', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', 'x', 'x')`);
     old.close();
     const store = await SqliteStore.open(file);
     expect(await store.claimPayment(claim('old'))).toMatchObject({ type: 'pending', pending: { transaction: '0xold' } });

@@ -1,0 +1,44 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { UNCAUGHT_EXCEPTION } from '../process-policy.js';
+
+/** Warns when payments would go to the development placeholder addresses. */
+export function warnDevelopment(config: Config, log: Logger): void {
+  if (config.devPayTo.length > 0) {
+    log.warn(
+      'DEVELOPMENT PAY-TO ADDRESSES IN USE: payments would go to placeholder addresses nobody controls. Set PAY_TO_EVM, PAY_TO_SOLANA, PAY_TO_STELLAR and PAY_TO_ALGORAND before taking real payments.',
+      { families: config.devPayTo },
+    );
+  }
+}
+
+/**
+ * Runs `stop` once on the first SIGTERM/SIGINT (or other trigger); a second signal while it runs exits at once with 1.
+ * A stop after an uncaught exception exits with 1 even when it was clean.
+ */
+export function onStop(log: Logger, stop: (why: string) => Promise<boolean>): (why: string) => void {
+  let stopping = false;
+  return (why) => {
+    if (stopping) {
+      if (why === 'SIGTERM' || why === 'SIGINT') {
+        log.warn('second signal during shutdown: exiting now', { signal: why });
+        process.exit(1);
+      }
+      return;
+    }
+    stopping = true;
+    stop(why).then(
+      (clean) => process.exit(clean && why !== UNCAUGHT_EXCEPTION ? 0 : 1),
+      (err: unknown) => {
+        log.error('shutdown failed', { error: String((err as Error)?.stack ?? err) });
+        process.exit(1);
+      },
+    );
+  };
+}
+
+/** Calls `stop` on SIGTERM and SIGINT. */
+export function stopOnSignals(stop: (why: string) => void): void {
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

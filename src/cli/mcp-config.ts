@@ -1,0 +1,38 @@
+import { fileURLToPath } from 'node:url';
+import type { CliCommand } from './command.js';
+
+/** `tollbooth mcp-config`: ready MCP client entries for this install. */
+export const mcpConfigCommand: CliCommand = {
+  usage: `tollbooth mcp-config
+
+  Prints MCP client entries (mcpServers JSON) for this install: the selling stdio server, the streamable-HTTP
+  endpoint, and the paying remote entry with the budget (the wallet key stays in a file you name).`,
+  options: {},
+  async run() {
+    const { loadConfig } = await import('../config.js');
+    const config = loadConfig(process.env);
+    const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+    const { budget } = config.client;
+    const remote = config.client.remote.tools ?? config.baseUrls.tools.replace(/\/$/, '');
+    const entries = {
+      mcpServers: {
+        tollbooth: { command: process.execPath, args: [cli, 'stdio'], env: { DATA_DIR: config.dataDir } },
+        'tollbooth-http': { type: 'http', url: `${config.baseUrls.tools.replace(/\/$/, '')}/mcp` },
+        // Pays a remote deployment from the agent's own wallet under its budget; the wallet key stays in a file.
+        'tollbooth-remote': {
+          command: process.execPath,
+          args: [cli, 'stdio', '--remote', remote],
+          env: {
+            DATA_DIR: config.dataDir,
+            WALLET_EVM_PRIVATE_KEY_FILE: '/absolute/path/to/evm.key',
+            BUDGET_MAX_USD_PER_CALL: String(budget.maxUsdPerCall),
+            BUDGET_MAX_USD_PER_DAY: String(budget.maxUsdPerDay),
+            ...(budget.askAboveUsd === undefined ? {} : { BUDGET_ASK_ABOVE_USD: String(budget.askAboveUsd) }),
+          },
+        },
+      },
+    };
+    process.stdout.write(JSON.stringify(entries, null, 2) + '\n');
+    return 0;
+  },
+};

@@ -1,0 +1,45 @@
+import type { CliCommand } from './command.js';
+import { stringOption } from './command.js';
+
+/** `tollbooth serve`: HTTP routes and MCP streamable HTTP at /mcp until SIGTERM/SIGINT. */
+export const serveCommand: CliCommand = {
+  usage: `tollbooth serve [--port <n>] [--host <address>]
+
+  Serves every tool at its HTTP route and as MCP tools over streamable HTTP at /mcp, with /healthz, /readyz,
+  /metrics, /openapi.json, /.well-known/x402 and /llms.txt. Runs until SIGTERM or SIGINT, then stops taking calls,
+  lets running calls finish and settle (SHUTDOWN_TIMEOUT_MS) and exits.
+
+  --port <n>        port to listen on (default: PORT, else 4021; 0 picks a free one)
+  --host <address>  address to listen on (default: HOST, else 127.0.0.1)
+
+  Everything else comes from the environment (PAY_TO_*, FACILITATOR_*, DATABASE_URL, ...): see .env.example.`,
+  options: { port: { type: 'string' }, host: { type: 'string' } },
+  async run(args) {
+    const { loadConfig } = await import('../config.js');
+    const port = stringOption(args, 'port');
+    const host = stringOption(args, 'host');
+    const config = loadConfig({ ...process.env, ...(port !== undefined ? { PORT: port } : {}), ...(host !== undefined ? { HOST: host } : {}) });
+    const [{ createRuntime, listen }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] = await Promise.all([
+      import('../runtime.js'),
+      import('../process-policy.js'),
+      import('./lifecycle.js'),
+    ]);
+    const runtime = await createRuntime(config);
+    warnDevelopment(config, runtime.log);
+    const running = await listen(runtime);
+    runtime.log.info('tollbooth listening', { url: running.url, mcp: `${running.url}/mcp`, facilitator: runtime.facilitator.mode, tools: runtime.mcpDeps.tools.length });
+    // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
+    const stop = onStop(runtime.log, async (signal) => {
+      const inFlight = runtime.calls.inFlight;
+      const stopping = running.shutdown(config.shutdownTimeoutMs); // stops listening before this returns
+      runtime.log.info('shutting down', { signal, inFlight, timeoutMs: config.shutdownTimeoutMs });
+      const drained = await stopping;
+      await runtime.close();
+      runtime.log.info('stopped', { drained });
+      return drained;
+    });
+    stopOnSignals(stop);
+    installProcessPolicy(runtime.log, runtime.metrics, stop);
+    return undefined;
+  },
+};

@@ -1,0 +1,52 @@
+import type { CliCommand } from './command.js';
+import { REMOTE_OPTIONS, REMOTE_USAGE, remoteSettings } from './remote-flags.js';
+
+/** `tollbooth stdio`: MCP over stdio, serving the tools here or paying a remote deployment (remote mode). */
+export const stdioCommand: CliCommand = {
+  usage: `tollbooth stdio [--remote <base url>] [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
+
+  MCP over stdio for agents that spawn the server (stdout carries the protocol; logs go to stderr).
+  Without --remote (and REMOTE_URL*), the tools run here and each call is paid with x402 by the client.
+  With --remote, remote mode: the same tools, executed on a remote deployment and paid from the user's wallet
+  (WALLET_*) under the user's budget (BUDGET_*); see docs/agents.md.
+
+${REMOTE_USAGE}`,
+  options: REMOTE_OPTIONS,
+  async run(args) {
+    const { loadConfig } = await import('../config.js');
+    const config = loadConfig({ ...process.env, ...remoteSettings(args) });
+    if (Object.keys(config.client.remote).length > 0) {
+      const [{ runRemoteStdio }, { createLogger }] = await Promise.all([import('../client/stdio.js'), import('../log.js')]);
+      await runRemoteStdio(config, createLogger(config.logLevel));
+      return undefined;
+    }
+    const [{ StdioServerTransport }, { createRuntime, newMcpServer }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../runtime.js'),
+      import('../process-policy.js'),
+      import('./lifecycle.js'),
+    ]);
+    const runtime = await createRuntime(config);
+    warnDevelopment(config, runtime.log);
+    const server = await newMcpServer(runtime);
+    const transport = new StdioServerTransport();
+    // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
+    const stop = onStop(runtime.log, async (reason) => {
+      runtime.log.info('shutting down', { reason, inFlight: runtime.calls.inFlight, timeoutMs: config.shutdownTimeoutMs });
+      const drained = await runtime.calls.drain(config.shutdownTimeoutMs);
+      if (!drained) runtime.log.error('shutdown time limit reached with calls still running', { inFlight: runtime.calls.inFlight });
+      // A finished call's answer is written by the SDK a few promise steps later; closing first would drop it.
+      await new Promise((resolve) => setImmediate(resolve));
+      await server.close();
+      await runtime.close();
+      return drained;
+    });
+    transport.onclose = () => stop('transport closed');
+    process.stdin.once('end', () => stop('stdin closed'));
+    stopOnSignals(stop);
+    installProcessPolicy(runtime.log, runtime.metrics, stop);
+    await server.connect(transport);
+    runtime.log.info('tollbooth MCP stdio ready', { tools: runtime.mcpDeps.tools.length, facilitator: runtime.facilitator.mode });
+    return undefined;
+  },
+};

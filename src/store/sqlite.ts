@@ -64,48 +64,48 @@ export class SqliteStore implements Store {
 
   async claimPayment(claim: PaymentClaim): Promise<ClaimResult> {
     const now = new Date().toISOString();
-    const inserted = await this.db.execute({
-      sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, pending_json, created_at, updated_at)
-            VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
-      args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, claim.details ? JSON.stringify(claim.details) : null, now, now],
+    const details = claim.details ? JSON.stringify(claim.details) : null;
+    // One write: insert the claim, or read the row that holds the key, in the same transaction (no race between them).
+    return this.db.write((): ClaimResult => {
+      const inserted = this.db.execute({
+        sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, pending_json, created_at, updated_at)
+              VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+        args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, details, now, now],
+      });
+      if (inserted.rowsAffected === 1) return { type: 'claimed' };
+      const row = this.db.execute({ sql: 'SELECT * FROM payment_claims WHERE key = ?', args: [claim.key] }).rows[0]!;
+      if (row.status === 'spent') {
+        const transaction = String(row.transaction_id ?? '');
+        const { requestHash, output } = rowToPending(row);
+        // Only a payment that was pending kept an output: the one a retry of the same request may still collect.
+        return output === undefined ? { type: 'spent', transaction } : { type: 'spent', transaction, undelivered: { requestHash, output } };
+      }
+      if (row.status === 'pending') return { type: 'pending', pending: rowToPending(row) };
+      return { type: 'in_flight' };
     });
-    if (inserted.rows.length === 1) return { type: 'claimed' };
-    const existing = await this.db.execute({ sql: 'SELECT * FROM payment_claims WHERE key = ?', args: [claim.key] });
-    const row = existing.rows[0];
-    if (!row) return this.claimPayment(claim); // released between the two statements
-    if (row.status === 'spent') {
-      const transaction = String(row.transaction_id ?? '');
-      const { requestHash, output } = rowToPending(row);
-      // Only a payment that was pending kept an output: the one a retry of the same request may still collect.
-      return output === undefined ? { type: 'spent', transaction } : { type: 'spent', transaction, undelivered: { requestHash, output } };
-    }
-    if (row.status === 'pending') return { type: 'pending', pending: rowToPending(row) };
-    return { type: 'in_flight' };
   }
 
   async releasePayment(key: string): Promise<void> {
-    await this.db.execute({ sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'claimed'", args: [key] });
+    await this.db.write(() => this.db.execute({ sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'claimed'", args: [key] }));
   }
 
   async completePayment(receipt: ReceiptRecord): Promise<void> {
     // The receipt is written only by whoever moves the claim on, so instances reconciling the same payment record it once.
-    await this.db.batch(
-      [
-        this.insertReceipt(receipt, "status IN ('claimed', 'pending')"),
-        {
-          sql: "UPDATE payment_claims SET status = 'spent', transaction_id = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
-          args: [receipt.transaction, receipt.createdAt, receipt.key],
-        },
-      ],
-    );
+    await this.db.write(() => {
+      this.db.execute(this.insertReceipt(receipt, "status IN ('claimed', 'pending')"));
+      this.db.execute({
+        sql: "UPDATE payment_claims SET status = 'spent', transaction_id = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
+        args: [receipt.transaction, receipt.createdAt, receipt.key],
+      });
+    });
   }
 
   async markPaymentPending(key: string, details: PendingDetails): Promise<void> {
     const { transaction, ...rest } = details;
-    await this.db.execute({
-      sql: "UPDATE payment_claims SET status = 'pending', transaction_id = ?, pending_json = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
-      args: [transaction, JSON.stringify(rest), new Date().toISOString(), key],
-    });
+    const args = [transaction, JSON.stringify(rest), new Date().toISOString(), key];
+    await this.db.write(() =>
+      this.db.execute({ sql: "UPDATE payment_claims SET status = 'pending', transaction_id = ?, pending_json = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')", args }),
+    );
   }
 
   async listPending(): Promise<PendingRecord[]> {
@@ -128,7 +128,7 @@ export class SqliteStore implements Store {
   }
 
   async recordReceipt(receipt: ReceiptRecord): Promise<void> {
-    await this.db.execute(this.insertReceipt(receipt));
+    await this.db.write(() => this.db.execute(this.insertReceipt(receipt)));
   }
 
   async listReceipts(options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
@@ -138,28 +138,30 @@ export class SqliteStore implements Store {
 
   async beginIdempotent(claim: IdempotencyClaim): Promise<IdempotencyBegin> {
     const now = new Date().toISOString();
-    // Single statements only: each is atomic, and a row found after a lost insert race is simply read back.
-    await this.db.execute({ sql: 'DELETE FROM idempotency WHERE id = ? AND expires_at <= ?', args: [claim.id, now] });
-    const inserted = await this.db.execute({
-      sql: `INSERT INTO idempotency (id, tool, request_hash, payment_key, status, created_at, expires_at)
-            VALUES (?, ?, ?, ?, 'in_flight', ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      args: [claim.id, claim.tool, claim.requestHash, claim.paymentKey, now, claim.expiresAt],
+    // One write: forget an expired record, insert the id, or read the record that holds it, in one transaction.
+    return this.db.write((): IdempotencyBegin => {
+      this.db.execute({ sql: 'DELETE FROM idempotency WHERE id = ? AND expires_at <= ?', args: [claim.id, now] });
+      const inserted = this.db.execute({
+        sql: `INSERT INTO idempotency (id, tool, request_hash, payment_key, status, created_at, expires_at)
+              VALUES (?, ?, ?, ?, 'in_flight', ?, ?) ON CONFLICT (id) DO NOTHING`,
+        args: [claim.id, claim.tool, claim.requestHash, claim.paymentKey, now, claim.expiresAt],
+      });
+      if (inserted.rowsAffected === 1) return { type: 'new' };
+      const row = this.db.execute({ sql: 'SELECT * FROM idempotency WHERE id = ?', args: [claim.id] }).rows[0]!;
+      if (row.request_hash !== claim.requestHash || row.tool !== claim.tool) return { type: 'conflict', reason: 'different_request' };
+      if (row.payment_key !== claim.paymentKey) return { type: 'conflict', reason: 'different_payment' };
+      if (row.status === 'done') return { type: 'done', result: JSON.parse(String(row.result_json)) as StoredResult };
+      return { type: 'in_flight' };
     });
-    if (inserted.rows.length === 1) return { type: 'new' };
-    const row = (await this.db.execute({ sql: 'SELECT * FROM idempotency WHERE id = ?', args: [claim.id] })).rows[0];
-    if (!row) return this.beginIdempotent(claim); // expired and purged between the two statements
-    if (row.request_hash !== claim.requestHash || row.tool !== claim.tool) return { type: 'conflict', reason: 'different_request' };
-    if (row.payment_key !== claim.paymentKey) return { type: 'conflict', reason: 'different_payment' };
-    if (row.status === 'done') return { type: 'done', result: JSON.parse(String(row.result_json)) as StoredResult };
-    return { type: 'in_flight' };
   }
 
   async finishIdempotent(id: string, result: StoredResult): Promise<void> {
-    await this.db.execute({ sql: "UPDATE idempotency SET status = 'done', result_json = ? WHERE id = ?", args: [JSON.stringify(result), id] });
+    const args = [JSON.stringify(result), id];
+    await this.db.write(() => this.db.execute({ sql: "UPDATE idempotency SET status = 'done', result_json = ? WHERE id = ?", args }));
   }
 
   async abandonIdempotent(id: string): Promise<void> {
-    await this.db.execute({ sql: "DELETE FROM idempotency WHERE id = ? AND status = 'in_flight'", args: [id] });
+    await this.db.write(() => this.db.execute({ sql: "DELETE FROM idempotency WHERE id = ? AND status = 'in_flight'", args: [id] }));
   }
 
   async purgeExpired(now: string): Promise<number> {

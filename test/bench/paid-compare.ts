@@ -39,7 +39,7 @@ function describeRun(label: string, r: PaidRun): string {
   const non200 = Object.entries(r.statuses).filter(([s]) => s !== '200');
   return (
     `${label} ${r.server.padEnd(14)} ${r.ok} x 200 in ${f(r.seconds, 1)} s = ${f(r.rps).padStart(5)} req/s, p50 ${r.p50ms} ms, p99 ${r.p99ms} ms; ` +
-    `CPU/call: server ${per(r.serverCpuMs)} ms, facilitator ${per(r.facilitatorCpuMs)} ms, load generator ${per(r.loadGeneratorCpuMs)} ms; ` +
+    `CPU/call: server ${per(r.serverCpuMs)} ms (kernel ${per(r.serverSystemMs)}), facilitator ${per(r.facilitatorCpuMs)} ms, load generator ${per(r.loadGeneratorCpuMs)} ms; ` +
     `facilitator verify ${per(r.facilitator.verified + r.facilitator.invalid)}/call, settle ${per(r.facilitator.settled + r.facilitator.settleFailed)}/call, ${r.facilitator.connections} new connections` +
     (non200.length ? `; NOT 200: ${JSON.stringify(Object.fromEntries(non200))}` : '')
   );
@@ -170,10 +170,14 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
   return problems;
 }
 
-/** One timed run of Tollbooth started with --cpu-prof; prints where its CPU went during that run. */
+/**
+ * One timed run of Tollbooth (or, with BENCH_PROFILE_TARGET=official, of the official server) started with
+ * --cpu-prof; prints where its CPU went during that run.
+ */
 async function profile(facilitator: Proc, label: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-paid-profile-'));
-  const server = await startProc(oursSpec(facilitator.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`]));
+  const flags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  const server = await startProc(process.env.BENCH_PROFILE_TARGET === 'official' ? officialSpec(facilitator.url, flags) : oursSpec(facilitator.url, flags));
   let window = { fromUs: 0, toUs: 0 };
   let run: PaidRun | undefined;
   try {
@@ -189,7 +193,7 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
   }
   if (!run) throw new Error('the profiled run did not complete');
   const summary = summarizeProfile(readProfile(dir), window);
-  write(`${label} profile of Tollbooth (--cpu-prof) over one timed run: ${describeRun('', run).trim()}`);
+  write(`${label} profile of ${server.name} (--cpu-prof) over one timed run: ${describeRun('', run).trim()}`);
   write(`    (profiling slows the server; the profile is in ${dir})`);
   write(`    CPU time of the process over the run (/proc, all threads): ${f(run.serverCpuMs)} ms; the profile samples the main JavaScript thread only`);
   for (const line of describeProfile(summary)) write('    ' + line);

@@ -10,7 +10,7 @@ import { annuity } from '../../tools/annuity.js';
 import { testContext } from '../support/context.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { cannon, statuses, type CannonOptions, type CannonRequest } from './load-harness.js';
-import { cpuMs, type Proc } from './paid-procs.js';
+import { cpuMs, cpuSplitMs, type Proc } from './paid-procs.js';
 import { facilitatorStats, type FacilitatorStats } from './paid-servers.js';
 
 /** The paid call: a valid annuity input. */
@@ -75,6 +75,8 @@ export interface PaidRun {
   p50ms: number;
   p99ms: number;
   serverCpuMs: number;
+  /** The part of it spent in the kernel (syscalls: sockets, file writes, fsync). */
+  serverSystemMs: number;
   facilitatorCpuMs: number;
   loadGeneratorCpuMs: number;
   facilitator: { verified: number; invalid: number; settled: number; settleFailed: number; chainTransfers: number; replaysRefused: number; connections: number; reasons: Record<string, number> };
@@ -117,7 +119,7 @@ export async function paidRun(server: Proc, facilitator: Proc, pool: SignedPool,
   const firstTaken = pool.head;
   const starvedBefore = pool.starved;
   const facBefore = await facilitatorStats(facilitator.url);
-  const cpuBefore = { server: cpuMs(server.pid), facilitator: cpuMs(facilitator.pid), self: process.cpuUsage() };
+  const cpuBefore = { server: cpuMs(server.pid), serverSystem: cpuSplitMs(server.pid).system, facilitator: cpuMs(facilitator.pid), self: process.cpuUsage() };
   const t0 = performance.now();
   let lastAnswer = t0;
   const options: CannonOptions & { sampleInt: number } = {
@@ -157,6 +159,7 @@ export async function paidRun(server: Proc, facilitator: Proc, pool: SignedPool,
   const seconds = (lastAnswer - t0) / 1000;
   const self = process.cpuUsage(cpuBefore.self);
   const serverCpuMs = cpuMs(server.pid) - cpuBefore.server;
+  const serverSystemMs = cpuSplitMs(server.pid).system - cpuBefore.serverSystem;
   const facilitatorCpuMs = cpuMs(facilitator.pid) - cpuBefore.facilitator;
   const facAfter = await facilitatorStats(facilitator.url);
   const codes = statuses(result);
@@ -176,6 +179,7 @@ export async function paidRun(server: Proc, facilitator: Proc, pool: SignedPool,
     p50ms: result.latency.p50,
     p99ms: result.latency.p99,
     serverCpuMs,
+    serverSystemMs,
     facilitatorCpuMs,
     loadGeneratorCpuMs: (self.user + self.system) / 1000,
     facilitator: diff(facAfter, facBefore),

@@ -144,13 +144,19 @@ function clockTicks(): number {
 
 /** CPU time (user + system, all threads) a process has used so far, in ms, from /proc/<pid>/stat; NaN off Linux. */
 export function cpuMs(pid: number): number {
+  const { user, system } = cpuSplitMs(pid);
+  return user + system;
+}
+
+/** CPU time a process has used so far in user and in system (kernel) mode, in ms, from /proc/<pid>/stat; NaN off Linux. */
+export function cpuSplitMs(pid: number): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Fields after the command name start at field 3 (state); utime is field 14, stime field 15.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+    return { user: (Number(fields[11]) * 1000) / clockTicks(), system: (Number(fields[12]) * 1000) / clockTicks() };
   } catch {
-    return NaN;
+    return { user: NaN, system: NaN };
   }
 }
 

@@ -60,10 +60,11 @@ export function oursSpec(facilitatorUrl: string, nodeFlags: string[] = []): Proc
 }
 
 /** The official express + @x402/express server selling the same route. */
-export function officialSpec(facilitatorUrl: string): ProcSpec {
+export function officialSpec(facilitatorUrl: string, nodeFlags: string[] = []): ProcSpec {
   return {
     name: '@x402/express',
     args: [OFFICIAL_SERVER],
+    nodeFlags,
     env: {
       FACILITATOR_URL: facilitatorUrl,
       NETWORK: SALE.network,

@@ -1,7 +1,8 @@
 import { x402Facilitator } from '@x402/core/facilitator';
-import { FacilitatorTimeoutError, HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server';
+import { FacilitatorTimeoutError, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
+import { createHttpFacilitatorClient } from './facilitator-http.js';
 import { canonicalNetworkId } from './match.js';
 import type { NetworkFamily } from './networks.js';
 import { RAILS } from './rails/index.js';
@@ -21,6 +22,8 @@ export interface Facilitator {
   clients: Partial<Record<NetworkFamily, FacilitatorClient>>;
   /** `network|scheme` pairs this server can verify and settle. */
   supports(network: string, scheme: string): boolean;
+  /** Closes the connections to remote facilitators. */
+  close(): Promise<void>;
 }
 
 /** Bounds an in-process facilitator call with the same error the remote client raises on timeout. */
@@ -32,15 +35,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Pro
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function remoteClient(url: string, config: Config): FacilitatorClient {
+function remoteClient(url: string, config: Config): FacilitatorClient & { close(): Promise<void> } {
   const { timeoutMs, settleTimeoutMs } = config.facilitator;
-  const verifier = new HTTPFacilitatorClient({ url, timeoutMs });
-  const settler = new HTTPFacilitatorClient({ url, timeoutMs: settleTimeoutMs });
-  return {
-    verify: (p: PaymentPayload, r: PaymentRequirements) => verifier.verify(p, r),
-    settle: (p: PaymentPayload, r: PaymentRequirements) => settler.settle(p, r),
-    getSupported: () => verifier.getSupported(),
-  } as FacilitatorClient;
+  return createHttpFacilitatorClient(url, { timeoutMs, settleTimeoutMs });
 }
 
 function inProcessClient(facilitator: x402Facilitator, config: Config): FacilitatorClient {
@@ -64,7 +61,7 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
   const clients = new Map<NetworkFamily, FacilitatorClient>();
   const modes = {} as Record<NetworkFamily, FacilitatorMode>;
   const supported = new Set<string>();
-  const remotes = new Map<string, FacilitatorClient>();
+  const remotes = new Map<string, FacilitatorClient & { close(): Promise<void> }>();
   for (const family of FAMILIES) {
     const nets = config.networks.filter((n) => n.family === family);
     const familyRails = rails.filter((r) => r.family === family);
@@ -108,5 +105,14 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
   } as FacilitatorClient;
   const distinct = [...new Set(Object.values(modes).filter((m) => m !== 'none'))];
   const mode = distinct.length === 0 ? 'none' : distinct.length === 1 ? distinct[0]! : 'mixed';
-  return { client, modes, mode, clients: Object.fromEntries(clients), supports: (network, scheme) => supported.has(`${network}|${scheme}`) };
+  return {
+    client,
+    modes,
+    mode,
+    clients: Object.fromEntries(clients),
+    supports: (network, scheme) => supported.has(`${network}|${scheme}`),
+    close: async () => {
+      await Promise.all([...remotes.values()].map((remote) => remote.close()));
+    },
+  };
 }

@@ -46,4 +46,7 @@ app.use((err, _req, res, _next) => {
   res.status(err?.name === 'ZodError' ? 400 : 500).json({ error: String(err?.message ?? err) });
 });
 const server = app.listen(Number(env.PORT ?? 0), '127.0.0.1');
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections(); // idle keep-alive connections would hold the close (and a --cpu-prof profile) back
+});

@@ -61,7 +61,7 @@ export class SqliteDb {
 
   /** Runs statements in one write transaction (`BEGIN IMMEDIATE`): all of them or none. */
   batch(statements: readonly Statement[]): ResultSet[] {
-    return this.db.transaction(() => statements.map((s) => this.execute(s))).immediate();
+    return this.inTransaction(() => statements.map((s) => this.execute(s)));
   }
 
   /**
@@ -78,46 +78,51 @@ export class SqliteDb {
     });
   }
 
-  /** One transaction for every queued write; each write in its own savepoint, so a failing one leaves the others. */
+  /**
+   * One transaction for every queued write. A write that throws (rare: a full disk, a constraint) rolls the whole
+   * group back, and the group is then run again one write per transaction, so the others still commit.
+   */
   private flush(): void {
     this.flushScheduled = false;
     const jobs = this.queue;
     this.queue = [];
     if (jobs.length === 0) return;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    let values: unknown[];
     try {
-      this.statement('BEGIN IMMEDIATE').run();
+      values = this.inTransaction(() => jobs.map((job) => job.work()));
     } catch (error) {
-      for (const job of jobs) job.reject(error);
+      if (jobs.length === 1) jobs[0]!.reject(error);
+      else for (const job of jobs) this.runAlone(job);
       return;
     }
-    for (const job of jobs) {
-      this.statement('SAVEPOINT queued_write').run();
-      try {
-        outcomes.push({ ok: true, value: job.work() });
-        this.statement('RELEASE queued_write').run();
-      } catch (error) {
-        this.statement('ROLLBACK TO queued_write').run();
-        this.statement('RELEASE queued_write').run();
-        outcomes.push({ ok: false, error });
-      }
+    jobs.forEach((job, i) => job.resolve(values[i]));
+  }
+
+  private runAlone(job: QueuedWrite): void {
+    try {
+      job.resolve(this.inTransaction(job.work));
+    } catch (error) {
+      job.reject(error);
+    }
+  }
+
+  /** Runs `work` between `BEGIN IMMEDIATE` and `COMMIT` (prepared once), rolling back if it throws. */
+  private inTransaction<T>(work: () => T): T {
+    this.statement('BEGIN IMMEDIATE').run();
+    let value: T;
+    try {
+      value = work();
+    } catch (error) {
+      this.statement('ROLLBACK').run();
+      throw error;
     }
     try {
       this.statement('COMMIT').run();
     } catch (error) {
-      try {
-        this.statement('ROLLBACK').run();
-      } catch {
-        /* already rolled back */
-      }
-      for (const job of jobs) job.reject(error);
-      return;
+      if (this.db.inTransaction) this.statement('ROLLBACK').run();
+      throw error;
     }
-    jobs.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
-    });
+    return value;
   }
 
   /** Runs SQL text with several statements and no arguments (schema). */

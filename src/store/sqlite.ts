@@ -92,11 +92,11 @@ export class SqliteStore implements Store {
   async completePayment(receipt: ReceiptRecord): Promise<void> {
     // The receipt is written only by whoever moves the claim on, so instances reconciling the same payment record it once.
     await this.db.write(() => {
-      this.db.execute(this.insertReceipt(receipt, "status IN ('claimed', 'pending')"));
-      this.db.execute({
+      const moved = this.db.execute({
         sql: "UPDATE payment_claims SET status = 'spent', transaction_id = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
         args: [receipt.transaction, receipt.createdAt, receipt.key],
       });
+      if (moved.rowsAffected === 1) this.db.execute(this.insertReceipt(receipt));
     });
   }
 

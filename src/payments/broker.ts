@@ -73,6 +73,14 @@ export class PaymentBroker {
 
   /** Settles a verified payment after the handler succeeded; records the receipt whatever happens. */
   async settle(tool: AnyToolDefinition, ticket: PaymentTicket, output: unknown): Promise<SettleOutcome> {
+    // The claim (with what it pays for) is on disk before any money can move, so a crash after the settlement is
+    // always reconciled. A store that cannot say so refuses to settle: the claim is released, nothing is charged.
+    try {
+      await this.store.durable();
+    } catch (err) {
+      await this.release(ticket).catch(() => undefined);
+      throw err;
+    }
     let result: SettleResponse;
     try {
       result = await this.server.settlePayment(ticket.payload, ticket.requirements);

@@ -248,6 +248,9 @@ export class PostgresStore implements Store {
     return this.tokens.purge(now);
   }
 
+  /** Every commit is durable when it returns (PostgreSQL waits for its WAL flush). */
+  async durable(): Promise<void> {}
+
   async ping(): Promise<void> {
     await this.query('SELECT 1');
   }

@@ -66,7 +66,7 @@ export class SqliteStore implements Store {
     const now = new Date().toISOString();
     const details = claim.details ? JSON.stringify(claim.details) : null;
     // One write: insert the claim, or read the row that holds the key, in the same transaction (no race between them).
-    return this.db.write((): ClaimResult => {
+    const result = await this.db.write((): ClaimResult => {
       const inserted = this.db.execute({
         sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, pending_json, created_at, updated_at)
               VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
@@ -83,6 +83,9 @@ export class SqliteStore implements Store {
       if (row.status === 'pending') return { type: 'pending', pending: rowToPending(row) };
       return { type: 'in_flight' };
     });
+    // The claim must be on disk before its settlement: start the fsync now, while the payment is verified and the tool runs.
+    if (result.type === 'claimed') this.db.sync().catch(() => undefined);
+    return result;
   }
 
   async releasePayment(key: string): Promise<void> {
@@ -218,12 +221,16 @@ export class SqliteStore implements Store {
     return this.tokens.purge(now);
   }
 
+  durable(): Promise<void> {
+    return this.db.sync();
+  }
+
   async ping(): Promise<void> {
     await this.db.execute('SELECT 1');
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    await this.db.close();
   }
 
   /** Inserts a receipt; with `claimState`, only while the payment's claim is in that state. */

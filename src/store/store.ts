@@ -246,6 +246,11 @@ export interface Store {
   /** Forgets rate-limit buckets that are full again at `now` (epoch ms); returns how many. */
   purgeTokenBuckets(now: number): Promise<number>;
   /** Checks that the store answers. */
+  /**
+   * Resolves once every write made so far survives a power loss. The broker waits for it between a claim and its
+   * settlement: a settled payment is then always found again (and its receipt rebuilt from the chain) after a crash.
+   */
+  durable(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -11,8 +11,8 @@ beforeEach(() => {
   db = SqliteDb.open(join(dir, 't.db'));
   db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT NOT NULL)');
 });
-afterEach(() => {
-  db.close();
+afterEach(async () => {
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,5 +46,24 @@ describe('the SQLite port', () => {
   it('has a write visible to the next read once its promise resolved', async () => {
     await db.write(insert('seen', 'v'));
     expect(keys()).toEqual(['seen']);
+  });
+});
+
+describe('durability off the event loop', () => {
+  it('syncs the commits made before the call, and many callers at once share the fsyncs', async () => {
+    await db.write(insert('a', 'v'));
+    const waits = Array.from({ length: 30 }, () => db.sync());
+    await db.write(insert('b', 'v'));
+    waits.push(db.sync());
+    await Promise.all(waits);
+    expect(keys()).toEqual(['a', 'b']);
+    await db.sync(); // nothing new: resolves at once
+  });
+
+  it('keeps what was committed when the file is closed and opened again', async () => {
+    await db.write(insert('kept', 'v'));
+    await db.close();
+    db = SqliteDb.open(join(dir, 't.db'));
+    expect(keys()).toEqual(['kept']);
   });
 });

@@ -7,7 +7,7 @@
  * Each call carries its own pre-signed EIP-3009 payment taken from the server's own 402 challenge.
  *
  * Environment: BENCH_PAID_CONNECTIONS (20), BENCH_PAID_SECONDS (10, target length of a timed run), BENCH_PAID_RUNS
- * (2 per server, alternating), BENCH_PAID_WARMUP_SECONDS (3, per server), BENCH_PAID_STARTS (5 starts per kind for
+ * (3 per server, alternating), BENCH_PAID_WARMUP_SECONDS (12, per server: both servers reach their steady JIT state), BENCH_PAID_STARTS (5 starts per kind for
  * the start-up figures), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run).
  */
 import { mkdtempSync } from 'node:fs';
@@ -25,8 +25,8 @@ const env = process.env;
 const options = {
   connections: Number(env.BENCH_PAID_CONNECTIONS ?? 20),
   seconds: Number(env.BENCH_PAID_SECONDS ?? 10),
-  runs: Math.max(1, Number(env.BENCH_PAID_RUNS ?? 2)),
-  warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 3),
+  runs: Math.max(1, Number(env.BENCH_PAID_RUNS ?? 3)),
+  warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 12),
   starts: Number(env.BENCH_PAID_STARTS ?? 5),
   profile: env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
 };

@@ -57,7 +57,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const freeTools = options.freeTools ?? freeRegistry;
   const metrics = createMetrics();
   const calls = new CallTracker();
-  const observe = (process.env.EXP ?? '').includes('noobserve') ? (e: any) => calls.observe(e) : createCallObserver(log, [calls, metrics]);
+  const observe = createCallObserver(log, [calls, metrics]);
   const providers = createProviders(config, log, metrics.upstream);
   const limits = createLimits(config.limits, store, log);
   const mcpDeps: McpDeps = { config, tools, freeTools, version: VERSION, broker, store, providers, log, observe, admit: limits.admit };
@@ -143,17 +143,14 @@ export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: 
   app.disable('x-powered-by');
   app.set('trust proxy', runtime.config.trustProxy);
   // In front of everything: a flood is cut off before any body, header or payment is read.
-  const X = process.env.EXP ?? '';
-  if (!X.includes('noip')) app.use(runtime.limits.perIp);
+  app.use(runtime.limits.perIp);
   const gate = new RequestGate();
-  if (!X.includes('nogate')) app.use(gate.middleware);
+  app.use(gate.middleware);
   const mcp = lazyMcpRouter(runtime.mcpDeps);
   app.use('/mcp', mcp.handler);
-  if (!X.includes('noroutes')) {
   mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
   app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));
   mountDiscovery(app, runtime.mcpDeps);
-  }
   mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools);
   mountFallbacks(app, (err) => runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }));
   return { app, closeSessions: mcp.close, gate };

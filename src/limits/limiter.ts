@@ -84,7 +84,19 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
       return { type: 'taken', remaining: 0 };
     }
   };
-  const take = (key: string, rate: BucketRate): TokenTake | Promise<TokenTake> => (settings.shared ? shared(key, rate) : memory.take(key, now(), rate));
+  const sharedEach = async (asks: ReadonlyArray<{ key: string; rate: BucketRate }>): Promise<TokenTake[]> => {
+    if (asks.length === 0) return [];
+    try {
+      const at = now();
+      return await store.takeTokensFromEach(asks.map(({ key, rate }) => ({ key, capacity: rate.capacity, refillPerSecond: rate.refillPerSecond, cost: 1, now: at })));
+    } catch (err) {
+      if (now() - lastWarning > WARN_EVERY_MS) {
+        lastWarning = now();
+        log.warn('rate-limit store unavailable; requests pass unlimited', { error: String((err as Error)?.message ?? err) });
+      }
+      return asks.map(() => ({ type: 'taken', remaining: 0 }));
+    }
+  };
 
   const refuse = (res: Response, path: string, retryAfterMs: number) => {
     const error = limitedError('ip', retryAfterMs);
@@ -112,16 +124,24 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
     );
   };
 
+  /** Per payer, then per tool; in shared mode both buckets are asked in one round trip to the store. */
   const admit = async (call: PaidAdmission): Promise<ToolError | undefined> => {
-    if (settings.payer) {
-      const outcome = await take(`payer:${payerKey(call.payer)}`, settings.payer);
-      if (outcome.type === 'limited') return limitedError('payer', outcome.retryAfterMs);
-    }
     const toolRate = call.tool in settings.tools ? settings.tools[call.tool] : settings.tool;
-    if (toolRate) {
-      const outcome = await take(`tool:${call.tool}`, toolRate);
-      if (outcome.type === 'limited') return limitedError('tool', outcome.retryAfterMs, call.tool);
+    const asks = [
+      ...(settings.payer ? [{ key: `payer:${payerKey(call.payer)}`, rate: settings.payer, scope: 'payer' as const }] : []),
+      ...(toolRate ? [{ key: `tool:${call.tool}`, rate: toolRate, scope: 'tool' as const }] : []),
+    ];
+    const refusal = (scope: 'payer' | 'tool', retryAfterMs: number) => (scope === 'payer' ? limitedError('payer', retryAfterMs) : limitedError('tool', retryAfterMs, call.tool));
+    if (!settings.shared) {
+      // In memory, a payer over its limit takes nothing from the tool's bucket.
+      for (const ask of asks) {
+        const outcome = memory.take(ask.key, now(), ask.rate);
+        if (outcome.type === 'limited') return refusal(ask.scope, outcome.retryAfterMs);
+      }
+      return undefined;
     }
+    const outcomes = await sharedEach(asks);
+    for (const [i, outcome] of outcomes.entries()) if (outcome.type === 'limited') return refusal(asks[i]!.scope, outcome.retryAfterMs);
     return undefined;
   };
 

@@ -37,6 +37,8 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How long to wait for a connection before failing a call (default 10 s). */
   connectTimeoutMs?: number;
+  /** Told of every round trip to the server (tests and benches count them per paid call). */
+  onRoundTrip?: () => void;
 }
 
 /** The shared store for several instances: PostgreSQL, every state change atomic in the database. */
@@ -48,6 +50,7 @@ export class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     private readonly target: string,
     private readonly redact: (message: string) => string,
+    private readonly onRoundTrip: () => void = () => undefined,
   ) {
     this.spends = new PostgresSpends((sql, args) => this.query(sql, args), (fn) => this.transaction(fn));
     this.tokens = new PostgresTokenBuckets((sql, args) => this.query(sql, args));
@@ -76,7 +79,7 @@ export class PostgresStore implements Store {
       await pool.end().catch(() => undefined);
       throw new Error(`Could not open the PostgreSQL store at ${target}: ${redact(errorText(err))}. Check DATABASE_URL and that the server is reachable.`);
     }
-    return new PostgresStore(pool, target, redact);
+    return new PostgresStore(pool, target, redact, options.onRoundTrip);
   }
 
   async claimPayment(claim: PaymentClaim): Promise<ClaimResult> {
@@ -110,20 +113,20 @@ export class PostgresStore implements Store {
   }
 
   async completePayment(receipt: ReceiptRecord): Promise<void> {
-    await this.transaction(async (q) => {
-      // Only whoever moves the claim on writes the receipt: a payment completed twice (two reconcilers) keeps one.
-      // A pending payment keeps its request hash and output (undelivered); payload and requirements are done with.
-      const changed = await q(
-        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, transaction_id, created_at, updated_at)
-         VALUES ($1, 'spent', $2, $3, $4, $5, $6, $7, $8, $8)
+    // One statement, one round trip, atomic: only whoever moves the claim on writes the receipt, so a payment completed
+    // twice (two reconcilers) keeps one. A pending payment keeps its request hash and output (undelivered); payload and
+    // requirements are done with.
+    await this.query(
+      `WITH moved AS (
+         INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, transaction_id, created_at, updated_at)
+         VALUES ($1, 'spent', $2, $3, $4, $5, $9, $6, $10, $10)
          ON CONFLICT (key) DO UPDATE SET status = 'spent', transaction_id = EXCLUDED.transaction_id, updated_at = EXCLUDED.updated_at,
            payload = NULL, requirements = NULL
          WHERE payment_claims.status <> 'spent'
-         RETURNING key`,
-        [receipt.key, receipt.tool, receipt.network, receipt.payer, receipt.amount, receipt.transport, receipt.transaction, receipt.createdAt],
-      );
-      if (changed.length === 1) await q(INSERT_RECEIPT, receiptArgs(receipt));
-    });
+         RETURNING key)
+       INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM moved)`,
+      receiptArgs(receipt),
+    );
   }
 
   async markPaymentPending(key: string, details: PendingDetails): Promise<void> {
@@ -146,11 +149,12 @@ export class PostgresStore implements Store {
   }
 
   async failPending(receipt: ReceiptRecord): Promise<void> {
-    await this.transaction(async (q) => {
-      // Only a payment still pending is ended here; one another instance completed meanwhile stays spent.
-      const released = await q("DELETE FROM payment_claims WHERE key = $1 AND status = 'pending' RETURNING key", [receipt.key]);
-      if (released.length === 1) await q(INSERT_RECEIPT, receiptArgs(receipt));
-    });
+    // Only a payment still pending is ended here; one another instance completed meanwhile stays spent.
+    await this.query(
+      `WITH released AS (DELETE FROM payment_claims WHERE key = $1 AND status = 'pending' RETURNING key)
+       INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM released)`,
+      receiptArgs(receipt),
+    );
   }
 
   async recordReceipt(receipt: ReceiptRecord): Promise<void> {
@@ -240,6 +244,10 @@ export class PostgresStore implements Store {
   spentOn(day: string): Promise<number> { return this.spends.spentOn(day); }
   pendingSpend(requestHash: string): Promise<SpendRecord | undefined> { return this.spends.pending(requestHash); }
 
+  takeTokensFromEach(requests: readonly TokenRequest[]): Promise<TokenTake[]> {
+    return this.tokens.takeEach(requests);
+  }
+
   takeTokens(request: TokenRequest): Promise<TokenTake> {
     return this.tokens.take(request);
   }
@@ -261,6 +269,7 @@ export class PostgresStore implements Store {
 
   /** Runs one statement; a lost or refused connection becomes an error naming the database (never its password). */
   private async query(sql: string, args: unknown[] = []): Promise<Row[]> {
+    this.onRoundTrip();
     try {
       return (await this.pool.query(sql, args)).rows as Row[];
     } catch (err) {
@@ -278,8 +287,13 @@ export class PostgresStore implements Store {
     }
     let broken: Error | undefined;
     try {
+      this.onRoundTrip();
       await client.query('BEGIN');
-      await fn(async (sql, args = []) => (await client.query(sql, args)).rows as Row[]);
+      await fn(async (sql, args = []) => {
+        this.onRoundTrip();
+        return (await client.query(sql, args)).rows as Row[];
+      });
+      this.onRoundTrip();
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch((e: Error) => (broken = e));

@@ -213,6 +213,12 @@ export class SqliteStore implements Store {
   spentOn(day: string): Promise<number> { return this.spends.spentOn(day); }
   pendingSpend(requestHash: string): Promise<SpendRecord | undefined> { return this.spends.pending(requestHash); }
 
+  async takeTokensFromEach(requests: readonly TokenRequest[]): Promise<TokenTake[]> {
+    const taken: TokenTake[] = [];
+    for (const request of requests) taken.push(await this.tokens.take(request));
+    return taken;
+  }
+
   takeTokens(request: TokenRequest): Promise<TokenTake> {
     return this.tokens.take(request);
   }

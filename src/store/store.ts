@@ -243,6 +243,8 @@ export interface Store {
    * number of instances can never take more than the bucket holds.
    */
   takeTokens(request: TokenRequest): Promise<TokenTake>;
+  /** Takes from each of several buckets (each as `takeTokens` would), in one round trip to the store. */
+  takeTokensFromEach(requests: readonly TokenRequest[]): Promise<TokenTake[]>;
   /** Forgets rate-limit buckets that are full again at `now` (epoch ms); returns how many. */
   purgeTokenBuckets(now: number): Promise<number>;
   /** Checks that the store answers. */

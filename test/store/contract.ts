@@ -385,6 +385,16 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(await bucket('ip:b', T + 3_600_000)).toEqual({ type: 'taken', remaining: 2 });
       });
 
+      it('takes from several buckets at once, each as on its own, and says which one is limited', async () => {
+        for (let i = 0; i < 3; i++) await bucket('payer:each', T);
+        const ask = (key: string) => ({ key, now: T, capacity: 3, refillPerSecond: 1, cost: 1 });
+        expect(await store.takeTokensFromEach([ask('payer:each'), ask('tool:each')])).toEqual([
+          { type: 'limited', retryAfterMs: 1000 },
+          { type: 'taken', remaining: 2 },
+        ]);
+        expect(await store.takeTokensFromEach([])).toEqual([]);
+      });
+
       it('keeps each key on its own', async () => {
         for (let i = 0; i < 3; i++) await bucket('payer:x', T);
         expect((await bucket('payer:x', T)).type).toBe('limited');

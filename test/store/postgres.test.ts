@@ -186,3 +186,32 @@ async function startProxy(target: URL): Promise<{ port: number; stop(): Promise<
   await start();
   return { port, stop, start };
 }
+
+describeWithPostgres('round trips of a paid call to PostgreSQL', () => {
+  it('claims in one, records the receipt in one, asks both rate-limit buckets in one, and waits for none before settling', async () => {
+    let trips = 0;
+    const store = await PostgresStore.open((await freshSchema()).url, { onRoundTrip: () => trips++ });
+    try {
+      const count = async (step: () => Promise<unknown>) => {
+        const before = trips;
+        await step();
+        return trips - before;
+      };
+      const now = Date.now();
+      const bucket = (key: string) => ({ key, capacity: 10, refillPerSecond: 1, cost: 1, now });
+      expect(await count(() => store.claimPayment(claim('rt1')))).toBe(1);
+      expect(await count(() => store.takeTokensFromEach([bucket('payer:0xabc'), bucket('tool:annuity')]))).toBe(1);
+      expect(await count(() => store.durable())).toBe(0);
+      expect(await count(() => store.completePayment(receipt('rt1')))).toBe(1);
+      expect((await store.listReceipts()).filter((r) => r.key === 'rt1')).toHaveLength(1);
+      // A payment completed again (a second reconciler) keeps its one receipt.
+      await store.completePayment(receipt('rt1'));
+      expect((await store.listReceipts()).filter((r) => r.key === 'rt1')).toHaveLength(1);
+      expect(await count(() => store.claimPayment(claim('rt2')))).toBe(1);
+      expect(await count(() => store.releasePayment('rt2'))).toBe(1);
+    } finally {
+      await store.close();
+      await dropSchemas();
+    }
+  });
+});

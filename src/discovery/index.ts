@@ -12,19 +12,23 @@ export const DISCOVERY_PATHS = {
   llms: '/llms.txt',
 } as const;
 
-function serve(type: string, body: string): RequestHandler {
+/** Answers with a document built on its first request and kept (nothing is built at start-up for it). */
+function serve(type: string, build: () => string): RequestHandler {
+  let body: string | undefined;
   return (_req, res) => {
+    body ??= build();
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type(type).send(body);
   };
 }
 
-/** Mounts GET /openapi.json (also under /.well-known), /.well-known/x402 and /llms.txt, built once from the registry. */
+/** Mounts GET /openapi.json (also under /.well-known), /.well-known/x402 and /llms.txt, each built once from the registry. */
 export function mountDiscovery(app: Express, deps: McpDeps): void {
-  const catalog = discoveryCatalog(deps);
-  const openapi = serve('application/json', JSON.stringify(openApiDocument(catalog)));
+  let catalog: ReturnType<typeof discoveryCatalog> | undefined;
+  const catalogOf = () => (catalog ??= discoveryCatalog(deps));
+  const openapi = serve('application/json', () => JSON.stringify(openApiDocument(catalogOf())));
   for (const path of DISCOVERY_PATHS.openapi) app.get(path, openapi);
-  app.get(DISCOVERY_PATHS.wellKnown, serve('application/json', JSON.stringify(wellKnownDocument(catalog))));
-  app.get(DISCOVERY_PATHS.llms, serve('text/plain; charset=utf-8', llmsText(catalog)));
+  app.get(DISCOVERY_PATHS.wellKnown, serve('application/json', () => JSON.stringify(wellKnownDocument(catalogOf()))));
+  app.get(DISCOVERY_PATHS.llms, serve('text/plain; charset=utf-8', () => llmsText(catalogOf())));
 }

@@ -30,8 +30,10 @@ interface ToolPayments {
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
   private readonly server: x402ResourceServer;
-  /** Each tool's challenge, matcher and echo check, built once. */
+  /** Each tool's challenge, matcher and echo check, built once (on the tool's first call). */
   private readonly perTool = new Map<string, ToolPayments>();
+  /** Names of the tools this broker sells. */
+  private readonly registry: ReadonlySet<string>;
   /** `rail|network id` pairs whose server scheme is registered on the resource server. */
   private readonly registered = new Set<string>();
   /** Finishes settlements whose outcome was unknown. */
@@ -46,10 +48,7 @@ export class PaymentBroker {
     private readonly rails: readonly Rail[] = RAILS,
   ) {
     this.server = new x402ResourceServer(facilitator.client);
-    for (const tool of tools) {
-      const challenge = buildChallenge(config, tool);
-      this.perTool.set(tool.name, { challenge, match: createMatcher(challenge.accepts as PaymentRequirements[]), echo: echoChecker(challenge) });
-    }
+    this.registry = new Set(tools.map((tool) => tool.name));
     const resettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
       await this.prepareRail(requirements);
       return this.server.settlePayment(payload, requirements);
@@ -297,9 +296,15 @@ export class PaymentBroker {
     return sdk;
   }
 
+  /** A tool's challenge, matcher and echo check, built on the tool's first call and kept. */
   private paymentsOf(tool: AnyToolDefinition): ToolPayments {
-    const found = this.perTool.get(tool.name);
-    if (!found) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
+    let found = this.perTool.get(tool.name);
+    if (!found) {
+      if (!this.registry.has(tool.name)) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
+      const challenge = buildChallenge(this.config, tool);
+      found = { challenge, match: createMatcher(challenge.accepts as PaymentRequirements[]), echo: echoChecker(challenge) };
+      this.perTool.set(tool.name, found);
+    }
     return found;
   }
 

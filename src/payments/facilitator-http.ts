@@ -7,7 +7,7 @@
  */
 import { FacilitatorResponseError, FacilitatorTimeoutError, type FacilitatorClient } from '@x402/core/server';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type SupportedResponse, type VerifyResponse } from '@x402/core/types';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { z } from 'zod';
 
 /** The three facilitator operations. */
@@ -72,13 +72,15 @@ function isTimeout(err: unknown): boolean {
 /** A FacilitatorClient for one facilitator base URL (e.g. `https://x402.org/facilitator`). */
 export function createHttpFacilitatorClient(baseUrl: string, options: HttpFacilitatorOptions): FacilitatorClient & { close(): Promise<void> } {
   const base = new URL(baseUrl.replace(/\/+$/, '') + '/');
-  const pool = new Pool(base.origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 });
+  // undici loads with the first request to the facilitator, not at start-up.
+  let pool: Promise<Pool> | undefined;
+  const poolOf = () => (pool ??= import('undici').then(({ Pool }) => new Pool(base.origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 })));
   const pathOf = (operation: FacilitatorOperation) => new URL(operation, base).pathname;
 
   async function exchange(operation: FacilitatorOperation, method: 'GET' | 'POST', body: string | undefined, timeoutMs: number): Promise<Answer> {
     const headers: Record<string, string> = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(options.headers ? await options.headers(operation) : {}) };
     try {
-      const res = await pool.request({ path: pathOf(operation), method, headers, ...(body === undefined ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await (await poolOf()).request({ path: pathOf(operation), method, headers, ...(body === undefined ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const length = Number(res.headers['content-length'] ?? 0);
       if (length > MAX_ANSWER_BYTES) {
         res.body.destroy();
@@ -137,6 +139,8 @@ export function createHttpFacilitatorClient(baseUrl: string, options: HttpFacili
         await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000 * 2 ** (attempt - 1), 30_000)));
       }
     },
-    close: () => pool.close(),
+    close: async () => {
+      if (pool) await (await pool).close();
+    },
   };
 }

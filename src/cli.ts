@@ -1,5 +1,9 @@
 #!/usr/bin/env node
+import module from 'node:module';
 import { main } from './cli/main.js';
+
+// Node 22+ keeps compiled code on disk between runs (MCP clients start a stdio server per conversation); no-op on 20.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 // A reader that closes early (`tollbooth tools | head`) is not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { ToolError } from './errors.js';
+import { collectEventLoopDelay, collectProcessMetrics, promClient } from './metrics-process.js';
+
+const { Counter, Gauge, Histogram } = promClient;
 import type { CallEvent } from './invoke.js';
 import type { UpstreamMetrics } from './providers/upstream.js';
 import { VERSION } from './version.js';
@@ -21,8 +24,9 @@ const SECONDS = (ms: number) => ms / 1000;
 
 /** Creates the registry with the process metrics and Tollbooth's own: calls, revenue, latencies, upstreams, replays. */
 export function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = new promClient.Registry();
+  collectProcessMetrics(registry);
+  collectEventLoopDelay(registry);
   const registers = [registry];
   new Gauge({ name: 'tollbooth_build_info', help: 'Always 1; the version label says which release runs.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
   const calls = new Counter({

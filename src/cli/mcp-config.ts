@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import type { CliCommand } from './command.js';
 
 /** `tollbooth mcp-config`: ready MCP client entries for this install. */
@@ -11,7 +11,8 @@ export const mcpConfigCommand: CliCommand = {
   async run() {
     const { loadConfig } = await import('../config.js');
     const config = loadConfig(process.env);
-    const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+    // The entry this command was started from (the installed bin, the bundle, or dist/src/cli.js in a clone).
+    const cli = resolve(process.argv[1] ?? 'tollbooth');
     const { budget } = config.client;
     const remote = config.client.remote.tools ?? config.baseUrls.tools.replace(/\/$/, '');
     const entries = {

@@ -1,6 +1,6 @@
 /**
  * Paid path, side by side (`npm run bench:paid`, also section (g) of `npm run bench`): Tollbooth's built CLI
- * (`node dist/src/cli.js serve`, SQLite store, info logs to a file, rate limits on but high) against the official
+ * (`node dist/bin/cli.js serve`, SQLite store, info logs to a file, rate limits on but high) against the official
  * express + @x402/express middleware selling the same POST /api/annuity (same network, asset, EIP-712 domain, amount,
  * pay-to, timeout), both verifying and settling through ONE stub facilitator process over HTTP (official
  * x402Facilitator + ExactEvmScheme, chain answered from memory). Every process is separate; autocannon runs here.
@@ -127,7 +127,7 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     }
     const amounts = warm.map((w) => w.amount);
     for (const [i, pool] of pools.entries()) await signer.fill(pool, amounts[i]! * options.runs);
-    write(`${label} paid POST /api/annuity: Tollbooth (node dist/src/cli.js serve) vs official express + @x402/express, both through one stub facilitator process over HTTP`);
+    write(`${label} paid POST /api/annuity: Tollbooth (node dist/bin/cli.js serve) vs official express + @x402/express, both through one stub facilitator process over HTTP`);
     write(`    (official x402Facilitator + ExactEvmScheme, chain answered from memory); ${options.connections} connections; after a ~${options.warmupSeconds} s warm-up each, ${options.runs} alternating`);
     write(`    runs each of a fixed number of calls sized to ~${options.seconds} s at the warm-up rate; each call with its own pre-signed EIP-3009 payment taken from the`);
     write(`    server's own 402 (${signer.count} signed with viem by ${payers.length} payers in ${f(signer.ms / 1000, 1)} s, all before the runs they are used in)`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (`npm run build` first). */
-export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url));
 /** The official @x402/express server, the stub facilitator and the bare express baseline. */
 export const OFFICIAL_SERVER = fileURLToPath(new URL('./official-server.mjs', import.meta.url));
 export const STUB_FACILITATOR = fileURLToPath(new URL('./stub-facilitator.mjs', import.meta.url));

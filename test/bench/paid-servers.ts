@@ -39,7 +39,7 @@ export function facilitatorSpec(): ProcSpec {
   };
 }
 
-/** `node dist/src/cli.js serve`: default tables plus the sale's network entry, remote facilitator, SQLite store, info logs to a file. */
+/** `node dist/bin/cli.js serve`: default tables plus the sale's network entry, remote facilitator, SQLite store, info logs to a file. */
 export function oursSpec(facilitatorUrl: string, nodeFlags: string[] = []): ProcSpec {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-ours-'));
   const network = { id: SALE.network, family: 'evm', asset: SALE.asset, decimals: 6, name: SALE.tokenName, version: SALE.tokenVersion, label: 'Base Sepolia' };

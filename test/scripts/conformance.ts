@@ -1,11 +1,11 @@
 /**
  * `npm run conformance`: the official MCP conformance suite and the MCP Inspector CLI against the built server.
  *
- * 1. Starts `dist/src/cli.js serve` (build first: this script builds nothing) on a free port of 127.0.0.1 with the
+ * 1. Starts `dist/bin/cli.js serve` (build first: this script builds nothing) on a free port of 127.0.0.1 with the
  *    embedded defaults (fresh SQLite directory, no facilitator) and runs `@modelcontextprotocol/conformance server
  *    --suite all` against its /mcp with the baseline test/conformance/expected-failures.yml. The suite exits non-zero
  *    on a failure that is not in the baseline and on a baseline entry that passes (stale: remove it).
- * 2. Runs `@modelcontextprotocol/inspector --cli` against `dist/src/cli.js stdio`: `tools/list --strict` must list
+ * 2. Runs `@modelcontextprotocol/inspector --cli` against `dist/bin/cli.js stdio`: `tools/list --strict` must list
  *    every tool of the registry with no schema-portability error, and one unpaid `tools/call` must end with exit
  *    code 5 (the tool answered isError) carrying the x402 payment requirements.
  *
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { freeTools, tools } from '../../tools/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli.js');
+const CLI = join(ROOT, 'dist/bin/cli.js');
 /** The committed baseline; CONFORMANCE_BASELINE points elsewhere (checking the checker). */
 const BASELINE = process.env.CONFORMANCE_BASELINE ?? join(ROOT, 'test/conformance/expected-failures.yml');
 const CONFORMANCE = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16', 'conformance'];

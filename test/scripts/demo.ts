@@ -2,7 +2,7 @@
  * `npm run demo`: the whole server, offline, against the look-alike upstreams.
  *
  * Starts every look-alike upstream found in test/support/upstreams/ (each module's `start…Lookalike` export),
- * a local chain with the test USDC and a funded payer, then the built server (`dist/src/cli.js serve`) pointed at
+ * a local chain with the test USDC and a funded payer, then the built server (`dist/bin/cli.js serve`) pointed at
  * all of them, makes one paid call per market/open-data tool with a real signature, and prints the answers,
  * the URLs and example curl commands to stderr. `--once` stops after the example calls (CI, smoke tests);
  * otherwise it keeps running until Ctrl-C.
@@ -21,7 +21,7 @@ import { PANEL_KEY } from '../support/upstreams/smm-panel.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const UPSTREAMS_DIR = join(ROOT, 'test/support/upstreams');
-const CLI = join(ROOT, 'dist/src/cli.js');
+const CLI = join(ROOT, 'dist/bin/cli.js');
 const once = process.argv.includes('--once');
 const say = (line = '') => process.stderr.write(line + '\n');
 

@@ -24,7 +24,7 @@ export function agentDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tollbooth-agent-'));
 }
 
-/** Spawns `node dist/src/cli.js stdio <args>` with only PATH and `env`, and connects the official MCP client. */
+/** Spawns `node dist/bin/cli.js stdio <args>` with only PATH and `env`, and connects the official MCP client. */
 export async function spawnAgent(args: string[], env: Record<string, string>, elicit?: ElicitAnswer): Promise<AgentProcess> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -61,7 +61,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node dist/src/cli.js <args>` with only PATH and `env` (asynchronously, so in-process servers keep answering). */
+/** Runs `node dist/bin/cli.js <args>` with only PATH and `env` (asynchronously, so in-process servers keep answering). */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI_PATH, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 }, (error, stdout, stderr) => {

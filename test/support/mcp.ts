@@ -11,7 +11,8 @@ export async function connectHttpClient(baseUrl: string): Promise<Client> {
 }
 
 /** The built CLI (`npm run build` produces it; `npm test` builds first). */
-export const CLI_PATH = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+/** The CLI as it ships (the bundle `npm run build` writes; `bin` in package.json): what users run is what is tested. */
+export const CLI_PATH = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url));
 
 /** Spawns `tollbooth stdio` from the built CLI and connects the official MCP client to it. */
 export async function connectStdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {

@@ -36,7 +36,7 @@ function parse(text: string): Array<Record<string, unknown>> {
   });
 }
 
-/** Spawns `node dist/src/cli.js serve` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
+/** Spawns `node dist/bin/cli.js serve` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
 export async function spawnServe(env: Record<string, string>): Promise<SpawnedServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'tollbooth-spawned-'));
   const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
@@ -119,7 +119,7 @@ export interface SpawnedStdio {
   stop(): Promise<void>;
 }
 
-/** Spawns `node dist/src/cli.js stdio` (`npm run build` first) and connects the official MCP client to it. */
+/** Spawns `node dist/bin/cli.js stdio` (`npm run build` first) and connects the official MCP client to it. */
 export async function spawnStdio(env: Record<string, string>): Promise<SpawnedStdio> {
   const child = spawn(process.execPath, [CLI_PATH, 'stdio'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';

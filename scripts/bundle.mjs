@@ -1,0 +1,30 @@
+/**
+ * Bundles the built CLI (dist/src/cli.js, from tsc) into dist/bin/: our code and the packages every start needs
+ * (express and its parsers, zod, pino, @x402/core) in a few files, so a server or an MCP stdio process starts without
+ * resolving and compiling hundreds of small modules (MCP clients start a stdio server for each conversation). Every
+ * other package stays external and loads from node_modules when first used (chain SDKs, the MCP SDK, drivers).
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+/** Pure-JavaScript packages loaded at every start, bundled. */
+const BUNDLED = new Set(['express', 'zod', 'pino', '@x402/core']);
+const external = Object.keys(dependencies)
+  .filter((name) => !BUNDLED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
+rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: ['dist/src/cli.js'],
+  outdir: 'dist/bin',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  external,
+  // Bundled CommonJS packages (express) call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);" },
+  logLevel: 'warning',
+});

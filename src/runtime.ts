@@ -141,6 +141,8 @@ function lazyMcpRouter(deps: McpDeps): { handler: RequestHandler; close: () => P
 export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: () => Promise<void>; gate: RequestGate } {
   const app = express();
   app.disable('x-powered-by');
+  // Answers are per call (no-store or private): an ETag would only cost a hash of every body.
+  app.set('etag', false);
   app.set('trust proxy', runtime.config.trustProxy);
   // In front of everything: a flood is cut off before any body, header or payment is read.
   app.use(runtime.limits.perIp);

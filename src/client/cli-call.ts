@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { freeTools, tools } from '../../tools/index.js';
 import { agentProblems, createAgent } from './agent.js';
+import type { RemoteChallenge } from './http.js';
 import type { CallOutcome } from './outcome.js';
 import { targetOf } from './mcp.js';
 
@@ -37,6 +38,15 @@ function exitCodeOf(outcome: CallOutcome): number {
   }
 }
 
+/** What stdout says of a call nothing could pay for: the reason and one line per advertised option. */
+export function notPaidSummary(challenge: RemoteChallenge, reason: string): { paid: false; reason: string; x402Version: number; options: string[]; more: string } {
+  const options = challenge.accepts.map((a) => {
+    const amount = (a as { amount?: string; maxAmountRequired?: string }).amount ?? (a as { maxAmountRequired?: string }).maxAmountRequired;
+    return `${a.scheme} on ${a.network}: ${amount} units of ${a.asset}`;
+  });
+  return { paid: false, reason, x402Version: challenge.x402Version, options, more: 'run again with --dry-run for the full payment requirements and the budget' };
+}
+
 /** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
 function print(outcome: CallOutcome): void {
   const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
@@ -50,8 +60,9 @@ function print(outcome: CallOutcome): void {
       err('dry run', outcome.report.verdict);
       return out(outcome.report);
     case 'payment_required':
+      // A short summary, not the whole challenge (13 options with their extensions): --dry-run shows everything.
       err('not paid', outcome.hint);
-      return out(outcome.challenge);
+      return out(notPaidSummary(outcome.challenge, outcome.hint));
     case 'refused':
       return err('error', outcome.error.toBody());
     case 'remote_error':

@@ -115,4 +115,18 @@ describe('tollbooth call: one paid call for scripts', () => {
     expect(invalid.code).toBe(3);
     expect(stderrJson(invalid, 'error')).toMatchObject({ error: { code: 'invalid_input', field: 'periods' } });
   });
+
+  it('without a wallet pays nothing and prints a short summary of the options on stdout, not the whole challenge (exit 3)', async () => {
+    const env = agentEnv(4);
+    delete env.WALLET_EVM_PRIVATE_KEY;
+    const run = await call('annuity', args, env);
+    expect(run.code).toBe(3);
+    const summary = JSON.parse(run.stdout) as { paid: boolean; reason: string; options: string[]; more: string };
+    expect(summary).toMatchObject({ paid: false, reason: expect.stringMatching(/No wallet is configured/), more: expect.stringMatching(/--dry-run/) });
+    expect(summary.options.length).toBeGreaterThan(0);
+    expect(summary.options[0]).toMatch(/^exact on eip155:\d+: \d+ units of 0x/);
+    expect(run.stdout.split('\n').length).toBeLessThan(40);
+    expect(run.stdout).not.toContain('extensions');
+  });
 });
+

@@ -8,7 +8,8 @@
  * otherwise it keeps running until Ctrl-C.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -134,6 +135,28 @@ async function main(): Promise<void> {
     say(`  curl -s -X POST ${url}/api/crypto-indicators -H 'content-type: application/json' -d '{"coin":"ETH"}' -D - -o /dev/null | grep -i payment-required`);
     say(`  curl -s ${url}/healthz`);
     say('Paid calls need a signed PAYMENT-SIGNATURE header; see test/e2e/market-data.test.ts for a client that signs one.');
+
+    // A paid call with the agent side, as a newcomer would make it: the demo payer's key in a file, a budget, one command.
+    const keyFile = join(dataDir, 'demo-payer.key');
+    const privateKey = paid.chain.accounts.find((a) => a.address === payer.address)!.privateKey;
+    writeFileSync(keyFile, privateKey + '\n', { mode: 0o600 });
+    const agentEnv = {
+      DATA_DIR: join(dataDir, 'agent'),
+      NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+      WALLET_EVM_PRIVATE_KEY_FILE: keyFile,
+      BUDGET_NETWORKS: LOCAL_NETWORK,
+      BUDGET_MAX_USD_PER_CALL: '0.01',
+      BUDGET_MAX_USD_PER_DAY: '1',
+    };
+    const input = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 });
+    const callArgs = ['call', 'annuity', '--input', input, '--remote', url];
+    const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+    const command = `${Object.entries(agentEnv).map(([k, v]) => `${k}=${quote(v)}`).join(' ')} node ${CLI} ${callArgs.map((a) => (a.startsWith('{') ? quote(a) : a)).join(' ')}`;
+    const result = execFileSync(process.execPath, [CLI, ...callArgs], { env: { PATH: process.env.PATH ?? '', ...agentEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    say(`\n── a paid call with the agent side (tollbooth call, the demo payer's wallet, a $1 daily budget) → ${result.trim().replace(/\s+/g, ' ')}`);
+    say('\nPay one yourself (it signs with the demo payer, settles on the local chain and prints the receipt on stderr):');
+    say(`  ${command}`);
+    say(`See the receipts: DATA_DIR=${dataDir} node ${CLI} receipts`);
     if (once) return;
     say('\nRunning; press Ctrl-C to stop.');
     await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { mountDiscovery } from './discovery/index.js';
 import { mountFallbacks, mountTools } from './http/app.js';
 import { mountHealth } from './health.js';
+import { mountHome } from './http/home.js';
 import { createLimits, type Limits } from './limits/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import type { McpDeps } from './mcp/server.js';
@@ -153,6 +154,7 @@ export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: 
   mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
   app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));
   mountDiscovery(app, runtime.mcpDeps);
+  mountHome(app, runtime.config, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools ?? []);
   mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools);
   mountFallbacks(app, (err) => runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }));
   return { app, closeSessions: mcp.close, gate };

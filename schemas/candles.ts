@@ -4,7 +4,7 @@ import { type CANDLE_INTERVALS, TimestampMsSchema } from './common.js';
 /** One of the 14 candle intervals (`1m` … `1M`). */
 export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
 
-/** Most candles a perpetual-futures endpoint fetches in one call (spec §8). */
+/** Most candles a perpetual-futures endpoint fetches in one call (docs/spec-notes.md#limits). */
 export const MAX_CANDLES = 500;
 
 /** Number of candles to fetch: a JSON integer from 1 to 500 with a per-endpoint default. */

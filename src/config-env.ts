@@ -47,6 +47,8 @@ export const EnvSchema = z.object({
   FACILITATOR_URL_SOLANA: optional(url),
   FACILITATOR_URL_STELLAR: optional(url),
   FACILITATOR_URL_ALGORAND: optional(url),
+  FACILITATOR_HEADERS: optional(z.string()),
+  FACILITATOR_UNSUPPORTED: optional(z.enum(['drop', 'refuse'], { error: 'must be drop or refuse' })),
   FACILITATOR_EVM_PRIVATE_KEY: optional(privateKey),
   FACILITATOR_SOLANA_SECRET_KEY: optional(z.string()),
   FACILITATOR_STELLAR_SECRET: optional(z.string()),
@@ -58,6 +60,7 @@ export const EnvSchema = z.object({
   BUILDER_CODE: optional(z.string().regex(/^[a-z0-9_]{1,32}$/, 'must match ^[a-z0-9_]{1,32}$')),
   NETWORKS_FILE: optional(z.string()),
   NETWORKS_JSON: optional(z.string()),
+  TOLLBOOTH_NETWORK_SET: optional(z.enum(['mainnet', 'testnet'], { error: 'must be mainnet or testnet' })),
   LOG_LEVEL: optional(z.enum(['info', 'warn', 'error', 'silent'])),
   MCP_ALLOWED_HOSTS: optional(z.string()),
   MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
@@ -113,6 +116,10 @@ export const EnvSchema = z.object({
   BUDGET_NETWORKS: optional(z.string()),
   BUDGET_TOOLS: optional(z.string()),
   PAYMENT_PREFERENCE: optional(z.string()),
+  PAYMENT_PROTOCOLS: optional(z.string()),
+  MPP: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
+  MPP_SECRET_KEY: optional(z.string()),
+  MPP_REALM: optional(z.string().regex(/^[A-Za-z0-9.:_~@!$&'()*+,;=%[\]-]{1,255}$/, 'must be a host name (1-255 characters, no spaces or quotes)')),
 });
 
 /** The operator's network table (`NETWORKS_FILE` / `NETWORKS_JSON`). */

@@ -2,11 +2,16 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEV_FEE_PAYER, DEV_PAY_TO, EnvSchema, NetworksOverrideSchema, type Env } from './config-env.js';
-import { DEFAULT_NETWORKS, mergeNetworks, type NetworkEntry, type NetworkFamily } from './payments/networks.js';
+import { mergeNetworks, type NetworkEntry, type NetworkFamily } from './payments/networks.js';
+import { applyPayToPolicy } from './payments/pay-to.js';
+import { DEFAULT_FACILITATOR_URLS, defaultNetworkTable, fixedNetworks, type NetworkSet } from './payments/network-sets.js';
+import { facilitatorAuthSettings, type FacilitatorAuthSettings } from './payments/facilitator-auth.js';
 import type { UpstreamSettings } from './providers/upstream.js';
+import { upstreamSettings, type UpstreamId } from './config-upstreams.js';
 import { chainToolsSettings, type ChainToolsSettings } from './providers/chain-settings.js';
 import { clientSettings, type ClientSettings } from './client/settings.js';
 import { limitSettings, parseTrustProxy, type LimitSettings } from './limits/settings.js';
+import { mppSettings, type MppSettings } from './payments/mpp/settings.js';
 import {
   parseAlgorandMnemonic,
   parseSolanaSecretKey,
@@ -16,6 +21,7 @@ import {
 } from './payments/signers.js';
 
 export { DEV_FEE_PAYER, DEV_PAY_TO } from './config-env.js';
+export type { UpstreamId } from './config-upstreams.js';
 
 /** The one parsed, frozen configuration of a Tollbooth process. */
 export interface Config {
@@ -24,8 +30,10 @@ export interface Config {
   host: string;
   baseUrls: { tools: string; token: string; smm: string; transfers: string };
   payTo: { evm: string; svm: string; stellar: string; algorand: string };
-  /** Families whose pay-to address is a development placeholder. */
-  devPayTo: Array<keyof Config['payTo']>;
+  /** Advertised families whose pay-to address is a development placeholder (nothing can settle for them). */
+  devPayTo: NetworkFamily[];
+  /** Families left out of the network table: their payments could settle but their pay-to is a placeholder. */
+  droppedFamilies: NetworkFamily[];
   dataDir: string;
   /** PostgreSQL connection URL shared by several instances (DATABASE_URL); unset, the SQLite file under dataDir is used. Never log it. */
   databaseUrl?: string;
@@ -37,6 +45,10 @@ export interface Config {
     settleTimeoutMs: number;
     /** In-process settlement keys; a family with a key is verified and settled in this process. */
     keys: SettlementKeys;
+    /** How requests to the remote facilitators authenticate (FACILITATOR_HEADERS, CDP JWT). Never log it. */
+    auth: FacilitatorAuthSettings;
+    /** What happens to advertised options a facilitator's `/supported` lacks (FACILITATOR_UNSUPPORTED): dropped, or the start refused. */
+    unsupported: 'drop' | 'refuse';
   };
   /** Addresses published in `extra` (upto facilitatorAddress, Solana/Algorand feePayer). */
   signers: { evm: string; svm: string; algorand: string; stellar?: string };
@@ -44,6 +56,8 @@ export interface Config {
   /** How long a `payment-identifier` id keeps its stored result (and stays bound to its request). */
   idempotencyTtlSeconds: number;
   networks: NetworkEntry[];
+  /** The built-in table the networks start from (TOLLBOOTH_NETWORK_SET): `mainnet` (default) or `testnet`. */
+  networkSet: NetworkSet;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   /** Host names `/mcp` answers to (DNS-rebinding protection): loopback, the base URLs' hosts, MCP_ALLOWED_HOSTS. */
   mcpAllowedHosts: string[];
@@ -65,23 +79,9 @@ export interface Config {
   limits: LimitSettings;
   /** The agent side (remote mode, `tollbooth call`): remote base URLs, wallets, budget. Never log it (keys). */
   client: ClientSettings;
+  /** The Machine Payments Protocol beside x402 (MPP, MPP_SECRET_KEY, MPP_REALM). Never log it (key). */
+  mpp: MppSettings;
 }
-
-/** The upstreams the market and open-data endpoints read from. */
-export type UpstreamId = 'hyperliquid' | 'stablecoins' | 'yields' | 'worldbank' | 'kalshi' | 'goplus' | 'dexscreener' | 'smm';
-
-/** Label, default base URL, cache TTL and cache size of each upstream (URLs per /work/shared/docs/upstream-apis.md). */
-const UPSTREAM_DEFAULTS: Record<UpstreamId, { label: string; baseUrl: string; cacheTtlMs: number; cacheMaxEntries: number }> = {
-  hyperliquid: { label: 'Hyperliquid info API', baseUrl: 'https://api.hyperliquid.xyz', cacheTtlMs: 5_000, cacheMaxEntries: 500 },
-  stablecoins: { label: 'DefiLlama stablecoins API', baseUrl: 'https://stablecoins.llama.fi', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 20 },
-  yields: { label: 'DefiLlama yields API', baseUrl: 'https://yields.llama.fi', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 5 },
-  worldbank: { label: 'World Bank Indicators API', baseUrl: 'https://api.worldbank.org/v2', cacheTtlMs: 60 * 60_000, cacheMaxEntries: 500 },
-  kalshi: { label: 'Kalshi Trade API', baseUrl: 'https://api.elections.kalshi.com/trade-api/v2', cacheTtlMs: 30_000, cacheMaxEntries: 500 },
-  goplus: { label: 'GoPlus token security API', baseUrl: 'https://api.gopluslabs.io/api/v1', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 2_000 },
-  dexscreener: { label: 'DexScreener API', baseUrl: 'https://api.dexscreener.com', cacheTtlMs: 60_000, cacheMaxEntries: 2_000 },
-  // No default panel: the operator names one (SMM_PANEL_URL, the panel's `/api/v2` endpoint).
-  smm: { label: 'marketing panel', baseUrl: '', cacheTtlMs: 10 * 60_000, cacheMaxEntries: 500 },
-};
 
 /** Thrown for configuration that cannot start a server; the message lists every problem. */
 export class ConfigError extends Error {}
@@ -101,14 +101,15 @@ function readSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-function loadNetworks(file: string | undefined, json: string | undefined): NetworkEntry[] {
+function loadNetworks(file: string | undefined, json: string | undefined, set: NetworkSet): NetworkEntry[] {
+  const table = defaultNetworkTable(set);
   const raw = file ? readFileSync(file, 'utf8') : json;
-  if (!raw) return DEFAULT_NETWORKS.map((n) => ({ ...n }));
+  if (!raw) return table.map((n) => ({ ...n }));
   const parsed = NetworksOverrideSchema.safeParse(JSON.parse(raw));
   if (!parsed.success) {
     throw new ConfigError(`Invalid network table (${file ?? 'NETWORKS_JSON'}): ${z.prettifyError(parsed.error)}`);
   }
-  return mergeNetworks(DEFAULT_NETWORKS, parsed.data.networks, parsed.data.replace);
+  return mergeNetworks(table, parsed.data.networks, parsed.data.replace);
 }
 
 
@@ -142,18 +143,14 @@ function settlementKeys(env: Env): SettlementKeys {
   return { ...(evm ? { evm } : {}), ...(svm ? { svm } : {}), ...(stellar ? { stellar } : {}), ...(algorand ? { algorand } : {}) };
 }
 
-function upstreamSettings(
-  urls: Record<UpstreamId, string | undefined>,
-  timeoutMs: number,
-  retries: number,
-): Record<UpstreamId, UpstreamSettings> {
-  const ids = Object.keys(UPSTREAM_DEFAULTS) as UpstreamId[];
-  return Object.fromEntries(
-    ids.map((name) => {
-      const { baseUrl, ...rest } = UPSTREAM_DEFAULTS[name];
-      return [name, Object.freeze({ name, ...rest, baseUrl: (urls[name] ?? baseUrl).replace(/\/+$/, ''), timeoutMs, retries })];
-    }),
-  ) as Record<UpstreamId, UpstreamSettings>;
+/** The authentication of the facilitators asked over HTTP (families without a settlement key); errors never quote a value. */
+function remoteFacilitatorAuth(env: Env, urls: Record<NetworkFamily, string | undefined>, keys: SettlementKeys, hasCdpKey: boolean): FacilitatorAuthSettings {
+  const remote = (Object.keys(urls) as NetworkFamily[]).filter((f) => !keys[f]).map((f) => urls[f]);
+  try {
+    return facilitatorAuthSettings(env.FACILITATOR_HEADERS, remote.filter((u): u is string => u !== undefined), { apiUrl: env.CDP_API_URL, hasKey: hasCdpKey });
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
+  }
 }
 
 /** Parses configuration from the environment once; throws ConfigError with every problem listed. */
@@ -172,23 +169,41 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     stellar: env.PAY_TO_STELLAR ?? DEV_PAY_TO.stellar,
     algorand: env.PAY_TO_ALGORAND ?? DEV_PAY_TO.algorand,
   };
-  const devPayTo = (Object.keys(payTo) as Array<keyof typeof payTo>).filter(
-    (k) => payTo[k] === DEV_PAY_TO[k],
-  );
-  if (production && devPayTo.length > 0) {
-    const names = { evm: 'PAY_TO_EVM', svm: 'PAY_TO_SOLANA', stellar: 'PAY_TO_STELLAR', algorand: 'PAY_TO_ALGORAND' };
-    throw new ConfigError(
-      `NODE_ENV=production requires real pay-to addresses; set ${devPayTo.map((k) => names[k]).join(', ')}.`,
-    );
-  }
+  const placeholders = (Object.keys(payTo) as Array<keyof typeof payTo>).filter((k) => payTo[k] === DEV_PAY_TO[k]);
+  const networkSet = env.TOLLBOOTH_NETWORK_SET ?? 'mainnet';
   let networks: NetworkEntry[];
   try {
-    networks = loadNetworks(env.NETWORKS_FILE, env.NETWORKS_JSON);
+    networks = loadNetworks(env.NETWORKS_FILE, env.NETWORKS_JSON, networkSet);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`Could not read the network table: ${(err as Error).message}`);
   }
+  try {
+    fixedNetworks(networks, networkSet);
+  } catch (err) {
+    throw new ConfigError(`Invalid network table (${env.NETWORKS_FILE ?? 'NETWORKS_JSON'}): ${(err as Error).message}`);
+  }
+  // The table the agent picks its default BUDGET_NETWORKS from: the set's, before any family is dropped for serving.
+  const agentTable = [...networks];
   const keys = settlementKeys(env);
+  // The set's default facilitator of a family (the public one on the testnet set) when no FACILITATOR_URL* is set, once
+  // the family has a real pay-to address: with a placeholder it stays unset, so nothing settles (and an agent needs none).
+  const setFacilitator = (family: NetworkFamily) => (placeholders.includes(family) ? undefined : DEFAULT_FACILITATOR_URLS[networkSet][family]);
+  const facilitatorUrls: Record<NetworkFamily, string | undefined> = {
+    evm: env.FACILITATOR_URL_EVM ?? env.FACILITATOR_URL ?? setFacilitator('evm'),
+    svm: env.FACILITATOR_URL_SOLANA ?? env.FACILITATOR_URL ?? setFacilitator('svm'),
+    stellar: env.FACILITATOR_URL_STELLAR ?? env.FACILITATOR_URL ?? setFacilitator('stellar'),
+    algorand: env.FACILITATOR_URL_ALGORAND ?? env.FACILITATOR_URL ?? setFacilitator('algorand'),
+  };
+  // Placeholder pay-to addresses never meet a facilitator that can settle; production needs real ones where advertised.
+  let devPayTo: NetworkFamily[];
+  let droppedFamilies: NetworkFamily[];
+  try {
+    const outcome = applyPayToPolicy({ production, networks, placeholders, settles: (f) => Boolean(keys[f] ?? facilitatorUrls[f]) });
+    ({ networks, placeholders: devPayTo, dropped: droppedFamilies } = outcome);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   let chainTools: ChainToolsSettings;
   try {
     chainTools = chainToolsSettings(env, networks, { timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? 8_000, retries: env.UPSTREAM_RETRIES ?? 2 }, parseSolanaSecretKey);
@@ -198,7 +213,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   }
   let client: ClientSettings;
   try {
-    client = clientSettings(env, { solana: parseSolanaSecretKey, stellar: parseStellarSecret, algorand: parseAlgorandMnemonic });
+    // Unless BUDGET_NETWORKS says otherwise, the agent pays on one network: the first of the set's table it has a wallet for.
+    client = clientSettings(env, { solana: parseSolanaSecretKey, stellar: parseStellarSecret, algorand: parseAlgorandMnemonic }, agentTable);
   } catch (err) {
     // The messages name the variable, never its value.
     throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
@@ -212,13 +228,19 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
   }
   const signers = signerAddresses(keys);
-  const sharedUrl = env.FACILITATOR_URL;
+  const facilitatorAuth = remoteFacilitatorAuth(env, facilitatorUrls, keys, chainTools.cdp.credentials !== undefined);
   const baseUrls = {
     tools: env.BASE_URL_TOOLS ?? local,
     token: env.BASE_URL_TOKEN ?? local,
     smm: env.BASE_URL_SMM ?? local,
     transfers: env.BASE_URL_TRANSFERS ?? local,
   };
+  let mpp: MppSettings;
+  try {
+    mpp = mppSettings(env, production, baseUrls.tools);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
+  }
   const mcpAllowedHosts = [
     ...new Set([
       'localhost',
@@ -235,18 +257,16 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     baseUrls,
     payTo,
     devPayTo,
+    droppedFamilies,
     dataDir: resolve(env.DATA_DIR ?? 'data'),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     facilitator: {
-      urls: {
-        evm: env.FACILITATOR_URL_EVM ?? sharedUrl,
-        svm: env.FACILITATOR_URL_SOLANA ?? sharedUrl,
-        stellar: env.FACILITATOR_URL_STELLAR ?? sharedUrl,
-        algorand: env.FACILITATOR_URL_ALGORAND ?? sharedUrl,
-      },
+      urls: facilitatorUrls,
       timeoutMs: env.FACILITATOR_TIMEOUT_MS ?? 15_000,
       settleTimeoutMs: env.FACILITATOR_SETTLE_TIMEOUT_MS ?? 120_000,
       keys,
+      auth: facilitatorAuth,
+      unsupported: env.FACILITATOR_UNSUPPORTED ?? 'drop',
     },
     signers: {
       evm: signers.evm ?? env.FACILITATOR_EVM_ADDRESS ?? DEV_FEE_PAYER.evm,
@@ -257,29 +277,18 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     builderCode: env.BUILDER_CODE ?? 'tollbooth',
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS ?? 86_400,
     networks,
+    networkSet,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcpAllowedHosts,
     mcpSessionIdleMs: env.MCP_SESSION_IDLE_MS ?? 30 * 60_000,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 30_000,
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
-    upstreams: upstreamSettings(
-      {
-        hyperliquid: env.HYPERLIQUID_API_URL,
-        stablecoins: env.DEFILLAMA_STABLECOINS_URL,
-        yields: env.DEFILLAMA_YIELDS_URL,
-        worldbank: env.WORLDBANK_API_URL,
-        kalshi: env.KALSHI_API_URL,
-        goplus: env.GOPLUS_API_URL,
-        dexscreener: env.DEXSCREENER_API_URL,
-        smm: env.SMM_PANEL_URL,
-      },
-      env.UPSTREAM_TIMEOUT_MS ?? 8_000,
-      env.UPSTREAM_RETRIES ?? 2,
-    ),
+    upstreams: upstreamSettings(env),
     ...(env.SMM_PANEL_KEY ? { smmPanelKey: env.SMM_PANEL_KEY } : {}),
     chainTools,
     client,
     trustProxy,
     limits,
+    mpp,
   });
 }

@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config.js';
 import { scrubUrlCredentials } from './log.js';
 import type { Facilitator } from './payments/facilitator.js';
+import { droppedOptions, facilitatorFailure, facilitatorName, optionLabel, theFacilitator, unsettleable, type SupportedKinds } from './payments/facilitator-support.js';
 import type { NetworkFamily } from './payments/networks.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
@@ -44,20 +45,51 @@ async function timed(work: () => Promise<Record<string, unknown>>, ms: number, w
   }
 }
 
+/** Asks one facilitator for `/supported` within the time limit; a failure names the facilitator (and a refusal of our credentials). */
+async function askSupported(ask: () => Promise<{ kinds: SupportedKinds }>, shown: string, ms: number): Promise<{ check: CheckResult; kinds?: SupportedKinds }> {
+  let kinds: SupportedKinds | undefined;
+  const check = await timed(
+    async () => {
+      try {
+        kinds = (await ask()).kinds;
+      } catch (err) {
+        throw new Error(facilitatorFailure(err, shown));
+      }
+      return { kinds: kinds.length };
+    },
+    ms,
+    'the facilitator',
+  );
+  return { check, ...(kinds ? { kinds } : {}) };
+}
+
 /**
  * Checks that the store answers `ping()` and that every configured facilitator answers `getSupported()` (its
- * `/supported`), each within `timeoutMs`; families sharing one facilitator are asked once.
+ * `/supported`), each within `timeoutMs`; families sharing one facilitator are asked once. With `config`, a family is
+ * ready only when its facilitator lists every option still advertised on its networks (`unsupported` names the others;
+ * `dropped` names those withheld at start-up).
  */
-export async function checkReadiness(store: Store, facilitator: Facilitator, timeoutMs = READINESS_TIMEOUT_MS): Promise<Readiness> {
-  const asked = new Map<unknown, Promise<CheckResult>>();
+export async function checkReadiness(store: Store, facilitator: Facilitator, timeoutMs = READINESS_TIMEOUT_MS, config?: Config): Promise<Readiness> {
+  const asked = new Map<unknown, ReturnType<typeof askSupported>>();
   const families = Object.entries(facilitator.clients) as Array<[NetworkFamily, NonNullable<Facilitator['clients'][NetworkFamily]>]>;
   const facilitatorChecks = families.map(async ([family, client]) => {
+    const shown = facilitatorName(facilitator, family);
     let answer = asked.get(client);
     if (!answer) {
-      answer = timed(async () => ({ kinds: (await client.getSupported()).kinds.length }), timeoutMs, 'the facilitator');
+      answer = askSupported(() => client.getSupported(), shown, timeoutMs);
       asked.set(client, answer);
     }
-    return [`facilitator:${family}`, { ...(await answer), mode: facilitator.modes[family] }] as const;
+    const { check, kinds } = await answer;
+    const result: CheckResult = { ...check, mode: facilitator.modes[family], facilitator: shown };
+    if (config) {
+      const dropped = droppedOptions(config, family).map(optionLabel);
+      if (dropped.length > 0) result.dropped = dropped;
+      const unsupported = kinds ? unsettleable(config, family, kinds).map(optionLabel) : [];
+      if (unsupported.length > 0) {
+        Object.assign(result, { ok: false, unsupported, error: `${theFacilitator(shown)} does not list ${unsupported.length} advertised option(s) in /supported: ${unsupported.slice(0, 3).join(', ')}${unsupported.length > 3 ? ', …' : ''}` });
+      }
+    }
+    return [`facilitator:${family}`, result] as const;
   });
   const [storeCheck, ...rest] = await Promise.all([
     timed(async () => (await store.ping(), {}), timeoutMs, 'the store').then((r) => ['store', r] as const),
@@ -74,7 +106,7 @@ export function mountHealth(app: Express, config: Config, store: Store, facilita
     res.json({ status: 'ok', version: VERSION, devPayTo: config.devPayTo, facilitator: facilitator.mode, facilitators: facilitator.modes });
   });
   app.get('/readyz', (_req, res, next) => {
-    checkReadiness(store, facilitator).then((readiness) => {
+    checkReadiness(store, facilitator, READINESS_TIMEOUT_MS, config).then((readiness) => {
       res.setHeader('Cache-Control', 'no-store');
       res.status(readiness.status === 'ready' ? 200 : 503).json(readiness);
     }, next);

@@ -9,7 +9,7 @@ import type { RawPayment } from './payments/decode.js';
 import type { PaymentRejection, PaymentTicket } from './payments/outcomes.js';
 import type { Challenge } from './payments/requirements.js';
 import type { Providers } from './providers/index.js';
-import type { Store, Transport } from './store/store.js';
+import type { PaymentProtocol, Store, Transport } from './store/store.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition, ToolContext } from './tool.js';
 
 /** Everything the pipeline needs besides the call itself. */
@@ -36,6 +36,8 @@ export interface PaidCallEvent {
   tool: string;
   transport: Transport;
   outcome: CallOutcome;
+  /** The protocol the payment came in (absent when the call carried none). */
+  protocol?: PaymentProtocol;
   /** Rejection reason, error code, or the settlement's error reason. */
   reason?: string;
   network?: string;
@@ -110,14 +112,23 @@ function notify(deps: InvokeDeps, event: CallEvent): void {
 
 const since = (start: number) => Math.round((performance.now() - start) * 1000) / 1000;
 
+/** The protocol of a call's payment: the verified ticket's, else what the transport read (an MPP credential or an x402 payment). */
+function protocolOf(req: CallRequest, ticket: PaymentTicket | undefined): PaymentProtocol | undefined {
+  if (ticket) return ticket.protocol ?? 'x402';
+  if (req.payment === undefined) return undefined;
+  return req.payment.source === 'mpp' ? 'mpp' : 'x402';
+}
+
 /** The observer's view of a finished paid call (an exception counts as an internal error). */
 function paidEvent(req: CallRequest, result: CallResult | undefined, trace: Trace, totalMs: number): PaidCallEvent {
   const { ticket } = trace;
+  const protocol = protocolOf(req, ticket);
   const base: PaidCallEvent = {
     type: 'paid',
     tool: req.tool.name,
     transport: req.transport,
     outcome: 'error',
+    ...(protocol ? { protocol } : {}),
     ...(ticket ? { network: ticket.requirements.network, amount: ticket.requirements.amount, payer: ticket.payer } : {}),
     ...(trace.verifyMs === undefined ? {} : { verifyMs: trace.verifyMs }),
     ...(trace.handlerMs === undefined ? {} : { handlerMs: trace.handlerMs }),

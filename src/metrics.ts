@@ -31,14 +31,14 @@ export function createMetrics(): Metrics {
   new Gauge({ name: 'tollbooth_build_info', help: 'Always 1; the version label says which release runs.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
   const calls = new Counter({
     name: 'tollbooth_paid_calls_total',
-    help: 'Paid-tool calls by how they ended: settled, payment_required, rejected, error, settlement_failed, pending, replayed (network "none" before a payment was read).',
-    labelNames: ['tool', 'network', 'outcome'],
+    help: 'Paid-tool calls by protocol (x402, mpp) and how they ended: settled, payment_required, rejected, error, settlement_failed, pending, replayed (network "none" before a payment was read, protocol "none" when the call carried none).',
+    labelNames: ['tool', 'network', 'protocol', 'outcome'],
     registers,
   });
   const revenue = new Counter({
     name: 'tollbooth_revenue_atomic_total',
-    help: "Settled amounts in the network asset's smallest units (USDC: 6 decimals); never sum across networks.",
-    labelNames: ['tool', 'network'],
+    help: "Settled amounts in the network asset's smallest units (USDC: 6 decimals) by protocol (x402, mpp); never sum across networks.",
+    labelNames: ['tool', 'network', 'protocol'],
     registers,
   });
   const replays = new Counter({ name: 'tollbooth_idempotent_replays_total', help: 'Calls answered with an earlier paid result: nothing ran or settled again.', labelNames: ['tool'], registers });
@@ -80,8 +80,10 @@ export function createMetrics(): Metrics {
       case 'paid': {
         inFlight.dec();
         const network = event.network ?? 'none';
-        calls.inc({ tool: event.tool, network, outcome: event.outcome });
-        if (event.outcome === 'settled' && event.amount) revenue.inc({ tool: event.tool, network }, Number(event.amount));
+        // Bounded: the protocol is one of x402 and mpp, or none when the call carried no payment.
+        const protocol = event.protocol ?? 'none';
+        calls.inc({ tool: event.tool, network, protocol, outcome: event.outcome });
+        if (event.outcome === 'settled' && event.amount) revenue.inc({ tool: event.tool, network, protocol }, Number(event.amount));
         if (event.outcome === 'replayed') replays.inc({ tool: event.tool });
         if (event.verifyMs !== undefined && event.network) verify.observe({ network }, SECONDS(event.verifyMs));
         if (event.handlerMs !== undefined) handler.observe({ tool: event.tool }, SECONDS(event.handlerMs));

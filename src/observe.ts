@@ -55,7 +55,7 @@ function levelOf(event: PaidCallEvent): keyof Logger {
   }
 }
 
-/** Writes the one log line of a finished paid call: tool, transport, network, amount, payer, outcome, stage durations; never the input. */
+/** Writes the one log line of a finished paid call: tool, transport, protocol, network, amount, payer, outcome, stage durations; never the input. */
 export function logPaidCall(log: Logger, event: PaidCallEvent): void {
   const { type: _type, ...fields } = event;
   log[levelOf(event)]('paid call', fields);

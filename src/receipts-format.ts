@@ -1,4 +1,4 @@
-import type { PaymentRow, ReceiptsReport, StatusSum, Total } from './receipts.js';
+import type { PaymentRow, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 function table(header: string[], rows: string[][]): string {
@@ -25,20 +25,27 @@ function paymentLine(p: PaymentRow): string[] {
     p.network,
     amountOf(p.amount, p.units),
     p.transport,
+    p.protocol,
     p.payer,
     p.transaction || '-',
     p.errorReason ?? '',
   ];
 }
 
-function totalLine(t: Total, withTool: boolean): string[] {
-  return [...(withTool ? [t.tool ?? ''] : []), t.network, t.label ?? '', assetOf(t), sumOf(t.settled), sumOf(t.pending), sumOf(t.failed)];
+function totalLine(t: Total, first?: 'tool' | 'protocol'): string[] {
+  return [...(first ? [t[first] ?? ''] : []), t.network, t.label ?? '', assetOf(t), sumOf(t.settled), sumOf(t.pending), sumOf(t.failed)];
 }
 
-/** Renders the report for a terminal: recent payments, then totals by network and by tool. */
+/** " (settled only)", " (mpp only)", " (settled, mpp only)" or "" as the filter asks. */
+function filterText({ status, protocol }: ReceiptsReport['filter']): string {
+  const parts = [status, protocol].filter((p) => p !== null);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')} only)`;
+}
+
+/** Renders the report for a terminal: recent payments, then totals by network, by tool and by protocol. */
 export function formatReceiptsReport(report: ReceiptsReport): string {
   const store = report.store.kind === 'postgres' ? `PostgreSQL ${report.store.where}` : `SQLite ${report.store.where}`;
-  const filter = report.filter.status ? ` (${report.filter.status} only)` : '';
+  const filter = filterText(report.filter);
   const out = [`Store: ${store}`, ''];
   if (report.count.total === 0) {
     out.push(`No payments${filter} recorded.`);
@@ -48,14 +55,16 @@ export function formatReceiptsReport(report: ReceiptsReport): string {
   out.push(`Payments${filter}: ${report.count.shown} most recent of ${report.count.total}${more}`);
   out.push(
     table(
-      ['TIME', 'STATUS', 'TOOL', 'NETWORK', 'AMOUNT', 'VIA', 'PAYER', 'TRANSACTION', 'REASON'],
+      ['TIME', 'STATUS', 'TOOL', 'NETWORK', 'AMOUNT', 'VIA', 'PROTOCOL', 'PAYER', 'TRANSACTION', 'REASON'],
       report.payments.map(paymentLine),
     ),
   );
   const head = ['NETWORK', 'LABEL', 'ASSET', 'SETTLED', 'PENDING', 'FAILED'];
   out.push('', `Totals by network${filter}, in each network's asset (count: amount; never added across networks):`);
-  out.push(table(head, report.totals.byNetwork.map((t) => totalLine(t, false))));
+  out.push(table(head, report.totals.byNetwork.map((t) => totalLine(t))));
   out.push('', `Totals by tool and network${filter}:`);
-  out.push(table(['TOOL', ...head], report.totals.byTool.map((t) => totalLine(t, true))));
+  out.push(table(['TOOL', ...head], report.totals.byTool.map((t) => totalLine(t, 'tool'))));
+  out.push('', `Totals by protocol and network${filter}:`);
+  out.push(table(['PROTOCOL', ...head], report.totals.byProtocol.map((t) => totalLine(t, 'protocol'))));
   return `${out.join('\n')}\n`;
 }

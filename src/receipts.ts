@@ -2,71 +2,24 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
-import { BASE_MAINNET, type NetworkEntry } from './payments/networks.js';
+import { BASE_MAINNET, BASE_SEPOLIA, type NetworkEntry } from './payments/networks.js';
 import { formatReceiptsReport } from './receipts-format.js';
+import type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 import { openStore, storeLocation } from './store/open.js';
 import type { Store } from './store/store.js';
 
-/** The three states a payment can be listed in. */
-export type PaymentStatus = 'settled' | 'pending' | 'failed';
-
-/** One payment as the operator sees it: a receipt (settled or failed) or a pending settlement. */
-export interface PaymentRow {
-  status: PaymentStatus;
-  time: string;
-  tool: string;
-  network: string;
-  /** Atomic units of the network's asset. */
-  amount: string;
-  /** The amount in the asset's decimal units (null when the network is not in the table). */
-  units: string | null;
-  payer: string;
-  transport: string;
-  transaction: string;
-  errorReason?: string;
-}
-
-/** Count and sums of one status within a group. */
-export interface StatusSum {
-  count: number;
-  /** Atomic units. */
-  amount: string;
-  units: string | null;
-}
-
-/** Totals of one network (and, in `byTool`, one tool) per status; amounts are never added across networks. */
-export interface Total {
-  tool?: string;
-  network: string;
-  label: string | null;
-  asset: string | null;
-  assetName: string | null;
-  decimals: number | null;
-  settled: StatusSum;
-  pending: StatusSum;
-  failed: StatusSum;
-}
-
-/** What `tollbooth receipts` reports. */
-export interface ReceiptsReport {
-  store: { kind: 'postgres' | 'sqlite'; where: string };
-  filter: { status: PaymentStatus | null; limit: number };
-  /** Payments matching the filter: `shown` most recent of `total`. */
-  count: { shown: number; total: number };
-  payments: PaymentRow[];
-  /** Over every payment matching the filter, not only the ones shown. */
-  totals: { byNetwork: Total[]; byTool: Total[] };
-}
+export type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 
 const OptionsSchema = z.object({
   limit: z.coerce.number().int('--limit must be a whole number').min(1, '--limit must be at least 1').max(1_000_000).default(50),
   status: z.enum(['settled', 'pending', 'failed'], { error: '--status must be settled, pending or failed' }).optional(),
+  protocol: z.enum(['x402', 'mpp'], { error: '--protocol must be x402 or mpp' }).optional(),
   json: z.boolean().default(false),
 });
 /** Parsed options of `tollbooth receipts`. */
 export type ReceiptsOptions = z.output<typeof OptionsSchema>;
 
-/** Checks the values of `--limit N`, `--status settled|pending|failed` and `--json`; throws with a usage message when wrong. */
+/** Checks the values of `--limit N`, `--status settled|pending|failed`, `--protocol x402|mpp` and `--json`; throws with a usage message when wrong. */
 export function receiptsOptions(values: Record<string, unknown>): ReceiptsOptions {
   const parsed = OptionsSchema.safeParse(values);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('; '));
@@ -74,7 +27,7 @@ export function receiptsOptions(values: Record<string, unknown>): ReceiptsOption
 }
 
 /** Version-1 network names the store may hold, mapped to the table's CAIP-2 ids (totals count them under the id). */
-const V1_NAMES: Record<string, string> = { base: BASE_MAINNET };
+const V1_NAMES: Record<string, string> = { base: BASE_MAINNET, 'base-sepolia': BASE_SEPOLIA };
 /** Every receipt, however many: listReceipts takes a limit. */
 const ALL = 2 ** 31 - 1;
 
@@ -109,33 +62,37 @@ export async function buildReceiptsReport(
   const rows: PaymentRow[] = [
     ...receipts.map((r) => ({
       status: r.status, time: r.createdAt, tool: r.tool, network: r.network, amount: r.amount, payer: r.payer,
-      transport: r.transport, transaction: r.transaction, ...(r.errorReason ? { errorReason: r.errorReason } : {}),
+      transport: r.transport, protocol: r.protocol ?? 'x402', transaction: r.transaction, ...(r.errorReason ? { errorReason: r.errorReason } : {}),
     })),
     ...pending.map((p) => ({
       status: 'pending' as const, time: p.updatedAt, tool: p.tool, network: p.network, amount: p.amount, payer: p.payer,
-      transport: p.transport, transaction: p.transaction,
+      transport: p.transport, protocol: p.protocol ?? 'x402', transaction: p.transaction,
     })),
   ]
-    .filter((row) => !options.status || row.status === options.status)
+    .filter((row) => (!options.status || row.status === options.status) && (!options.protocol || row.protocol === options.protocol))
     .map((row) => ({ ...row, units: units(networks, row.network, atomicOf(row.amount)) }))
     .sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
   return {
     store: location,
-    filter: { status: options.status ?? null, limit: options.limit },
+    filter: { status: options.status ?? null, protocol: options.protocol ?? null, limit: options.limit },
     count: { shown: Math.min(options.limit, rows.length), total: rows.length },
     payments: rows.slice(0, options.limit),
     totals: {
-      byNetwork: totals(rows, networks, false),
-      byTool: totals(rows, networks, true),
+      byNetwork: totals(rows, networks, 'network'),
+      byTool: totals(rows, networks, 'tool'),
+      byProtocol: totals(rows, networks, 'protocol'),
     },
   };
 }
 
-function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], byTool: boolean): Total[] {
+/** What the rows are grouped by besides the network. */
+type GroupBy = 'network' | 'tool' | 'protocol';
+
+function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], by: GroupBy): Total[] {
   const groups = new Map<string, { sample: PaymentRow; sums: Record<PaymentStatus, { count: number; atomic: bigint }> }>();
   for (const row of rows) {
     const network = V1_NAMES[row.network] ?? row.network;
-    const key = byTool ? `${row.tool}\u0000${network}` : network;
+    const key = by === 'network' ? network : `${by === 'tool' ? row.tool : row.protocol}\u0000${network}`;
     const group = groups.get(key) ?? {
       sample: { ...row, network },
       sums: { settled: { count: 0, atomic: 0n }, pending: { count: 0, atomic: 0n }, failed: { count: 0, atomic: 0n } },
@@ -149,7 +106,8 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
       const entry = lookup(networks, sample.network);
       const sum = (s: PaymentStatus): StatusSum => ({ count: sums[s].count, amount: sums[s].atomic.toString(), units: units(networks, sample.network, sums[s].atomic) });
       return {
-        ...(byTool ? { tool: sample.tool } : {}),
+        ...(by === 'tool' ? { tool: sample.tool } : {}),
+        ...(by === 'protocol' ? { protocol: sample.protocol } : {}),
         network: sample.network,
         label: entry?.label ?? null,
         asset: entry?.asset ?? null,
@@ -160,10 +118,10 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
         failed: sum('failed'),
       };
     })
-    .sort((a, b) => `${a.tool ?? ''} ${a.network}`.localeCompare(`${b.tool ?? ''} ${b.network}`));
+    .sort((a, b) => `${a.tool ?? a.protocol ?? ''} ${a.network}`.localeCompare(`${b.tool ?? b.protocol ?? ''} ${b.network}`));
 }
 
-/** `tollbooth receipts`: prints settled, pending and failed payments with totals; returns the exit code. */
+/** `tollbooth receipts`: prints settled, pending and failed payments with totals (by network, tool and protocol); returns the exit code. */
 export async function runReceipts(
   config: Config,
   values: Record<string, unknown>,
@@ -176,7 +134,7 @@ export async function runReceipts(
   try {
     options = receiptsOptions(values);
   } catch (err) {
-    io.err(`${(err as Error).message}\nUsage: tollbooth receipts [--limit N] [--status settled|pending|failed] [--json]\n`);
+    io.err(`${(err as Error).message}\nUsage: tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]\n`);
     return 2;
   }
   const location = storeLocation(config);

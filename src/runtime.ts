@@ -1,6 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import express, { type Express, type RequestHandler } from 'express';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { mountDiscovery } from './discovery/index.js';
 import { mountFallbacks, mountTools } from './http/app.js';
 import { mountHealth } from './health.js';
@@ -11,8 +11,10 @@ import type { McpDeps } from './mcp/server.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { CallTracker, createCallObserver } from './observe.js';
 import { PaymentBroker } from './payments/broker.js';
+import { mppStartProblem } from './payments/mpp/settings.js';
 import { MAX_TIMEOUT_SECONDS } from './payments/requirements.js';
 import { createFacilitator, type Facilitator } from './payments/facilitator.js';
+import { settleableOnly } from './payments/facilitator-support.js';
 import { createProviders } from './providers/index.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
 import { openStore } from './store/open.js';
@@ -50,10 +52,20 @@ export interface RuntimeOptions {
 
 /** The composition root: store → facilitator → broker → pipeline dependencies. */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const mppProblem = mppStartProblem(config.mpp);
+  if (mppProblem) throw new ConfigError(mppProblem);
   const log = options.log ?? createLogger(config.logLevel);
   const tools = options.tools ?? registry;
   const store = options.store ?? (await openStore(config, log));
   const facilitator = await createFacilitator(config);
+  try {
+    // Before any challenge is built: options no facilitator can settle are withheld (or the start is refused).
+    await settleableOnly(config, facilitator, log, tools);
+  } catch (err) {
+    await facilitator.close();
+    if (!options.store) await store.close();
+    throw new ConfigError((err as Error).message);
+  }
   const broker = new PaymentBroker(config, store, facilitator, log, tools);
   const freeTools = options.freeTools ?? freeRegistry;
   const metrics = createMetrics();

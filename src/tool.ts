@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Logger } from './log.js';
+import type { ToolGroup } from './tool-group.js';
 import type { Providers } from './providers/index.js';
 import type { Store } from './store/store.js';
 
-/** The four base URLs of the specification; each tool is served under one of them. */
-export type ToolGroup = 'tools' | 'token' | 'smm' | 'transfers';
+export type { ToolGroup } from './tool-group.js';
 
 /** Price per call in the asset's smallest units, by price-table column. */
 export interface PriceTable {

@@ -18,4 +18,12 @@ describe('tollbooth mcp-config', () => {
     });
     expect(stdout).not.toMatch(/0x[0-9a-f]{64}/i);
   });
+
+  it('leads with the paying remote entry, capped to one network', async () => {
+    const env = { PATH: process.env.PATH ?? '', REMOTE_URL: 'https://tools.example.com' };
+    const { stdout } = await run(process.execPath, [CLI_PATH, 'mcp-config'], { env });
+    const { mcpServers } = JSON.parse(stdout) as { mcpServers: Record<string, { env?: Record<string, string> }> };
+    expect(Object.keys(mcpServers)[0]).toBe('tollbooth-remote');
+    expect(mcpServers['tollbooth-remote']!.env).toMatchObject({ BUDGET_NETWORKS: 'eip155:8453' });
+  });
 });

@@ -4,10 +4,13 @@ import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-id
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
+import { createLogger, silentLogger } from '../src/log.js';
 import { createMetrics } from '../src/metrics.js';
 import { Upstream } from '../src/providers/upstream.js';
 import { createRuntime, listen } from '../src/runtime.js';
+import type { AnyToolDefinition } from '../src/tool.js';
+import { annuity } from '../tools/annuity.js';
+import { mppClient, signCredential, tampered } from './support/mpp.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from './support/paid.js';
 import { encodePayment, signExactPayment } from './support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from './support/server.js';
@@ -20,7 +23,7 @@ let paid: PaidEnvironment;
 let server: TestServer;
 let other: TestServer;
 beforeAll(async () => {
-  paid = await startPaidEnvironment(2);
+  paid = await startPaidEnvironment(3);
   server = await startTestServer(paid.env);
   other = await startTestServer({ ...paid.env, METRICS_TOKEN: TOKEN });
 }, 120_000);
@@ -62,13 +65,14 @@ describe('GET /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await res.text();
-    const calls = (network: string, outcome: string) => sample(text, `tollbooth_paid_calls_total{tool="annuity",network="${network}",outcome="${outcome}"}`);
-    expect(calls('none', 'payment_required')).toBe(1);
-    expect(calls(LOCAL_NETWORK, 'settled')).toBe(1);
-    expect(calls(LOCAL_NETWORK, 'replayed')).toBe(1);
-    expect(calls('none', 'error')).toBe(1);
-    expect(calls('none', 'rejected')).toBe(1);
-    expect(sample(text, `tollbooth_revenue_atomic_total{tool="annuity",network="${LOCAL_NETWORK}"}`)).toBe(Number(entry.amount));
+    const calls = (network: string, protocol: string, outcome: string) =>
+      sample(text, `tollbooth_paid_calls_total{tool="annuity",network="${network}",protocol="${protocol}",outcome="${outcome}"}`);
+    expect(calls('none', 'none', 'payment_required')).toBe(1);
+    expect(calls(LOCAL_NETWORK, 'x402', 'settled')).toBe(1);
+    expect(calls(LOCAL_NETWORK, 'x402', 'replayed')).toBe(1);
+    expect(calls('none', 'x402', 'error')).toBe(1);
+    expect(calls('none', 'x402', 'rejected')).toBe(1);
+    expect(sample(text, `tollbooth_revenue_atomic_total{tool="annuity",network="${LOCAL_NETWORK}",protocol="x402"}`)).toBe(Number(entry.amount));
     expect(sample(text, 'tollbooth_idempotent_replays_total{tool="annuity"}')).toBe(1);
     expect(sample(text, `tollbooth_verify_duration_seconds_count{network="${LOCAL_NETWORK}"}`)).toBe(2);
     expect(sample(text, 'tollbooth_handler_duration_seconds_count{tool="annuity"}')).toBe(1);
@@ -77,6 +81,43 @@ describe('GET /metrics', () => {
     expect(sample(text, 'tollbooth_calls_in_flight')).toBe(0);
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
     expect(text).not.toContain(paid.payers[0]!.address);
+  });
+
+  it('splits paid calls, revenue and the paid-call log line by protocol: an MPP-paid and an x402-paid call of the same tool', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const both = await startTestServer({ ...paid.env, MPP_SECRET_KEY: 'metrics-mpp-secret-key-of-at-least-32-bytes' }, { tools: [annuity] as AnyToolDefinition[], log });
+    try {
+      const payer = paid.payers[2]!;
+      const post = (headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(args) });
+      expect((await mppClient(payer).fetch(both.url + '/api/annuity', post())).status).toBe(200);
+      const { entry } = await challenge(both.url, '/api/annuity');
+      expect((await pay(both.url, await signExactPayment(payer, entry))).status).toBe(200);
+      const forged = tampered(await signCredential(payer, both.url + '/api/annuity', post()), (w) => (w.payload.value = '1'));
+      expect((await fetch(both.url + '/api/annuity', post({ authorization: forged }))).status).toBe(402);
+
+      const text = await both.runtime.metrics.registry.metrics();
+      const calls = (protocol: string, outcome: string) =>
+        sample(text, `tollbooth_paid_calls_total{tool="annuity",network="${LOCAL_NETWORK}",protocol="${protocol}",outcome="${outcome}"}`);
+      const revenue = (protocol: string) => sample(text, `tollbooth_revenue_atomic_total{tool="annuity",network="${LOCAL_NETWORK}",protocol="${protocol}"}`);
+      expect(calls('mpp', 'settled')).toBe(1);
+      expect(calls('x402', 'settled')).toBe(1);
+      expect(sample(text, 'tollbooth_paid_calls_total{tool="annuity",network="none",protocol="mpp",outcome="rejected"}')).toBe(1);
+      expect(revenue('mpp')).toBe(Number(entry.amount));
+      expect(revenue('x402')).toBe(Number(entry.amount));
+      const protocols = new Set([...text.matchAll(/^tollbooth_(?:paid_calls|revenue_atomic)_total\{[^}]*protocol="([^"]*)"/gm)].map((m) => m[1]));
+      expect([...protocols].sort()).toEqual(['mpp', 'none', 'x402']);
+
+      const paidLines = lines.filter((l) => l.msg === 'paid call');
+      expect(paidLines.map((l) => [l.protocol, l.outcome])).toEqual([
+        ['mpp', 'settled'],
+        ['x402', 'settled'],
+        ['mpp', 'rejected'],
+      ]);
+      expect(paidLines[0]).toMatchObject({ tool: 'annuity', transport: 'http', network: LOCAL_NETWORK, amount: entry.amount, payer: payer.address });
+    } finally {
+      await both.close();
+    }
   });
 
   it('reports the event-loop delay: a loop held busy shows in the maximum since the last scrape', async () => {

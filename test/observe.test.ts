@@ -47,6 +47,18 @@ describe('the paid-call log line', () => {
     expect(lines.map((l) => l.level)).toEqual(cases.map(([, level]) => level));
     expect(lines.every((l) => l.msg === 'paid call' && !('type' in l))).toBe(true);
   });
+
+  it('names the protocol the payment came in, x402 or mpp', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    logPaidCall(log, ended({ protocol: 'mpp', network: 'eip155:84532', amount: '1000' }));
+    logPaidCall(log, ended({ protocol: 'x402', outcome: 'rejected', reason: 'invalid_exact_evm_payload_signature' }));
+    expect(lines.map((l) => [l.protocol, l.outcome])).toEqual([
+      ['mpp', 'settled'],
+      ['x402', 'rejected'],
+    ]);
+    expect(lines[0]).toMatchObject({ tool: 'annuity', transport: 'http', network: 'eip155:84532', amount: '1000' });
+  });
 });
 
 describe('the call observer', () => {

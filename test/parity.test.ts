@@ -4,7 +4,7 @@ import { portableSchema } from '../src/mcp/catalog.js';
 import { inputJsonSchema, outputJsonSchema } from '../src/payments/requirements.js';
 import { z } from 'zod';
 import { freeTools, tools } from '../tools/index.js';
-import { connectHttpClient } from './support/mcp.js';
+import { asMcpChallenge, connectHttpClient } from './support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from './support/server.js';
 
 let server: TestServer;
@@ -41,8 +41,9 @@ describe('every tool of the registry is served identically on HTTP and MCP', () 
 
       const mcp = await client.callTool({ name: tool.name });
       expect(mcp.isError).toBe(true);
-      expect(mcp.structuredContent).toEqual(httpChallenge);
-      expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(httpChallenge);
+      // The one legitimate difference: MCP names the resource mcp://tool/<name> (x402 MCP transport).
+      expect(mcp.structuredContent).toEqual(asMcpChallenge(httpChallenge, tool.name));
+      expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(asMcpChallenge(httpChallenge, tool.name));
     });
   }
 });

@@ -1,40 +1,16 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STELLAR_PUBNET } from '../src/payments/networks.js';
-import type { ReceiptsReport, Total } from '../src/receipts.js';
+import type { ReceiptsReport } from '../src/receipts.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import type { PaymentClaim, ReceiptRecord, Store } from '../src/store/store.js';
-import { CLI_PATH } from './support/mcp.js';
+import type { ReceiptRecord, Store } from '../src/store/store.js';
 import { createTestSchema, describeWithPostgres, type TestSchema } from './support/postgres.js';
+import { at, BASE, claimOf, json, receipts, total, type ReceiptsStore } from './support/receipts.js';
 
-const run = promisify(execFile);
-const BASE = 'eip155:8453';
 const UNKNOWN = 'eip155:999999';
-
-/** Runs the built `tollbooth receipts` with only the given environment; never throws on a non-zero exit. */
-async function receipts(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI_PATH, 'receipts', ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-const json = async (env: Record<string, string>, ...args: string[]) => {
-  const result = await receipts(env, '--json', ...args);
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as ReceiptsReport;
-};
-
-let clock = Date.parse('2026-03-01T12:00:00.000Z');
-const at = () => new Date((clock += 60_000)).toISOString();
-const claimOf = (key: string, tool: string, network: string, amount: string): PaymentClaim => ({ key, tool, network, payer: `0xpayer-${key}`, amount, transport: 'http' });
 
 /**
  * Eight payments: settled on Base (3 × 0.001 USDC over two tools, plus one 0.001 under the version-1 name `base`),
@@ -57,9 +33,7 @@ async function fill(store: Store): Promise<void> {
   await store.markPaymentPending('p1', { transaction: '0xpending', payload: {}, requirements: {}, requestHash: 'h', output: { ok: true } });
 }
 
-const total = (list: Total[], network: string, tool?: string) => list.find((t) => t.network === network && (tool === undefined || t.tool === tool));
-
-function describeReceiptsCli(label: string, setUp: () => Promise<{ env: Record<string, string>; open: () => Promise<Store>; tearDown: () => Promise<void> }>) {
+function describeReceiptsCli(label: string, setUp: () => Promise<ReceiptsStore>) {
   describe(`tollbooth receipts on ${label}`, () => {
     let env: Record<string, string>;
     let tearDown: () => Promise<void>;

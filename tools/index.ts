@@ -19,7 +19,7 @@ import { transfersEvm } from './transfers-evm.js';
 import { venueEvent } from './venue-event.js';
 import { walletReadiness } from './wallet-readiness.js';
 
-/** All 16 endpoints, in the order of the specification's price table (§4.1). */
+/** All 16 endpoints, in the order of the specification's price table (docs/spec-notes.md#prices-and-payment-options). */
 export const tools = [
   cryptoIndicators,
   developmentIndicator,

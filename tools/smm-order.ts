@@ -3,7 +3,7 @@ import { ToolError } from '../src/errors.js';
 import { assertOrderable } from '../src/smm/quantity.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
-/** The fixed price of one order in USDC units (6 decimals) on the `base` entry (spec §4.1). */
+/** The fixed price of one order in USDC units (6 decimals) on the `base` entry (docs/spec-notes.md#prices-and-payment-options). */
 const PRICE_UNITS = '3000000';
 /** The same price in USD: what the caller pays and what one order's panel cost may not exceed. */
 const CHARGE_USD = Number(PRICE_UNITS) / 1e6;

@@ -6,7 +6,7 @@ import { defineTool, type ToolContext } from '../src/tool.js';
 const TOKENS = ['usdc', 'eth', 'sol'] as const;
 const NETWORKS = ['base-sepolia', 'solana-devnet'] as const;
 
-/** Drips one address may receive per UTC day, whatever the token (spec §8). */
+/** Drips one address may receive per UTC day, whatever the token (docs/spec-notes.md#limits). */
 export const DRIPS_PER_DAY = 2;
 
 /** The only network each native token can be dripped on. */

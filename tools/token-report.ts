@@ -5,7 +5,7 @@ import { findTokenChain, TOKEN_CHAIN_NAMES, tokenChain } from '../src/token-repo
 import { assessToken, RISK_FLAGS, type Assessment } from '../src/token-report/risk.js';
 import { verdictOf } from '../src/token-report/verdict.js';
 
-/** The report's schema version, advertised in every answer (spec §9). */
+/** The report's schema version, advertised in every answer (docs/spec-notes.md#versioning). */
 const SCHEMA_VERSION = '2.0.0' as const;
 
 /** Query parameters that can name the token; they are synonyms and must agree. */
@@ -88,7 +88,7 @@ const TokenReportOutputSchema = z.object({
   risk_flags: z
     .array(RiskFlagSchema)
     .describe('Identifiers of the risks found, heaviest first, e.g. `mintable`, `hidden_owner`, `high_sell_tax`; empty when none.'),
-  risk_score: z.number().min(0).max(100).describe('0 (no risk found) to 100: 100 for a honeypot, else the sum of the flag weights (see README), capped at 100.'),
+  risk_score: z.number().min(0).max(100).describe('0 (no risk found) to 100: 100 for a honeypot, else the sum of the flag weights (see docs/tools.md, Token report), capped at 100.'),
   risk_level: z.enum(['low', 'medium', 'high', 'critical']).describe('Score below 20 low, below 50 medium, below 80 high, else critical.'),
   is_honeypot: z.boolean().describe('True when the token appears impossible to sell (Solana: non-transferable or frozen by default).'),
   liquidity_usd: z.number().describe('Sum of USD liquidity over the token’s DEX pairs on this chain (0 when it has none).'),

@@ -7,7 +7,7 @@ export const callCommand: CliCommand = {
   usage: `tollbooth call <tool> [--input '<json>' | --input @file.json] [--max-usd <dollars>] [--dry-run] [--yes] [--remote <base url>]
 
   Calls one tool of a remote deployment, paying from the configured wallet (WALLET_*) under the budget (BUDGET_*),
-  with the same store as stdio --remote. stdout: the JSON result (or the dry run's report); stderr: the receipt.
+  with x402 or MPP (PAYMENT_PROTOCOLS, x402 first by default), with the same store as stdio --remote. stdout: the JSON result (or the dry run's report); stderr: the receipt.
   Exit: 0 done, 1 failed (remote error, payment refused or pending), 2 usage, 3 not paid (budget, approval, no wallet).
 
   --input <json|@file>     the tool's input as JSON, or @path of a file holding it (default {})

@@ -1,13 +1,20 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { payToVariable } from '../payments/pay-to.js';
 import { UNCAUGHT_EXCEPTION } from '../process-policy.js';
 
 /** Warns when payments would go to the development placeholder addresses. */
 export function warnDevelopment(config: Config, log: Logger): void {
   if (config.devPayTo.length > 0) {
     log.warn(
-      'DEVELOPMENT PAY-TO ADDRESSES IN USE: payments would go to placeholder addresses nobody controls. Set PAY_TO_EVM, PAY_TO_SOLANA, PAY_TO_STELLAR and PAY_TO_ALGORAND before taking real payments.',
+      `DEVELOPMENT PAY-TO ADDRESSES IN USE: these prices are shown, but no payment on them can settle. Set ${config.devPayTo.map(payToVariable).join(', ')} (and a facilitator) before taking real payments.`,
       { families: config.devPayTo },
+    );
+  }
+  if (config.droppedFamilies.length > 0) {
+    log.warn(
+      `not advertising ${config.droppedFamilies.join(', ')}: a facilitator could settle these payments, but their pay-to address is a placeholder nobody controls. Set ${config.droppedFamilies.map(payToVariable).join(', ')} to sell there.`,
+      { families: config.droppedFamilies },
     );
   }
 }

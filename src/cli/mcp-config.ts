@@ -5,8 +5,9 @@ import type { CliCommand } from './command.js';
 export const mcpConfigCommand: CliCommand = {
   usage: `tollbooth mcp-config
 
-  Prints MCP client entries (mcpServers JSON) for this install: the selling stdio server, the streamable-HTTP
-  endpoint, and the paying remote entry with the budget (the wallet key stays in a file you name).`,
+  Prints MCP client entries (mcpServers JSON) for this install: first the paying remote entry with the budget and
+  one network (the wallet key stays in a file you name), then the streamable-HTTP endpoint and the selling stdio
+  server (which answers with prices only until PAY_TO_* and a facilitator are set).`,
   options: {},
   async run() {
     const { loadConfig } = await import('../config.js');
@@ -15,10 +16,11 @@ export const mcpConfigCommand: CliCommand = {
     const cli = resolve(process.argv[1] ?? 'tollbooth');
     const { budget } = config.client;
     const remote = config.client.remote.tools ?? config.baseUrls.tools.replace(/\/$/, '');
+    // The paying remote entry leads (agents that pay a deployment), on one network unless BUDGET_NETWORKS says more.
+    const first = config.networks.find((n) => n.family === 'evm');
+    const networks = budget.networks ?? (first ? [first.id] : []);
     const entries = {
       mcpServers: {
-        tollbooth: { command: process.execPath, args: [cli, 'stdio'], env: { DATA_DIR: config.dataDir } },
-        'tollbooth-http': { type: 'http', url: `${config.baseUrls.tools.replace(/\/$/, '')}/mcp` },
         // Pays a remote deployment from the agent's own wallet under its budget; the wallet key stays in a file.
         'tollbooth-remote': {
           command: process.execPath,
@@ -29,8 +31,11 @@ export const mcpConfigCommand: CliCommand = {
             BUDGET_MAX_USD_PER_CALL: String(budget.maxUsdPerCall),
             BUDGET_MAX_USD_PER_DAY: String(budget.maxUsdPerDay),
             ...(budget.askAboveUsd === undefined ? {} : { BUDGET_ASK_ABOVE_USD: String(budget.askAboveUsd) }),
+            ...(networks.length > 0 ? { BUDGET_NETWORKS: networks.join(',') } : {}),
           },
         },
+        'tollbooth-http': { type: 'http', url: `${config.baseUrls.tools.replace(/\/$/, '')}/mcp` },
+        tollbooth: { command: process.execPath, args: [cli, 'stdio'], env: { DATA_DIR: config.dataDir } },
       },
     };
     process.stdout.write(JSON.stringify(entries, null, 2) + '\n');

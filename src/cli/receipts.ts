@@ -1,16 +1,18 @@
 import type { CliCommand } from './command.js';
 
-/** `tollbooth receipts`: settled, pending and failed payments with totals by tool and network. */
+/** `tollbooth receipts`: settled, pending and failed payments with totals by network, tool and protocol. */
 export const receiptsCommand: CliCommand = {
-  usage: `tollbooth receipts [--limit N] [--status settled|pending|failed] [--json]
+  usage: `tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]
 
-  Settled, pending and failed payments, most recent first, with totals by tool and network (atomic and decimal
-  units, never summed across networks), read from the server's store (DATABASE_URL, else DATA_DIR).
+  Settled, pending and failed payments, most recent first, with the protocol each came in (x402 or MPP) and
+  totals by network, by tool and by protocol (atomic and decimal units, never summed across networks), read
+  from the server's store (DATABASE_URL, else DATA_DIR).
 
   --limit N         how many payments to list (default 50)
   --status <s>      only settled, pending or failed payments
+  --protocol <p>    only payments made with x402 or with mpp
   --json            the report as JSON`,
-  options: { limit: { type: 'string' }, status: { type: 'string' }, json: { type: 'boolean' } },
+  options: { limit: { type: 'string' }, status: { type: 'string' }, protocol: { type: 'string' }, json: { type: 'boolean' } },
   async run(args) {
     const [{ loadConfig }, { runReceipts }] = await Promise.all([import('../config.js'), import('../receipts.js')]);
     return runReceipts(loadConfig(process.env), args.values);

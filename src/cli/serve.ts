@@ -1,9 +1,10 @@
 import type { CliCommand } from './command.js';
 import { stringOption } from './command.js';
+import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
 
 /** `tollbooth serve`: HTTP routes and MCP streamable HTTP at /mcp until SIGTERM/SIGINT. */
 export const serveCommand: CliCommand = {
-  usage: `tollbooth serve [--port <n>] [--host <address>]
+  usage: `tollbooth serve [--port <n>] [--host <address>] [--testnet]
 
   Serves every tool at its HTTP route and as MCP tools over streamable HTTP at /mcp, with /healthz, /readyz,
   /metrics, /openapi.json, /.well-known/x402 and /llms.txt. Runs until SIGTERM or SIGINT, then stops taking calls,
@@ -11,14 +12,20 @@ export const serveCommand: CliCommand = {
 
   --port <n>        port to listen on (default: PORT, else 4021; 0 picks a free one)
   --host <address>  address to listen on (default: HOST, else 127.0.0.1)
+${TESTNET_USAGE}
 
   Everything else comes from the environment (PAY_TO_*, FACILITATOR_*, DATABASE_URL, ...): see .env.example.`,
-  options: { port: { type: 'string' }, host: { type: 'string' } },
+  options: { port: { type: 'string' }, host: { type: 'string' }, ...TESTNET_OPTION },
   async run(args) {
     const { loadConfig } = await import('../config.js');
     const port = stringOption(args, 'port');
     const host = stringOption(args, 'host');
-    const config = loadConfig({ ...process.env, ...(port !== undefined ? { PORT: port } : {}), ...(host !== undefined ? { HOST: host } : {}) });
+    const config = loadConfig({
+      ...process.env,
+      ...(port !== undefined ? { PORT: port } : {}),
+      ...(host !== undefined ? { HOST: host } : {}),
+      ...networkSetSettings(args),
+    });
     const [{ createRuntime, listen }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] = await Promise.all([
       import('../runtime.js'),
       import('../process-policy.js'),
@@ -27,7 +34,14 @@ export const serveCommand: CliCommand = {
     const runtime = await createRuntime(config);
     warnDevelopment(config, runtime.log);
     const running = await listen(runtime);
-    runtime.log.info('tollbooth listening', { url: running.url, mcp: `${running.url}/mcp`, facilitator: runtime.facilitator.mode, tools: runtime.mcpDeps.tools.length });
+    runtime.log.info('tollbooth listening', {
+      url: running.url,
+      mcp: `${running.url}/mcp`,
+      networkSet: config.networkSet,
+      networks: config.networks.map((n) => n.id),
+      facilitator: runtime.facilitator.mode,
+      tools: runtime.mcpDeps.tools.length,
+    });
     // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
     const stop = onStop(runtime.log, async (signal) => {
       const inFlight = runtime.calls.inFlight;

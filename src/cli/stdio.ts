@@ -1,20 +1,24 @@
 import type { CliCommand } from './command.js';
 import { REMOTE_OPTIONS, REMOTE_USAGE, remoteSettings } from './remote-flags.js';
+import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
 
 /** `tollbooth stdio`: MCP over stdio, serving the tools here or paying a remote deployment (remote mode). */
 export const stdioCommand: CliCommand = {
-  usage: `tollbooth stdio [--remote <base url>] [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
+  usage: `tollbooth stdio [--testnet] [--remote <base url>] [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
 
   MCP over stdio for agents that spawn the server (stdout carries the protocol; logs go to stderr).
   Without --remote (and REMOTE_URL*), the tools run here and each call is paid with x402 by the client.
   With --remote, remote mode: the same tools, executed on a remote deployment and paid from the user's wallet
-  (WALLET_*) under the user's budget (BUDGET_*); see docs/agents.md.
+  (WALLET_*) under the user's budget (BUDGET_*), with x402 or MPP (PAYMENT_PROTOCOLS); a URL ending in /mcp is
+  called over MCP. See docs/agents.md.
 
+${TESTNET_USAGE}
+                    (with --remote: the agent pays on a testnet only, unless BUDGET_NETWORKS says otherwise)
 ${REMOTE_USAGE}`,
-  options: REMOTE_OPTIONS,
+  options: { ...REMOTE_OPTIONS, ...TESTNET_OPTION },
   async run(args) {
     const { loadConfig } = await import('../config.js');
-    const config = loadConfig({ ...process.env, ...remoteSettings(args) });
+    const config = loadConfig({ ...process.env, ...remoteSettings(args), ...networkSetSettings(args) });
     if (Object.keys(config.client.remote).length > 0) {
       const [{ runRemoteStdio }, { createLogger }] = await Promise.all([import('../client/stdio.js'), import('../log.js')]);
       await runRemoteStdio(config, createLogger(config.logLevel));
@@ -46,7 +50,12 @@ ${REMOTE_USAGE}`,
     stopOnSignals(stop);
     installProcessPolicy(runtime.log, runtime.metrics, stop);
     await server.connect(transport);
-    runtime.log.info('tollbooth MCP stdio ready', { tools: runtime.mcpDeps.tools.length, facilitator: runtime.facilitator.mode });
+    runtime.log.info('tollbooth MCP stdio ready', {
+      tools: runtime.mcpDeps.tools.length,
+      networkSet: config.networkSet,
+      networks: config.networks.map((n) => n.id),
+      facilitator: runtime.facilitator.mode,
+    });
     return undefined;
   },
 };

@@ -7,6 +7,7 @@ import { freeTools, tools } from '../../tools/index.js';
 import type { AgentToolDeps } from './agent-tools.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
+import { closeMcpRemotes } from './mcp-remote.js';
 import { loadWallets, type Wallets } from './wallets.js';
 
 /** Everything remote mode and `tollbooth call` run on. */
@@ -40,5 +41,9 @@ export async function createAgent(config: Config, log: Logger, store?: Store): P
   const settings = config.client;
   const caller = new RemoteCaller({ settings, networks: config.networks, store: opened, wallets, budget, log });
   if (wallets.addresses.stellar) log.warn('WALLET_STELLAR_SECRET is set, but this client cannot pay on Stellar yet; Stellar options are skipped');
-  return { settings, networks: config.networks, store: opened, wallets, budget, caller, log, close: () => opened.close() };
+  const close = async () => {
+    await closeMcpRemotes();
+    await opened.close();
+  };
+  return { settings, networks: config.networks, store: opened, wallets, budget, caller, log, close };
 }

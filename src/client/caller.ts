@@ -1,7 +1,8 @@
 /**
  * One call through the remote deployment, as the agent's stdio server and `tollbooth call` make it: validate the
- * input, probe for the challenge, choose an option under the budget, reserve it in the store, ask the user above
- * the threshold, sign with the official client and deliver (see deliver.ts). Every outcome is a value.
+ * input, probe for the challenge (x402, MPP or both), choose an option under the budget, reserve it in the store,
+ * ask the user above the threshold, sign with the official client (x402) or mppx's EVM charge client (MPP) and
+ * deliver (see deliver.ts). Every outcome is a value.
  */
 import { randomUUID } from 'node:crypto';
 import type { PaymentRequired } from '@x402/core/types';
@@ -15,10 +16,12 @@ import { requestHash } from '../payments/idempotency.js';
 import type { NewSpend, Store } from '../store/store.js';
 import type { ToolGroup } from '../tool.js';
 import { budgetDay, micros, type Budget } from './budget.js';
-import { atomicCap, chooseOption, usd, type PricedOption } from './choose.js';
-import { deliver, paymentNote, type DeliveryContext } from './deliver.js';
-import { dryRunReport, notPayable } from './explain.js';
-import { buildRequest, send, type RemoteChallenge, type RemoteRequest } from './http.js';
+import { atomicCap, chooseFromOffers, usd, type Offers, type PricedOption } from './choose.js';
+import { deliver, fromStored, paymentNote, type DeliveryContext, type SignedPayment } from './deliver.js';
+import { dryRunReport, notPayable, optionLabel } from './explain.js';
+import { buildRequest, send, type RemoteAnswer, type RemoteRequest } from './http.js';
+import { readMppOffers, signMppCredential } from './mpp.js';
+import { tableEntry } from './networks.js';
 import type { CallOutcome } from './outcome.js';
 import type { ClientSettings } from './settings.js';
 import type { Wallets } from './wallets.js';
@@ -96,14 +99,15 @@ export class RemoteCaller {
   private async paidCall(target: CallTarget, request: RemoteRequest, hash: string, options: CallOptions): Promise<CallOutcome> {
     const pending = await this.deps.store.pendingSpend(hash);
     if (pending?.payload) {
-      this.deps.log.info('re-sending a payment whose outcome was unknown', { tool: target.name, network: pending.network });
-      return deliver(this.context(target, request, pending, true), pending.payload as never);
+      this.deps.log.info('re-sending a payment whose outcome was unknown', { tool: target.name, protocol: pending.protocol ?? 'x402', network: pending.network });
+      return deliver(this.context(target, request, pending, true), fromStored(pending.payload));
     }
     return this.probeAndPay(target, request, hash, options);
   }
 
   private async probeAndPay(target: CallTarget, request: RemoteRequest, hash: string, options: CallOptions): Promise<CallOutcome> {
-    const probe = await send(request, this.deps.settings.timeoutMs, options.signal);
+    // MPP challenges are read only when they may be needed (reading them loads mppx): see `offersToWeigh`.
+    const probe = await send(request, this.deps.settings.timeoutMs, options.signal, undefined, false);
     switch (probe.type) {
       case 'no_answer':
         return refused(new ToolError('upstream_unavailable', `The remote deployment did not answer ${request.method} ${request.url} (${probe.message}); nothing was paid. Try again later.`));
@@ -112,29 +116,52 @@ export class RemoteCaller {
       case 'error':
         return { type: 'remote_error', status: probe.status, body: probe.body };
       case 'challenge':
-        return this.pay(target, request, hash, probe.challenge, options);
+        return this.pay(target, request, hash, await this.offersToWeigh(probe, options), options);
     }
   }
 
-  private async pay(target: CallTarget, request: RemoteRequest, hash: string, challenge: RemoteChallenge, options: CallOptions): Promise<CallOutcome> {
-    const { budget, wallets, settings, networks } = this.deps;
+  /**
+   * The offers of a probe's challenge. MPP challenges sent over HTTP are read (mppx loads) only when they matter: a
+   * dry run, MPP preferred, or no payable x402 option (then they are paid, or listed with why they are not).
+   */
+  private async offersToWeigh(probe: Extract<RemoteAnswer, { type: 'challenge' }>, options: CallOptions): Promise<Offers> {
+    const { settings } = this.deps;
+    const x402 = probe.challenge ? { x402: probe.challenge } : {};
+    if (!probe.mppHeader) return { ...x402, mpp: probe.mpp };
+    if (!options.dryRun && settings.protocols[0] === 'x402' && probe.challenge) {
+      const x402Only = chooseFromOffers({ ...x402, mpp: [] }, this.deps.wallets, this.rules(options));
+      if (x402Only.type === 'chosen') return { ...x402, mpp: [] };
+    }
+    return { ...x402, mpp: await readMppOffers(probe.mppHeader) };
+  }
+
+  private rules(options: CallOptions) {
+    const { budget, settings, networks } = this.deps;
     const maxMicrosPerCall = options.maxUsdPerCall !== undefined ? micros(options.maxUsdPerCall) : budget.maxMicrosPerCall;
-    const rules = { networks, ...(budget.settings.networks ? { allowed: budget.settings.networks } : {}), preference: settings.preference, maxMicrosPerCall };
-    const choice = chooseOption(challenge.accepts, challenge.x402Version, wallets, rules);
-    if (options.dryRun) return { type: 'dry_run', report: await dryRunReport(target.name, request.url, challenge, choice, budget, maxMicrosPerCall) };
+    return { networks, ...(budget.settings.networks ? { allowed: budget.settings.networks } : {}), preference: settings.preference, maxMicrosPerCall, protocols: settings.protocols };
+  }
+
+  private async pay(target: CallTarget, request: RemoteRequest, hash: string, offers: Offers, options: CallOptions): Promise<CallOutcome> {
+    const { budget, wallets } = this.deps;
+    const rules = this.rules(options);
+    const { maxMicrosPerCall } = rules;
+    const choice = chooseFromOffers(offers, wallets, rules);
+    if (options.dryRun) return { type: 'dry_run', report: await dryRunReport(target.name, request.url, offers, choice, budget, maxMicrosPerCall) };
     switch (choice.type) {
       case 'none_payable':
-        return notPayable(target.name, challenge, choice.options, wallets, budget);
+        return notPayable(target.name, offers, choice.options, wallets, budget);
       case 'over_cap':
         return refused(new ToolError('budget_exceeded', `${target.name} costs at least ${usd(choice.cheapest.usdMicros!)}, over the user's per-call limit of ${usd(maxMicrosPerCall)}; nothing was paid. ${budget.describe(maxMicrosPerCall)}.`));
       case 'chosen':
-        return this.reserveAndPay(target, request, hash, challenge, choice.chosen, maxMicrosPerCall, options);
+        return this.reserveAndPay(target, request, hash, offers, choice.chosen, maxMicrosPerCall, options);
     }
   }
 
-  private async reserveAndPay(target: CallTarget, request: RemoteRequest, hash: string, challenge: RemoteChallenge, chosen: PricedOption, capMicros: number, options: CallOptions): Promise<CallOutcome> {
-    const { budget, store, wallets } = this.deps;
-    const declaresId = challenge.x402Version === 2 && challenge.extensions?.[PAYMENT_IDENTIFIER] !== undefined;
+  private async reserveAndPay(target: CallTarget, request: RemoteRequest, hash: string, offers: Offers, chosen: PricedOption, capMicros: number, options: CallOptions): Promise<CallOutcome> {
+    const { budget, store } = this.deps;
+    const challenge = offers.x402;
+    const protocol = chosen.protocol ?? 'x402';
+    const declaresId = protocol === 'x402' && challenge?.x402Version === 2 && challenge.extensions?.[PAYMENT_IDENTIFIER] !== undefined;
     const paymentId = declaresId ? generatePaymentId() : undefined;
     const spend: NewSpend = {
       id: randomUUID(),
@@ -146,6 +173,7 @@ export class RemoteCaller {
       asset: chosen.option.asset,
       amount: chosen.amount.toString(),
       usdMicros: chosen.usdMicros!,
+      protocol,
       ...(paymentId ? { paymentId } : {}),
     };
     const reserved = await budget.reserve(spend);
@@ -154,7 +182,7 @@ export class RemoteCaller {
       return refused(new ToolError('budget_exceeded', `${target.name} costs ${usd(spend.usdMicros)}, but only ${usd(left)} of today's ${usd(budget.maxMicrosPerDay)} budget is left (${usd(reserved.spentMicros)} spent or being paid, UTC day ${spend.day}); nothing was paid. The budget renews at 00:00 UTC; ${budget.describe()}.`));
     }
     if (budget.needsApproval(spend.usdMicros)) {
-      const question = `Pay ${usd(spend.usdMicros)} (${spend.amount} units of ${spend.asset} on ${spend.network}) for ${target.name} at ${request.url}? Today so far: ${usd(reserved.spentMicros - spend.usdMicros)} of ${usd(budget.maxMicrosPerDay)}.`;
+      const question = `Pay ${usd(spend.usdMicros)} (${spend.amount} units of ${spend.asset} on ${spend.network}${protocol === 'mpp' ? ', with MPP' : ''}) for ${target.name} at ${request.url}? Today so far: ${usd(reserved.spentMicros - spend.usdMicros)} of ${usd(budget.maxMicrosPerDay)}.`;
       const answer = await options.approve(question);
       if (answer !== 'accepted') {
         await store.cancelSpend(spend.id, answer === 'declined' ? 'declined by the user' : 'approval could not be asked');
@@ -164,17 +192,30 @@ export class RemoteCaller {
         return refused(new ToolError('payment_not_approved', `The payment of ${usd(spend.usdMicros)} for ${target.name} was not made: ${why}. ${budget.describe()}.`));
       }
     }
-    let payload;
+    let payment: SignedPayment;
     try {
-      const extensions = paymentId ? appendPaymentIdentifierToExtensions(structuredClone(challenge.extensions ?? {}), paymentId) : challenge.extensions;
-      const forPayment = { ...challenge, accepts: [chosen.option], ...(extensions ? { extensions } : {}) } as unknown as PaymentRequired;
-      payload = await wallets.clientFor(chosen.option, challenge.x402Version, atomicCap(capMicros, chosen.decimals!)).createPaymentPayload(forPayment);
+      payment = await this.sign(offers, chosen, paymentId, atomicCap(capMicros, chosen.decimals!));
     } catch (err) {
       await store.cancelSpend(spend.id, 'could not sign the payment');
       const reason = String((err as Error)?.message ?? err).split('\n', 1)[0]!.slice(0, 300);
-      return refused(new ToolError('payment_failed', `Could not sign the payment for ${target.name} on ${spend.network} (${reason}); nothing was paid.`), await paymentNote({ budget, spend }, 'cancelled'));
+      return refused(new ToolError('payment_failed', `Could not sign the payment for ${target.name} (${optionLabel(chosen)}: ${reason}); nothing was paid.`), await paymentNote({ budget, spend }, 'cancelled'));
     }
-    return deliver(this.context(target, request, spend, false), payload);
+    return deliver(this.context(target, request, spend, false), payment);
+  }
+
+  /** Signs the chosen option: the official x402 client, or mppx's EVM charge client with the token's EIP-712 domain from the table. */
+  private async sign(offers: Offers, chosen: PricedOption, paymentId: string | undefined, capAtomic: bigint): Promise<SignedPayment> {
+    const { wallets, networks } = this.deps;
+    if (chosen.mpp) {
+      const entry = tableEntry(networks, chosen.network, chosen.option.asset);
+      if (!entry?.name || !entry.version) throw new Error('the token\'s EIP-712 domain is not in the network table');
+      return signMppCredential(chosen.mpp, wallets.evmAccount(), { name: entry.name, version: entry.version }, capAtomic);
+    }
+    const challenge = offers.x402!;
+    const extensions = paymentId ? appendPaymentIdentifierToExtensions(structuredClone(challenge.extensions ?? {}), paymentId) : challenge.extensions;
+    const forPayment = { ...challenge, accepts: [chosen.option], ...(extensions ? { extensions } : {}) } as unknown as PaymentRequired;
+    const payload = await wallets.clientFor(chosen.option, challenge.x402Version, capAtomic).createPaymentPayload(forPayment);
+    return { protocol: 'x402', payload };
   }
 
   private context(target: CallTarget, request: RemoteRequest, spend: NewSpend, resumed: boolean): DeliveryContext {
@@ -190,7 +231,7 @@ export class RemoteCaller {
       case 'no_answer':
         return refused(new ToolError('upstream_unavailable', `The remote deployment did not answer ${request.method} ${request.url} (${answer.message}). Try again later.`));
       case 'challenge':
-        return { type: 'payment_required', challenge: answer.challenge, hint: `${target.name} is a free helper here, but the remote asked for a payment; Tollbooth pays only for paid tools.` };
+        return { type: 'payment_required', ...(answer.challenge ? { challenge: answer.challenge } : {}), ...(answer.mpp.length > 0 ? { mpp: answer.mpp.map((o) => o.challenge) } : {}), hint: `${target.name} is a free helper here, but the remote asked for a payment; Tollbooth pays only for paid tools.` };
       case 'error':
         return { type: 'remote_error', status: answer.status, body: answer.body };
     }

@@ -65,6 +65,9 @@ async function evmState(payload: PaymentPayload, asset: string, rpcUrl: string, 
  * transactions are searched for its own signature. Not found: unused once the blockhash has expired (it can never
  * land), unknown before.
  */
+/** How many of the payer's most recent transactions are searched for the payment. */
+const RECENT = 25;
+
 async function svmState(payload: PaymentPayload, rpcUrl: string, timeoutMs: number): Promise<AuthorizationState> {
   const tx = decodeSvmPayment(payload);
   const signature = tx?.tokenPayer ? tx.transaction.signatures[tx.tokenPayer as never] : undefined;
@@ -72,11 +75,13 @@ async function svmState(payload: PaymentPayload, rpcUrl: string, timeoutMs: numb
   const mine = getBase58Decoder().decode(signature);
   const rpc = createSolanaRpc(rpcUrl);
   const options = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) });
-  const recent = await rpc.getSignaturesForAddress(tx.tokenPayer as never, { limit: 25 }).send(options());
+  const recent = await rpc.getSignaturesForAddress(tx.tokenPayer as never, { limit: RECENT }).send(options());
   for (const entry of recent) {
     const found = await rpc.getTransaction(entry.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send(options());
     if (found?.transaction.signatures.includes(mine as never)) return found.meta?.err ? { type: 'unused' } : { type: 'used' };
   }
+  // A full page may have pushed the payment out of sight: not finding it there proves nothing.
+  if (recent.length >= RECENT) return { type: 'unknown', why: `the payer made ${RECENT} or more transactions since; this payment is not among them` };
   const valid = await rpc.isBlockhashValid(tx.blockhash as never, { commitment: 'processed' }).send(options());
   return valid.value ? { type: 'unknown', why: 'the Solana transaction could still land until its blockhash expires' } : { type: 'unused' };
 }

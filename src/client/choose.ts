@@ -1,18 +1,35 @@
 /**
- * Chooses which of a challenge's `accepts` to pay: the cheapest in US dollars among the options the agent may and
- * can pay (allowed network, a wallet and a scheme for it, an asset it can value), ties broken by the user's
- * preference order, then `exact` before other schemes, then the server's order.
+ * Chooses which offered option to pay: x402 `accepts` entries and MPP `evm`/`charge` challenges alike. Among the
+ * options the agent may and can pay (protocol in PAYMENT_PROTOCOLS, allowed network, a wallet and a scheme for it,
+ * an asset it can value), the user's protocol order comes first (x402 before MPP by default), then the cheapest in
+ * US dollars, ties broken by the user's network preference, then `exact` before other schemes, then the server's order.
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import type { PaymentProtocol } from '../store/store.js';
+import type { RemoteChallenge } from './http.js';
+import { asRequirements, type MppOffer } from './mpp.js';
 import { canonicalNetwork, familyOf, matchesAny, patternIndex, tableEntry } from './networks.js';
 import type { Wallets } from './wallets.js';
 
 /** Why an option was left out. */
-export type OptionRejection = 'unsupported_family' | 'unsupported_scheme' | 'no_wallet' | 'network_not_allowed' | 'unknown_asset' | 'over_per_call_cap';
+export type OptionRejection = 'protocol_not_allowed' | 'unsupported_family' | 'unsupported_scheme' | 'no_wallet' | 'network_not_allowed' | 'unknown_asset' | 'over_per_call_cap';
+
+/** The protocols the agent pays with, in order of preference, when the user sets nothing: x402 first. */
+export const DEFAULT_PROTOCOLS: readonly PaymentProtocol[] = ['x402', 'mpp'];
+
+/** What a 402 offered: an x402 challenge, MPP challenges, or both. */
+export interface Offers {
+  x402?: RemoteChallenge;
+  mpp: readonly MppOffer[];
+}
 
 /** One advertised option, valued in US dollars, with why it cannot be paid (if it cannot). */
 export interface PricedOption {
+  /** The protocol that offered it (absent: x402). */
+  protocol?: PaymentProtocol;
+  /** For MPP, the challenge it answers; `option` is then its x402-shaped reading (network, asset, amount, pay-to). */
+  mpp?: MppOffer;
   /** The entry exactly as advertised (it is echoed unchanged). */
   option: PaymentRequirements;
   /** CAIP-2 id (`base` → `eip155:8453`). */
@@ -42,6 +59,8 @@ export interface ChoiceRules {
   /** Preferred networks (ids or patterns), in order. */
   preference: readonly string[];
   maxMicrosPerCall: number;
+  /** Protocols allowed, in order of preference (PAYMENT_PROTOCOLS); unset, x402 then MPP. */
+  protocols?: readonly PaymentProtocol[];
 }
 
 /** Millionths of a US dollar for an amount of a `decimals`-decimal stablecoin, rounded up. */
@@ -93,12 +112,61 @@ export function priceOptions(accepts: readonly PaymentRequirements[], x402Versio
   });
 }
 
-/** Chooses the option to pay (see the module comment for the order). */
+/**
+ * Values an MPP offer like an x402 `exact` entry: it needs the EVM wallet, an `evm`/`charge` this client signs, and
+ * its token in the agent's network table with its decimals and EIP-712 domain (the challenge does not carry them).
+ */
+export function priceMppOffer(offer: MppOffer, wallets: Wallets, rules: ChoiceRules): PricedOption {
+  const option = asRequirements(offer);
+  const network = canonicalNetwork(option.network);
+  const amount = amountOf(option);
+  const entry = offer.charge ? tableEntry(rules.networks, network, option.asset) : undefined;
+  const known = entry?.name !== undefined && entry.version !== undefined;
+  const priced: PricedOption = {
+    protocol: 'mpp',
+    mpp: offer,
+    option,
+    network,
+    ...(offer.charge ? { family: 'evm' as const } : {}),
+    amount,
+    ...(known ? { decimals: entry.decimals } : {}),
+    ...(known && amount >= 0n ? { usdMicros: toUsdMicros(amount, entry.decimals) } : {}),
+  };
+  let rejected: OptionRejection | undefined;
+  if (!(rules.protocols ?? DEFAULT_PROTOCOLS).includes('mpp')) rejected = 'protocol_not_allowed';
+  else if (!offer.charge) rejected = 'unsupported_scheme';
+  else if (!wallets.addresses.evm) rejected = 'no_wallet';
+  else if (rules.allowed && !matchesAny(network, rules.allowed)) rejected = 'network_not_allowed';
+  else if (priced.usdMicros === undefined) rejected = 'unknown_asset';
+  else if (priced.usdMicros > rules.maxMicrosPerCall) rejected = 'over_per_call_cap';
+  return rejected ? { ...priced, rejected } : priced;
+}
+
+/** Values every offered option, x402 and MPP, in the server's order (x402 entries first). */
+export function priceOffers(offers: Offers, wallets: Wallets, rules: ChoiceRules): PricedOption[] {
+  const x402Allowed = (rules.protocols ?? DEFAULT_PROTOCOLS).includes('x402');
+  const x402 = offers.x402
+    ? priceOptions(offers.x402.accepts, offers.x402.x402Version, wallets, rules).map((p): PricedOption => ({ ...p, protocol: 'x402', ...(x402Allowed ? {} : { rejected: 'protocol_not_allowed' as const }) }))
+    : [];
+  return [...x402, ...offers.mpp.map((offer) => priceMppOffer(offer, wallets, rules))];
+}
+
+/** Chooses the option to pay among x402 entries and MPP challenges (see the module comment for the order). */
+export function chooseFromOffers(offers: Offers, wallets: Wallets, rules: ChoiceRules): Choice {
+  return rankAndChoose(priceOffers(offers, wallets, rules), rules);
+}
+
+/** Chooses the option to pay among x402 entries (see the module comment for the order). */
 export function chooseOption(accepts: readonly PaymentRequirements[], x402Version: number, wallets: Wallets, rules: ChoiceRules): Choice {
-  const options = priceOptions(accepts, x402Version, wallets, rules);
+  return rankAndChoose(priceOptions(accepts, x402Version, wallets, rules), rules);
+}
+
+function rankAndChoose(options: PricedOption[], rules: ChoiceRules): Choice {
+  const protocols = rules.protocols ?? DEFAULT_PROTOCOLS;
   const rank = (p: PricedOption) => {
     const at = patternIndex(p.network, rules.preference);
-    return [p.usdMicros ?? Infinity, at < 0 ? Infinity : at, p.option.scheme === 'exact' ? 0 : 1, options.indexOf(p)];
+    const order = protocols.indexOf(p.protocol ?? 'x402');
+    return [order < 0 ? Infinity : order, p.usdMicros ?? Infinity, at < 0 ? Infinity : at, p.option.scheme === 'exact' ? 0 : 1, options.indexOf(p)];
   };
   const byRank = (a: PricedOption, b: PricedOption) => {
     const [x, y] = [rank(a), rank(b)];

@@ -7,6 +7,7 @@ import { createLogger } from '../log.js';
 import { freeTools, tools } from '../../tools/index.js';
 import { agentProblems, createAgent } from './agent.js';
 import type { RemoteChallenge } from './http.js';
+import type { MppChallenge } from './mpp.js';
 import type { CallOutcome } from './outcome.js';
 import { targetOf } from './mcp.js';
 
@@ -38,13 +39,22 @@ function exitCodeOf(outcome: CallOutcome): number {
   }
 }
 
-/** What stdout says of a call nothing could pay for: the reason and one line per advertised option. */
-export function notPaidSummary(challenge: RemoteChallenge, reason: string): { paid: false; reason: string; x402Version: number; options: string[]; more: string } {
-  const options = challenge.accepts.map((a) => {
+/** What stdout says of a call nothing could pay for: the reason and one line per advertised option (x402 entries, then MPP challenges). */
+export function notPaidSummary(
+  challenge: RemoteChallenge | undefined,
+  reason: string,
+  mpp: readonly MppChallenge[] = [],
+): { paid: false; reason: string; x402Version?: number; options: string[]; more: string } {
+  const options = (challenge?.accepts ?? []).map((a) => {
     const amount = (a as { amount?: string; maxAmountRequired?: string }).amount ?? (a as { maxAmountRequired?: string }).maxAmountRequired;
     return `${a.scheme} on ${a.network}: ${amount} units of ${a.asset}`;
   });
-  return { paid: false, reason, x402Version: challenge.x402Version, options, more: 'run again with --dry-run for the full payment requirements and the budget' };
+  for (const c of mpp) {
+    const r = c.request as { amount?: unknown; currency?: unknown; methodDetails?: { chainId?: unknown } };
+    const where = r.methodDetails?.chainId !== undefined ? ` on eip155:${String(r.methodDetails.chainId)}` : '';
+    options.push(`MPP ${c.method}/${c.intent}${where}: ${String(r.amount)} units of ${String(r.currency)}`);
+  }
+  return { paid: false, reason, ...(challenge ? { x402Version: challenge.x402Version } : {}), options, more: 'run again with --dry-run for the full payment requirements and the budget' };
 }
 
 /** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
@@ -52,6 +62,7 @@ function print(outcome: CallOutcome): void {
   const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
   const err = (label: string, v: unknown): void => void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
   if ('receipt' in outcome && outcome.receipt) err('receipt', outcome.receipt);
+  if ('mppReceipt' in outcome && outcome.mppReceipt) err('receipt', outcome.mppReceipt);
   if ('payment' in outcome && outcome.payment) err('payment', outcome.payment);
   switch (outcome.type) {
     case 'success':
@@ -62,7 +73,7 @@ function print(outcome: CallOutcome): void {
     case 'payment_required':
       // A short summary, not the whole challenge (13 options with their extensions): --dry-run shows everything.
       err('not paid', outcome.hint);
-      return out(notPaidSummary(outcome.challenge, outcome.hint));
+      return out(notPaidSummary(outcome.challenge, outcome.hint, outcome.mpp));
     case 'refused':
       return err('error', outcome.error.toBody());
     case 'remote_error':

@@ -5,6 +5,7 @@
  * A payment that left is never booked as free on the remote's word alone: an "already used" refusal of a re-sent
  * payment is a settlement whose answer was lost, and before any other refusal or error releases the budget the
  * chain is asked whether the authorization was used (chain-check.ts); when it cannot tell, the payment is kept.
+ * x402 payments and MPP credentials go the same way; only the header they travel in and the receipt differ.
  */
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
@@ -15,8 +16,26 @@ import type { NewSpend, SpendStatus, Store } from '../store/store.js';
 import type { Budget } from './budget.js';
 import { authorizationState, meansAlreadyUsed, type AuthorizationState } from './chain-check.js';
 import { usd } from './choose.js';
-import { paymentHeaders, send, type RemoteAnswer, type RemoteRequest } from './http.js';
+import { send, type RemoteAnswer, type RemoteRequest, type SignedPayment } from './http.js';
+import { problemCode, type MppCredential, type MppReceipt } from './mpp.js';
 import type { CallOutcome, PaymentNote } from './outcome.js';
+
+export type { SignedPayment } from './http.js';
+
+/** The payment as kept with a pending spend (x402 payloads as they are, so older stores still resume). */
+export function storedForm(payment: SignedPayment): unknown {
+  return payment.protocol === 'x402' ? payment.payload : payment;
+}
+
+/** A kept payment read back (see {@link storedForm}). */
+export function fromStored(stored: unknown): SignedPayment {
+  return (stored as { protocol?: unknown }).protocol === 'mpp' ? (stored as MppCredential) : { protocol: 'x402', payload: stored as PaymentPayload };
+}
+
+/** What the chain check looks up: an MPP credential's authorization in the x402 shape it reads. */
+function forChainCheck(payment: SignedPayment): PaymentPayload {
+  return payment.protocol === 'x402' ? payment.payload : ({ x402Version: 2, payload: { authorization: { from: payment.from, nonce: payment.nonce } } } as unknown as PaymentPayload);
+}
 
 /** How often a payment is re-sent before its outcome is left pending: no answer, call in flight, settlement pending. */
 export const RETRY_LIMITS = { noAnswer: 3, inFlight: 20, pending: 3 } as const;
@@ -51,17 +70,23 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 const SEE_THROUGH = new AbortController().signal;
 
-/** The remote's error code (`{error: {code}}` body, or a challenge's `error`), if any. */
+/**
+ * The remote's error code, if any: `{error: {code}}` or a challenge's `error`; for an MPP refusal (Problem Details),
+ * its `reason` when the server adds one (ours does: the same codes as x402), else the problem type's last segment.
+ */
 export function remoteCode(body: unknown): string | undefined {
   const error = (body as { error?: unknown } | null)?.error;
   if (typeof error === 'string') return error;
   const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
+  if (typeof code === 'string') return code;
+  const reason = (body as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? reason : problemCode(body);
 }
 
 function remoteMessage(body: unknown): string {
   const b = body as { message?: unknown; error?: { message?: unknown } } | null;
-  const message = typeof b?.message === 'string' ? b.message : typeof b?.error?.message === 'string' ? b.error.message : '';
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  const message = typeof b?.message === 'string' ? b.message : typeof b?.error?.message === 'string' ? b.error.message : typeof detail === 'string' ? detail : '';
   return message ? `: ${message.split('\n', 1)[0]!.slice(0, 300)}` : '';
 }
 
@@ -71,6 +96,7 @@ export async function paymentNote(ctx: Pick<DeliveryContext, 'budget' | 'spend'>
   const today = await ctx.budget.status(spend.day);
   return {
     status,
+    protocol: spend.protocol ?? 'x402',
     network: spend.network,
     asset: spend.asset,
     amount: spend.amount,
@@ -82,13 +108,13 @@ export async function paymentNote(ctx: Pick<DeliveryContext, 'budget' | 'spend'>
 }
 
 /** Sends the payment until its outcome is known or the retry limits are reached; records the outcome in the store. */
-export async function deliver(ctx: DeliveryContext, payload: PaymentPayload): Promise<CallOutcome> {
+export async function deliver(ctx: DeliveryContext, payload: SignedPayment): Promise<CallOutcome> {
   const tries = { noAnswer: 0, inFlight: 0, pending: 0 };
   for (;;) {
-    const answer = await send(ctx.request, ctx.timeoutMs, SEE_THROUGH, paymentHeaders(payload));
+    const answer = await send(ctx.request, ctx.timeoutMs, SEE_THROUGH, payload);
     switch (answer.type) {
       case 'ok':
-        return delivered(ctx, answer.body, answer.receipt);
+        return delivered(ctx, payload, answer.body, answer.receipt, answer.mppReceipt);
       case 'no_answer':
         if (++tries.noAnswer > RETRY_LIMITS.noAnswer) {
           return keepPending(ctx, payload, `no complete answer from ${ctx.request.url} after ${tries.noAnswer} attempts (${answer.message})`);
@@ -105,13 +131,22 @@ export async function deliver(ctx: DeliveryContext, payload: PaymentPayload): Pr
           await sleep(Math.min(wait, 1000));
           continue;
         }
+        if (code === 'settlement_outcome_unknown') {
+          // No transaction is known: nothing to wait for on chain, and the receipt names none. Same payment, later.
+          if (++tries.pending <= RETRY_LIMITS.pending) {
+            ctx.log.info('the remote does not know yet whether its settlement went through; re-sending the same payment later', { tool: ctx.tool, attempt: tries.pending, waitMs: wait });
+            await sleep(wait);
+            continue;
+          }
+          return keepPending(ctx, payload, 'the remote got no answer when it settled the payment and knows no transaction for it yet');
+        }
         if (code === 'settlement_pending' || code === 'payment_in_flight') {
           if (code === 'settlement_pending' && ++tries.pending <= RETRY_LIMITS.pending) {
             ctx.log.info('settlement still being confirmed; re-sending the same payment later', { tool: ctx.tool, attempt: tries.pending, waitMs: wait });
             await sleep(wait);
             continue;
           }
-          return keepPending(ctx, payload, code === 'settlement_pending' ? 'the remote is still confirming its settlement' : 'the remote is still running the call', answer.receipt);
+          return keepPending(ctx, payload, code === 'settlement_pending' ? `the remote is still confirming its settlement${answer.receipt?.transaction ? ` (transaction ${answer.receipt.transaction})` : ''}` : 'the remote is still running the call', answer.receipt);
         }
         // The remote's contract: an error answer charged nothing. The chain confirms it before the budget gets it back.
         const said = `the remote answered ${answer.status}${code ? ` ${code}` : ''}`;
@@ -125,24 +160,25 @@ export async function deliver(ctx: DeliveryContext, payload: PaymentPayload): Pr
   }
 }
 
-async function delivered(ctx: DeliveryContext, body: unknown, receipt: SettleResponse | undefined): Promise<CallOutcome> {
-  await ctx.store.finishSpend(ctx.spend.id, {
-    status: 'settled',
-    ...(receipt?.transaction ? { transaction: receipt.transaction } : {}),
-    ...(receipt?.payer ? { payer: receipt.payer } : {}),
-  });
+async function delivered(ctx: DeliveryContext, sent: SignedPayment, body: unknown, x402Receipt: SettleResponse | undefined, mppReceipt: MppReceipt | undefined): Promise<CallOutcome> {
+  // An MPP credential's receipt names the transaction (`reference`); the payer is the authorization's signer.
+  const receipt = sent.protocol === 'mpp' ? undefined : x402Receipt;
+  const transaction = sent.protocol === 'mpp' ? mppReceipt?.reference : receipt?.transaction;
+  const payer = sent.protocol === 'mpp' ? sent.from : receipt?.payer;
+  await ctx.store.finishSpend(ctx.spend.id, { status: 'settled', ...(transaction ? { transaction } : {}), ...(payer ? { payer } : {}) });
   const payment = await paymentNote(ctx, 'settled');
-  ctx.log.info('paid a remote call', { tool: ctx.tool, network: ctx.spend.network, usd: payment.usd, transaction: receipt?.transaction, spentToday: payment.spentToday });
+  ctx.log.info('paid a remote call', { tool: ctx.tool, protocol: sent.protocol, network: ctx.spend.network, usd: payment.usd, transaction, spentToday: payment.spentToday });
+  const receipts = { ...(receipt ? { receipt } : {}), ...(sent.protocol === 'mpp' && mppReceipt ? { mppReceipt } : {}) };
   const checked = ctx.output.safeParse(body);
   if (!checked.success) {
     const error = new ToolError('upstream_invalid', `The remote's answer to ${ctx.tool} does not match the tool's output schema; the call was paid (${payment.usd}, receipt in _meta). Report it to the remote's operator.`);
-    return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
+    return { type: 'refused', error, ...receipts, payment };
   }
-  return { type: 'success', output: checked.data, ...(receipt ? { receipt } : {}), payment };
+  return { type: 'success', output: checked.data, ...receipts, payment };
 }
 
-async function keepPending(ctx: DeliveryContext, payload: PaymentPayload, why: string, receipt?: SettleResponse): Promise<CallOutcome> {
-  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload, note: why, ...(receipt?.transaction ? { transaction: receipt.transaction } : {}) });
+async function keepPending(ctx: DeliveryContext, sent: SignedPayment, why: string, receipt?: SettleResponse): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload: storedForm(sent), note: why, ...(receipt?.transaction ? { transaction: receipt.transaction } : {}) });
   const payment = await paymentNote(ctx, 'pending');
   const error = new ToolError(
     'payment_pending',
@@ -156,9 +192,9 @@ async function keepPending(ctx: DeliveryContext, payload: PaymentPayload, why: s
  * What became of a payment the remote refused or answered with an error after it left: "already used" to the very
  * same payment re-sent means it settled and the answer was lost; anything else is asked of the chain.
  */
-async function fateOf(ctx: DeliveryContext, payload: PaymentPayload, resent: boolean, reason: string | undefined): Promise<AuthorizationState> {
+async function fateOf(ctx: DeliveryContext, sent: SignedPayment, resent: boolean, reason: string | undefined): Promise<AuthorizationState> {
   if (resent && meansAlreadyUsed(reason)) return { type: 'used' };
-  const state = await authorizationState(payload, { network: ctx.spend.network, asset: ctx.spend.asset }, ctx.networks, Math.min(ctx.timeoutMs, CHAIN_CHECK_TIMEOUT_MS));
+  const state = await authorizationState(forChainCheck(sent), { network: ctx.spend.network, asset: ctx.spend.asset }, ctx.networks, Math.min(ctx.timeoutMs, CHAIN_CHECK_TIMEOUT_MS));
   ctx.log.info('asked the chain about a refused payment', { tool: ctx.tool, network: ctx.spend.network, reason, state: state.type });
   return state;
 }
@@ -173,8 +209,8 @@ async function settledAnswerLost(ctx: DeliveryContext, said: string, receipt: Se
 }
 
 /** Keeps a refused payment counted (pending, with its payment) when the chain cannot say whether it was used. */
-async function keepUnsure(ctx: DeliveryContext, payload: PaymentPayload, said: string, why: string, receipt: SettleResponse | undefined): Promise<CallOutcome> {
-  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload, note: `${said}; whether it was paid is unknown: ${why}` });
+async function keepUnsure(ctx: DeliveryContext, sent: SignedPayment, said: string, why: string, receipt: SettleResponse | undefined): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload: storedForm(sent), note: `${said}; whether it was paid is unknown: ${why}` });
   const payment = await paymentNote(ctx, 'pending');
   const error = new ToolError(
     'payment_pending',
@@ -184,9 +220,9 @@ async function keepUnsure(ctx: DeliveryContext, payload: PaymentPayload, said: s
   return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
 }
 
-async function refusedAfterPayment(ctx: DeliveryContext, payload: PaymentPayload, answer: Extract<RemoteAnswer, { type: 'challenge' }>, retried: boolean): Promise<CallOutcome> {
+async function refusedAfterPayment(ctx: DeliveryContext, payload: SignedPayment, answer: Extract<RemoteAnswer, { type: 'challenge' }>, retried: boolean): Promise<CallOutcome> {
   const { receipt } = answer;
-  const reason = remoteCode(answer.body) ?? answer.challenge.error ?? 'payment_refused';
+  const reason = remoteCode(answer.body) ?? answer.challenge?.error ?? 'payment_refused';
   const detail = remoteMessage(answer.body);
   const withReceipt = receipt ? { receipt } : {};
   const settleFailed = receipt !== undefined && receipt.success === false;

@@ -1,8 +1,7 @@
 /** Words for the caller: why nothing could be paid, and what a dry run would do. */
 import { ToolError } from '../errors.js';
 import type { Budget } from './budget.js';
-import { usd, type Choice, type OptionRejection, type PricedOption } from './choose.js';
-import type { RemoteChallenge } from './http.js';
+import { usd, type Choice, type Offers, type OptionRejection, type PricedOption } from './choose.js';
 import type { CallOutcome, DryRunReport, OptionReport } from './outcome.js';
 import type { Wallets } from './wallets.js';
 
@@ -11,17 +10,19 @@ export const WALLET_HINT =
   'No wallet is configured, so nothing was paid: give the agent a wallet with WALLET_EVM_PRIVATE_KEY, WALLET_SOLANA_SECRET_KEY or WALLET_ALGORAND_MNEMONIC (or the same name + _FILE), or pay one of `accepts` yourself.';
 
 const REASON_TEXT: Record<OptionRejection, string> = {
+  protocol_not_allowed: 'protocol not in PAYMENT_PROTOCOLS',
   unsupported_family: 'this client cannot pay on that network family',
-  unsupported_scheme: 'this client does not sign that scheme or version',
+  unsupported_scheme: 'this client does not sign that scheme, version or MPP method',
   no_wallet: 'no wallet for that network family',
   network_not_allowed: 'network not in BUDGET_NETWORKS',
-  unknown_asset: 'asset unknown to this client (add it to NETWORKS_JSON with its decimals)',
+  unknown_asset: 'asset unknown to this client (add it to NETWORKS_JSON with its decimals; for MPP also its EIP-712 name and version)',
   over_per_call_cap: 'over the per-call limit',
 };
 
 function report(p: PricedOption): OptionReport {
   return {
-    scheme: p.option.scheme,
+    protocol: p.protocol ?? 'x402',
+    scheme: p.mpp ? `${p.mpp.challenge.method}/${p.mpp.challenge.intent}` : p.option.scheme,
     network: p.option.network,
     asset: p.option.asset,
     amount: p.amount.toString(),
@@ -30,22 +31,32 @@ function report(p: PricedOption): OptionReport {
   };
 }
 
+/** How an option is named in messages: `exact on eip155:8453`, `MPP evm/charge on eip155:8453`. */
+export function optionLabel(p: PricedOption): string {
+  return p.mpp ? `MPP ${p.mpp.challenge.method}/${p.mpp.challenge.intent} on ${p.network}` : `${p.option.scheme} on ${p.option.network}`;
+}
+
 function summary(options: readonly PricedOption[]): string {
-  return options.map((o) => `${o.option.scheme} on ${o.option.network}: ${REASON_TEXT[o.rejected ?? 'unsupported_scheme']}`).join('; ');
+  return options.map((o) => `${optionLabel(o)}: ${REASON_TEXT[o.rejected ?? 'unsupported_scheme']}`).join('; ');
+}
+
+/** The challenges of an outcome that shows what was asked: the x402 challenge and/or the MPP challenges. */
+export function shownOffers(offers: Offers): { challenge?: DryRunReport['challenge']; mpp?: DryRunReport['mpp'] } {
+  return { ...(offers.x402 ? { challenge: offers.x402 } : {}), ...(offers.mpp.length > 0 ? { mpp: offers.mpp.map((o) => o.challenge) } : {}) };
 }
 
 /** The outcome of a challenge no option of which can be paid: the requirements with a hint, or a budget refusal. */
-export function notPayable(tool: string, challenge: RemoteChallenge, options: readonly PricedOption[], wallets: Wallets, budget: Budget): CallOutcome {
-  if (Object.keys(wallets.addresses).length === 0) return { type: 'payment_required', challenge, hint: WALLET_HINT };
+export function notPayable(tool: string, offers: Offers, options: readonly PricedOption[], wallets: Wallets, budget: Budget): CallOutcome {
+  if (Object.keys(wallets.addresses).length === 0) return { type: 'payment_required', ...shownOffers(offers), hint: WALLET_HINT };
   if (options.some((o) => o.rejected === 'network_not_allowed')) {
     const error = new ToolError('budget_exceeded', `No option offered for ${tool} is on a network the user allows and holds a wallet for (BUDGET_NETWORKS=${budget.settings.networks?.join(',')}); nothing was paid. Offered: ${summary(options)}.`);
     return { type: 'refused', error };
   }
-  return { type: 'payment_required', challenge, hint: `Nothing was paid: this client cannot pay any option offered for ${tool} (${summary(options)}). Configure a wallet for one of these networks, or pay one of \`accepts\` yourself.` };
+  return { type: 'payment_required', ...shownOffers(offers), hint: `Nothing was paid: this client cannot pay any option offered for ${tool} (${summary(options)}). Configure a wallet for one of these networks, or pay one of \`accepts\` yourself.` };
 }
 
 /** The report of `--dry-run`: every option valued, the one a real call would pay, and the budget it would be paid from. */
-export async function dryRunReport(tool: string, url: string, challenge: RemoteChallenge, choice: Choice, budget: Budget, maxMicrosPerCall: number): Promise<DryRunReport> {
+export async function dryRunReport(tool: string, url: string, offers: Offers, choice: Choice, budget: Budget, maxMicrosPerCall: number): Promise<DryRunReport> {
   const status = await budget.status();
   const chosen = choice.type === 'chosen' ? choice.chosen : undefined;
   const fits = chosen !== undefined && chosen.usdMicros! <= status.remainingMicros;
@@ -53,11 +64,11 @@ export async function dryRunReport(tool: string, url: string, challenge: RemoteC
   let verdict: string;
   if (!chosen) verdict = choice.type === 'over_cap' ? `would not pay: the cheapest option costs ${usd(choice.cheapest.usdMicros!)}, over the per-call limit of ${usd(maxMicrosPerCall)}` : 'would not pay: no option can be paid with this configuration';
   else if (!fits) verdict = `would not pay: ${usd(chosen.usdMicros!)} is more than the ${usd(status.remainingMicros)} left of today's budget`;
-  else verdict = `would pay ${usd(chosen.usdMicros!)} with ${chosen.option.scheme} on ${chosen.option.network}${needsApproval ? ' after the user approves it (--yes)' : ''}`;
+  else verdict = `would pay ${usd(chosen.usdMicros!)} with ${optionLabel(chosen)}${needsApproval ? ' after the user approves it (--yes)' : ''}`;
   return {
     tool,
     url,
-    x402Version: challenge.x402Version,
+    ...(offers.x402 ? { x402Version: offers.x402.x402Version } : {}),
     options: choice.options.map(report),
     ...(chosen ? { chosen: report(chosen) } : {}),
     needsApproval,
@@ -70,6 +81,6 @@ export async function dryRunReport(tool: string, url: string, challenge: RemoteC
       maxPerDay: usd(status.maxMicrosPerDay),
       ...(status.askAboveMicros !== undefined ? { askAbove: usd(status.askAboveMicros) } : {}),
     },
-    challenge,
+    ...shownOffers(offers),
   };
 }

@@ -3,55 +3,21 @@
  * JSON body), sends it with a time limit, and reads the answer into a value (challenge, receipt, error body, or
  * no answer at all). The x402 headers are read and written with `@x402/core/http`.
  */
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
-import { z } from 'zod';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, SettleResponse } from '@x402/core/types';
+import { isMcpEndpoint, sendMcp } from './mcp-remote.js';
+import { offersMpp, readMppOffers, readMppReceipt } from './mpp.js';
+import { readChallenge, type RemoteAnswer, type RemoteRequest, type SignedPayment } from './remote.js';
 
-/** A paid challenge as received (either version); entries are kept exactly as sent, since payments echo them. */
-export interface RemoteChallenge {
-  x402Version: 1 | 2;
-  error?: string;
-  accepts: PaymentRequirements[];
-  resource?: unknown;
-  extensions?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+export type { RemoteAnswer, RemoteChallenge, RemoteRequest, SignedPayment } from './remote.js';
+export { readChallenge } from './remote.js';
 
-/** One HTTP request to the remote deployment. */
-export interface RemoteRequest {
-  url: string;
-  method: 'GET' | 'POST';
-  /** JSON body of a POST (undefined for GET). */
-  body?: string;
-}
-
-/** What the remote answered. */
-export type RemoteAnswer =
-  | { type: 'ok'; status: number; body: unknown; receipt?: SettleResponse }
-  /** 402 (or 412): a challenge; `receipt` is present when a settlement was attempted and failed. */
-  | { type: 'challenge'; status: number; challenge: RemoteChallenge; body: unknown; receipt?: SettleResponse }
-  | { type: 'error'; status: number; body: unknown; retryAfterSeconds?: number; receipt?: SettleResponse }
-  /** No (complete) answer: refused connection, dropped connection, time limit. The request may or may not have been handled. */
-  | { type: 'no_answer'; message: string; timedOut: boolean };
-
-const EntrySchema = z
-  .object({
-    scheme: z.string().min(1),
-    network: z.string().min(1),
-    asset: z.string().min(1),
-    payTo: z.string().min(1),
-    amount: z.string().regex(/^\d+$/).optional(),
-    maxAmountRequired: z.string().regex(/^\d+$/).optional(),
-  })
-  .passthrough()
-  .refine((e) => e.amount !== undefined || e.maxAmountRequired !== undefined, 'an entry needs amount or maxAmountRequired');
-
-const ChallengeSchema = z
-  .object({ x402Version: z.union([z.literal(1), z.literal(2)]), accepts: z.array(EntrySchema).min(1), extensions: z.record(z.string(), z.unknown()).optional() })
-  .passthrough();
-
-/** Builds the request of a call: query string for GET, JSON body for POST; `:name` path parameters come out of the input. */
-export function buildRequest(base: string, tool: { method: 'GET' | 'POST'; path: string }, input: unknown): RemoteRequest {
+/**
+ * Builds the request of a call: query string for GET, JSON body for POST; `:name` path parameters come out of the
+ * input. A base URL ending in `/mcp` is an MCP endpoint: the call is a tools/call of the tool by name.
+ */
+export function buildRequest(base: string, tool: { name?: string; method: 'GET' | 'POST'; path: string }, input: unknown): RemoteRequest {
+  if (tool.name && isMcpEndpoint(base)) return { url: base.replace(/\/+$/, ''), method: 'POST', mcp: { tool: tool.name, args: input ?? {} } };
   const fields: Record<string, unknown> = typeof input === 'object' && input !== null && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : {};
   const path = tool.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
     const value = fields[name];
@@ -69,19 +35,6 @@ export function buildRequest(base: string, tool: { method: 'GET' | 'POST'; path:
   return { url: url.href, method: 'POST', ...(input === undefined ? {} : { body: JSON.stringify(input) }) };
 }
 
-/** Reads a challenge from a 402's `PAYMENT-REQUIRED` header (version 2) or its JSON body (version 1); undefined when neither is one. */
-export function readChallenge(header: string | null, body: unknown): RemoteChallenge | undefined {
-  let candidate: unknown = body;
-  if (header) {
-    try {
-      candidate = decodePaymentRequiredHeader(header);
-    } catch {
-      candidate = body;
-    }
-  }
-  return ChallengeSchema.safeParse(candidate).success ? (candidate as RemoteChallenge) : undefined;
-}
-
 function readReceipt(res: Response): SettleResponse | undefined {
   const header = res.headers.get('payment-response') ?? res.headers.get('x-payment-response');
   if (!header) return undefined;
@@ -97,8 +50,17 @@ export function paymentHeaders(payload: PaymentPayload): Record<string, string> 
   return { [payload.x402Version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE']: encodePaymentSignatureHeader(payload) };
 }
 
-/** Sends one request, with an optional payment, within `timeoutMs`; never throws for a network failure. */
-export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortSignal, headers: Record<string, string> = {}): Promise<RemoteAnswer> {
+/** The headers a payment travels in over HTTP. */
+function headersOf(payment: SignedPayment | undefined): Record<string, string> {
+  if (!payment) return {};
+  return payment.protocol === 'x402' ? paymentHeaders(payment.payload) : { [payment.header]: payment.value };
+}
+
+/** Sends one request, with an optional payment, within `timeoutMs`; never throws for a network failure. `readMpp: false` ignores MPP challenges. */
+export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortSignal, payment?: SignedPayment, readMpp = true): Promise<RemoteAnswer> {
+  // Over MCP the challenges come as JSON objects (mppx is not needed to read them): they are always read.
+  if (req.mcp) return sendMcp({ ...req, mcp: req.mcp }, timeoutMs, signal, payment, true);
+  const headers = headersOf(payment);
   const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;
   let text: string;
@@ -126,10 +88,17 @@ export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortS
   }
   const receipt = readReceipt(res);
   const withReceipt = receipt ? { receipt } : {};
-  if (res.ok) return { type: 'ok', status: res.status, body, ...withReceipt };
+  if (res.ok) {
+    const mppReceipt = readMppReceipt(res.headers.get('payment-receipt'));
+    return { type: 'ok', status: res.status, body, ...withReceipt, ...(mppReceipt ? { mppReceipt } : {}) };
+  }
   if (res.status === 402 || res.status === 412) {
     const challenge = readChallenge(res.headers.get('payment-required'), body);
-    if (challenge) return { type: 'challenge', status: res.status, challenge, body, ...withReceipt };
+    const authenticate = res.headers.get('www-authenticate');
+    const hasMpp = offersMpp(authenticate);
+    const mpp = readMpp && hasMpp ? await readMppOffers(authenticate) : [];
+    const unread = !readMpp && hasMpp ? { mppHeader: authenticate! } : {};
+    if (challenge || mpp.length > 0 || unread.mppHeader) return { type: 'challenge', status: res.status, ...(challenge ? { challenge } : {}), mpp, ...unread, body, ...withReceipt };
   }
   const retryAfter = Number(res.headers.get('retry-after'));
   return { type: 'error', status: res.status, body, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}), ...withReceipt };

@@ -8,6 +8,7 @@ import type { McpCallSession, McpExecutor } from '../mcp/server.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
 import { AGENT_TOOLS, callAgentTool, type AgentToolDeps } from './agent-tools.js';
 import type { CallTarget, RemoteCaller } from './caller.js';
+import { MPP_PAYMENT_REQUIRED_META_KEY, MPP_RECEIPT_META_KEY } from './mpp.js';
 import type { CallOutcome } from './outcome.js';
 
 /** `_meta` key of the note on what the agent paid (amount, network, today's budget). */
@@ -15,7 +16,7 @@ export const PAYMENT_NOTE_META_KEY = 'tollbooth/payment';
 
 /** Instructions given to agents at initialize in remote mode. */
 export const REMOTE_INSTRUCTIONS =
-  'These tools run on a remote Tollbooth deployment and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
+  'These tools run on a remote Tollbooth deployment and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] (or _meta["org.paymentauth/receipt"] when paid with MPP) and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
 
 /** The call target of a registry tool. */
 export function targetOf(tool: AnyToolDefinition | AnyFreeToolDefinition, paid: boolean): CallTarget {
@@ -28,15 +29,24 @@ function text(value: unknown): { type: 'text'; text: string } {
 
 /** Encodes a remote call's outcome as an MCP tool result. */
 export function toMcpResult(outcome: CallOutcome): CallToolResult {
-  const meta = (o: { receipt?: unknown; payment?: unknown }) => {
-    const entries = { ...(o.receipt ? { [PAYMENT_RESPONSE_META_KEY]: o.receipt } : {}), ...(o.payment ? { [PAYMENT_NOTE_META_KEY]: o.payment } : {}) };
+  const meta = (o: { receipt?: unknown; mppReceipt?: unknown; payment?: unknown }) => {
+    const entries = {
+      ...(o.receipt ? { [PAYMENT_RESPONSE_META_KEY]: o.receipt } : {}),
+      ...(o.mppReceipt ? { [MPP_RECEIPT_META_KEY]: o.mppReceipt } : {}),
+      ...(o.payment ? { [PAYMENT_NOTE_META_KEY]: o.payment } : {}),
+    };
     return Object.keys(entries).length > 0 ? { _meta: entries } : {};
   };
   switch (outcome.type) {
     case 'success':
       return { content: [text(outcome.output)], structuredContent: outcome.output as Record<string, unknown>, ...meta(outcome) };
-    case 'payment_required':
-      return { isError: true, structuredContent: outcome.challenge, content: [text(outcome.challenge), text(outcome.hint)] };
+    case 'payment_required': {
+      // As the remote's own binding has it: the x402 PaymentRequired in structuredContent (as in local mode), the MPP
+      // challenges in _meta["org.paymentauth/payment-required"] (and in structuredContent when there is no x402 one).
+      const asked = (outcome.challenge ?? { challenges: outcome.mpp ?? [] }) as Record<string, unknown>;
+      const mppMeta = outcome.mpp ? { _meta: { [MPP_PAYMENT_REQUIRED_META_KEY]: { httpStatus: 402, challenges: outcome.mpp } } } : {};
+      return { isError: true, structuredContent: asked, content: [text(asked), text(outcome.hint)], ...mppMeta };
+    }
     case 'refused':
       return { isError: true, content: [text(outcome.error.toBody())], ...meta(outcome) };
     case 'remote_error': {

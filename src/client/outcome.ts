@@ -1,12 +1,15 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { ToolError } from '../errors.js';
-import type { SpendStatus } from '../store/store.js';
+import type { PaymentProtocol, SpendStatus } from '../store/store.js';
 import type { OptionRejection } from './choose.js';
 import type { RemoteChallenge } from './http.js';
+import type { MppChallenge, MppReceipt } from './mpp.js';
 
 /** What the agent paid for a call, shown with its result (`_meta["tollbooth/payment"]`, or stderr for `tollbooth call`). */
 export interface PaymentNote {
   status: SpendStatus;
+  /** The protocol it was paid with: x402 or MPP. */
+  protocol: PaymentProtocol;
   network: string;
   asset: string;
   /** Amount in the asset's smallest units. */
@@ -20,6 +23,7 @@ export interface PaymentNote {
 
 /** One advertised option as a dry run shows it. */
 export interface OptionReport {
+  protocol: PaymentProtocol;
   scheme: string;
   network: string;
   asset: string;
@@ -33,7 +37,8 @@ export interface OptionReport {
 export interface DryRunReport {
   tool: string;
   url: string;
-  x402Version: number;
+  /** The x402 challenge's version; absent when the remote offered MPP only. */
+  x402Version?: number;
   options: OptionReport[];
   chosen?: OptionReport;
   /** The payment would need the user's approval first (BUDGET_ASK_ABOVE_USD). */
@@ -41,16 +46,18 @@ export interface DryRunReport {
   /** One sentence: what a real call would do. */
   verdict: string;
   budget: { day: string; spentToday: string; remainingToday: string; maxPerCall: string; maxPerDay: string; askAbove?: string };
-  challenge: RemoteChallenge;
+  challenge?: RemoteChallenge;
+  /** The MPP challenges (`WWW-Authenticate: Payment`), when offered. */
+  mpp?: MppChallenge[];
 }
 
 /** What a call through the remote deployment came to; adapters (MCP, command line) encode it and nothing else. */
 export type CallOutcome =
-  | { type: 'success'; output: unknown; receipt?: SettleResponse; payment?: PaymentNote }
-  /** Not paid because no wallet can pay any option: the requirements, as in local mode, and how to configure a wallet. */
-  | { type: 'payment_required'; challenge: RemoteChallenge; hint: string }
+  | { type: 'success'; output: unknown; receipt?: SettleResponse; mppReceipt?: MppReceipt; payment?: PaymentNote }
+  /** Not paid because no wallet can pay any option: the requirements (x402 challenge and/or MPP challenges), as in local mode, and how to configure a wallet. */
+  | { type: 'payment_required'; challenge?: RemoteChallenge; mpp?: MppChallenge[]; hint: string }
   /** Not done, or paid but not delivered, for the reason in the error (budget, approval, refused or failed payment, pending outcome). */
-  | { type: 'refused'; error: ToolError; receipt?: SettleResponse; payment?: PaymentNote }
+  | { type: 'refused'; error: ToolError; receipt?: SettleResponse; mppReceipt?: MppReceipt; payment?: PaymentNote }
   /** The remote's own error answer, passed through (nothing was charged). */
   | { type: 'remote_error'; status: number; body: unknown; receipt?: SettleResponse }
   | { type: 'dry_run'; report: DryRunReport };

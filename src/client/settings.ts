@@ -2,7 +2,8 @@
  * Settings of the agent side (remote mode of `tollbooth stdio`, `tollbooth call`): the remote deployment's base
  * URLs, the wallets (keys never logged), the budget and the network preference. Parsed once by config.
  */
-import type { ToolGroup } from '../tool.js';
+import type { PaymentProtocol } from '../store/store.js';
+import type { ToolGroup } from '../tool-group.js';
 
 /** The raw environment values this module reads (already validated for shape by config's schema). */
 export interface ClientEnv {
@@ -22,6 +23,7 @@ export interface ClientEnv {
   BUDGET_NETWORKS?: string;
   BUDGET_TOOLS?: string;
   PAYMENT_PREFERENCE?: string;
+  PAYMENT_PROTOCOLS?: string;
 }
 
 /** Parsed wallet keys, one per network family; any subset. Never log them. */
@@ -41,7 +43,7 @@ export interface BudgetSettings {
   maxUsdPerDay: number;
   /** Above this price a payment needs the user's approval (MCP elicitation, or `--yes` on the command line). */
   askAboveUsd?: number;
-  /** Network ids or patterns (`eip155:*`) the agent may pay on; unset, every network it holds a wallet for. */
+  /** Network ids or patterns (`eip155:*`) the agent may pay on (BUDGET_NETWORKS; unset, the first network of the table it holds a wallet for). */
   networks?: string[];
   /** Tools the agent may pay for; unset, all. */
   tools?: string[];
@@ -57,6 +59,8 @@ export interface ClientSettings {
   budget: BudgetSettings;
   /** Networks (ids or patterns) preferred, in order, among options of the same price. */
   preference: string[];
+  /** Payment protocols the agent may pay with, in order of preference (PAYMENT_PROTOCOLS; default x402, then MPP). */
+  protocols: PaymentProtocol[];
 }
 
 /** Default budget: ten cents a call, one dollar a day. */
@@ -78,8 +82,12 @@ export interface KeyParsers {
   algorand(text: string): Uint8Array;
 }
 
-/** Builds the agent-side settings from the validated environment; throws an Error naming the variable (never its value). */
-export function clientSettings(env: ClientEnv, parse: KeyParsers): ClientSettings {
+/**
+ * Builds the agent-side settings from the validated environment; throws an Error naming the variable (never its value).
+ * When BUDGET_NETWORKS is unset the agent pays on one network: the first of `table` (the network set's table, in its
+ * order) that it holds a wallet for, e.g. Base for an EVM key, so one key never spends on every chain it can sign for.
+ */
+export function clientSettings(env: ClientEnv, parse: KeyParsers, table: readonly { id: string; family: string }[] = []): ClientSettings {
   const key = <T>(name: string, value: string | undefined, fn: (v: string) => T, what: string): T | undefined => {
     if (value === undefined) return undefined;
     try {
@@ -102,7 +110,8 @@ export function clientSettings(env: ClientEnv, parse: KeyParsers): ClientSetting
     const chosen = stripSlash(url) ?? shared;
     if (chosen) remote[group] = chosen;
   }
-  const networks = list(env.BUDGET_NETWORKS);
+  const first = table.find((n) => n.family in wallets);
+  const networks = list(env.BUDGET_NETWORKS) ?? (first ? [first.id] : undefined);
   const tools = list(env.BUDGET_TOOLS);
   return {
     remote,
@@ -116,7 +125,19 @@ export function clientSettings(env: ClientEnv, parse: KeyParsers): ClientSetting
       ...(tools ? { tools } : {}),
     },
     preference: list(env.PAYMENT_PREFERENCE) ?? [],
+    protocols: paymentProtocols(env.PAYMENT_PROTOCOLS),
   };
+}
+
+/** PAYMENT_PROTOCOLS read: `x402`, `mpp`, or both in the order preferred; unset, x402 then MPP. Throws naming the variable. */
+export function paymentProtocols(value: string | undefined): PaymentProtocol[] {
+  const items = list(value);
+  if (!items) return ['x402', 'mpp'];
+  const known: readonly string[] = ['x402', 'mpp'];
+  if (items.some((p) => !known.includes(p)) || new Set(items).size !== items.length) {
+    throw new Error('PAYMENT_PROTOCOLS must list x402 and/or mpp, each once, in the order preferred (e.g. "x402,mpp" or "mpp")');
+  }
+  return items as PaymentProtocol[];
 }
 
 function optional<K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> {

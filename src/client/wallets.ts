@@ -13,12 +13,12 @@ import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import { Keypair } from '@stellar/stellar-sdk';
 import algosdk from 'algosdk';
-import { privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
 import { canonicalNetwork, familyOf, rpcUrlOf } from './networks.js';
 import type { WalletKeys } from './settings.js';
 
-/** Families whose payments this client can sign. Stellar keys are held but not used: see README "Remote mode". */
+/** Families whose payments this client can sign. Stellar keys are held but not used: see docs/agents.md (Wallets). */
 export const PAYABLE_FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'algorand'];
 
 /** Why this client cannot pay an option, or undefined when it can. */
@@ -37,6 +37,8 @@ export interface Wallets {
    * controls allow the option's asset with that per-payment cap).
    */
   clientFor(option: PaymentRequirements, x402Version: number, capAtomic: bigint): x402Client;
+  /** The EVM account that signs MPP `evm`/`charge` credentials; throws without an EVM key. */
+  evmAccount(): PrivateKeyAccount;
 }
 
 type SchemeFactory = (option: PaymentRequirements, canonical: string) => SchemeNetworkClient;
@@ -45,8 +47,10 @@ type SchemeFactory = (option: PaymentRequirements, canonical: string) => SchemeN
 export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEntry[]): Promise<Wallets> {
   const addresses: Partial<Record<NetworkFamily, string>> = {};
   const factories = new Map<string, SchemeFactory>();
+  let evmAccount: PrivateKeyAccount | undefined;
   if (keys.evm) {
     const account = privateKeyToAccount(keys.evm);
+    evmAccount = account;
     addresses.evm = account.address;
     const exact = new ExactEvmScheme(account);
     const upto = new UptoEvmScheme(account);
@@ -119,6 +123,10 @@ export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEn
         allowedAssets: [{ network: option.network as never, asset: option.asset, maxAmountPerPayment: capAtomic.toString() }],
       });
       return client;
+    },
+    evmAccount() {
+      if (!evmAccount) throw new Error('no EVM wallet (WALLET_EVM_PRIVATE_KEY) signs MPP evm/charge credentials');
+      return evmAccount;
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { McpDeps } from '../mcp/server.js';
+import type { ServerDeps } from '../server-deps.js';
+import { mppToolInfo, type MppToolInfo } from '../payments/mpp/discovery.js';
 import { priceSummary, type PriceSummary } from '../payments/pricing.js';
 import { resourceUrl, type Challenge } from '../payments/requirements.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
@@ -16,6 +17,8 @@ export interface PaidEntry {
   challenge: Challenge;
   /** Cheapest price in USD and every accepted option (the MCP tools/list `_meta["x402/price"]`). */
   price: PriceSummary;
+  /** Its MPP offers, from the MPP gate (absent when MPP is off or the tool has no EVM EIP-3009 option). */
+  mpp?: MppToolInfo;
 }
 
 /** What the discovery documents say about one free helper. */
@@ -34,16 +37,20 @@ export interface DiscoveryCatalog {
   /** Public URLs of the discovery surfaces themselves. */
   urls: { openapi: string; wellKnown: string; llms: string; mcp: string };
   version: string;
+  /** Set when MPP is on and at least one paid tool has an MPP offer: the realm of every challenge. */
+  mpp?: { realm: string };
 }
 
 /** Builds the catalog once from the runtime's dependencies (configuration, registry, broker). */
-export function discoveryCatalog(deps: McpDeps): DiscoveryCatalog {
+export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
   const { config } = deps;
   const paid = deps.tools.map((tool): PaidEntry => {
     const url = resourceUrl(config, tool);
     const parsed = new URL(url);
-    return { tool, url, path: parsed.pathname, origin: parsed.origin, challenge: deps.broker.challenge(tool), price: priceSummary(config, tool) };
+    const mpp = mppToolInfo(deps.broker.mpp, tool);
+    return { tool, url, path: parsed.pathname, origin: parsed.origin, challenge: deps.broker.challenge(tool), price: priceSummary(config, tool), ...(mpp ? { mpp } : {}) };
   });
+  const realm = paid.find((e) => e.mpp)?.mpp?.realm;
   const free = (deps.freeTools ?? []).map((tool): FreeEntry => {
     const url = new URL(tool.path, config.baseUrls[tool.group]);
     return { tool, url: url.href, path: tool.path, origin: url.origin };
@@ -54,6 +61,7 @@ export function discoveryCatalog(deps: McpDeps): DiscoveryCatalog {
     free,
     urls: { openapi: at('/openapi.json'), wellKnown: at('/.well-known/x402'), llms: at('/llms.txt'), mcp: at('/mcp') },
     version: deps.version,
+    ...(realm === undefined ? {} : { mpp: { realm } }),
   };
 }
 

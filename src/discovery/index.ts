@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import type { McpDeps } from '../mcp/server.js';
+import type { ServerDeps } from '../server-deps.js';
 import { discoveryCatalog } from './catalog.js';
 import { llmsText } from './llms.js';
 import { openApiDocument } from './openapi.js';
@@ -24,7 +24,7 @@ function serve(type: string, build: () => string): RequestHandler {
 }
 
 /** Mounts GET /openapi.json (also under /.well-known), /.well-known/x402 and /llms.txt, each built once from the registry. */
-export function mountDiscovery(app: Express, deps: McpDeps): void {
+export function mountDiscovery(app: Express, deps: ServerDeps): void {
   let catalog: ReturnType<typeof discoveryCatalog> | undefined;
   const catalogOf = () => (catalog ??= discoveryCatalog(deps));
   const openapi = serve('application/json', () => JSON.stringify(openApiDocument(catalogOf())));

@@ -1,6 +1,15 @@
 import { firstSentence, usdString, type DiscoveryCatalog } from './catalog.js';
 import { openApiPath } from './openapi.js';
 
+/** The MPP bullets of "How to pay" (none when MPP is off or no tool has an MPP offer). */
+function mppLines(catalog: DiscoveryCatalog): string[] {
+  if (!catalog.mpp) return [];
+  return [
+    `- MPP (Machine Payments Protocol) works too, for the tools priced in an EVM token: the same unpaid answer carries \`WWW-Authenticate: Payment\` challenges (method \`evm\`, intent \`charge\`, realm \`${catalog.mpp.realm}\`); over MCP they are in \`_meta["org.paymentauth/payment-required"]\`. Sign one with an MPP client (an EIP-3009 authorization) and repeat the call with \`Authorization: Payment <credential>\` (MCP: \`params._meta["org.paymentauth/credential"]\`); the receipt comes back in \`Payment-Receipt\` (MCP: \`_meta["org.paymentauth/receipt"]\`).`,
+    '- Send one protocol per call, never both. The OpenAPI document lists each operation\'s MPP offers under `x-payment-info.mpp.offers`; one payment buys one call whichever protocol carries it.',
+  ];
+}
+
 /**
  * `/llms.txt` (llmstxt.org): a short catalogue an agent can read in one go — how to pay, the MCP endpoint, then one
  * line per endpoint: `- [name](url): METHOD /path — from $price per call (x402 vN) — Title: first sentence`.
@@ -25,6 +34,7 @@ export function llmsText(catalog: DiscoveryCatalog): string {
     '- Sign one entry of `accepts` with an x402 client and repeat the same call with the payment in `PAYMENT-SIGNATURE` (x402 v2) or `X-PAYMENT` (x402 v1); over MCP in `params._meta["x402/payment"]`.',
     '- The receipt comes back in `PAYMENT-RESPONSE` (MCP: `_meta["x402/payment-response"]`). Invalid input is refused before anything is charged, and a call that fails is not charged.',
     '- Too many requests are answered with 429 and `Retry-After` (MCP: `rate_limited`); a payment sent with them stays usable.',
+    ...mppLines(catalog),
     '',
     '## Endpoints',
     '',

@@ -49,9 +49,19 @@ const errorResponse = (description: string, headers?: Json) => ({
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
+const paymentHeader = (name: string, description: string) => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/json' },
+});
 const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
 
-/** The shared parts of the document: error body, x402 objects, headers, responses and the payment headers as security schemes. */
+/**
+ * The shared parts of the document: error body, x402 objects, headers, responses, and the payment request headers as
+ * optional parameters (a payment is not a credential: no security scheme, so no discovery tool asks for an API key).
+ */
 export function openApiComponents(): Json {
   return {
     schemas: {
@@ -100,13 +110,13 @@ export function openApiComponents(): Json {
       Internal: errorResponse('The server failed; nothing was charged.'),
       NotImplemented: errorResponse('The tool or its upstream is not available on this server; nothing was charged.'),
       BadGateway: errorResponse('An upstream or the payment facilitator failed; nothing was charged.'),
-      Unavailable: errorResponse('The settlement is still being confirmed (retry with the same payment), or an upstream is throttling.', retryAfter),
+      Unavailable: errorResponse('settlement_pending: the payment was broadcast (transaction and network in the receipt) and is not confirmed yet; settlement_outcome_unknown: the settlement got no answer and no transaction is known yet. Either way retry with the same payment, never a new one. Otherwise an upstream is throttling.', retryAfter),
       GatewayTimeout: errorResponse('An upstream did not answer in time; nothing was charged.'),
       NotFound: errorResponse('Nothing found for this request.'),
     },
-    securitySchemes: {
-      x402: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2: base64 of the PaymentPayload signed for one entry of the 402 `accepts`.' },
-      x402v1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 v1: base64 of the v1 payment payload.' },
+    parameters: {
+      'PAYMENT-SIGNATURE': paymentHeader('PAYMENT-SIGNATURE', 'x402 v2: base64 of the PaymentPayload signed for one entry of the 402 `accepts`. Omit it to get the price (402 with PAYMENT-REQUIRED).'),
+      'X-PAYMENT': paymentHeader('X-PAYMENT', 'x402 v1: base64 of the v1 payment payload signed for one entry of the 402 `accepts`. Omit it to get the price (402).'),
     },
   };
 }

@@ -2,6 +2,7 @@ import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
 import type { AnyFreeToolDefinition } from '../tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
 import { openApiComponents, schemaObject } from './openapi-components.js';
+import { MPP_DESCRIPTION, MPP_RESPONSE_HEADERS, mppHeaderComponents, mppPaymentInfo, mppServiceInfo } from './openapi-mpp.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,15 +44,16 @@ function jsonBody(schemaRef: Json, description: string, example?: unknown): Json
   return { required: true, description, content: { 'application/json': { schema: schemaRef, ...(example === undefined ? {} : { example }) } } };
 }
 
-/** The x402scan-style price of an operation, with every accepted option of the challenge behind it. */
+/** The x402scan-style price of an operation, with every accepted option of the challenge behind it, and its MPP offers. */
 function paymentInfo(entry: PaidEntry): Json {
   return {
-    protocols: ['x402'],
+    protocols: entry.mpp ? ['x402', 'mpp'] : ['x402'],
     pricingMode: 'fixed',
     price: usdString(entry.price.usd),
     currency: 'USD',
     x402Version: entry.price.x402Version,
     accepts: entry.price.options.map((o) => ({ scheme: o.scheme, network: o.network, asset: o.asset, amount: o.amount, usd: usdString(o.usd) })),
+    ...(entry.mpp ? mppPaymentInfo(entry.mpp) : {}),
   };
 }
 
@@ -66,20 +68,28 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
     summary: tool.title,
     description: `${tool.description}\n\n${probe} is a free probe: it answers 402 with the price. Invalid input is answered with 400 before any payment is read.`,
     tags: [tool.group],
-    security: [{ [v1 ? 'x402v1' : 'x402']: [] }],
-    ...(tool.method === 'GET'
-      ? { parameters: parameters(input, 'query', undefined, tool.example as Json | undefined) }
-      : { requestBody: jsonBody(ref(`${tool.name}.input`), 'The tool input.', tool.example) }),
+    // Payment is not authentication: no security requirement (x402 discovery reads `x-payment-info` and the 402).
+    security: [],
+    parameters: [
+      { $ref: `#/components/parameters/${v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE'}` },
+      ...(tool.method === 'GET' ? parameters(input, 'query', undefined, tool.example as Json | undefined) : []),
+    ],
+    ...(tool.method === 'GET' ? {} : { requestBody: jsonBody(ref(`${tool.name}.input`), 'The tool input.', tool.example) }),
     responses: {
       '200': {
         description: 'Paid and settled: the tool output, with the settlement receipt in the payment-response header.',
-        headers: { [v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE']: { $ref: `#/components/headers/${v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE'}` } },
+        headers: {
+          [v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE']: { $ref: `#/components/headers/${v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE'}` },
+          ...(entry.mpp ? MPP_RESPONSE_HEADERS.receipt : {}),
+        },
         content: { 'application/json': { schema: ref(`${tool.name}.output`) } },
       },
       '400': response('BadRequest'),
       '402': {
         description: 'Payment required (no payment, or the payment was refused; `error` says why): pay one entry of `accepts` and repeat the call.',
-        ...(v1 ? {} : { headers: { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } } }),
+        ...(v1 && !entry.mpp
+          ? {}
+          : { headers: { ...(v1 ? {} : { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } }), ...(entry.mpp ? MPP_RESPONSE_HEADERS.challenge : {}) } }),
         content: { 'application/json': { schema: ref(v1 ? 'PaymentRequiredV1' : 'PaymentRequired') } },
       },
       '409': response('Conflict'),
@@ -135,7 +145,8 @@ function freeOperation(entry: FreeEntry, mcpUrl: string): Json {
 
 /** The OpenAPI 3.1 document of every route of the registry: paid tools with their x402 price, free helpers, errors. */
 export function openApiDocument(catalog: DiscoveryCatalog): Json {
-  const components = openApiComponents() as { schemas: Json };
+  const components = openApiComponents() as { schemas: Json; headers: Json };
+  if (catalog.mpp) Object.assign(components.headers, mppHeaderComponents());
   const paths: Record<string, Json> = {};
   const add = (path: string, origin: string, method: string, operation: Json) => {
     paths[path] = { ...(paths[path] ?? { servers: [{ url: origin }] }), [method.toLowerCase()]: operation };
@@ -157,12 +168,13 @@ export function openApiDocument(catalog: DiscoveryCatalog): Json {
       title: 'Tollbooth',
       version: catalog.version,
       description:
-        'Utility endpoints sold one call at a time with x402 payments, also served as MCP tools. Call a paid operation without payment to get its price (402 with PAYMENT-REQUIRED), sign one `accepts` entry with an x402 client and repeat the call with the payment in PAYMENT-SIGNATURE (X-PAYMENT on x402 v1 operations). Nothing is charged for invalid input or a failed call.',
+        `Utility endpoints sold one call at a time with x402 payments, also served as MCP tools. Call a paid operation without payment to get its price (402 with PAYMENT-REQUIRED), sign one \`accepts\` entry with an x402 client and repeat the call with the payment in PAYMENT-SIGNATURE (X-PAYMENT on x402 v1 operations).${catalog.mpp ? MPP_DESCRIPTION : ''} Nothing is charged for invalid input or a failed call.`,
     },
     servers: origins.map((url) => ({ url })),
     tags: [...new Set([...catalog.paid, ...catalog.free].map((e) => e.tool.group))].map((name) => ({ name })),
     paths,
     components,
     'x-discovery': { llmsTxtUrl: catalog.urls.llms, wellKnownUrl: catalog.urls.wellKnown, mcpUrl: catalog.urls.mcp },
+    ...(catalog.mpp ? { 'x-service-info': mppServiceInfo(catalog) } : {}),
   };
 }

@@ -1,4 +1,6 @@
 import { mcpBazaarDeclaration } from '../payments/declarations.js';
+import { MPP_INTENT, MPP_METHOD } from '../payments/mpp/challenge.js';
+import { MPP_WHERE } from '../payments/mpp/discovery.js';
 import { inputJsonSchema } from '../payments/requirements.js';
 import { usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 
@@ -17,6 +19,7 @@ function itemBase(entry: PaidEntry, lastUpdated: string): Json {
     serviceName: 'Tollbooth',
     tags: [tool.group],
     price: { usd: usdString(entry.price.usd), currency: 'USD' },
+    ...(entry.mpp ? { mpp: { offers: entry.mpp.offers } } : {}),
   };
 }
 
@@ -43,20 +46,36 @@ function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: string): Json {
   return { resource: mcpUrl, type: 'mcp', ...itemBase(entry, lastUpdated), extensions: bazaar };
 }
 
+/** The `mpp` note of the document: how the same resources are paid with MPP (present only when MPP is offered). */
+function mppNote(catalog: DiscoveryCatalog): Json | undefined {
+  if (!catalog.mpp) return undefined;
+  return {
+    realm: catalog.mpp.realm,
+    method: MPP_METHOD,
+    intent: MPP_INTENT,
+    ...MPP_WHERE,
+    offers: 'Each item lists its MPP offers under `mpp.offers` (amount in atomic units, currency = token contract, recipient, chain); the OpenAPI document has them under `x-payment-info.mpp.offers`. Items without them are x402 only.',
+  };
+}
+
 /**
  * `/.well-known/x402`: x402scan's fan-out document (`version: 1`, `resources`: the paid HTTP URLs, `instructions`)
- * extended with `items` in the bazaar's discovery-list shape, one `http` and one `mcp` item per paid tool.
+ * extended with `items` in the bazaar's discovery-list shape, one `http` and one `mcp` item per paid tool, and, when MPP
+ * is offered, an `mpp` note plus each item's MPP offers.
  */
 export function wellKnownDocument(catalog: DiscoveryCatalog, lastUpdated = new Date().toISOString()): Json {
+  const mpp = mppNote(catalog);
   return {
     version: 1,
     x402Version: 2,
     resources: catalog.paid.map((e) => e.url),
     instructions:
-      'Each resource answers an unpaid request with 402 and its payment requirements. Pay one entry of `accepts` with an x402 client and repeat the request with the payment in PAYMENT-SIGNATURE (X-PAYMENT for x402Version 1). The same tools are MCP tools at the `mcp` URL (payment in params._meta["x402/payment"]).',
+      'Each resource answers an unpaid request with 402 and its payment requirements. Pay one entry of `accepts` with an x402 client and repeat the request with the payment in PAYMENT-SIGNATURE (X-PAYMENT for x402Version 1). The same tools are MCP tools at the `mcp` URL (payment in params._meta["x402/payment"]).' +
+      (mpp ? ' MPP clients may pay instead: see `mpp` (challenge in WWW-Authenticate: Payment, credential in Authorization: Payment; over MCP in _meta["org.paymentauth/credential"]).' : ''),
     openapi: catalog.urls.openapi,
     llms: catalog.urls.llms,
     mcp: catalog.urls.mcp,
+    ...(mpp ? { mpp } : {}),
     items: [...catalog.paid.map((e) => httpItem(e, lastUpdated)), ...catalog.paid.map((e) => mcpItem(e, catalog.urls.mcp, lastUpdated))],
   };
 }

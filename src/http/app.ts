@@ -6,13 +6,15 @@ import type { RawPayment } from '../payments/decode.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
 import { sendCallResult, sendError } from './encode.js';
+import { MPP_CORS, addMppChallenges, answersPaymentRequired, readMppPayment, sendBothProtocols, sendMppCallResult } from './mpp.js';
+import { isPaymentAuthorization } from '../payments/mpp/credential.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Headers', 'Content-Type, PAYMENT-SIGNATURE, X-PAYMENT');
-  res.setHeader('Access-Control-Expose-Headers', 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After');
+  res.setHeader('Access-Control-Allow-Headers', `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_CORS.allow}`);
+  res.setHeader('Access-Control-Expose-Headers', `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_CORS.expose}`);
   res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
   if (req.method === 'OPTIONS') {
     res.status(204).end();
@@ -51,15 +53,23 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
     });
     const input = readInput(tool, req);
     if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
-    invokePaid(deps, { tool, input: input.value, payment: readPayment(req), transport: 'http', signal: controller.signal })
-      .then((result) => send(res, result, version))
+    readMppPayment(req)
+      .then(async (mpp) => {
+        if (mpp.type === 'both') return sendBothProtocols(res);
+        const payment = mpp.type === 'mpp' ? mpp.payment : readPayment(req);
+        const result = await invokePaid(deps, { tool, input: input.value, payment, transport: 'http', signal: controller.signal });
+        if (mpp.type !== 'mpp') return send(res, result, version, deps, tool);
+        if (result.type === 'error') setRetryAfter(res, result.error);
+        sendMppCallResult(res, result, deps.broker.mpp, tool, mpp.challengeId);
+      })
       .catch(next);
   };
 }
 
-/** Sends a pipeline result; an error that says when to retry (rate limits) also gets `Retry-After`. */
-function send(res: Response, result: CallResult, version: 1 | 2): void {
+/** Sends a pipeline result; an error that says when to retry (rate limits) also gets `Retry-After`, a 402 the MPP challenges. */
+function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDeps, tool: AnyToolDefinition): void {
   if (result.type === 'error') setRetryAfter(res, result.error);
+  if (answersPaymentRequired(result)) addMppChallenges(res, deps.broker.mpp, tool);
   sendCallResult(res, result, version);
 }
 
@@ -71,7 +81,7 @@ function send(res: Response, result: CallResult, version: 1 | 2): void {
 function probe(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
   const version = tool.group === 'transfers' ? 1 : 2;
   return (req, res, next) => {
-    if (readPayment(req) !== undefined) {
+    if (readPayment(req) !== undefined || isPaymentAuthorization(req.header('authorization'))) {
       res.setHeader('Allow', 'GET, HEAD, OPTIONS');
       const message = `HEAD only probes ${tool.path} and never runs or charges a call; send the payment with GET. Your payment was not used.`;
       sendError(res, 405, new ToolError('method_not_allowed', message).toBody());
@@ -84,7 +94,7 @@ function probe(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
     const input = readInput(tool, req);
     if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
     invokePaid(deps, { tool, input: input.value, payment: undefined, transport: 'http', signal: controller.signal })
-      .then((result) => sendCallResult(res, result, version))
+      .then((result) => send(res, result, version, deps, tool))
       .catch(next);
   };
 }

@@ -3,6 +3,7 @@ import type { SettleResponse } from '@x402/core/types';
 import type { CallResult } from '../invoke.js';
 import type { Challenge } from '../payments/requirements.js';
 import type { ErrorBody } from '../../schemas/errors.js';
+import { PENDING_RETRY_AFTER_SECONDS, pendingBody } from '../pending.js';
 
 /** Headers of the x402 HTTP transport, by protocol version. */
 export const HEADERS = {
@@ -45,21 +46,7 @@ function sendReceipt(res: Response, version: 1 | 2, receipt: SettleResponse): vo
   res.setHeader(HEADERS.response[version], toBase64Json(receipt));
 }
 
-/** Seconds a caller is asked to wait before retrying a call whose settlement is still being confirmed. */
-export const PENDING_RETRY_AFTER_SECONDS = 10;
-
-/** The error body of a call whose settlement outcome is not known yet: retry with the same payment, never a new one. */
-export function pendingBody(receipt: SettleResponse): ErrorBody {
-  const tx = receipt.transaction ? ` (transaction ${receipt.transaction})` : '';
-  return {
-    error: {
-      code: 'settlement_pending',
-      message: `The call succeeded but its payment is still being confirmed on ${receipt.network}${tx}. Retry the same request with the same payment in ${PENDING_RETRY_AFTER_SECONDS} seconds to receive the result; do not sign a new payment for it.`,
-      retryable: true,
-      details: { transaction: receipt.transaction, network: receipt.network },
-    },
-  };
-}
+export { PENDING_RETRY_AFTER_SECONDS, pendingBody } from '../pending.js';
 
 /** Sends an error body with the status of the error table. */
 export function sendError(res: Response, status: number, body: ErrorBody): void {

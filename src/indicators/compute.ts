@@ -8,10 +8,10 @@ export const INDICATORS = ['rsi', 'macd', 'ema', 'sma', 'bollinger', 'atr', 'vwa
 /** One indicator name. */
 export type Indicator = (typeof INDICATORS)[number];
 
-/** Periods used (spec §4.5): RSI 14, MACD 12/26/9, EMA 20/50/200, SMA 20/50, Bollinger 20 × 2σ, ATR 14. */
+/** Periods used (docs/spec-notes.md#indicator-periods): RSI 14, MACD 12/26/9, EMA 20/50/200, SMA 20/50, Bollinger 20 × 2σ, ATR 14. */
 export const PERIODS = { rsi: 14, atr: 14, macdFast: 12, macdSlow: 26, macdSignal: 9, bollinger: 20, bollingerMult: 2 } as const;
 
-/** Fewest candles each value needs (spec §4.5): EMA200 200, MACD 34, RSI/ATR 15, SMA/Bollinger 20. */
+/** Fewest candles each value needs (docs/spec-notes.md#indicator-periods): EMA200 200, MACD 34, RSI/ATR 15, SMA/Bollinger 20. */
 export const CANDLES_NEEDED = {
   rsi: 15, atr: 15, macd: 34, bollinger: 20, vwap: 1, ema20: 20, ema50: 50, ema200: 200, sma20: 20, sma50: 50,
 } as const;

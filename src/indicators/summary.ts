@@ -13,7 +13,7 @@ export interface Summary {
 export const CROSS_LOOKBACK = 3;
 
 /**
- * The summary rules (also in the tool description and README), always read from the full set of lines computed
+ * The summary rules (also in the tool description and docs/tools.md), always read from the full set of lines computed
  * over the same candles, whichever indicators were requested:
  * - trend: `bullish` when last close > EMA20 > EMA50, `bearish` when last close < EMA20 < EMA50, else `neutral`;
  *   `unknown` below 50 candles;

@@ -1,5 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
+import { MPP_OFFERS_META_KEY, mppToolInfo } from '../payments/mpp/discovery.js';
+import type { MppGate } from '../payments/mpp/gate.js';
 import { priceSummary } from '../payments/pricing.js';
 import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
@@ -43,8 +45,12 @@ const PAYMENT_REQUIRED_JSON_SCHEMA = {
   required: ['x402Version', 'accepts'],
 };
 
-/** The MCP tools/list entry of a tool, derived only from its definition and the configuration. */
-export function toMcpTool(config: Config, tool: AnyToolDefinition): Tool {
+/**
+ * The MCP tools/list entry of a tool, derived only from its definition and the configuration; with the MPP gate, its
+ * MPP offers too (`_meta["org.paymentauth/offers"]`, when MPP is on and the tool has any).
+ */
+export function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate): Tool {
+  const offers = mppToolInfo(mpp, tool);
   const output = portableSchema(outputJsonSchema(tool));
   return {
     name: tool.name,
@@ -53,7 +59,7 @@ export function toMcpTool(config: Config, tool: AnyToolDefinition): Tool {
     inputSchema: portableSchema(inputJsonSchema(tool)) as Tool['inputSchema'],
     outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
-    _meta: { [PRICE_META_KEY]: priceSummary(config, tool) },
+    _meta: { [PRICE_META_KEY]: priceSummary(config, tool), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
   };
 }
 

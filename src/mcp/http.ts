@@ -3,6 +3,7 @@ import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middlewar
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { initializeParamsError, initializeParamsProblem, isInitializeCall } from './initialize.js';
 import { createMcpServer, type McpDeps } from './server.js';
 
 function rpcError(res: Response, status: number, message: string): void {
@@ -79,6 +80,10 @@ export function createMcpRouter(deps: McpDeps): { router: Router; close: () => P
       return existing.handleRequest(req, res, req.body);
     }
     if (sessionId) return rpcError(res, 404, 'Unknown or expired MCP session; initialize a new one.');
+    if (req.method === 'POST' && isInitializeCall(req.body)) {
+      const problem = initializeParamsProblem(req.body);
+      if (problem !== undefined) return void res.status(400).json(initializeParamsError(req.body.id, problem));
+    }
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
       return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
     }

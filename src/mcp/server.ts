@@ -11,19 +11,17 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { invokeFree, invokePaid, type FreeCallResult, type InvokeDeps } from '../invoke.js';
+import { invokeFree, invokePaid, type FreeCallResult } from '../invoke.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
 import { toFreeMcpTool, toMcpTool } from './catalog.js';
 import { PAYMENT_META_KEY, toCallToolResult } from './encode.js';
+import { mppBothResult, readMcpMppPayment, withMpp } from './mpp.js';
+import { refuseMalformedInitialize } from './initialize.js';
 
 /** What an MCP server instance needs: the registry, the configuration and the pipeline's dependencies. */
-export interface McpDeps extends InvokeDeps {
-  config: Config;
-  tools: readonly AnyToolDefinition[];
-  /** Free helper endpoints, listed after the paid tools and called without payment. */
-  freeTools?: readonly AnyFreeToolDefinition[];
-  version: string;
-}
+/** The MCP server's dependencies: the neutral server dependencies (pipeline, registry, configuration). */
+export type McpDeps = ServerDeps;
 
 /** What a tools/call gets from the session it arrived on, whoever carries it out. */
 export interface McpCallSession {
@@ -102,7 +100,8 @@ function catalogOf(deps: McpDeps | ExecutorMcpDeps): Tool[] {
   let listed = catalogs.get(deps);
   if (!listed) {
     const extra = 'executor' in deps ? (deps.executor.extraTools ?? []) : [];
-    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool)), ...(deps.freeTools ?? []).map(toFreeMcpTool), ...extra];
+    const mpp = 'executor' in deps ? undefined : deps.broker.mpp;
+    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool, mpp)), ...(deps.freeTools ?? []).map(toFreeMcpTool), ...extra];
     catalogs.set(deps, listed);
   }
   return listed;
@@ -119,7 +118,10 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
       capabilities: { tools: { listChanged: false }, logging: {} },
       instructions:
         (executor && 'instructions' in deps ? deps.instructions : undefined) ??
-        'Every tool is paid per call with x402, except the free helpers whose description says they are free. Call a paid tool without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].',
+        'Every tool is paid per call with x402, except the free helpers whose description says they are free. Call a paid tool without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].' +
+          (local?.broker.mpp.enabled
+            ? ' MPP clients may pay instead: the same result carries evm/charge challenges in result._meta["org.paymentauth/payment-required"]; send the credential in params._meta["org.paymentauth/credential"] (receipt in result._meta["org.paymentauth/receipt"]).'
+            : ''),
     },
   );
   const listed = catalogOf(deps);
@@ -168,11 +170,13 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
     const tool = byName.get(params.name);
     if (!tool) return unknownTool(params.name, listed.map((t) => t.name));
     const payment = meta?.[PAYMENT_META_KEY];
+    const mpp = await readMcpMppPayment(meta, PAYMENT_META_KEY);
+    if (mpp.type === 'both') return mppBothResult();
     const progressToken = meta?.progressToken as string | number | undefined;
     const result = await invokePaid(pipeline, {
       tool,
       input: params.arguments,
-      payment: payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },
+      payment: mpp.type === 'mpp' ? mpp.payment : payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },
       transport: 'mcp',
       signal: extra.signal,
       progress: (progress, total, message) => {
@@ -182,7 +186,7 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
           .catch(() => {});
       },
     });
-    return toCallToolResult(result);
+    return withMpp(toCallToolResult(result, tool.name), result, pipeline.broker.mpp, tool, mpp);
   };
 
   // tools/call is not registered with setRequestHandler: the SDK would parse it with CallToolRequestSchema first and
@@ -191,6 +195,13 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
     return callTool(callParams(request), extra);
+  };
+  // Every transport this server connects to (stdio, each streamable-HTTP session) refuses a malformed initialize with
+  // -32602 naming the field, as tools/call does above.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    refuseMalformedInitialize(transport);
   };
   return server;
 }

@@ -1,18 +1,18 @@
-import { FacilitatorTimeoutError, x402ResourceServer } from '@x402/core/server';
+import { FacilitatorTimeoutError } from '@x402/core/server';
 import { VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ReceiptRecord, Store, Transport } from '../store/store.js';
 import type { AnyToolDefinition } from '../tool.js';
-import { decodePayment, type RawPayment } from './decode.js';
-import { canonicalNetworkId, createMatcher, type Matched } from './match.js';
+import type { RawPayment } from './decode.js';
 import type { Facilitator } from './facilitator.js';
-import { echoChecker, type EchoCheck } from './extensions.js';
-import { REASONS, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
-import { RAILS, railFor } from './rails/index.js';
-import type { Rail, RailSdk } from './rails/rail.js';
+import { REASONS, openSettlement, pendingReceipt, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
+import { RAILS } from './rails/index.js';
+import type { Rail } from './rails/rail.js';
+import { PaymentReader } from './reader.js';
 import { Reconciler } from './reconcile.js';
-import { buildChallenge, type Challenge } from './requirements.js';
+import type { Challenge } from './requirements.js';
+import { MppGate } from './mpp/gate.js';
 
 /** The first line of a library's error message, bounded: callers get the gist, never a dump of RPC internals. */
 function firstLine(message: string): string {
@@ -20,51 +20,40 @@ function firstLine(message: string): string {
   return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }
 
-/** What the broker keeps per tool, built once: the challenge, and the matcher and echo check derived from it. */
-interface ToolPayments {
-  challenge: Challenge;
-  match: (payload: PaymentPayload) => Matched | undefined;
-  echo: (echoed: Record<string, unknown> | undefined) => EchoCheck;
-}
-
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
-  private readonly server: x402ResourceServer;
-  /** Each tool's challenge, matcher and echo check, built once (on the tool's first call). */
-  private readonly perTool = new Map<string, ToolPayments>();
-  /** Names of the tools this broker sells. */
-  private readonly registry: ReadonlySet<string>;
-  /** `rail|network id` pairs whose server scheme is registered on the resource server. */
-  private readonly registered = new Set<string>();
+  /** Reads payments: decodes, matches against each tool's challenge, finds the rail and replay key. */
+  private readonly reader: PaymentReader;
   /** Finishes settlements whose outcome was unknown. */
   readonly reconciler: Reconciler;
+  /** The Machine Payments Protocol beside x402: its credentials become x402 payments of this broker. */
+  readonly mpp: MppGate;
 
   constructor(
     private readonly config: Config,
     private readonly store: Store,
-    private readonly facilitator: Facilitator,
+    facilitator: Facilitator,
     private readonly log: Logger,
     tools: readonly AnyToolDefinition[],
-    private readonly rails: readonly Rail[] = RAILS,
+    rails: readonly Rail[] = RAILS,
   ) {
-    this.server = new x402ResourceServer(facilitator.client);
-    this.registry = new Set(tools.map((tool) => tool.name));
+    this.mpp = new MppGate(config.mpp, config.networks, (tool) => this.reader.challengeOf(tool), log);
+    this.reader = new PaymentReader(config, facilitator, tools, rails, this.mpp);
     const resettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-      await this.prepareRail(requirements);
-      return this.server.settlePayment(payload, requirements);
+      await this.reader.prepareRail(requirements);
+      return this.reader.server.settlePayment(payload, requirements);
     };
     this.reconciler = new Reconciler(config, store, log, resettle, rails);
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
   challenge(tool: AnyToolDefinition, error?: string): Challenge {
-    const base = this.challengeOf(tool);
-    return error === undefined ? base : { ...base, error };
+    return this.reader.challenge(tool, error);
   }
 
   /** Reads, matches, claims and verifies a payment for one request; the handler may run only on `verified`. */
   async begin(tool: AnyToolDefinition, raw: RawPayment, transport: Transport, requestHash: string): Promise<BeginOutcome> {
-    const read = await this.read(tool, raw);
+    const read = await this.reader.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
     return ticket.idempotencyId ? this.admitIdempotent(tool, ticket) : this.admit(tool, ticket);
@@ -82,20 +71,21 @@ export class PaymentBroker {
     }
     let result: SettleResponse;
     try {
-      result = await this.server.settlePayment(ticket.payload, ticket.requirements);
+      result = await this.reader.server.settlePayment(ticket.payload, ticket.requirements);
     } catch (err) {
       // Timeout or dropped connection: the money may or may not have moved. Keep the claim and the output.
       this.log.error('settlement outcome unknown', { tool: tool.name, network: ticket.requirements.network, payer: ticket.payer, error: (err as Error).message });
-      result = { success: false, errorReason: REASONS.settlementPending, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
+      result = { success: false, errorReason: REASONS.settlementUnknown, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
     }
     if (result.errorMessage) result = { ...result, errorMessage: firstLine(result.errorMessage) };
+    result = pendingReceipt(result, ticket.requirements.network);
     if (result.success) {
       await this.complete(ticket, result);
       if (ticket.idempotencyId) await this.quietly(() => this.store.finishIdempotent(ticket.idempotencyId!, { output, receipt: { ...result } }));
       return { type: 'settled', receipt: result };
     }
     if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
-    if (result.errorReason === REASONS.settlementPending) {
+    if (result.errorReason === REASONS.settlementPending || result.errorReason === REASONS.settlementUnknown) {
       const { payload, requirements, requestHash } = ticket;
       await this.store.markPaymentPending(ticket.replayKey, { transaction: result.transaction, payload, requirements, requestHash, output });
       return { type: 'pending', receipt: result };
@@ -109,46 +99,6 @@ export class PaymentBroker {
   async release(ticket: PaymentTicket): Promise<void> {
     await this.store.releasePayment(ticket.replayKey);
     if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
-  }
-
-  /** Decodes the proof, checks its version, matches it against the challenge and finds the rail and replay key. */
-  private async read(tool: AnyToolDefinition, raw: RawPayment): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
-    const v1 = tool.group === 'transfers';
-    if (raw.source === 'x-payment' && !v1) {
-      return this.reject(tool, 400, REASONS.wrongVersion, 'This endpoint speaks x402 version 2: send the payment in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).');
-    }
-    if (raw.source === 'payment-signature' && v1) {
-      return this.reject(tool, 400, REASONS.wrongVersion, 'This endpoint speaks x402 version 1: send the payment in the X-PAYMENT header with x402Version 1.');
-    }
-    const decoded = decodePayment(raw);
-    if (!decoded.ok) return this.reject(tool, 400, REASONS.malformed, decoded.message);
-    const payload = decoded.payload;
-    const expected = v1 ? 1 : 2;
-    if (payload.x402Version !== expected) {
-      const header = v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE';
-      return this.reject(tool, 400, REASONS.wrongVersion, `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`);
-    }
-    const { match, echo } = this.paymentsOf(tool);
-    const matched = match(payload);
-    if (!matched) {
-      return this.reject(tool, 402, REASONS.noMatch, 'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.');
-    }
-    // Echoed extensions are checked against our own declarations; what is forwarded is ours (never the client's schemas).
-    const echoed = echo(payload.x402Version === 2 ? (payload.extensions ?? undefined) : undefined);
-    if (!echoed.ok) return this.reject(tool, echoed.status, echoed.reason, echoed.message);
-    const forwarded = echoed.extensions ? { ...matched.payload, extensions: echoed.extensions } : matched.payload;
-    // Verification and settlement use our requirement in canonical form (a short-named v2 entry → its CAIP-2 network).
-    const { requirements } = matched;
-    const net = this.config.networks.find((n) => n.id === matched.networkId);
-    const rail = net ? railFor(requirements, net, this.rails) : undefined;
-    if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme)) {
-      return this.reject(tool, 402, REASONS.unsupportedRail, this.unsupportedMessage(requirements));
-    }
-    const sdk = await this.prepareRail(requirements);
-    const identified = sdk!.identify(forwarded, requirements);
-    if (!identified.ok) return this.reject(tool, 400, REASONS.malformed, identified.message);
-    const id = echoed.paymentId ? { idempotencyId: echoed.paymentId } : {};
-    return { type: 'read', ticket: { tool: tool.name, payload: forwarded, requirements, replayKey: identified.key, payer: identified.payer, ...id } };
   }
 
   /** Binds the client's id to this request and payment before anything runs; a known id returns its stored result. */
@@ -177,7 +127,7 @@ export class PaymentBroker {
   private async admit(tool: AnyToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
     const { requirements } = ticket;
     const details = { payload: ticket.payload, requirements, requestHash: ticket.requestHash };
-    const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport, details });
+    const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport, protocol: ticket.protocol ?? 'x402', details });
     switch (claim.type) {
       case 'claimed':
         return this.verify(tool, ticket);
@@ -195,8 +145,10 @@ export class PaymentBroker {
             return this.admit(tool, ticket, true);
           case 'settled':
             return this.admit(tool, ticket, true);
-          case 'pending':
-            return this.reject(tool, 409, REASONS.settlementPending, `This payment paid for a call whose settlement is still being confirmed${claim.pending.transaction ? ` (transaction ${claim.pending.transaction})` : ''}. Retry the same request with the same payment later to receive its result; do not sign a new payment for it.`);
+          case 'pending': {
+            const open = openSettlement(claim.pending.transaction, claim.pending.network);
+            return this.reject(tool, 409, open.reason, open.message);
+          }
         }
       }
     }
@@ -204,7 +156,7 @@ export class PaymentBroker {
 
   private async verify(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
     try {
-      const verified = await this.server.verifyPayment(ticket.payload, ticket.requirements);
+      const verified = await this.reader.server.verifyPayment(ticket.payload, ticket.requirements);
       if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
       await this.store.releasePayment(ticket.replayKey);
       return this.notVerified(tool, verified.invalidReason, verified.invalidMessage);
@@ -262,53 +214,14 @@ export class PaymentBroker {
       status: result.success ? 'settled' : 'failed',
       ...(result.errorReason ? { errorReason: result.errorReason } : {}),
       transport: ticket.transport,
+      protocol: ticket.protocol ?? 'x402',
       createdAt: new Date().toISOString(),
     };
   }
 
-  private unsupportedMessage(req: PaymentRequirements): string {
-    const accepted = this.config.networks.flatMap((n) => n.schemes.filter((s) => this.facilitator.supports(n.id, s)).map((s) => `${s} on ${n.id}`));
-    if (accepted.length === 0) {
-      return 'This server has no payment facilitator configured yet (operator: set FACILITATOR_URL or a FACILITATOR_<FAMILY> settlement key); nothing was charged.';
-    }
-    return `Payments with scheme "${req.scheme}" on ${req.network} are advertised but cannot be settled by this server right now; nothing was charged. Pay with one of: ${accepted.join(', ')}.`;
-  }
-
   private reject(tool: AnyToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
-    return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
+    return this.reader.reject(tool, status, reason, message);
   }
 
-  /**
-   * The rail of a requirement with its SDK loaded, its server scheme registered on the resource server for the
-   * requirement's network (once per rail and network): rails load with the first payment that needs them.
-   */
-  private async prepareRail(requirements: PaymentRequirements): Promise<RailSdk | undefined> {
-    const net = this.config.networks.find((n) => n.id === canonicalNetworkId(requirements.network));
-    const rail = net ? railFor(requirements, net, this.rails) : undefined;
-    if (!net || !rail) return undefined;
-    const sdk = await rail.sdk();
-    for (const id of rail.networkIds?.(net) ?? [net.id]) {
-      const key = `${rail.id}|${id}`;
-      if (this.registered.has(key)) continue;
-      this.server.register(id as `${string}:${string}`, sdk.serverScheme(net));
-      this.registered.add(key);
-    }
-    return sdk;
-  }
 
-  /** A tool's challenge, matcher and echo check, built on the tool's first call and kept. */
-  private paymentsOf(tool: AnyToolDefinition): ToolPayments {
-    let found = this.perTool.get(tool.name);
-    if (!found) {
-      if (!this.registry.has(tool.name)) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
-      const challenge = buildChallenge(this.config, tool);
-      found = { challenge, match: createMatcher(challenge.accepts as PaymentRequirements[]), echo: echoChecker(challenge) };
-      this.perTool.set(tool.name, found);
-    }
-    return found;
-  }
-
-  private challengeOf(tool: AnyToolDefinition): Challenge {
-    return this.paymentsOf(tool).challenge;
-  }
 }

@@ -2,8 +2,11 @@ import type { PaymentPayload } from '@x402/core/types';
 import { z } from 'zod';
 import { PAYMENT_LIMITS, extensionsWithinLimits, withinPaymentLimits } from './bounds.js';
 
-/** Where a payment proof arrived from; the version it must carry follows from it. */
-export type PaymentSource = 'payment-signature' | 'x-payment' | 'mcp-meta';
+/**
+ * Where a payment proof arrived from; the version it must carry follows from it. `mpp`: an MPP credential already
+ * decoded by the transport (a `DecodedCredential`), which the broker turns into the x402 payment it stands for.
+ */
+export type PaymentSource = 'payment-signature' | 'x-payment' | 'mcp-meta' | 'mpp';
 
 /** A payment proof as the transport received it, not yet decoded. */
 export interface RawPayment {
@@ -41,7 +44,7 @@ const PaymentPayloadV2Schema = z.object({
   extensions: record.nullish(),
 });
 
-/** The envelope of a version-1 payment: scheme and network name the advertised entry (x402 §1.2). */
+/** The envelope of a version-1 payment: scheme and network name the advertised entry (docs/spec-notes.md#version-1-payments). */
 const PaymentPayloadV1Schema = z.object({ x402Version: z.literal(1), scheme: text, network: text, payload: record });
 
 function fromBase64(value: string): { ok: true; json: unknown } | { ok: false; message: string } {

@@ -13,14 +13,37 @@ import { z } from 'zod';
 /** The three facilitator operations. */
 export type FacilitatorOperation = 'verify' | 'settle' | 'supported';
 
+/** One request to the facilitator, as an authentication header is bound to it. */
+export interface FacilitatorTarget {
+  method: 'GET' | 'POST';
+  /** The full URL, e.g. `https://api.cdp.coinbase.com/platform/v2/x402/verify`. */
+  url: string;
+}
+
+/**
+ * The facilitator refused our credentials (401 or 403): a configuration problem of this server, never the payer's.
+ * The message names the facilitator (origin and path), the status and its own reason, never a header value.
+ */
+export class FacilitatorAuthError extends Error {
+  constructor(
+    readonly operation: FacilitatorOperation,
+    readonly status: number,
+    reason: string,
+    facilitator = 'the facilitator',
+  ) {
+    super(`${facilitator} refused our credentials (HTTP ${status} on ${operation}): ${reason}`);
+    this.name = 'FacilitatorAuthError';
+  }
+}
+
 /** Options of one remote facilitator. */
 export interface HttpFacilitatorOptions {
   /** Time limit of verify and supported. */
   timeoutMs: number;
   /** Time limit of settle (it waits for the chain); past it the outcome is unknown. */
   settleTimeoutMs: number;
-  /** Headers sent with every request of an operation (authentication); never logged. */
-  headers?: (operation: FacilitatorOperation) => Record<string, string> | Promise<Record<string, string>>;
+  /** Headers sent with every request of an operation (authentication, see facilitator-auth.ts); never logged, never quoted in errors. */
+  headers?: (target: FacilitatorTarget, operation: FacilitatorOperation) => Record<string, string> | Promise<Record<string, string>>;
   /** Most connections kept open to the facilitator. */
   connections?: number;
 }
@@ -60,8 +83,31 @@ const bigintSafe = (_key: string, value: unknown) => (typeof value === 'bigint' 
 
 interface Answer {
   status: number;
+  /** The body, with every header value we sent blanked out (an echoing proxy must not put a secret in an error). */
   text: string;
   retryAfter: string | undefined;
+}
+
+/** `text` with each secret (and its part after `Bearer `) replaced; values shorter than 4 characters are left alone. */
+function redacted(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    for (const part of [secret, secret.replace(/^Bearer\s+/i, '')]) if (part.length >= 4) out = out.split(part).join('[redacted]');
+  }
+  return out;
+}
+
+/** A 401/403 answer: the facilitator's own reason when its JSON body gives one, else an excerpt. */
+function authReason(text: string): string {
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    for (const field of ['errorMessage', 'message', 'error', 'errorType']) {
+      if (typeof body[field] === 'string' && body[field]) return excerpt(body[field] as string);
+    }
+  } catch {
+    // not JSON: quote the text
+  }
+  return excerpt(text);
 }
 
 function isTimeout(err: unknown): boolean {
@@ -75,19 +121,25 @@ export function createHttpFacilitatorClient(baseUrl: string, options: HttpFacili
   // undici loads with the first request to the facilitator, not at start-up.
   let pool: Promise<Pool> | undefined;
   const poolOf = () => (pool ??= import('undici').then(({ Pool }) => new Pool(base.origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 })));
-  const pathOf = (operation: FacilitatorOperation) => new URL(operation, base).pathname;
+  // How errors name this facilitator: origin and path, never a user name, password or query.
+  const shown = `${base.origin}${base.pathname}`.replace(/\/+$/, '');
+  const urls = { verify: new URL('verify', base), settle: new URL('settle', base), supported: new URL('supported', base) };
 
   async function exchange(operation: FacilitatorOperation, method: 'GET' | 'POST', body: string | undefined, timeoutMs: number): Promise<Answer> {
-    const headers: Record<string, string> = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(options.headers ? await options.headers(operation) : {}) };
+    const url = urls[operation];
+    const auth = options.headers ? await options.headers({ method, url: url.href }, operation) : {};
+    const headers: Record<string, string> = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth };
     try {
-      const res = await (await poolOf()).request({ path: pathOf(operation), method, headers, ...(body === undefined ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await (await poolOf()).request({ path: url.pathname + url.search, method, headers, ...(body === undefined ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       const length = Number(res.headers['content-length'] ?? 0);
       if (length > MAX_ANSWER_BYTES) {
         res.body.destroy();
         throw new FacilitatorResponseError(`Facilitator ${operation} answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`);
       }
       const retryAfter = res.headers['retry-after'];
-      return { status: res.statusCode, text: await res.body.text(), retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+      const text = redacted(await res.body.text(), Object.values(auth));
+      if (res.statusCode === 401 || res.statusCode === 403) throw new FacilitatorAuthError(operation, res.statusCode, authReason(text), `the facilitator ${shown}`);
+      return { status: res.statusCode, text, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
     } catch (err) {
       if (isTimeout(err)) throw new FacilitatorTimeoutError(operation, timeoutMs);
       throw err;

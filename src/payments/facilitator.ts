@@ -2,6 +2,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { FacilitatorTimeoutError, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
+import { facilitatorHeaders, shownUrl } from './facilitator-auth.js';
 import { createHttpFacilitatorClient } from './facilitator-http.js';
 import { canonicalNetworkId } from './match.js';
 import type { NetworkFamily } from './networks.js';
@@ -20,6 +21,8 @@ export interface Facilitator {
   mode: string;
   /** The client serving each family that has one (families may share a client); for readiness checks. */
   clients: Partial<Record<NetworkFamily, FacilitatorClient>>;
+  /** The remote facilitator of each remote family, as logs and `/readyz` may show it (origin and path, no credentials). */
+  shown: Partial<Record<NetworkFamily, string>>;
   /** `network|scheme` pairs this server can verify and settle. */
   supports(network: string, scheme: string): boolean;
   /** Closes the connections to remote facilitators. */
@@ -36,8 +39,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Pro
 }
 
 function remoteClient(url: string, config: Config): FacilitatorClient & { close(): Promise<void> } {
-  const { timeoutMs, settleTimeoutMs } = config.facilitator;
-  return createHttpFacilitatorClient(url, { timeoutMs, settleTimeoutMs });
+  const { timeoutMs, settleTimeoutMs, auth } = config.facilitator;
+  // Static headers (FACILITATOR_HEADERS) and, for the CDP facilitator, a JWT signed for each request.
+  const headers = facilitatorHeaders(url, auth, config.chainTools.cdp.credentials);
+  return createHttpFacilitatorClient(url, { timeoutMs, settleTimeoutMs, ...(headers ? { headers } : {}) });
 }
 
 function inProcessClient(facilitator: x402Facilitator, config: Config): FacilitatorClient {
@@ -62,6 +67,7 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
   const modes = {} as Record<NetworkFamily, FacilitatorMode>;
   const supported = new Set<string>();
   const remotes = new Map<string, FacilitatorClient & { close(): Promise<void> }>();
+  const shown: Partial<Record<NetworkFamily, string>> = {};
   for (const family of FAMILIES) {
     const nets = config.networks.filter((n) => n.family === family);
     const familyRails = rails.filter((r) => r.family === family);
@@ -78,6 +84,7 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
       remotes.set(url, client);
       for (const net of nets) for (const rail of familyRails) for (const id of rail.networkIds?.(net) ?? [net.id]) supported.add(`${id}|${rail.scheme}`);
       clients.set(family, client);
+      shown[family] = shownUrl(url);
       modes[family] = 'remote';
     } else {
       modes[family] = 'none';
@@ -110,6 +117,7 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
     modes,
     mode,
     clients: Object.fromEntries(clients),
+    shown,
     supports: (network, scheme) => supported.has(`${network}|${scheme}`),
     close: async () => {
       await Promise.all([...remotes.values()].map((remote) => remote.close()));

@@ -35,8 +35,9 @@ interface V1Entry {
 }
 
 /**
- * Version 1 carries no `accepted`: the payment names scheme and network only, and is matched on them (x402 §1.2).
- * The requirement handed on is our advertised entry plus `amount` (= `maxAmountRequired`) for receipts and the store.
+ * Version 1 carries no `accepted`: the payment names scheme and network only, and is matched on them
+ * (docs/spec-notes.md#version-1-payments). The requirement handed on is our advertised entry plus `amount` (=
+ * `maxAmountRequired`) for receipts and the store.
  */
 function matchV1(accepts: readonly PaymentRequirements[], payload: PaymentPayload): Matched | undefined {
   const { scheme, network } = payload as unknown as { scheme?: unknown; network?: unknown };

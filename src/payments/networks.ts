@@ -37,6 +37,17 @@ export const STELLAR_PUBNET = 'stellar:pubnet';
 export const ALGORAND_MAINNET = 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=';
 export const BASE_MAINNET = 'eip155:8453';
 
+/** CAIP-2 ids of the testnet twins (the testnet set, TOLLBOOTH_NETWORK_SET=testnet). */
+export const BASE_SEPOLIA = 'eip155:84532';
+/** Solana devnet (the first 32 characters of its genesis hash). */
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+export const STELLAR_TESTNET = 'stellar:testnet';
+/** Algorand testnet in the specification's form (the full genesis hash), like the mainnet id above. */
+export const ALGORAND_TESTNET = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDexi9/cOUJOiI=';
+
+/** The version-1 short names this server advertises, by the CAIP-2 network that carries them. */
+export const V1_NETWORK_NAMES: Readonly<Record<string, readonly string[]>> = { [BASE_MAINNET]: ['base'], [BASE_SEPOLIA]: ['base-sepolia'] };
+
 const evm = (
   chainId: number,
   asset: string,

@@ -123,7 +123,7 @@ export class Reconciler {
   }
 
   private record(p: PendingRecord, status: ReceiptRecord['status'], transaction: string): ReceiptRecord {
-    return { key: p.key, tool: p.tool, network: p.network, payer: p.payer, amount: p.amount, transaction, status, transport: p.transport, createdAt: new Date().toISOString() };
+    return { key: p.key, tool: p.tool, network: p.network, payer: p.payer, amount: p.amount, transaction, status, transport: p.transport, protocol: p.protocol ?? 'x402', createdAt: new Date().toISOString() };
   }
 
   private receipt(p: PendingRecord, success: boolean, transaction: string): SettleResponse {

@@ -4,9 +4,10 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AnyToolDefinition, PriceTable } from '../tool.js';
 import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from './declarations.js';
-import { BASE_MAINNET, SOLANA_MAINNET, type NetworkEntry, type PriceColumn } from './networks.js';
+import { fixedNetworks } from './network-sets.js';
+import type { NetworkEntry, PriceColumn } from './networks.js';
 
-/** Payment validity window for every v2 entry (spec §8). */
+/** Payment validity window for every v2 entry (docs/spec-notes.md#limits). */
 export const MAX_TIMEOUT_SECONDS = 300;
 /** Payment validity window of the version-1 transfers entry. */
 export const V1_MAX_TIMEOUT_SECONDS = 60;
@@ -27,6 +28,20 @@ export function resourceUrl(config: Config, tool: AnyToolDefinition): string {
   return new URL(tool.path, config.baseUrls[tool.group]).href;
 }
 
+/** Fee payers a remote facilitator listed at `/supported`, per network, for configurations without their own. */
+const adoptedFeePayers = new WeakMap<Config, Map<string, string>>();
+
+/** Publishes `feePayer` as the fee payer of a network in every challenge built from `config` from now on. */
+export function adoptFeePayer(config: Config, network: string, feePayer: string): void {
+  const map = adoptedFeePayers.get(config) ?? new Map<string, string>();
+  map.set(network, feePayer);
+  adoptedFeePayers.set(config, map);
+}
+
+function adoptedFeePayer(config: Config, network: string): string | undefined {
+  return adoptedFeePayers.get(config)?.get(network);
+}
+
 function entryFor(config: Config, net: NetworkEntry, scheme: 'exact' | 'upto', amount: string): PaymentRequirements {
   const payTo = config.payTo[net.family];
   const extra: Record<string, unknown> = {};
@@ -40,13 +55,13 @@ function entryFor(config: Config, net: NetworkEntry, scheme: 'exact' | 'upto', a
       }
       break;
     case 'svm':
-      extra.feePayer = config.signers.svm;
+      extra.feePayer = adoptedFeePayer(config, net.id) ?? config.signers.svm;
       break;
     case 'stellar':
       extra.areFeesSponsored = true;
       break;
     case 'algorand':
-      extra.feePayer = config.signers.algorand;
+      extra.feePayer = adoptedFeePayer(config, net.id) ?? config.signers.algorand;
       extra.tag = 'tollbooth';
       break;
   }
@@ -65,10 +80,9 @@ function toolsGroupAccepts(config: Config, price: PriceTable): PaymentRequiremen
   ];
 }
 
-function network(config: Config, id: string): NetworkEntry {
-  const found = config.networks.find((n) => n.id === id);
-  if (!found) throw new Error(`network ${id} is missing from the network table`);
-  return found;
+/** The networks of the fixed-option tools for this configuration's table and set (config checked them at load). */
+function fixed(config: Config) {
+  return fixedNetworks(config.networks, config.networkSet);
 }
 
 /** JSON Schema (2020-12) of a tool's input as a caller sends it. */
@@ -130,11 +144,11 @@ function extensionsFor(config: Config, tool: AnyToolDefinition): Record<string, 
 }
 
 function smmEntry(config: Config, tool: AnyToolDefinition, url: string) {
-  const base = network(config, BASE_MAINNET);
+  const { base, baseV1Name } = fixed(config);
   const input = inputJsonSchema(tool);
   return {
     scheme: 'exact',
-    network: 'base',
+    network: baseV1Name,
     asset: base.asset,
     amount: tool.price.default,
     maxAmountRequired: tool.price.default,
@@ -152,10 +166,10 @@ function smmEntry(config: Config, tool: AnyToolDefinition, url: string) {
 }
 
 function v1Challenge(config: Config, tool: AnyToolDefinition, error: string): PaymentRequiredV1 {
-  const base = network(config, BASE_MAINNET);
+  const { base, baseV1Name } = fixed(config);
   const entry: PaymentRequirementsV1 = {
     scheme: 'exact',
-    network: 'base' as PaymentRequirementsV1['network'],
+    network: baseV1Name as PaymentRequirementsV1['network'],
     maxAmountRequired: tool.price.default,
     asset: base.asset,
     payTo: config.payTo.evm,
@@ -169,15 +183,64 @@ function v1Challenge(config: Config, tool: AnyToolDefinition, error: string): Pa
   return { x402Version: 1, error, accepts: [entry] };
 }
 
-/** The `accepts` list of a tool, derived from its group, its price table and the network table. */
+/** A payment option as a facilitator's `/supported` lists it (version 1 under its short network name). */
+export interface PaymentOption {
+  /** `network|scheme`, the form {@link withholdOptions} and the facilitator's `supports` take. */
+  key: string;
+  x402Version: 1 | 2;
+  scheme: string;
+  network: string;
+  /** The CAIP-2 network of the entry (the table entry it comes from). */
+  networkId: string;
+}
+
+/** Options a facilitator cannot settle, per configuration: left out of every challenge built afterwards. */
+const withheld = new WeakMap<Config, Set<string>>();
+
+/** Leaves options (`network|scheme`; version 1 under its short name) out of every challenge built from `config` from now on. */
+export function withholdOptions(config: Config, keys: Iterable<string>): void {
+  const set = withheld.get(config) ?? new Set<string>();
+  for (const key of keys) set.add(key);
+  withheld.set(config, set);
+}
+
+/** The options (`network|scheme`) withheld from this configuration's challenges so far. */
+export function withheldOptions(config: Config): string[] {
+  return [...(withheld.get(config) ?? [])];
+}
+
+/** The entries a facilitator can settle; a v2 entry under a short name (smm-order's) counts as its CAIP-2 network. */
+function offered<T extends { network: string; scheme: string }>(config: Config, version: 1 | 2, entries: T[]): T[] {
+  const out = withheld.get(config);
+  if (!out || out.size === 0) return entries;
+  const key = (e: T) => `${version === 2 && !e.network.includes(':') ? fixed(config).base.id : e.network}|${e.scheme}`;
+  return entries.filter((e) => !out.has(key(e)));
+}
+
+/** Every option the challenges of this configuration advertise (before any is withheld): what its facilitators must settle. */
+export function advertisedOptions(config: Config): PaymentOption[] {
+  const { base, baseV1Name, solana } = fixed(config);
+  const v2 = [...toolsGroupAccepts(config, { default: '0' }), ...[base, ...(solana ? [solana] : [])].map((n) => ({ network: n.id, scheme: 'exact' }))];
+  const options = new Map<string, PaymentOption>();
+  for (const { network, scheme } of v2) options.set(`${network}|${scheme}`, { key: `${network}|${scheme}`, x402Version: 2, scheme, network, networkId: network });
+  options.set(`${baseV1Name}|exact`, { key: `${baseV1Name}|exact`, x402Version: 1, scheme: 'exact', network: baseV1Name, networkId: base.id });
+  return [...options.values()];
+}
+
+/** The `accepts` list of a tool, derived from its group, its price table and the network table, without withheld options. */
 export function acceptsFor(config: Config, tool: AnyToolDefinition): PaymentRequirements[] {
+  return offered(config, tool.group === 'transfers' ? 1 : 2, allAcceptsFor(config, tool));
+}
+
+function allAcceptsFor(config: Config, tool: AnyToolDefinition): PaymentRequirements[] {
   switch (tool.group) {
     case 'tools':
       return toolsGroupAccepts(config, tool.price);
-    case 'token':
-      return [BASE_MAINNET, SOLANA_MAINNET].map((id) =>
-        entryFor(config, network(config, id), 'exact', tool.price.default),
-      );
+    case 'token': {
+      // Base and Solana of the network set (Base Sepolia and Solana devnet on the testnet set).
+      const { base, solana } = fixed(config);
+      return [base, ...(solana ? [solana] : [])].map((net) => entryFor(config, net, 'exact', tool.price.default));
+    }
     case 'smm':
       return [smmEntry(config, tool, resourceUrl(config, tool))];
     case 'transfers':
@@ -188,7 +251,8 @@ export function acceptsFor(config: Config, tool: AnyToolDefinition): PaymentRequ
 /** Builds a tool's challenge (v2, or v1 for the transfers group) with the given error text. */
 export function buildChallenge(config: Config, tool: AnyToolDefinition, error = PAYMENT_REQUIRED_ERROR): Challenge {
   if (tool.group === 'transfers') {
-    return v1Challenge(config, tool, error === PAYMENT_REQUIRED_ERROR ? 'X-PAYMENT header is required' : error);
+    const v1 = v1Challenge(config, tool, error === PAYMENT_REQUIRED_ERROR ? 'X-PAYMENT header is required' : error);
+    return { ...v1, accepts: offered(config, 1, v1.accepts) };
   }
   return {
     x402Version: 2,

@@ -1,7 +1,8 @@
 /**
- * Bearer JWTs for the Coinbase Developer Platform REST API (upstream-apis.md §8.1): one short-lived token per
- * request, signed with a CDP Secret API key — ES256 for EC keys (PEM), EdDSA for Ed25519 keys (base64 of the
- * 64-byte seed + public key). Signed with node:crypto; the key never leaves the KeyObject and is never logged.
+ * Bearer JWTs for the Coinbase Developer Platform REST API
+ * (docs/spec-notes.md#coinbase-developer-platform-keys-and-faucet): one short-lived token per request, signed with a
+ * CDP Secret API key — ES256 for EC keys (PEM), EdDSA for Ed25519 keys (base64 of the 64-byte seed + public key).
+ * Signed with node:crypto; the key never leaves the KeyObject and is never logged.
  */
 import { createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 

@@ -1,9 +1,9 @@
 /**
- * The hosted Coinbase Developer Platform faucet (upstream-apis.md §8.1): `POST /v2/evm/faucet` and
- * `POST /v2/solana/faucet` with a per-request CDP JWT. A drip is sent at most once (never retried, never joined
- * with another request); the faucet's rolling 24-hour caps (HTTP 429 `faucet_limit_exceeded`) become 429
- * `rate_limited`, its refusals of an address 400 on `address`, anything else an upstream error. Nothing is charged
- * for any of them.
+ * The hosted Coinbase Developer Platform faucet (docs/spec-notes.md#coinbase-developer-platform-keys-and-faucet): `POST
+ * /v2/evm/faucet` and `POST /v2/solana/faucet` with a per-request CDP JWT. A drip is sent at most once (never retried,
+ * never joined with another request); the faucet's rolling 24-hour caps (HTTP 429 `faucet_limit_exceeded`) become 429
+ * `rate_limited`, its refusals of an address 400 on `address`, anything else an upstream error. Nothing is charged for
+ * any of them.
  */
 import { z } from 'zod';
 import { ToolError } from '../errors.js';

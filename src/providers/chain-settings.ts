@@ -4,14 +4,12 @@
  * the onramp, the transfer scan's chunking and the optional indexer. Parsed once from the environment by config.
  */
 import { z } from 'zod';
-import { BASE_MAINNET, SOLANA_MAINNET, type NetworkEntry } from '../payments/networks.js';
+import { fixedNetworks, type NetworkSet } from '../payments/network-sets.js';
+import { BASE_MAINNET, BASE_SEPOLIA, SOLANA_DEVNET, SOLANA_MAINNET, type NetworkEntry } from '../payments/networks.js';
 import { parseCdpSecret, type CdpCredentials } from './cdp-auth.js';
 import type { UpstreamSettings } from './upstream.js';
 
-/** Solana devnet's CAIP-2 id (the first 32 characters of its genesis hash). */
-export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
-/** Base Sepolia's CAIP-2 id. */
-export const BASE_SEPOLIA = 'eip155:84532';
+export { BASE_SEPOLIA, SOLANA_DEVNET } from '../payments/networks.js';
 
 /** The chains the wallet tools name in their inputs (and `RPC_URLS` keys). */
 export const CHAIN_NAMES = ['base', 'base-sepolia', 'solana', 'solana-devnet'] as const;
@@ -26,7 +24,7 @@ export const CHAIN_IDS: Record<ChainName, string> = {
   'solana-devnet': SOLANA_DEVNET,
 };
 
-/** Public, rate-limited RPC endpoints (upstream-apis.md §11), used when nothing else is configured. */
+/** Public, rate-limited RPC endpoints (docs/spec-notes.md#networks-and-public-rpcs), used when nothing else is configured. */
 export const PUBLIC_RPC_URLS: Record<ChainName, string> = {
   base: 'https://mainnet.base.org',
   'base-sepolia': 'https://sepolia.base.org',
@@ -44,6 +42,16 @@ export const TESTNET_USDC = {
 export const CDP_API_URL = 'https://api.cdp.coinbase.com/platform';
 /** Alchemy's Base mainnet endpoint; `alchemy_getAssetTransfers` is the indexer call. */
 export const INDEXER_URL = 'https://base-mainnet.g.alchemy.com/v2';
+/** Alchemy's Base Sepolia endpoint: the indexer when transfers-evm reads Base Sepolia (the testnet set). */
+export const TESTNET_INDEXER_URL = 'https://base-sepolia.g.alchemy.com/v2';
+
+/**
+ * The chain transfers-evm reads (its `chain` is named `base`): the Base it is paid on, so Base on the mainnet set and
+ * Base Sepolia on the testnet set (or in a table that holds only Base Sepolia).
+ */
+function transfersChain(networks: readonly NetworkEntry[], set: NetworkSet): ChainName {
+  return fixedNetworks(networks, set).base.id === BASE_SEPOLIA ? 'base-sepolia' : 'base';
+}
 
 /** Which drip provider testnet-fund uses. */
 export type FaucetProviderName = 'cdp' | 'self-hosted';
@@ -72,6 +80,8 @@ export interface ChainToolsSettings {
     stepTimeoutMs: number;
   };
   transfers: {
+    /** The JSON-RPC endpoint transfers-evm reads: Base's, or Base Sepolia's on the testnet set. */
+    rpc: { url: string; label: string };
     /** Blocks per `eth_getLogs` request (halved on "range too large" answers). */
     chunkBlocks: number;
     /** Most blocks one call scans over JSON-RPC (newest first). */
@@ -99,6 +109,7 @@ export interface ChainToolsEnv {
   TRANSFERS_MAX_BLOCKS?: number | undefined;
   INDEXER_URL?: string | undefined;
   ALCHEMY_API_KEY?: string | undefined;
+  TOLLBOOTH_NETWORK_SET?: NetworkSet | undefined;
 }
 
 const RpcUrlsSchema = z.partialRecord(z.enum(CHAIN_NAMES), z.string().url());
@@ -155,8 +166,11 @@ export function chainToolsSettings(
   const provider = env.FAUCET_PROVIDER ?? (credentials ? 'cdp' : 'self-hosted');
   if (provider === 'cdp' && !credentials) throw new Error('FAUCET_PROVIDER=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET');
   const apiKey = env.ALCHEMY_API_KEY;
+  const set = env.TOLLBOOTH_NETWORK_SET ?? 'mainnet';
+  const urls = rpcUrls(env.RPC_URLS, networks);
+  const chain = transfersChain(networks, set);
   return {
-    rpcUrls: rpcUrls(env.RPC_URLS, networks),
+    rpcUrls: urls,
     rpc: { timeoutMs, retries },
     cdp: {
       credentials,
@@ -175,9 +189,12 @@ export function chainToolsSettings(
       stepTimeoutMs: env.WALLET_STEP_TIMEOUT_MS ?? 10_000,
     },
     transfers: {
+      rpc: { url: urls[chain], label: chain === 'base-sepolia' ? 'Base Sepolia JSON-RPC' : 'Base JSON-RPC' },
       chunkBlocks: env.TRANSFERS_CHUNK_BLOCKS ?? 2_000,
       maxBlocks: env.TRANSFERS_MAX_BLOCKS ?? 50_000,
-      indexer: apiKey ? { settings: upstream('indexer', 'Alchemy transfers API', env.INDEXER_URL ?? INDEXER_URL, timeoutMs, retries), apiKey } : undefined,
+      indexer: apiKey
+        ? { settings: upstream('indexer', 'Alchemy transfers API', env.INDEXER_URL ?? (chain === 'base-sepolia' ? TESTNET_INDEXER_URL : INDEXER_URL), timeoutMs, retries), apiKey }
+        : undefined,
     },
   };
 }

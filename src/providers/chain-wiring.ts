@@ -6,7 +6,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createCdpFaucet } from './cdp-faucet.js';
-import type { ChainToolProviders } from './chain-tools.js';
+import type { ChainToolProviders } from './chain-types.js';
 import { createEvmRpcProvider } from './evm-rpc.js';
 import { createEvmFaucet } from './evm-faucet.js';
 import { faucetByNetwork, unavailableFaucet, type Faucet } from './faucet.js';
@@ -43,7 +43,8 @@ export function wireChainTools(config: Config, log: Logger, metrics?: UpstreamMe
     wallet: createWalletProvider(config.networks, s, evm),
     transfers: {
       source: indexer ? 'indexer' : 'json-rpc',
-      list: (chain, query, signal) => listTransfers({ reader: evm.reader(s.rpcUrls[chain], 'Base JSON-RPC'), indexer, scan }, query, signal),
+      // `base` is the only chain; it is read at Base Sepolia on the testnet set (chain-settings).
+      list: (_chain, query, signal) => listTransfers({ reader: evm.reader(s.transfers.rpc.url, s.transfers.rpc.label), indexer, scan }, query, signal),
     },
   };
 }

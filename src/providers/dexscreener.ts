@@ -3,8 +3,8 @@ import type { TokenChain } from '../token-report/chains.js';
 import type { Fetched, Upstream } from './upstream.js';
 
 /**
- * DexScreener token pairs (upstream-apis.md §6.3): `GET /latest/dex/tokens/{address}` lists up to 30 pairs on any
- * chain. An unknown or unindexed token is HTTP 200 `{"pairs": null}` (not indexed, not "zero liquidity");
+ * DexScreener token pairs (docs/spec-notes.md#dexscreener-token-api): `GET /latest/dex/tokens/{address}` lists up to 30
+ * pairs on any chain. An unknown or unindexed token is HTTP 200 `{"pairs": null}` (not indexed, not "zero liquidity");
  * `liquidity` and `priceUsd` may be missing; `pairCreatedAt` is epoch milliseconds.
  */
 

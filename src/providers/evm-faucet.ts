@@ -1,7 +1,7 @@
 /**
- * The self-hosted faucet on Base Sepolia (upstream-apis.md §8.2): sends 0.0001 ETH (a value transfer) or 1 USDC
- * (ERC-20 `transfer`) from the operator's funded testnet key with viem, and waits for the receipt so a drip that
- * reverted is never charged. It refuses to send on any chain but 84532, so a mainnet RPC URL given by mistake
+ * The self-hosted faucet on Base Sepolia (docs/spec-notes.md#self-hosted-faucet): sends 0.0001 ETH (a value transfer)
+ * or 1 USDC (ERC-20 `transfer`) from the operator's funded testnet key with viem, and waits for the receipt so a drip
+ * that reverted is never charged. It refuses to send on any chain but 84532, so a mainnet RPC URL given by mistake
  * cannot spend real funds. Sends from the key are serialised (nonce taken, signed, submitted one at a time).
  */
 import { createWalletClient, defineChain, encodeFunctionData, erc20Abi, http, publicActions, type Hex } from 'viem';

@@ -1,5 +1,5 @@
 /**
- * Read-only EVM JSON-RPC on viem (upstream-apis.md §10.1, §11.1): block number, native and ERC-20 balances, gas
+ * Read-only EVM JSON-RPC on viem (docs/spec-notes.md#wallet-reads): block number, native and ERC-20 balances, gas
  * price, raw `eth_getLogs` for Transfer events, block timestamps and token metadata. One client per RPC URL, with
  * the configured per-request timeout and viem's retries on retryable answers (429, 5xx, rate-limit codes).
  * Failures become ToolErrors that say nothing was charged.
@@ -64,7 +64,7 @@ export interface EvmRpcOptions {
 
 const NOT_CHARGED = 'you were not charged';
 
-/** Texts public RPCs use to refuse a log query whose block range (or result) is too large (upstream-apis.md §10.1). */
+/** Texts public RPCs use to refuse a log query whose block range (or result) is too large (docs/spec-notes.md#erc-20-transfers-over-json-rpc). */
 const RANGE_TOO_LARGE =
   /block range|range (is )?too (large|wide|big)|limit the query to|limited to a? ?\d|maximum block range|maximum is set to|exceeds? (the )?(max|limit)|query returned more than|too many (blocks|results|logs)|response size|logs? matched by query/i;
 

@@ -1,6 +1,7 @@
 /**
- * The drip providers of testnet-fund behind one interface: the hosted CDP faucet (upstream-apis.md §8.1) or a
- * self-hosted faucet sending from the operator's funded testnet keys (§8.2), chosen by configuration.
+ * The drip providers of testnet-fund behind one interface: the hosted CDP faucet
+ * (docs/spec-notes.md#coinbase-developer-platform-keys-and-faucet) or a self-hosted faucet sending from the operator's
+ * funded testnet keys (docs/spec-notes.md#self-hosted-faucet), chosen by configuration.
  */
 import { ToolError } from '../errors.js';
 

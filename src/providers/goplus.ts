@@ -5,7 +5,7 @@ import { AttemptFailure } from './attempt.js';
 import type { Fetched, Upstream } from './upstream.js';
 
 /**
- * GoPlus token security (upstream-apis.md §6.1 EVM, §6.2 Solana): `GET /token_security/{chain_id}` and
+ * GoPlus token security (docs/spec-notes.md#goplus-token-security): `GET /token_security/{chain_id}` and
  * `GET /solana/token_security`, one address per call. Almost every scalar is a string ("0"/"1" flags, fractions of 1
  * as decimal strings); missing fields mean "unknown" and stay undefined here. Errors come in the body, usually with
  * HTTP 200 (`code` other than 1).
@@ -112,7 +112,7 @@ const SolanaTokenSchema = z.object({
   default_account_state: text,
   default_account_state_upgradable: Status,
   non_transferable: flag,
-  // The SDK model spells it this way; live answers use non_transferable (§6.2). Both are read.
+  // The SDK model spells it this way; live answers use non_transferable (docs/spec-notes.md#goplus-token-security). Both are read.
   none_transferable: flag,
   trusted_token: flag,
   holders,
@@ -153,10 +153,10 @@ export interface GoPlusProvider {
   tokenSecurity(query: TokenSecurityQuery): Promise<Fetched<TokenSecurity>>;
 }
 
-/** GoPlus asks anonymous callers to wait about 10 s after a 4029 throttle (§6.1). */
+/** GoPlus asks anonymous callers to wait about 10 s after a 4029 throttle (docs/spec-notes.md#goplus-token-security). */
 const THROTTLE_SECONDS = 10;
 
-/** Maps GoPlus body codes other than 1 (OK) to the error the caller sees; most arrive with HTTP 200 (§6.1). */
+/** Maps GoPlus body codes other than 1 (OK) to the error the caller sees; most arrive with HTTP 200 (docs/spec-notes.md#goplus-token-security). */
 function interpretCode(label: string, q: TokenSecurityQuery) {
   return (_status: number, json: unknown): ToolError | AttemptFailure | undefined => {
     if (typeof json !== 'object' || json === null || !('code' in json)) return undefined;

@@ -1,6 +1,6 @@
 /**
- * The transfer indexer: Alchemy's `alchemy_getAssetTransfers` (upstream-apis.md §10.2) over JSON-RPC, with the API
- * key in the `Authorization` header (never in the URL, so it never reaches a log line). One direction per call
+ * The transfer indexer: Alchemy's `alchemy_getAssetTransfers` (docs/spec-notes.md#transfer-indexer) over JSON-RPC, with
+ * the API key in the `Authorization` header (never in the URL, so it never reaches a log line). One direction per call
  * (`fromAddress` and `toAddress` are ANDed), ERC-20 only, newest first, with block timestamps.
  */
 import { z } from 'zod';

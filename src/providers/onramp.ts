@@ -1,8 +1,8 @@
 /**
- * Coinbase Onramp links (upstream-apis.md §9). Since 2025-07-31 a link needs a server-minted, single-use session
- * token, so a link is made with the v2 session API (`POST /v2/onramp/sessions`, CDP JWT), which returns a ready
- * `onrampUrl` (`https://pay.coinbase.com/buy?sessionToken=…`, valid about five minutes). Without a CDP API key no
- * link can be made, and the provider says so.
+ * Coinbase Onramp links (docs/spec-notes.md#coinbase-onramp). Since 2025-07-31 a link needs a server-minted, single-use
+ * session token, so a link is made with the v2 session API (`POST /v2/onramp/sessions`, CDP JWT), which returns a ready
+ * `onrampUrl` (`https://pay.coinbase.com/buy?sessionToken=…`, valid about five minutes). Without a CDP API key no link
+ * can be made, and the provider says so.
  */
 import { z } from 'zod';
 import { ToolError } from '../errors.js';

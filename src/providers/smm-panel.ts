@@ -4,9 +4,10 @@ import type { Logger } from '../log.js';
 import type { Fetched, Upstream } from './upstream.js';
 
 /**
- * A social-marketing panel's "API v2" (upstream-apis.md §7): one endpoint, form-encoded POSTs with the API key in the
- * `key` field and an `action` (`services`, `add`, `status`). Panels type fields loosely (numbers as strings and vice
- * versa), so numbers are read leniently; errors are `{"error": "…"}`, usually with HTTP 200.
+ * A social-marketing panel's "API v2" (docs/spec-notes.md#social-marketing-panel-api-v2): one endpoint, form-encoded
+ * POSTs with the API key in the `key` field and an `action` (`services`, `add`, `status`). Panels type fields loosely
+ * (numbers as strings and vice versa), so numbers are read leniently; errors are `{"error": "…"}`, usually with HTTP
+ * 200.
  */
 
 const NOT_CHARGED = 'you were not charged';
@@ -134,7 +135,7 @@ interface ErrorContext {
   orderId?: string;
 }
 
-/** Maps a panel's `{"error": "…"}` text to the error the caller sees (the panel's common texts, §7). */
+/** Maps a panel's `{"error": "…"}` text to the error the caller sees (the panel's common texts: docs/spec-notes.md#social-marketing-panel-api-v2). */
 export function panelError(text: string, label: string, at: ErrorContext, log: Logger): ToolError {
   const said = text.trim().slice(0, 200);
   const lower = said.toLowerCase();

@@ -1,9 +1,9 @@
 /**
- * The self-hosted faucet on Solana devnet (upstream-apis.md §8.2), on `@solana/kit` and the official SPL program
- * clients: SOL with `SystemProgram.transfer`; USDC by creating the recipient's associated token account
- * idempotently and `transferChecked` (6 decimals). Each transaction carries a memo with a random id, so two drips
- * to one address in one blockhash are two transactions (identical ones would be deduplicated by the cluster and
- * one drip would be sold twice). Waits until the signature is confirmed; a failed transaction is never charged.
+ * The self-hosted faucet on Solana devnet (docs/spec-notes.md#self-hosted-faucet), on `@solana/kit` and the official
+ * SPL program clients: SOL with `SystemProgram.transfer`; USDC by creating the recipient's associated token account
+ * idempotently and `transferChecked` (6 decimals). Each transaction carries a memo with a random id, so two drips to
+ * one address in one blockhash are two transactions (identical ones would be deduplicated by the cluster and one drip
+ * would be sold twice). Waits until the signature is confirmed; a failed transaction is never charged.
  */
 import { randomUUID } from 'node:crypto';
 import {

@@ -1,5 +1,5 @@
 /**
- * Read-only Solana JSON-RPC on `@solana/kit` (upstream-apis.md §11.1): lamports (`getBalance`) and an owner's
+ * Read-only Solana JSON-RPC on `@solana/kit` (docs/spec-notes.md#wallet-reads): lamports (`getBalance`) and an owner's
  * balance of one SPL mint (`getTokenAccountsByOwner`, jsonParsed, summed over the owner's accounts for the mint).
  * Each request is bounded by the configured timeout; failures become ToolErrors that say nothing was charged.
  */

@@ -1,8 +1,9 @@
 /**
- * ERC-20 transfers of one wallet, newest first, from the chain's JSON-RPC (chunked `eth_getLogs`, upstream-apis.md
- * §10.1) or from the indexer when one is configured (§10.2). Either way the answer covers its block range
- * completely: every transfer in [fromBlock, toBlock] of the answer is listed (see {@link cutToLimit}), so a caller
- * pages back with `toBlock = fromBlock - 1`.
+ * ERC-20 transfers of one wallet, newest first, from the chain's JSON-RPC (chunked `eth_getLogs`,
+ * docs/spec-notes.md#erc-20-transfers-over-json-rpc) or from the indexer when one is configured
+ * (docs/spec-notes.md#transfer-indexer). Either way the answer covers its block range completely: every transfer in
+ * [fromBlock, toBlock] of the answer is listed (see {@link cutToLimit}), so a caller pages back with `toBlock =
+ * fromBlock - 1`.
  */
 import { formatUnits, getAddress } from 'viem';
 import { ToolError } from '../errors.js';

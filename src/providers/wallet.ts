@@ -1,12 +1,12 @@
 /**
- * The reads behind wallet-readiness (upstream-apis.md §11.1): native and stablecoin balances on every EVM network
- * of the payment table that has an `rpcUrl` (plus Solana when a Solana address is given), and each network's gas
- * price with the fee of one stablecoin transfer. Networks are read in parallel and fail one by one: each entry says
+ * The reads behind wallet-readiness (docs/spec-notes.md#wallet-reads): native and stablecoin balances on every EVM
+ * network of the payment table that has an `rpcUrl` (plus Solana when a Solana address is given), and each network's
+ * gas price with the fee of one stablecoin transfer. Networks are read in parallel and fail one by one: each entry says
  * `ok` and carries its numbers or its error.
  */
 import { evmChainId, type NetworkEntry } from '../payments/networks.js';
 import type { ChainToolsSettings } from './chain-settings.js';
-import { solanaRpcUrl, walletNetworks } from './chain-tools.js';
+import { solanaRpcUrl, walletNetworks } from './chain-types.js';
 import type { EvmReader, EvmRpcProvider } from './evm-rpc.js';
 import { createSolanaReader, type SolanaReader } from './solana-rpc.js';
 import { formatUnits } from '../units.js';

@@ -112,6 +112,18 @@ export const MIGRATIONS: readonly Migration[] = [
         tat DOUBLE PRECISION NOT NULL);
       CREATE INDEX rate_buckets_tat ON rate_buckets (tat);`,
   },
+  {
+    version: 5,
+    name: 'payment protocol (x402 or MPP) of claims and receipts',
+    sql: `
+      ALTER TABLE payment_claims ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402' CHECK (protocol IN ('x402', 'mpp'));
+      ALTER TABLE receipts ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402' CHECK (protocol IN ('x402', 'mpp'));`,
+  },
+  {
+    version: 6,
+    name: 'payment protocol (x402 or MPP) of the agent\'s spending',
+    sql: `ALTER TABLE agent_spends ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402' CHECK (protocol IN ('x402', 'mpp'));`,
+  },
 ];
 
 /** What a start-up migration run found and did. */

@@ -28,6 +28,7 @@ function rowToSpend(row: Row): SpendRecord {
     amount: String(row.amount),
     usdMicros: Number(row.usd_micros),
     status: String(row.status) as SpendStatus,
+    protocol: row.protocol === 'mpp' ? 'mpp' : 'x402',
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== null && v !== undefined)),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -57,9 +58,9 @@ export class PostgresSpends {
       if (spentMicros + s.usdMicros > dayLimitMicros) return;
       const now = new Date().toISOString();
       await q(
-        `INSERT INTO agent_spends (id, day, tool, resource, request_hash, network, asset, amount, usd_micros, status, payment_id, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $11, $11)`,
-        [s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros, s.paymentId ?? null, now],
+        `INSERT INTO agent_spends (id, day, tool, resource, request_hash, network, asset, amount, usd_micros, status, payment_id, protocol, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $12, $11, $11)`,
+        [s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros, s.paymentId ?? null, now, s.protocol ?? 'x402'],
       );
       reserved = true;
       spentMicros += s.usdMicros;

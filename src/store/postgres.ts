@@ -26,9 +26,9 @@ import type {
   TokenTake,
 } from './store.js';
 
-const RECEIPT_COLUMNS = 'key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at';
-const receiptArgs = (r: ReceiptRecord) => [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.createdAt];
-const INSERT_RECEIPT = `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+const RECEIPT_COLUMNS = 'key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at';
+const receiptArgs = (r: ReceiptRecord) => [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.protocol ?? 'x402', r.createdAt];
+const INSERT_RECEIPT = `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
 /** Options for opening the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -86,9 +86,9 @@ export class PostgresStore implements Store {
     const now = new Date().toISOString();
     for (;;) {
       const inserted = await this.query(
-        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, payload, requirements, request_hash, created_at, updated_at)
-         VALUES ($1, 'claimed', $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (key) DO NOTHING RETURNING key`,
-        [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, json(claim.details?.payload), json(claim.details?.requirements), claim.details?.requestHash ?? null, now],
+        `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, payload, requirements, request_hash, created_at, updated_at, protocol)
+         VALUES ($1, 'claimed', $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11) ON CONFLICT (key) DO NOTHING RETURNING key`,
+        [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, json(claim.details?.payload), json(claim.details?.requirements), claim.details?.requestHash ?? null, now, claim.protocol ?? 'x402'],
       );
       if (inserted.length === 1) return { type: 'claimed' };
       const [row] = await this.query('SELECT * FROM payment_claims WHERE key = $1', [claim.key]);
@@ -118,13 +118,13 @@ export class PostgresStore implements Store {
     // requirements are done with.
     await this.query(
       `WITH moved AS (
-         INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, transaction_id, created_at, updated_at)
-         VALUES ($1, 'spent', $2, $3, $4, $5, $9, $6, $10, $10)
+         INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, protocol, transaction_id, created_at, updated_at)
+         VALUES ($1, 'spent', $2, $3, $4, $5, $9, $10, $6, $11, $11)
          ON CONFLICT (key) DO UPDATE SET status = 'spent', transaction_id = EXCLUDED.transaction_id, updated_at = EXCLUDED.updated_at,
            payload = NULL, requirements = NULL
          WHERE payment_claims.status <> 'spent'
          RETURNING key)
-       INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM moved)`,
+       INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM moved)`,
       receiptArgs(receipt),
     );
   }
@@ -152,7 +152,7 @@ export class PostgresStore implements Store {
     // Only a payment still pending is ended here; one another instance completed meanwhile stays spent.
     await this.query(
       `WITH released AS (DELETE FROM payment_claims WHERE key = $1 AND status = 'pending' RETURNING key)
-       INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM released)`,
+       INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM released)`,
       receiptArgs(receipt),
     );
   }

@@ -15,6 +15,7 @@ export function claimFromRow(row: Row): PaymentClaim {
     payer: String(row.payer),
     amount: String(row.amount),
     transport: row.transport === 'mcp' ? 'mcp' : 'http',
+    protocol: row.protocol === 'mpp' ? 'mpp' : 'x402',
   };
 }
 

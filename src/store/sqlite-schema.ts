@@ -8,6 +8,7 @@ export const SCHEMA = [
      payer TEXT NOT NULL,
      amount TEXT NOT NULL,
      transport TEXT NOT NULL,
+     protocol TEXT NOT NULL DEFAULT 'x402',
      transaction_id TEXT,
      pending_json TEXT,
      created_at TEXT NOT NULL,
@@ -23,6 +24,7 @@ export const SCHEMA = [
      status TEXT NOT NULL,
      error_reason TEXT,
      transport TEXT NOT NULL,
+     protocol TEXT NOT NULL DEFAULT 'x402',
      created_at TEXT NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS receipts_created ON receipts (created_at)`,
   `CREATE TABLE IF NOT EXISTS idempotency (
@@ -63,3 +65,9 @@ export const MIGRATE_CLAIMS_V1 = [
   `DROP TABLE payment_claims_v1`,
 ];
 
+
+/** Databases written before MPP had no protocol columns: every payment they hold arrived through x402. */
+export const PROTOCOL_COLUMNS = [
+  { table: 'payment_claims', sql: `ALTER TABLE payment_claims ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402'` },
+  { table: 'receipts', sql: `ALTER TABLE receipts ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402'` },
+] as const;

@@ -15,6 +15,7 @@ export const SPENDS_SCHEMA = [
      usd_micros INTEGER NOT NULL CHECK (usd_micros >= 0),
      status TEXT NOT NULL CHECK (status IN ('reserved', 'settled', 'pending', 'failed', 'cancelled')),
      payment_id TEXT,
+     protocol TEXT NOT NULL DEFAULT 'x402',
      payer TEXT,
      transaction_id TEXT,
      note TEXT,
@@ -25,6 +26,9 @@ export const SPENDS_SCHEMA = [
   `CREATE INDEX IF NOT EXISTS agent_spends_created ON agent_spends (created_at)`,
   `CREATE INDEX IF NOT EXISTS agent_spends_request ON agent_spends (request_hash, status)`,
 ];
+
+/** Stores written before MPP have no protocol column: every payment they hold was made with x402. */
+export const SPENDS_PROTOCOL_COLUMN = { table: 'agent_spends', sql: `ALTER TABLE agent_spends ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402'` } as const;
 
 /** Statuses whose amount counts against the day's budget. */
 const COUNTED = "status IN ('reserved', 'settled', 'pending')";
@@ -50,6 +54,7 @@ function rowToSpend(row: Row): SpendRecord {
     amount: String(row.amount),
     usdMicros: Number(row.usd_micros),
     status: String(row.status) as SpendStatus,
+    protocol: row.protocol === 'mpp' ? 'mpp' : 'x402',
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
@@ -69,11 +74,11 @@ export class SqliteSpends {
     const now = new Date().toISOString();
     // One statement: a writing statement takes the database's write lock before it reads, so the sum it checks is current.
     const inserted = await this.db.execute({
-      sql: `INSERT INTO agent_spends (id, day, tool, resource, request_hash, network, asset, amount, usd_micros, status, payment_id, created_at, updated_at)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?
+      sql: `INSERT INTO agent_spends (id, day, tool, resource, request_hash, network, asset, amount, usd_micros, status, payment_id, protocol, created_at, updated_at)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?
             WHERE (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND ${COUNTED}) + ? <= ?
             RETURNING id`,
-      args: [s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros, s.paymentId ?? null, now, now, s.day, s.usdMicros, dayLimitMicros],
+      args: [s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros, s.paymentId ?? null, s.protocol ?? 'x402', now, now, s.day, s.usdMicros, dayLimitMicros],
     });
     const spentMicros = await this.spentOn(s.day);
     return inserted.rows.length === 1 ? { type: 'reserved', spentMicros } : { type: 'over_budget', spentMicros };

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SqliteDb, type Row, type Statement } from './sqlite-port.js';
 import { claimFromRow, orderFromRow, receiptFromRow } from './rows.js';
-import { MIGRATE_CLAIMS_V1, SCHEMA } from './sqlite-schema.js';
-import { SPENDS_SCHEMA, SqliteSpends } from './sqlite-spends.js';
+import { MIGRATE_CLAIMS_V1, PROTOCOL_COLUMNS, SCHEMA } from './sqlite-schema.js';
+import { SPENDS_PROTOCOL_COLUMN, SPENDS_SCHEMA, SqliteSpends } from './sqlite-spends.js';
 import { SqliteTokenBuckets, TOKENS_SCHEMA } from './sqlite-tokens.js';
 import type {
   ClaimResult,
@@ -59,6 +59,10 @@ export class SqliteStore implements Store {
     for (const sql of [...SCHEMA, ...SPENDS_SCHEMA, ...TOKENS_SCHEMA]) await db.execute(sql);
     const columns = await db.execute('PRAGMA table_info(payment_claims)');
     if (!columns.rows.some((c) => c.name === 'pending_json')) db.batch(MIGRATE_CLAIMS_V1.map((sql) => ({ sql })));
+    for (const { table, sql } of [...PROTOCOL_COLUMNS, SPENDS_PROTOCOL_COLUMN]) {
+      const existing = await db.execute(`PRAGMA table_info(${table})`);
+      if (!existing.rows.some((c) => c.name === 'protocol')) await db.execute(sql);
+    }
     return new SqliteStore(db);
   }
 
@@ -68,9 +72,9 @@ export class SqliteStore implements Store {
     // One write: insert the claim, or read the row that holds the key, in the same transaction (no race between them).
     const result = await this.db.write((): ClaimResult => {
       const inserted = this.db.execute({
-        sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, pending_json, created_at, updated_at)
-              VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
-        args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, details, now, now],
+        sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, protocol, pending_json, created_at, updated_at)
+              VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+        args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, claim.protocol ?? 'x402', details, now, now],
       });
       if (inserted.rowsAffected === 1) return { type: 'claimed' };
       const row = this.db.execute({ sql: 'SELECT * FROM payment_claims WHERE key = ?', args: [claim.key] }).rows[0]!;
@@ -241,11 +245,11 @@ export class SqliteStore implements Store {
 
   /** Inserts a receipt; with `claimState`, only while the payment's claim is in that state. */
   private insertReceipt(r: ReceiptRecord, claimState?: string): Statement {
-    const values = [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.createdAt];
-    const columns = 'INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, created_at)';
-    if (!claimState) return { sql: `${columns} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: values };
+    const values = [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.protocol ?? 'x402', r.createdAt];
+    const columns = 'INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at)';
+    if (!claimState) return { sql: `${columns} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: values };
     return {
-      sql: `${columns} SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM payment_claims WHERE key = ? AND ${claimState})`,
+      sql: `${columns} SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM payment_claims WHERE key = ? AND ${claimState})`,
       args: [...values, r.key],
     };
   }

@@ -1,6 +1,9 @@
 /** The transport a paid call arrived on. */
 export type Transport = 'http' | 'mcp';
 
+/** The payment protocol a paid call used: x402, or the Machine Payments Protocol (`Authorization: Payment`). */
+export type PaymentProtocol = 'x402' | 'mpp';
+
 /** What the replay guard records when a payment is claimed. */
 export interface PaymentClaim {
   /** Replay key: what the chain itself makes single-use (see each rail's `identify`). */
@@ -10,6 +13,8 @@ export interface PaymentClaim {
   payer: string;
   amount: string;
   transport: Transport;
+  /** The protocol the payment arrived in; absent means x402 (read back, it is always set). */
+  protocol?: PaymentProtocol;
   /** What the payment paid for, kept with the claim so a claim abandoned by a crash can still be reconciled. */
   details?: ClaimDetails;
 }
@@ -32,6 +37,8 @@ export interface ReceiptRecord {
   status: 'settled' | 'failed';
   errorReason?: string;
   transport: Transport;
+  /** The protocol the payment arrived in; absent means x402 (read back, it is always set). */
+  protocol?: PaymentProtocol;
   createdAt: string;
 }
 
@@ -134,6 +141,8 @@ export interface SpendRecord {
   /** The same in millionths of a US dollar (stablecoins at par), rounded up. */
   usdMicros: number;
   status: SpendStatus;
+  /** The protocol it was paid with (absent when written before MPP: x402). */
+  protocol?: PaymentProtocol;
   /** The `payment-identifier` id sent with the payment, when the server declared the extension. */
   paymentId?: string;
   payer?: string;

@@ -1,4 +1,4 @@
-/** The chains token-report covers: those the GoPlus token-security API documents (upstream-apis.md §6.1, §6.2). */
+/** The chains token-report covers: those the GoPlus token-security API documents (docs/spec-notes.md#goplus-token-security). */
 
 /** One chain token-report accepts, with its ids at each upstream. */
 export interface TokenChain {

@@ -6,6 +6,10 @@
  * x402Facilitator + ExactEvmScheme, chain answered from memory). Every process is separate; autocannon runs here.
  * Each call carries its own pre-signed EIP-3009 payment taken from the server's own 402 challenge.
  *
+ * Beside them, Tollbooth's MPP paid path on the same process: `Authorization: Payment` credentials (mppx's EVM charge
+ * client, one fresh challenge and EIP-3009 authorization per call) in runs of their own between the others; skipped,
+ * with a message, when the server's 402 carries no `WWW-Authenticate: Payment` (or BENCH_PAID_MPP=0).
+ *
  * Environment: BENCH_PAID_CONNECTIONS (20), BENCH_PAID_SECONDS (10, target length of a timed run), BENCH_PAID_RUNS
  * (3 per server, alternating), BENCH_PAID_WARMUP_SECONDS (12, per server: both servers reach their steady JIT state), BENCH_PAID_STARTS (5 starts per kind for
  * the start-up figures), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run).
@@ -15,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { SignedPool, paidRun, runProblems, type PaidRun } from './paid-load.js';
+import { SignedPool, paidRun, runProblems, type PaidRun, type PaymentPool } from './paid-load.js';
+import { MppPool, mppChallenges } from './paid-mpp.js';
 import { cpuMs, machineCpuMs, median, startProc, type Proc } from './paid-procs.js';
 import { describeProfile, readProfile, summarizeProfile } from './paid-profile.js';
 import { bareSpec, challengeEntry, facilitatorSpec, officialSpec, oursSpec } from './paid-servers.js';
@@ -29,6 +34,7 @@ const options = {
   warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 12),
   starts: Number(env.BENCH_PAID_STARTS ?? 5),
   profile: env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
+  mpp: env.BENCH_PAID_MPP !== '0',
 };
 const payers = Array.from({ length: 8 }, () => privateKeyToAccount(generatePrivateKey()));
 const write = (line: string) => process.stdout.write(line + '\n');
@@ -66,7 +72,7 @@ function totals(runs: PaidRun[]): Totals {
 class Signer {
   ms = 0;
   count = 0;
-  async fill(pool: SignedPool, available: number): Promise<void> {
+  async fill(pool: PaymentPool, available: number): Promise<void> {
     const t = performance.now();
     const before = pool.headers.length;
     await pool.fill(available);
@@ -89,7 +95,7 @@ interface WarmUp {
  * two chunks; the rate of the chunks after the first sizes the timed runs: a fixed number of calls each, so that no
  * call is in flight when a run ends and every 200 can be matched with exactly one settlement.
  */
-async function warmUp(server: Proc, facilitator: Proc, pool: SignedPool, signer: Signer): Promise<WarmUp> {
+async function warmUp(server: Proc, facilitator: Proc, pool: PaymentPool, signer: Signer): Promise<WarmUp> {
   const chunk = Math.max(options.connections * 5, 100);
   const runs: PaidRun[] = [];
   let loaded = 0;
@@ -125,8 +131,19 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
       warm.push(w);
       problems.push(...w.problems.map((p) => `${server.name} warm-up: ${p}`));
     }
+    // Our MPP path, on the same Tollbooth process: detected from its own 402, warmed up after the x402 warm-ups.
+    const mpp = options.mpp ? await mppChallenges(servers[0]!.url) : { missing: 'BENCH_PAID_MPP=0' };
+    const mppServer: Proc = { ...servers[0]!, name: 'tollbooth MPP' };
+    const mppPool = 'missing' in mpp ? undefined : new MppPool(payers, servers[0]!.url);
+    const mppSigner = new Signer();
+    let mppWarm: WarmUp | undefined;
+    if (mppPool) {
+      mppWarm = await warmUp(mppServer, facilitator, mppPool, mppSigner);
+      problems.push(...mppWarm.problems.map((p) => `${mppServer.name} warm-up: ${p}`));
+    }
     const amounts = warm.map((w) => w.amount);
     for (const [i, pool] of pools.entries()) await signer.fill(pool, amounts[i]! * options.runs);
+    if (mppPool && mppWarm) await mppSigner.fill(mppPool, mppWarm.amount * options.runs);
     write(`${label} paid POST /api/annuity: Tollbooth (node dist/bin/cli.js serve) vs official express + @x402/express, both through one stub facilitator process over HTTP`);
     write(`    (official x402Facilitator + ExactEvmScheme, chain answered from memory); ${options.connections} connections; after a ~${options.warmupSeconds} s warm-up each, ${options.runs} alternating`);
     write(`    runs each of a fixed number of calls sized to ~${options.seconds} s at the warm-up rate; each call with its own pre-signed EIP-3009 payment taken from the`);
@@ -134,7 +151,15 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     for (const [i, w] of warm.entries()) {
       write(`    warm-up ${servers[i]!.name.padEnd(14)} ${w.calls} paid calls in ${f(w.seconds, 1)} s, ${f(w.rate)} req/s after the first chunk -> ${w.amount} calls per timed run`);
     }
+    if (mppPool && mppWarm) {
+      write(`    beside them, Tollbooth's MPP path on the same process: Authorization: Payment credentials of mppx's EVM charge client, each for its own fresh`);
+      write(`    challenge (one bare 402 each) with a fresh EIP-3009 authorization (${mppSigner.count} prepared in ${f(mppSigner.ms / 1000, 1)} s, of which ${f(mppPool.challengeMs / 1000, 1)} s fetching challenges, all before the runs)`);
+      write(`    warm-up ${mppServer.name.padEnd(14)} ${mppWarm.calls} paid calls in ${f(mppWarm.seconds, 1)} s, ${f(mppWarm.rate)} req/s after the first chunk -> ${mppWarm.amount} calls per timed run`);
+    } else {
+      write(`    MPP path skipped: ${'missing' in mpp ? mpp.missing : 'no pool'} (Tollbooth's MPP server side is off or not there yet)`);
+    }
     const runs: PaidRun[][] = servers.map(() => []);
+    const mppRuns: PaidRun[] = [];
     const ownCpu = () => [...servers, facilitator].reduce((n, p) => n + cpuMs(p.pid), 0) + process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
     const machineBefore = machineCpuMs();
     const ownBefore = ownCpu();
@@ -147,6 +172,13 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
         write(describeRun(`    run ${k + 1}  `, run));
         problems.push(...runProblems(run).map((p) => `${s.name} run ${k + 1}: ${p}`));
       }
+      if (mppPool && mppWarm) {
+        await new Promise((r) => setTimeout(r, 500));
+        const run = await paidRun(mppServer, facilitator, mppPool, mppWarm.amount, options.connections);
+        mppRuns.push(run);
+        write(describeRun(`    run ${k + 1}  `, run));
+        problems.push(...runProblems(run).map((p) => `${mppServer.name} run ${k + 1}: ${p}`));
+      }
     }
     const machineAfter = machineCpuMs();
     const wall = performance.now() - wallBefore;
@@ -158,7 +190,13 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
       write(`    => ${t.name.padEnd(14)} ${f(t.rps).padStart(5)} req/s (mean of runs); server CPU ${f(t.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(t.facilitatorPerCall, 2)} ms per paid call`);
     }
     write(`    => ours/official: throughput ${f(ours.rps / official.rps, 2)}x, server CPU per call ${f(ours.cpuPerCall / official.cpuPerCall, 2)}x`);
-    const ok = runs.flat().reduce((n, r) => n + r.ok, 0);
+    if (mppRuns.length > 0) {
+      const ourMpp = totals(mppRuns);
+      const ratio = ourMpp.rps / ours.rps;
+      write(`    => ${ourMpp.name.padEnd(14)} ${f(ourMpp.rps).padStart(5)} req/s (mean of runs); server CPU ${f(ourMpp.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(ourMpp.facilitatorPerCall, 2)} ms per paid call`);
+      write(`    => ours MPP/x402: throughput ${f(ratio, 2)}x (target: within 10%, >= 0.90x: ${ratio >= 0.9 ? 'met' : 'NOT met'}), server CPU per call ${f(ourMpp.cpuPerCall / ours.cpuPerCall, 2)}x`);
+    }
+    const ok = [...runs.flat(), ...mppRuns].reduce((n, r) => n + r.ok, 0);
     write(
       problems.length === 0
         ? `    checks held: ${ok} timed 200s, each with a receipt of a distinct transaction settling a payment sent in its run; facilitator settlements = 200s in every run; no non-200, no errors, no pool starvation`

@@ -19,8 +19,27 @@ export const CALL_BODY = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, per
 /** Authorizations stay valid for an hour: the pool is signed minutes before the last payment is used. */
 const VALID_FOR_SECONDS = 3600;
 
+/** Payments prepared ahead for one server, each handed out once: x402 (below) or MPP credentials (paid-mpp.ts). */
+export interface PaymentPool {
+  /** The request header a payment travels in, and the answer header its receipt comes back in (lower case). */
+  readonly paymentHeader: string;
+  readonly receiptHeader: string;
+  readonly headers: string[];
+  /** The settlement transaction each payment leads to on the stub chain. */
+  readonly txs: Hex[];
+  head: number;
+  starved: number;
+  fill(count: number): Promise<void>;
+  take(): string | undefined;
+  readonly available: number;
+  /** Reads one receipt header value. */
+  receiptOf(raw: string): { success?: boolean; transaction?: string };
+}
+
 /** Payments signed ahead for one server's challenge entry, each handed out once. */
-export class SignedPool {
+export class SignedPool implements PaymentPool {
+  readonly paymentHeader = 'payment-signature';
+  readonly receiptHeader = 'payment-response';
   readonly headers: string[] = [];
   /** The settlement transaction each payment leads to on the stub chain: keccak256(asset ‖ from ‖ nonce). */
   readonly txs: Hex[] = [];
@@ -58,6 +77,10 @@ export class SignedPool {
   get available(): number {
     return this.headers.length - this.head;
   }
+
+  receiptOf(raw: string): { success?: boolean; transaction?: string } {
+    return JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { success?: boolean; transaction?: string };
+  }
 }
 
 /** One timed run against one server. */
@@ -80,7 +103,7 @@ export interface PaidRun {
   facilitatorCpuMs: number;
   loadGeneratorCpuMs: number;
   facilitator: { verified: number; invalid: number; settled: number; settleFailed: number; chainTransfers: number; replaysRefused: number; connections: number; reasons: Record<string, number> };
-  /** Receipts (PAYMENT-RESPONSE) of the 200 answers: successful, distinct transactions, and from payments sent in this run. */
+  /** Receipts (PAYMENT-RESPONSE, or Payment-Receipt for MPP) of the 200 answers: successful, distinct transactions, and from payments sent in this run. */
   receipts: { success: number; distinct: number; fromThisRun: number };
   starved: number;
 }
@@ -113,7 +136,7 @@ function diff(after: FacilitatorStats, before: FacilitatorStats): PaidRun['facil
 }
 
 /** Sends `amount` paid calls over `connections` connections, each with the next payment of the pool; measures and checks. */
-export async function paidRun(server: Proc, facilitator: Proc, pool: SignedPool, amount: number, connections: number): Promise<PaidRun> {
+export async function paidRun(server: Proc, facilitator: Proc, pool: PaymentPool, amount: number, connections: number): Promise<PaidRun> {
   const receipts: string[] = [];
   let wrongBodies = 0;
   const firstTaken = pool.head;
@@ -138,12 +161,12 @@ export async function paidRun(server: Proc, facilitator: Proc, pool: SignedPool,
         headers: { 'content-type': 'application/json' },
         setupRequest: (request: CannonRequest) => {
           const payment = pool.take();
-          return payment ? { ...request, headers: { ...request.headers, 'payment-signature': payment } } : request;
+          return payment ? { ...request, headers: { ...request.headers, [pool.paymentHeader]: payment } } : request;
         },
         onResponse: (status: number, body: string, _ctx: unknown, headers: Record<string, string | string[]>) => {
           lastAnswer = performance.now();
           if (status !== 200) return;
-          const receipt = header(headers, 'payment-response');
+          const receipt = header(headers, pool.receiptHeader);
           if (receipt) receipts.push(receipt);
           try {
             const out = JSON.parse(body) as { presentValue?: number; futureValue?: number };
@@ -165,7 +188,7 @@ export async function paidRun(server: Proc, facilitator: Proc, pool: SignedPool,
   const codes = statuses(result);
   const ok = (codes['200'] ?? 0) - wrongBodies;
   const sent = new Set(pool.txs.slice(firstTaken, pool.head));
-  const txs = receipts.map((r) => JSON.parse(Buffer.from(r, 'base64').toString('utf8')) as { success?: boolean; transaction?: string });
+  const txs = receipts.map((r) => pool.receiptOf(r));
   return {
     server: server.name,
     amount,

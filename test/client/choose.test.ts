@@ -1,7 +1,8 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { generatePrivateKey } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { atomicCap, chooseOption, toUsdMicros, usd, type ChoiceRules } from '../../src/client/choose.js';
+import { atomicCap, chooseFromOffers, chooseOption, toUsdMicros, usd, type ChoiceRules } from '../../src/client/choose.js';
+import { offerOf, type MppChallenge } from '../../src/client/mpp.js';
 import { loadWallets, type Wallets } from '../../src/client/wallets.js';
 import { loadConfig } from '../../src/config.js';
 import { buildChallenge } from '../../src/payments/requirements.js';
@@ -88,5 +89,45 @@ describe('dollar arithmetic', () => {
 
   it('shows dollars with two to six decimals', () => {
     expect([0, 1000, 3500, 500_000, 1_000_000, 3_000_000].map(usd)).toEqual(['$0.00', '$0.001', '$0.0035', '$0.50', '$1.00', '$3.00']);
+  });
+});
+
+describe('choosing between x402 and MPP offers', () => {
+  const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+  const mppChallenge = (over: { method?: string; chainId?: number; currency?: string; amount?: string } = {}): MppChallenge => ({
+    id: `id-${over.chainId ?? 8453}-${over.amount ?? '1000'}`,
+    realm: 'seller.test',
+    method: over.method ?? 'evm',
+    intent: 'charge',
+    request: { amount: over.amount ?? '1000', currency: over.currency ?? BASE_USDC, recipient: '0x2222222222222222222222222222222222222222', methodDetails: { chainId: over.chainId ?? 8453, credentialTypes: ['authorization'] } },
+  });
+  const x402 = { x402Version: 2 as const, accepts };
+
+  it('prefers x402 when both protocols are offered, and MPP when PAYMENT_PROTOCOLS puts it first', () => {
+    const offers = { x402, mpp: [offerOf(mppChallenge())] };
+    const byDefault = chooseFromOffers(offers, evmOnly, rules());
+    expect(byDefault.type === 'chosen' && byDefault.chosen.protocol).toBe('x402');
+    const mppFirst = chooseFromOffers(offers, evmOnly, rules({ protocols: ['mpp', 'x402'] }));
+    expect(mppFirst.type === 'chosen' && mppFirst.chosen).toMatchObject({ protocol: 'mpp', network: 'eip155:8453', usdMicros: 1000 });
+  });
+
+  it('pays an MPP-only server, valuing its evm/charge by the network table like an exact entry', () => {
+    const choice = chooseFromOffers({ mpp: [offerOf(mppChallenge())] }, evmOnly, rules());
+    expect(choice.type === 'chosen' && choice.chosen).toMatchObject({ protocol: 'mpp', network: 'eip155:8453', amount: 1000n, decimals: 6, usdMicros: 1000 });
+  });
+
+  it('applies the same filters to MPP: allowed networks, per-call limit, protocols, and what it cannot sign or value', () => {
+    const offers = { mpp: [offerOf(mppChallenge()), offerOf(mppChallenge({ method: 'tempo' })), offerOf(mppChallenge({ currency: '0x000000000000000000000000000000000000dEaD', chainId: 137 }))] };
+    const reasons = (r: Partial<ChoiceRules>) => chooseFromOffers(offers, evmOnly, rules(r)).options.map((o) => o.rejected);
+    expect(reasons({ allowed: ['eip155:137'] })).toEqual(['network_not_allowed', 'unsupported_scheme', 'unknown_asset']);
+    expect(reasons({ maxMicrosPerCall: 999 })).toEqual(['over_per_call_cap', 'unsupported_scheme', 'unknown_asset']);
+    expect(reasons({ protocols: ['x402'] })).toEqual(['protocol_not_allowed', 'protocol_not_allowed', 'protocol_not_allowed']);
+    expect(chooseFromOffers(offers, evmOnly, rules({ maxMicrosPerCall: 999 })).type).toBe('over_cap');
+  });
+
+  it('leaves x402 out when PAYMENT_PROTOCOLS allows MPP only', () => {
+    const choice = chooseFromOffers({ x402, mpp: [] }, evmOnly, rules({ protocols: ['mpp'] }));
+    expect(choice.type).toBe('none_payable');
+    expect(new Set(choice.options.map((o) => o.rejected))).toEqual(new Set(['protocol_not_allowed']));
   });
 });

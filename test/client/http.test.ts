@@ -84,10 +84,11 @@ describe('reading a challenge', () => {
 });
 
 describe('sending a request to the remote', () => {
-  it('reads a 200 with its JSON body and decoded receipt, and sends the payment header it is given', async () => {
-    const answer = await send({ url: `${base}/ok`, method: 'POST', body: '{"a":1}' }, 5_000, signal, { 'PAYMENT-SIGNATURE': 'c2lnbmVk' });
+  it('reads a 200 with its JSON body and decoded receipt, and sends the payment in the header it names', async () => {
+    const credential = { protocol: 'mpp' as const, header: 'Authorization', value: 'Payment c2lnbmVk', credential: {}, from: '0x1111111111111111111111111111111111111111' as const, nonce: '0x00' as const };
+    const answer = await send({ url: `${base}/ok`, method: 'POST', body: '{"a":1}' }, 5_000, signal, credential);
     expect(answer).toEqual({ type: 'ok', status: 200, body: { echo: '{"a":1}' }, receipt });
-    expect(seen.at(-1)?.headers).toMatchObject({ 'payment-signature': 'c2lnbmVk', 'content-type': 'application/json' });
+    expect(seen.at(-1)?.headers).toMatchObject({ authorization: 'Payment c2lnbmVk', 'content-type': 'application/json' });
   });
 
   it('reads 402 challenges (both versions), and an error with its Retry-After', async () => {

@@ -12,7 +12,7 @@ import { freeTools, tools } from '../../tools/index.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 const challenge: RemoteChallenge = { x402Version: 2, error: 'Payment required', accepts: [{ scheme: 'exact', network: 'eip155:8453', asset: '0xA', amount: '1000', payTo: '0xB', maxTimeoutSeconds: 300, extra: {} }] };
-const note = { status: 'settled' as const, network: 'eip155:8453', asset: '0xA', amount: '1000', usd: '$0.001', spentToday: '$0.001', remainingToday: '$0.999' };
+const note = { status: 'settled' as const, protocol: 'x402' as const, network: 'eip155:8453', asset: '0xA', amount: '1000', usd: '$0.001', spentToday: '$0.001', remainingToday: '$0.999' };
 const receipt = { success: true, transaction: '0xtx', network: 'eip155:8453' as const };
 /** A stub answer (an error result, so the client checks no structured content against the tool's output schema). */
 const ok = (label: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: label }] });
@@ -83,6 +83,12 @@ describe('encoding a remote call as a tool result', () => {
       structuredContent: { km: 1 },
       _meta: { 'x402/payment-response': receipt, [PAYMENT_NOTE_META_KEY]: note },
     });
+  });
+
+  it('puts an MPP receipt under org.paymentauth/receipt', () => {
+    const mppReceipt = { method: 'evm', reference: '0xtx', status: 'success', timestamp: '2026-11-25T00:00:00.000Z' };
+    const paid = { ...note, protocol: 'mpp' as const };
+    expect(toMcpResult({ type: 'success', output: { km: 1 }, mppReceipt, payment: paid })._meta).toEqual({ 'org.paymentauth/receipt': mppReceipt, [PAYMENT_NOTE_META_KEY]: paid });
   });
 
   it('answers an unpaid call with the requirements in structuredContent and the hint as a second text', () => {

@@ -22,8 +22,22 @@ function failure(env: Record<string, string>): ConfigError {
 
 describe('agent-side settings', () => {
   it('defaults to no remote, no wallet, ten cents a call and one dollar a day', () => {
-    expect(load({})).toEqual({ remote: {}, timeoutMs: DEFAULT_REMOTE_TIMEOUT_MS, wallets: {}, budget: { maxUsdPerCall: 0.1, maxUsdPerDay: 1 }, preference: [] });
+    expect(load({})).toEqual({ remote: {}, timeoutMs: DEFAULT_REMOTE_TIMEOUT_MS, wallets: {}, budget: { maxUsdPerCall: 0.1, maxUsdPerDay: 1 }, preference: [], protocols: ['x402', 'mpp'] });
     expect(DEFAULT_BUDGET).toEqual({ maxUsdPerCall: 0.1, maxUsdPerDay: 1 });
+  });
+
+  it('pays on one network when BUDGET_NETWORKS is unset: the first of the table it holds a wallet for', () => {
+    expect(load({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey() }).budget.networks).toEqual(['eip155:8453']);
+    expect(load({ WALLET_SOLANA_SECRET_KEY: JSON.stringify([...newSolanaKeypairBytes()]) }).budget.networks).toEqual(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+    expect(load({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey(), BUDGET_NETWORKS: 'eip155:*' }).budget.networks).toEqual(['eip155:*']);
+    expect(load({}).budget.networks).toBeUndefined();
+  });
+
+  it('pays x402 before MPP unless PAYMENT_PROTOCOLS says otherwise, and refuses an unknown protocol naming the variable', () => {
+    expect(load({ PAYMENT_PROTOCOLS: 'mpp, x402' }).protocols).toEqual(['mpp', 'x402']);
+    expect(load({ PAYMENT_PROTOCOLS: 'mpp' }).protocols).toEqual(['mpp']);
+    expect(failure({ PAYMENT_PROTOCOLS: 'x402,lightning' }).message).toMatch(/PAYMENT_PROTOCOLS/);
+    expect(failure({ PAYMENT_PROTOCOLS: 'x402,x402' }).message).toMatch(/PAYMENT_PROTOCOLS/);
   });
 
   it('gives every tool group REMOTE_URL unless the group has its own, without trailing slashes', () => {

@@ -37,6 +37,17 @@ describe('GET /openapi.json', () => {
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
+  it('declares no security scheme and no security requirement: paying is described by x-payment-info and the 402, not as an API key', () => {
+    expect(doc.components.securitySchemes).toBeUndefined();
+    expect(doc.security).toBeUndefined();
+    for (const methods of Object.values(doc.paths) as Json[]) {
+      for (const op of Object.values(methods).filter((o): o is Json => typeof o === 'object' && o !== null && 'operationId' in o)) {
+        expect(op.security, op.operationId).toEqual([]);
+        if (op['x-payment-info']) expect(op.responses['402'], op.operationId).toBeDefined();
+      }
+    }
+  });
+
   it("puts every route under its group's server", () => {
     const tokenReport = tools.find((t) => t.group === 'token')!;
     const smmOrder = tools.find((t) => t.group === 'smm')!;
@@ -53,19 +64,22 @@ describe('GET /openapi.json', () => {
       expect(op).toMatchObject({ operationId: tool.name, summary: tool.title, tags: [tool.group] });
       expect(doc.components.schemas[`${tool.name}.output`]).toBeDefined();
       if (tool.method === 'POST') expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${tool.name}.input` });
-      else expect(op.parameters.every((p: Json) => p.in === 'query')).toBe(true);
+      else expect(op.parameters.slice(1).every((p: Json) => p.in === 'query')).toBe(true);
       expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${tool.name}.output` });
 
       const res = await fetch(server.url + tool.path, { method: tool.method });
       const v1 = tool.group === 'transfers';
       const challenge = (v1 ? await res.json() : decodeHeader(res.headers.get('payment-required'))) as Json;
       const info = op['x-payment-info'];
-      expect(info).toMatchObject({ protocols: ['x402'], pricingMode: 'fixed', currency: 'USD', x402Version: challenge.x402Version });
+      expect(info).toMatchObject({ protocols: ['x402', 'mpp'], pricingMode: 'fixed', currency: 'USD', x402Version: challenge.x402Version });
       expect(info.accepts.map((a: Json) => [a.scheme, a.network, a.asset, a.amount])).toEqual(
         challenge.accepts.map((a: Json) => [a.scheme, a.network, a.asset, a.amount ?? a.maxAmountRequired]),
       );
       expect(Number(info.price)).toBe(Math.min(...info.accepts.map((a: Json) => Number(a.usd))));
-      expect(op.security).toEqual([{ [v1 ? 'x402v1' : 'x402']: [] }]);
+      // Payment is described as payment (x-payment-info, the 402, an optional payment header), never as an API key.
+      expect(op.security).toEqual([]);
+      expect(op.parameters[0]).toEqual({ $ref: `#/components/parameters/${v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE'}` });
+      expect(doc.components.parameters[v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE']).toMatchObject({ in: 'header', required: false });
       expect(op.responses['402'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${v1 ? 'PaymentRequiredV1' : 'PaymentRequired'}` });
       expect(op.responses['402'].headers?.['PAYMENT-REQUIRED']).toEqual(v1 ? undefined : { $ref: '#/components/headers/PAYMENT-REQUIRED' });
       expect(op.responses['429']).toEqual({ $ref: '#/components/responses/RateLimited' });

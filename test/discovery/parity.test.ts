@@ -5,7 +5,7 @@ import { portableSchema } from '../../src/mcp/catalog.js';
 import { priceSummary } from '../../src/payments/pricing.js';
 import { inputJsonSchema, resourceUrl } from '../../src/payments/requirements.js';
 import { freeTools, tools } from '../../tools/index.js';
-import { connectHttpClient } from '../support/mcp.js';
+import { asMcpChallenge, connectHttpClient } from '../support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -180,7 +180,7 @@ describe('every paid tool appears identically in OpenAPI, /.well-known/x402, llm
       });
       // The well-known file and MCP hand out the very challenge the route answers with.
       expect(httpItem.accepts).toEqual(challenge.accepts);
-      expect(mcpCall.structuredContent).toEqual(challenge);
+      expect(mcpCall.structuredContent).toEqual(asMcpChallenge(challenge, tool.name));
       if (v1) expect(challenge.accepts[0].outputSchema.input).toMatchObject({ type: 'http', method: tool.method, discoverable: true });
       else expect(httpItem.extensions).toEqual(challenge.extensions);
     });

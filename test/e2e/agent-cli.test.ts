@@ -67,10 +67,11 @@ describe('tollbooth call: one paid call for scripts', () => {
     const run = await call('annuity', args, agentEnv(1), ['--dry-run']);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { chosen: Record<string, unknown>; options: Array<Record<string, unknown>>; verdict: string; challenge: { accepts: unknown[] }; budget: Record<string, string> };
-    expect(report.chosen).toEqual({ scheme: 'exact', network: BASE_MAINNET, asset: expect.any(String), amount: '1000', usd: '$0.001' });
+    expect(report.chosen).toEqual({ protocol: 'x402', scheme: 'exact', network: BASE_MAINNET, asset: expect.any(String), amount: '1000', usd: '$0.001' });
     expect(report.verdict).toBe(`would pay $0.001 with exact on ${BASE_MAINNET}`);
-    expect(report.challenge.accepts).toHaveLength(report.options.length);
-    expect(report.options.find((o) => o.network === 'eip155:137')).toMatchObject({ usd: '$0.001', rejected: 'network_not_allowed' });
+    // The x402 entries, then the MPP evm/charge challenges our server offers beside them (x402 is preferred).
+    expect(report.challenge.accepts).toHaveLength(report.options.filter((o) => o.protocol === 'x402').length);
+    expect(report.options.find((o) => o.protocol === 'x402' && o.network === 'eip155:137')).toMatchObject({ usd: '$0.001', rejected: 'network_not_allowed' });
     expect(report.budget).toMatchObject({ spentToday: '$0.00', maxPerCall: '$0.10', maxPerDay: '$1.00' });
     expect(run.stderr).toMatch(/^dry run: would pay \$0\.001 with exact on eip155:8453$/m);
     expect(await base.balance(payer)).toBe(before.balance);

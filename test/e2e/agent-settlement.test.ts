@@ -33,7 +33,7 @@ const gatedAnnuity = {
 } as AnyToolDefinition;
 
 beforeAll(async () => {
-  paid = await startPaidEnvironment(2);
+  paid = await startPaidEnvironment(3);
   facilitator = await startLookalikeFacilitator({ rpcUrl: paid.chain.rpcUrl, chainId: 84532, privateKey: paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`, network: LOCAL_NETWORK });
   const counted = countingTools([gatedAnnuity]);
   runs = counted.runs;
@@ -116,4 +116,30 @@ describe('settlements that fail or do not answer', () => {
     expect(await paid.balance(payer)).toBe(before.balance - PRICE);
     expect((await history(agent)).payments).toEqual([expect.objectContaining({ status: 'settled' })]);
   }, 60_000);
+
+  it('keeps a payment whose settlement got no answer pending with no transaction (settlement_outcome_unknown), and the same call later collects its result with that payment', async () => {
+    const agent = await agentFor(2);
+    const payer = paid.payers[2]!.address;
+    const call = { name: 'annuity', arguments: { ...args, periods: 8 } };
+    const before = { balance: await paid.balance(payer), runs: runs.get('annuity') ?? 0 };
+    facilitator.setMode({ settle: 'hang' });
+    try {
+      const unknown = await agent.client.callTool(call);
+      const error = errorOf(unknown) as { code: string; message: string; details?: Record<string, unknown> };
+      expect(error).toMatchObject({ code: 'payment_pending', retryable: true, details: { network: LOCAL_NETWORK } });
+      expect(error.message).toMatch(/knows no transaction/);
+      expect(error.details?.transaction).toBeUndefined();
+      const { payments } = await history(agent);
+      expect(payments).toEqual([expect.objectContaining({ tool: 'annuity', status: 'pending' })]);
+      expect(payments[0]!.transaction ?? '').toBe('');
+    } finally {
+      facilitator.setMode({ settle: 'ok' });
+    }
+    const collected = await agent.client.callTool(call);
+    expect(collected.isError).toBeFalsy();
+    expect(collected._meta?.['x402/payment-response']).toMatchObject({ success: true, network: LOCAL_NETWORK });
+    expect(runs.get('annuity')).toBe(before.runs + 1);
+    expect(await paid.balance(payer)).toBe(before.balance - PRICE);
+    expect((await history(agent)).payments).toEqual([expect.objectContaining({ status: 'settled' })]);
+  }, 90_000);
 });

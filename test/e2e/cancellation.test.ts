@@ -54,7 +54,7 @@ describe('MCP notifications/cancelled for a paid call in flight', () => {
       expect(held.finished).toBe(1);
       expect(await paid.balance(payer.address)).toBe(before);
       const metrics = await server.runtime.metrics.registry.getSingleMetricAsString('tollbooth_paid_calls_total');
-      expect(metrics).toContain('tool="held-cancel",network="eip155:84532",outcome="error"} 1');
+      expect(metrics).toContain('tool="held-cancel",network="eip155:84532",protocol="x402",outcome="error"} 1');
       expect(metrics).not.toContain('outcome="settled"');
 
       held.release();

@@ -12,6 +12,7 @@ import { connectHttpClient } from '../support/mcp.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { PAY_TO_ENV } from '../support/pay-to.js';
 
 /** How long Tollbooth waits for the remote facilitator in these tests. */
 const TIMEOUT_MS = 1500;
@@ -199,7 +200,7 @@ describe('a facilitator that hangs on settle', () => {
     await stack?.close();
   });
 
-  it('keeps the call pending (503, output withheld, nothing lost) and delivers the stored output when the same payment comes back', async () => {
+  it('keeps the call pending (503 settlement_outcome_unknown, output withheld, nothing lost) and delivers the stored output when the same payment comes back', async () => {
     const payer = paid.payers[4]!;
     const payment = await signExactPayment(payer, await localEntry(stack.server));
     const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo) };
@@ -208,15 +209,22 @@ describe('a facilitator that hangs on settle', () => {
     const res = await pay(stack.server, payment);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('10');
-    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; errorReason: string; network: string };
-    expect(receipt).toMatchObject({ success: false, errorReason: 'settlement_pending', network: LOCAL_NETWORK });
+    // The settle call got no answer: no transaction is known, so the reason is not settlement_pending (which promises a hash).
+    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; errorReason: string; network: string; transaction: string };
+    expect(receipt).toMatchObject({ success: false, errorReason: 'settlement_outcome_unknown', network: LOCAL_NETWORK, transaction: '' });
     const text = await res.text();
-    expect(JSON.parse(text)).toMatchObject({ error: { code: 'settlement_pending', retryable: true } });
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'settlement_outcome_unknown', retryable: true, details: { network: LOCAL_NETWORK } } });
     expect(text).not.toContain('presentValue');
     expect(stack.runs.get('annuity')).toBe(1);
     const pending = await stack.server.runtime.store.listPending();
     expect(pending.map((p) => p.payer)).toEqual([payer.address]);
     expect(await stack.server.runtime.store.listReceipts()).toEqual([]);
+
+    // Sent again while the settlement still gets no answer: still no transaction to name, and nothing runs again.
+    const meanwhile = await pay(stack.server, payment);
+    expect(meanwhile.status).toBe(409);
+    expect(await meanwhile.json()).toMatchObject({ error: { code: 'settlement_outcome_unknown', retryable: true } });
+    expect(stack.runs.get('annuity')).toBe(1);
 
     // The look-alike never forwarded the hung settle: the retry re-submits it and hands over the kept output.
     stack.facilitator.setMode({ settle: 'ok' });
@@ -327,7 +335,7 @@ describe('choosing a facilitator per network family', () => {
   it('settles a family in-process when it has a key, remotely when it has a URL, and not at all otherwise', async () => {
     const { loadConfig } = await import('../../src/config.js');
     const { createFacilitator } = await import('../../src/payments/facilitator.js');
-    const config = loadConfig({ ...paid.env, FACILITATOR_URL_ALGORAND: 'http://127.0.0.1:9/never' });
+    const config = loadConfig({ ...PAY_TO_ENV, ...paid.env, FACILITATOR_URL_ALGORAND: 'http://127.0.0.1:9/never' });
     const facilitator = await createFacilitator(config);
     expect(facilitator.modes).toEqual({ evm: 'in-process', svm: 'none', stellar: 'none', algorand: 'remote' });
     expect(facilitator.mode).toBe('mixed');

@@ -4,6 +4,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import algosdk from 'algosdk';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { PAY_TO_ENV } from '../support/pay-to.js';
 
 function solanaKeypair(): { bytes: Uint8Array; address: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -58,7 +59,7 @@ describe('settlement keys from the environment', () => {
   });
 
   it('routes each family to its own remote facilitator URL, falling back to FACILITATOR_URL', () => {
-    const config = loadConfig({ FACILITATOR_URL: 'https://shared.example/f', FACILITATOR_URL_SOLANA: 'https://sol.example/f' });
+    const config = loadConfig({ ...PAY_TO_ENV, FACILITATOR_URL: 'https://shared.example/f', FACILITATOR_URL_SOLANA: 'https://sol.example/f' });
     expect(config.facilitator.urls).toEqual({ evm: 'https://shared.example/f', svm: 'https://sol.example/f', stellar: 'https://shared.example/f', algorand: 'https://shared.example/f' });
   });
 });

@@ -12,7 +12,7 @@ const claim = (key: string, over: Partial<PaymentClaim> = {}): PaymentClaim => (
 });
 const receipt = (key: string, over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
   key, tool: 'annuity', network: 'eip155:8453', payer: '0xPayer', amount: '1000', transaction: `0xtx-${key}`,
-  status: 'settled', transport: 'mcp', createdAt: new Date().toISOString(), ...over,
+  status: 'settled', transport: 'mcp', protocol: 'x402', createdAt: new Date().toISOString(), ...over,
 });
 const details = (over: Partial<PendingDetails> = {}): PendingDetails => ({
   transaction: '0xpending',
@@ -163,6 +163,26 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(await store.listReceipts()).toEqual([failed]);
       });
 
+      it('records the protocol of each payment: x402, or MPP', async () => {
+        await store.claimPayment(claim('via-mpp', { protocol: 'mpp' }));
+        await store.completePayment(receipt('via-mpp', { protocol: 'mpp' }));
+        await store.recordReceipt(receipt('via-x402', { status: 'failed', transaction: '', errorReason: 'insufficient_funds' }));
+        const listed = await store.listReceipts();
+        expect(Object.fromEntries(listed.map((r) => [r.key, r.protocol]))).toEqual({ 'via-mpp': 'mpp', 'via-x402': 'x402' });
+      });
+
+      it('reads a receipt written without a protocol as x402 (what every payment was before MPP)', async () => {
+        const { protocol: _protocol, ...legacy } = receipt('legacy');
+        await store.recordReceipt(legacy);
+        expect((await store.listReceipts())[0]).toMatchObject({ key: 'legacy', protocol: 'x402' });
+      });
+
+      it('keeps the protocol of a pending claim, so its reconciled receipt records it', async () => {
+        await store.claimPayment(claim('pending-mpp', { protocol: 'mpp' }));
+        await store.markPaymentPending('pending-mpp', details());
+        expect((await store.listPending()).find((p) => p.key === 'pending-mpp')).toMatchObject({ protocol: 'mpp' });
+      });
+
       it('lists receipts most recent first and honours the limit', async () => {
         const base = Date.now() - 60_000;
         const all = [1, 2, 3, 4].map((i) => receipt(`r${i}`, { createdAt: new Date(base + i * 1000).toISOString() }));
@@ -244,8 +264,8 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(await store.reserveSpend(spend({ day: '2026-11-22', usdMicros: 5000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 5000 });
       });
 
-      it('keeps every field of a settled payment and lists payments most recent first, filtered by status', async () => {
-        const first = spend({ paymentId: 'pay_0123456789abcdef' });
+      it('keeps every field of a settled payment (its protocol too) and lists payments most recent first, filtered by status', async () => {
+        const first = spend({ paymentId: 'pay_0123456789abcdef', protocol: 'mpp' });
         await store.reserveSpend(first, 1_000_000);
         await store.finishSpend(first.id, { status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
         await tick();
@@ -257,7 +277,8 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(rest).toEqual({ ...first, status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
         expect(createdAt).toMatch(ISO);
         expect(updatedAt).toMatch(ISO);
-        expect(listed[0]).toMatchObject({ status: 'reserved', tool: 'geo-distance', usdMicros: 2000 });
+        // A payment reserved without a protocol was made with x402.
+        expect(listed[0]).toMatchObject({ status: 'reserved', tool: 'geo-distance', usdMicros: 2000, protocol: 'x402' });
         expect((await store.listSpends({ statuses: ['settled'] })).map((s) => s.id)).toEqual([first.id]);
         expect(await store.listSpends({ limit: 1 })).toHaveLength(1);
       });

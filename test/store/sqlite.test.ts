@@ -71,6 +71,34 @@ describe('the SQLite store', () => {
     await store.close();
   });
 
+  it('migrates a database written before MPP: existing claims and receipts read as x402, new ones record their protocol', async () => {
+    const { default: Database } = await import('libsql');
+    const { mkdirSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    mkdirSync(dirname(file), { recursive: true });
+    const old = new Database(file);
+    old.exec(`CREATE TABLE payment_claims (key TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('claimed', 'pending', 'spent')),
+      tool TEXT NOT NULL, network TEXT NOT NULL, payer TEXT NOT NULL, amount TEXT NOT NULL, transport TEXT NOT NULL,
+      transaction_id TEXT, pending_json TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
+    old.exec(`CREATE TABLE receipts (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, tool TEXT NOT NULL, network TEXT NOT NULL,
+      payer TEXT NOT NULL, amount TEXT NOT NULL, transaction_id TEXT NOT NULL, status TEXT NOT NULL, error_reason TEXT,
+      transport TEXT NOT NULL, created_at TEXT NOT NULL)`);
+    old.exec(`INSERT INTO payment_claims VALUES ('before', 'pending', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', '{}', 'x', 'x')`);
+    old.exec(`INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, transport, created_at)
+      VALUES ('before-r', 'annuity', 'eip155:8453', '0xabc', '1000', '0xr', 'settled', 'http', '2026-01-01T00:00:00.000Z')`);
+    old.close();
+    const store = await SqliteStore.open(file);
+    expect((await store.listPending())[0]).toMatchObject({ key: 'before', protocol: 'x402' });
+    expect((await store.listReceipts())[0]).toMatchObject({ key: 'before-r', protocol: 'x402' });
+    await store.claimPayment({ ...claim('after'), protocol: 'mpp' });
+    await store.completePayment({ ...receipt('after'), protocol: 'mpp' });
+    expect((await store.listReceipts()).find((r) => r.key === 'after')).toMatchObject({ protocol: 'mpp' });
+    await store.close();
+    const reopened = await SqliteStore.open(file);
+    expect((await reopened.listReceipts()).map((r) => r.protocol).sort()).toEqual(['mpp', 'x402']);
+    await reopened.close();
+  });
+
   it('keeps claims and receipts across a restart', async () => {
     const first = await SqliteStore.open(file);
     await first.claimPayment(claim('k4'));

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
@@ -25,16 +25,27 @@ export interface LookalikeOptions {
   privateKey: Hex;
   /** CAIP-2 id served, e.g. `eip155:84532`. */
   network: string;
+  /** Path the three endpoints live under, e.g. `/platform/v2/x402` (default: the root). */
+  basePath?: string;
+  /** What `/supported` lists (default: `exact` version 2 on `network`). */
+  kinds?: Array<{ x402Version: number; scheme: string; network: string }>;
+  /**
+   * Checks each request's credentials before anything else; a returned reason is answered 401 with it in the body,
+   * as a facilitator that needs an API key does.
+   */
+  authorize?: (request: { method: string; host: string; path: string; headers: IncomingHttpHeaders }) => string | undefined;
 }
 
 /** A standard x402 facilitator over HTTP, backed by the official `x402Facilitator`, with failure injection. */
 export interface LookalikeFacilitator {
-  /** Base URL, e.g. `http://127.0.0.1:54321` (no trailing slash). */
+  /** Base URL with `basePath`, e.g. `http://127.0.0.1:54321` (no trailing slash). */
   url: string;
   /** The facilitator signer's address (what `FACILITATOR_EVM_ADDRESS` should be). */
   address: Address;
   /** Requests received per endpoint, whatever the mode answered. */
   calls: { verify: number; settle: number; supported: number };
+  /** Requests refused with 401 by `authorize`. */
+  readonly refused: number;
   /** Switches how `/verify` and/or `/settle` answer from now on; omitted endpoints keep their mode. */
   setMode(mode: { verify?: EndpointMode; settle?: EndpointMode }): void;
   /** Stops the server, destroying every open (including hanging) connection. */
@@ -121,8 +132,18 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
     }
   }
 
+  let refused = 0;
+  const basePath = opts.basePath ?? '';
   const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const fullPath = (req.url ?? '/').split('?')[0]!;
+    const denied = opts.authorize?.({ method: req.method ?? '', host: req.headers.host ?? '', path: fullPath, headers: req.headers });
+    if (denied !== undefined) {
+      refused++;
+      req.resume();
+      sendJson(res, 401, { errorType: 'unauthorized', errorMessage: denied });
+      return;
+    }
+    const path = fullPath.startsWith(`${basePath}/`) ? fullPath.slice(basePath.length) : undefined;
     if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
       answer(path === '/verify' ? 'verify' : 'settle', req, res).catch((err: unknown) => {
         if (!res.headersSent && !res.destroyed) sendJson(res, 500, { error: 'internal_error', message: String(err) });
@@ -132,7 +153,7 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
     if (req.method === 'GET' && path === '/supported') {
       calls.supported++;
       sendJson(res, 200, {
-        kinds: [{ x402Version: 2, scheme: 'exact', network: opts.network }],
+        kinds: opts.kinds ?? [{ x402Version: 2, scheme: 'exact', network: opts.network }],
         extensions: [],
         signers: { 'eip155:*': [address] },
       });
@@ -151,9 +172,12 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}${basePath}`,
     address,
     calls,
+    get refused() {
+      return refused;
+    },
     setMode(mode) {
       if (mode.verify) modes.verify = mode.verify;
       if (mode.settle) modes.settle = mode.settle;

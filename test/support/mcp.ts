@@ -30,3 +30,14 @@ export async function connectStdioClient(env: Record<string, string>): Promise<{
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
+
+/**
+ * What an HTTP challenge looks like on MCP, spelled out for comparisons: the resource is `mcp://tool/<name>` (v2
+ * `resource.url`; v1 each entry's `resource`); everything else, every payment option included, is the same.
+ */
+export function asMcpChallenge<T>(challenge: T, tool: string): T {
+  const c = challenge as { x402Version: number; resource?: Record<string, unknown>; accepts: Array<Record<string, unknown>> };
+  const url = `mcp://tool/${tool}`;
+  if (c.x402Version === 2) return { ...c, resource: { ...c.resource, url } } as T;
+  return { ...c, accepts: c.accepts.map((entry) => ({ ...entry, resource: url })) } as T;
+}

@@ -36,10 +36,10 @@ function parse(text: string): Array<Record<string, unknown>> {
   });
 }
 
-/** Spawns `node dist/bin/cli.js serve` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
-export async function spawnServe(env: Record<string, string>): Promise<SpawnedServer> {
+/** Spawns `node dist/bin/cli.js serve [args]` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
+export async function spawnServe(env: Record<string, string>, args: readonly string[] = []): Promise<SpawnedServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'tollbooth-spawned-'));
-  const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -119,9 +119,9 @@ export interface SpawnedStdio {
   stop(): Promise<void>;
 }
 
-/** Spawns `node dist/bin/cli.js stdio` (`npm run build` first) and connects the official MCP client to it. */
-export async function spawnStdio(env: Record<string, string>): Promise<SpawnedStdio> {
-  const child = spawn(process.execPath, [CLI_PATH, 'stdio'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Spawns `node dist/bin/cli.js stdio [args]` (`npm run build` first) and connects the official MCP client to it. */
+export async function spawnStdio(env: Record<string, string>, args: readonly string[] = []): Promise<SpawnedStdio> {
+  const child = spawn(process.execPath, [CLI_PATH, 'stdio', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));

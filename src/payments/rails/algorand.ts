@@ -1,5 +1,5 @@
 /**
- * Algorand `exact` (x402-protocol.md §4.5): the payer signs an atomic group holding an `axfer` of the ASA to
+ * Algorand `exact` (docs/payments.md#algorand-exact): the payer signs an atomic group holding an `axfer` of the ASA to
  * our pay-to and leaves our fee-payer transaction (a 0-ALGO payment to ourselves carrying the pooled fee)
  * unsigned; we check the group, sign our transaction and submit the group, then wait for confirmation.
  *

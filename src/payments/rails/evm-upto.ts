@@ -1,10 +1,10 @@
 /**
- * EVM `upto` with a Permit2 witness authorization (x402-protocol.md §4.2), on the official `UptoEvmScheme`
- * server and facilitator of @x402/evm (no shim): the facilitator checks spender = the x402 upto proxy,
+ * EVM `upto` with a Permit2 witness authorization (docs/payments.md#evm-upto-permit2-on-base), on the official
+ * `UptoEvmScheme` server and facilitator of @x402/evm (no shim): the facilitator checks spender = the x402 upto proxy,
  * witness `to` = our pay-to, witness `facilitator` = one of our settling addresses (published as
- * `extra.facilitatorAddress`), deadline, amount, token, the payer's signature, and simulates the proxy's
- * `settle`; a payer who never approved Permit2 is answered `permit2_allowance_required` (HTTP 412).
- * We settle the endpoint's price, which is the advertised `amount` and so never above the signed maximum.
+ * `extra.facilitatorAddress`), deadline, amount, token, the payer's signature, and simulates the proxy's `settle`; a
+ * payer who never approved Permit2 is answered `permit2_allowance_required` (HTTP 412). We settle the endpoint's price,
+ * which is the advertised `amount` and so never above the signed maximum.
  */
 import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';

@@ -4,13 +4,12 @@
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import { isShortNetworkName } from '../match.js';
-import { BASE_MAINNET } from '../networks.js';
+import { V1_NETWORK_NAMES } from '../networks.js';
 import type { RailInfo } from './rail.js';
 
 const transferMethod = (req: PaymentRequirements) => (req.extra as Record<string, unknown> | undefined)?.assetTransferMethod;
 
-/** The version-1 short names this server advertises, by the CAIP-2 network that carries them. */
-export const V1_NETWORK_NAMES: Readonly<Record<string, readonly string[]>> = { [BASE_MAINNET]: ['base'] };
+export { V1_NETWORK_NAMES } from '../networks.js';
 
 /** `exact` on EVM with an EIP-3009 `transferWithAuthorization` (the default EVM rail). */
 export const EVM_EXACT: RailInfo = { id: 'evm-exact', family: 'evm', scheme: 'exact', handles: (req) => req.scheme === 'exact' && !transferMethod(req) };

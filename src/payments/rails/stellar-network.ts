@@ -31,7 +31,7 @@ export function maxExpirationLedger(currentLedger: number, maxTimeoutSeconds: nu
 
 /**
  * A Soroban RPC client for an operator-configured URL. Plain http is accepted because the operator wrote it
- * (a node on the same host or private network); https is what the README recommends otherwise.
+ * (a node on the same host or private network); https is what docs/payments.md#stellar-exact recommends otherwise.
  */
 export function stellarRpc(url: string, timeoutMs: number): rpc.Server {
   const server = new rpc.Server(url, { allowHttp: url.startsWith('http:') });

@@ -13,7 +13,7 @@
  *  - reaches for `console.error` and only accepts https RPC URLs on pubnet.
  * So the scheme is implemented here on @stellar/stellar-sdk 15.1 behind @x402/core 2.27's `SchemeNetworkServer`
  * (stellar-server.ts) and `SchemeNetworkFacilitator` (stellar-facilitator.ts), following the x402 Stellar spec
- * (x402-protocol.md §4.4) and the official facilitator's checks and reason strings, plus local ed25519
+ * (docs/payments.md#stellar-exact) and the official facilitator's checks and reason strings, plus local ed25519
  * verification of the payer's entry, an exact match of the authorized invocation, a minimum remaining
  * validity, one settlement at a time per account with a fresh simulation of the transaction we submit,
  * `settlement_pending` with the hash when the outcome is unknown (settling again waits for that transaction

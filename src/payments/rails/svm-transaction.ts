@@ -66,7 +66,7 @@ export const FEE_PAYER_TRANSFERRING_FUNDS = 'invalid_exact_svm_payload_transacti
 export const FEE_PAYER_NOT_ISOLATED = 'invalid_exact_svm_payload_fee_payer_not_isolated';
 
 /**
- * The fee-payer safety rules of x402-protocol.md §4.3, checked before the library's own: our fee payer is neither
+ * The fee-payer safety rules (docs/payments.md#solana-exact), checked before the library's own: our fee payer is neither
  * the transfer authority nor the owner of its source (its associated token account), and appears in no other
  * instruction. @x402/svm 2.27's standard path checks the authority only. Returns the violated rule, or undefined.
  */

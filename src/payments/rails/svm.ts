@@ -1,5 +1,5 @@
 /**
- * Solana `exact` (x402-protocol.md §4.3) on the official `@x402/svm` 2.27.0, unmodified: its server scheme, its
+ * Solana `exact` (docs/payments.md#solana-exact) on the official `@x402/svm` 2.27.0, unmodified: its server scheme, its
  * facilitator scheme (instruction layout, compute budget caps, TransferChecked mint/destination ATA/amount,
  * client signatures, fee payer ours and not the authority, simulation, co-sign, send, confirm) and, in the tests,
  * its client scheme. One thin wrapper runs the fee-payer isolation the library's standard path leaves out (our

@@ -4,7 +4,7 @@ import { Errors } from '@x402/avm/exact/facilitator';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../src/config.js';
-import type { NetworkEntry } from '../../../src/payments/networks.js';
+import { BASE_MAINNET, DEFAULT_NETWORKS, type NetworkEntry } from '../../../src/payments/networks.js';
 import { algorandExactRail } from '../../../src/payments/rails/algorand.js';
 import { algorandNetworkKind, genesisMatches } from '../../../src/payments/rails/algorand-txns.js';
 import { acceptsFor } from '../../../src/payments/requirements.js';
@@ -218,7 +218,9 @@ describe('Algorand network ids in the long (specification) and short (@x402/avm)
 
   it('verifies and settles a payment for a network entry configured with the short id', async () => {
     const entry = { ...JSON.parse(algo.env.NETWORKS_JSON!).networks[0], id: short };
-    const shortConfig = loadConfig({ ...algo.env, NETWORKS_JSON: JSON.stringify({ networks: [entry], replace: true }), LOG_LEVEL: 'silent' });
+    // A replaced table keeps a Base entry: token-report, smm-order and transfers-evm are paid there.
+    const base = DEFAULT_NETWORKS.find((n) => n.id === BASE_MAINNET)!;
+    const shortConfig = loadConfig({ ...algo.env, NETWORKS_JSON: JSON.stringify({ networks: [entry, base], replace: true }), LOG_LEVEL: 'silent' });
     const local = new x402Facilitator();
     expect(algorandExactRail.registerInProcess(local, shortConfig.networks, shortConfig)).toEqual([short]);
     const shortReq = acceptsFor(shortConfig, annuity).find((a) => a.network === short)!;

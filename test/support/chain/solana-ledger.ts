@@ -21,6 +21,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { SolanaHistory } from './solana-history.js';
 
 /** Lamports in one SOL. */
 export const LAMPORTS_PER_SOL = 1_000_000_000n;
@@ -31,9 +32,12 @@ export const LAMPORTS_PER_SOL = 1_000_000_000n;
  */
 export class SolanaLedger {
   readonly svm: LiteSVM;
+  /** The transactions that landed (set-up and sent through the RPC look-alike), for the history RPC methods. */
+  readonly history: SolanaHistory;
   /** Pays the set-up transactions (creating mints and token accounts); owns nothing else. */
   private constructor(readonly admin: KeyPairSigner) {
     this.svm = new LiteSVM().withSigverify(true).withBlockhashCheck(true);
+    this.history = new SolanaHistory(this.svm);
     this.svm.airdrop(admin.address, lamports(1_000n * LAMPORTS_PER_SOL));
   }
 
@@ -51,10 +55,11 @@ export class SolanaLedger {
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const tx = await signTransactionMessageWithSigners(message);
-    const result = this.svm.sendTransaction(tx);
+    const { result, land } = this.history.around(tx, () => this.svm.sendTransaction(tx));
     if (result instanceof FailedTransactionMetadata) {
       throw new Error(`ledger set-up transaction failed: ${result.toString()}\n${result.meta().prettyLogs()}`);
     }
+    land(null, { logs: result.logs(), unitsConsumed: Number(result.computeUnitsConsumed()) });
   }
 
   /** Creates an SPL Token mint with the given decimals; the admin is its mint authority. */

@@ -1,14 +1,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { getBase58Decoder, getBase64Encoder, getTransactionDecoder, type Address, type Transaction } from '@solana/kit';
+import { getBase58Decoder, getBase58Encoder, getBase64Encoder, getTransactionDecoder, isAddress, type Address, type Transaction } from '@solana/kit';
 import { FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
+import { memoOf, transactionJson } from './solana-history.js';
 import type { SolanaLedger } from './solana-ledger.js';
 
 /**
  * A look-alike Solana JSON-RPC server on 127.0.0.1 backed by an in-process litesvm ledger. It implements exactly
- * the methods the official `@x402/svm` client and facilitator call (plus `isBlockhashValid` for reconciliation):
- * `getAccountInfo`, `getLatestBlockhash`, `simulateTransaction`, `sendTransaction`, `getSignatureStatuses`,
- * `isBlockhashValid`. Any other method is answered with JSON-RPC error -32601 and recorded in `unknownMethods`.
+ * the methods the official `@x402/svm` client and facilitator call, plus the ones reconciliation and the agent's
+ * chain check use: `getAccountInfo`, `getLatestBlockhash`, `simulateTransaction`, `sendTransaction`,
+ * `getSignatureStatuses`, `isBlockhashValid`, `getSignaturesForAddress`, `getTransaction` (json or base64; the
+ * history is the ledger's, so its set-up transactions are listed too). Any other method is answered with JSON-RPC error -32601 and recorded in `unknownMethods`.
  *
  * Deviation from a real cluster, on purpose: a transaction that can never land (bad or missing signature,
  * unknown/expired blockhash, fee payer without lamports) is refused by `sendTransaction` with a JSON-RPC error at
@@ -83,6 +85,15 @@ function decodeWireTransaction(base64: unknown, encoding: unknown): Transaction 
 
 const base58 = getBase58Decoder();
 
+/** The bytes of a base58 string, or undefined when it is not base58. */
+function base58Bytes(text: string): Uint8Array | undefined {
+  try {
+    return Uint8Array.from(getBase58Encoder().encode(text));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The transaction id: the first (fee payer's) signature in base58, or undefined when that slot is unsigned. */
 function firstSignature(tx: Transaction): string | undefined {
   const first = Object.values(tx.signatures)[0];
@@ -147,24 +158,59 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
       const signature = firstSignature(tx);
       if (!signature) throw new RpcError(-32003, 'Transaction signature verification failure');
       if (statuses.has(signature)) return signature; // a resent transaction is deduplicated by the cluster
-      let result;
+      let sent;
       try {
-        result = svm.sendTransaction(tx);
+        sent = ledger.history.around(tx, () => svm.sendTransaction(tx));
       } catch {
         throw new RpcError(-32003, 'Transaction signature verification failure');
       }
+      const { result, land } = sent;
       if (result instanceof FailedTransactionMetadata) {
         const err = errorJson(result);
         if (typeof err === 'string' && NEVER_LANDS.has(err)) {
           throw new RpcError(-32002, `Transaction would never land: ${err}`, { err, logs: result.meta().logs() });
         }
+        land(err, metaJson(result.meta()));
         statuses.set(signature, { slot: slot(), err });
         failed.push(signature);
         return signature;
       }
+      land(null, metaJson(result));
       statuses.set(signature, { slot: slot(), err: null });
       landed.push(signature);
       return signature;
+    },
+    getSignaturesForAddress: ([address, config]) => {
+      const opts = (config ?? {}) as { limit?: number; before?: string; until?: string; commitment?: string };
+      if (typeof address !== 'string' || !isAddress(address)) throw new RpcError(-32602, 'Invalid param: Invalid');
+      if (opts.commitment === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
+      const limit = opts.limit ?? 1000;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, 'Invalid limit; max 1000');
+      return ledger.history.forAddress(address, { limit, before: opts.before, until: opts.until }).map((entry) => ({
+        signature: entry.signature,
+        slot: entry.slot,
+        err: entry.err,
+        memo: memoOf(entry),
+        blockTime: entry.blockTime,
+        confirmationStatus: 'finalized',
+      }));
+    },
+    getTransaction: ([signature, config]) => {
+      const opts = (typeof config === 'string' ? { encoding: config } : (config ?? {})) as { encoding?: string; maxSupportedTransactionVersion?: number; commitment?: string };
+      const encoding = opts.encoding ?? 'json';
+      if (encoding !== 'json' && encoding !== 'base64') throw new RpcError(-32602, `the look-alike serves transactions as json or base64 only (asked for ${encoding})`);
+      if (opts.commitment === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
+      if (typeof signature !== 'string' || base58Bytes(signature)?.length !== 64) throw new RpcError(-32602, 'Invalid param: Invalid');
+      const entry = ledger.history.get(signature);
+      if (!entry) return null;
+      const version = entry.message.version;
+      if (version !== 'legacy' && (opts.maxSupportedTransactionVersion === undefined || opts.maxSupportedTransactionVersion < version)) {
+        throw new RpcError(
+          -32015,
+          `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
+        );
+      }
+      return transactionJson(entry, encoding, opts.maxSupportedTransactionVersion !== undefined);
     },
     getSignatureStatuses: ([signatures]) => ({
       context: context(),

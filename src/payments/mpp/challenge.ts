@@ -1,0 +1,139 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { PaymentRequirements } from '@x402/core/types';
+import type { Challenge } from 'mppx';
+import { checksumAddress } from '../evm-address.js';
+import { canonicalJson } from '../json.js';
+import type { NetworkEntry } from '../networks.js';
+import { canonicalNetworkId } from '../match.js';
+import type { Challenge as X402Challenge } from '../requirements.js';
+import type { MppSettings } from './settings.js';
+
+/** The MPP method and intent Tollbooth offers: a one-time EVM charge paid with an EIP-3009 authorization. */
+export const MPP_METHOD = 'evm';
+export const MPP_INTENT = 'charge';
+
+/** The canonical `evm/charge` request of one offer (amounts in atomic units, EIP-55 addresses). */
+export interface ChargeRequest {
+  amount: string;
+  currency: string;
+  recipient: string;
+  methodDetails: { chainId: number; credentialTypes: ['authorization']; decimals: number };
+}
+
+/**
+ * One x402 `exact` EIP-3009 option of a route, seen as an MPP `evm/charge` offer: the same price, pay-to, asset and
+ * EIP-712 domain. A credential answering it is turned back into an x402 payment for exactly `entry`.
+ */
+export interface MppOffer {
+  /** The advertised x402 entry, as an x402 client would echo it (v2), or the v1 entry of the transfers route. */
+  entry: PaymentRequirements;
+  x402Version: 1 | 2;
+  request: ChargeRequest;
+  /** EIP-712 domain of the asset (`extra.name`, `extra.version` of the entry). */
+  domain: { name: string; version: string };
+  /** `request` serialised canonically (JCS, base64url): what a credential's echoed request must equal. */
+  key: string;
+}
+
+/** A challenge as issued: the object (MCP carries it as JSON) and its `WWW-Authenticate` form. */
+export interface IssuedChallenge {
+  challenge: Challenge.Challenge;
+  header: string;
+}
+
+const EVM_NETWORK = /^eip155:(\d{1,12})$/;
+
+/** The amount an entry asks for: `amount` (v2) or `maxAmountRequired` (v1). */
+function amountOf(entry: PaymentRequirements): string | undefined {
+  const value = (entry as { amount?: unknown }).amount ?? (entry as { maxAmountRequired?: unknown }).maxAmountRequired;
+  return typeof value === 'string' && /^\d{1,78}$/.test(value) ? value : undefined;
+}
+
+/** The MPP offer of one x402 entry, when it is an EVM `exact` option settled with EIP-3009 (not Permit2). */
+function offerOf(entry: PaymentRequirements, version: 1 | 2, networks: readonly NetworkEntry[]): MppOffer | undefined {
+  if (entry.scheme !== 'exact') return undefined;
+  const network = canonicalNetworkId(entry.network);
+  const chain = EVM_NETWORK.exec(network);
+  const extra = (entry.extra ?? {}) as Record<string, unknown>;
+  if (!chain || extra.assetTransferMethod === 'permit2') return undefined;
+  if (typeof extra.name !== 'string' || typeof extra.version !== 'string') return undefined;
+  const net = networks.find((n) => n.id === network && n.family === 'evm');
+  const amount = amountOf(entry);
+  if (!net || amount === undefined) return undefined;
+  const request: ChargeRequest = {
+    amount,
+    currency: checksumAddress(entry.asset),
+    recipient: checksumAddress(entry.payTo),
+    methodDetails: { chainId: Number(chain[1]), credentialTypes: ['authorization'], decimals: net.decimals },
+  };
+  return { entry, x402Version: version, request, domain: { name: extra.name, version: extra.version }, key: encodeRequest(request) };
+}
+
+/**
+ * A challenge's `request` as MPP encodes it: canonical JSON (RFC 8785; our values are strings, integers and plain
+ * keys, for which sorted-key JSON is exactly that), base64url without padding — mppx's `PaymentRequest.serialize`
+ * (a test keeps them equal).
+ */
+export function encodeRequest(request: unknown): string {
+  return Buffer.from(canonicalJson(request), 'utf8').toString('base64url');
+}
+
+/** The MPP offers of a route: every EVM `exact` EIP-3009 entry of its x402 challenge, in the challenge's order. */
+export function offersFor(challenge: X402Challenge, networks: readonly NetworkEntry[]): MppOffer[] {
+  const version = challenge.x402Version === 1 ? 1 : 2;
+  const offers: MppOffer[] = [];
+  for (const entry of challenge.accepts as PaymentRequirements[]) {
+    const offer = offerOf(entry, version, networks);
+    if (offer) offers.push(offer);
+  }
+  return offers;
+}
+
+/** What a challenge is bound to besides its request: the tool it was issued for, and a salt that makes it unique. */
+export interface ChallengeBinding {
+  tool: string;
+}
+
+/** Bytes of the random salt that makes each challenge unique. */
+const SALT_BYTES = 12;
+
+/**
+ * The id of a challenge as mppx computes it (`Challenge.from` with a secret key): HMAC-SHA256 over
+ * `realm|method|intent|request|expires|digest|opaque`, base64url without padding. Computed here with node:crypto
+ * and precomputed request encodings, because issuing goes with every unpaid 402 (a test keeps it equal to mppx's).
+ */
+function challengeId(secretKey: string, realm: string, request: string, expires: string, opaque: string): string {
+  return createHmac('sha256', secretKey).update(`${realm}|${MPP_METHOD}|${MPP_INTENT}|${request}|${expires}||${opaque}`).digest('base64url');
+}
+
+/**
+ * Issues one challenge per offer, each unique (a random salt in `opaque`, so the EIP-3009 nonce the client derives
+ * from it is never reused) and bound by the HMAC id to realm, method, intent, request, expiry and the tool. The
+ * objects and header values are the ones mppx's `Challenge.from` and `Challenge.serialize` produce (tested).
+ */
+export function issueChallenges(settings: MppSettings, offers: readonly MppOffer[], binding: ChallengeBinding, ttlSeconds: number, now = Date.now()): IssuedChallenge[] {
+  const expires = new Date(now + ttlSeconds * 1000).toISOString();
+  const salts = randomBytes(SALT_BYTES * offers.length);
+  const { realm, secretKey } = settings;
+  const tool = JSON.stringify(binding.tool);
+  return offers.map((offer, i) => {
+    const salt = salts.subarray(i * SALT_BYTES, (i + 1) * SALT_BYTES).toString('base64url');
+    // JCS of {salt, tool}: keys in order, strings as JSON writes them (the salt is base64url, the tool name ours).
+    const opaque = Buffer.from(`{"salt":"${salt}","tool":${tool}}`, 'utf8').toString('base64url');
+    const id = challengeId(secretKey, realm, offer.key, expires, opaque);
+    const challenge = { id, realm, method: MPP_METHOD, intent: MPP_INTENT, request: offer.request, expires, opaque } as unknown as Challenge.Challenge;
+    const header = `Payment id="${id}", realm="${realm}", method="${MPP_METHOD}", intent="${MPP_INTENT}", request="${offer.key}", expires="${expires}", opaque="${opaque}"`;
+    return { challenge, header };
+  });
+}
+
+/** The tool a challenge was issued for, read from its `opaque` (our own base64url JSON, HMAC-bound), or undefined. */
+export function boundTool(challenge: Challenge.Challenge): string | undefined {
+  if (typeof challenge.opaque !== 'string' || challenge.opaque.length > 512) return undefined;
+  try {
+    const meta = JSON.parse(Buffer.from(challenge.opaque, 'base64url').toString('utf8')) as Record<string, unknown> | null;
+    return typeof meta?.tool === 'string' ? meta.tool : undefined;
+  } catch {
+    return undefined;
+  }
+}

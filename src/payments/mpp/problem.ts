@@ -1,0 +1,110 @@
+import { REASONS } from '../outcomes.js';
+
+/** Reasons only the MPP path emits (the broker's own and the facilitators' reasons are shared with x402). */
+export const MPP_REASONS = {
+  /** MPP=off, and a request came with `Authorization: Payment`. */
+  disabled: 'mpp_disabled',
+  /** Both an MPP credential and an x402 payment came with one request. */
+  bothProtocols: 'mpp_and_x402_together',
+  methodUnsupported: 'mpp_method_unsupported',
+  invalidChallenge: 'mpp_invalid_challenge',
+  expired: 'mpp_payment_expired',
+  invalidPayload: 'mpp_invalid_payload',
+  recipientMismatch: 'mpp_recipient_mismatch',
+  amountMismatch: 'mpp_amount_mismatch',
+  challengeHashMismatch: 'mpp_challenge_hash_mismatch',
+  sourceMismatch: 'mpp_source_mismatch',
+} as const;
+
+/** A reason of the MPP path. */
+export type MppReason = (typeof MPP_REASONS)[keyof typeof MPP_REASONS];
+
+/** RFC 9457 Problem Details of a refused MPP payment, with the MPP problem type and our own reason code. */
+export interface MppProblem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  /** Our snake_case reason (the same code the x402 answer carries). */
+  reason: string;
+  challengeId?: string;
+}
+
+/** An MPP problem type: its URI and title, as mppx's error classes carry them (a test keeps the table equal). */
+export interface MppErrorType {
+  type: string;
+  title: string;
+}
+
+const problem = (slug: string, title: string): MppErrorType => ({ type: `https://paymentauth.org/problems/${slug}`, title });
+
+/** The MPP problem types Tollbooth answers with, by mppx error class name. */
+export const MPP_ERROR_TYPES = {
+  BadRequestError: problem('bad-request', 'Bad Request'),
+  InternalPaymentError: problem('internal-payment-error', 'Internal Payment Error'),
+  InvalidChallengeError: problem('invalid-challenge', 'Invalid Challenge'),
+  InvalidPayloadError: problem('invalid-payload', 'Invalid Payload'),
+  MalformedCredentialError: problem('malformed-credential', 'Malformed Credential'),
+  PaymentActionRequiredError: problem('payment-action-required', 'Payment Action Required'),
+  PaymentExpiredError: problem('payment-expired', 'Payment Expired'),
+  PaymentMethodUnsupportedError: problem('method-unsupported', 'Method Unsupported'),
+  PaymentRequiredError: problem('payment-required', 'Payment Required'),
+  VerificationFailedError: problem('verification-failed', 'Verification Failed'),
+} as const satisfies Record<string, MppErrorType>;
+
+type ErrorClass = MppErrorType;
+const E = MPP_ERROR_TYPES;
+
+/** The MPP error type of each reason the broker emits: a new broker reason fails to compile until it is mapped here. */
+const BROKER: Record<keyof typeof REASONS, ErrorClass> = {
+  malformed: E.MalformedCredentialError,
+  wrongVersion: E.MalformedCredentialError,
+  noMatch: E.InvalidChallengeError,
+  unsupportedRail: E.PaymentMethodUnsupportedError,
+  inFlight: E.PaymentActionRequiredError,
+  alreadyUsed: E.InvalidChallengeError,
+  facilitatorUnavailable: E.InternalPaymentError,
+  settlementPending: E.PaymentActionRequiredError,
+  settlementUnknown: E.PaymentActionRequiredError,
+  invalidIdentifier: E.MalformedCredentialError,
+  identifierConflict: E.InvalidChallengeError,
+};
+
+/** The MPP error type of each reason of the MPP path. */
+const OWN: Record<keyof typeof MPP_REASONS, ErrorClass> = {
+  disabled: E.PaymentMethodUnsupportedError,
+  bothProtocols: E.BadRequestError,
+  methodUnsupported: E.PaymentMethodUnsupportedError,
+  invalidChallenge: E.InvalidChallengeError,
+  expired: E.PaymentExpiredError,
+  invalidPayload: E.InvalidPayloadError,
+  recipientMismatch: E.VerificationFailedError,
+  amountMismatch: E.VerificationFailedError,
+  challengeHashMismatch: E.VerificationFailedError,
+  sourceMismatch: E.VerificationFailedError,
+};
+
+const byReason = new Map<string, ErrorClass>([
+  ...Object.entries(BROKER).map(([key, type]) => [REASONS[key as keyof typeof REASONS], type] as const),
+  ...Object.entries(OWN).map(([key, type]) => [MPP_REASONS[key as keyof typeof MPP_REASONS], type] as const),
+]);
+
+/**
+ * The MPP error type of a reason: ours are mapped one by one (above); anything else is a facilitator's verdict on the
+ * authorization (bad signature, insufficient funds, expired, settlement failed) and is a verification failure.
+ */
+export function mppErrorFor(reason: string): MppErrorType {
+  return byReason.get(reason) ?? E.VerificationFailedError;
+}
+
+/** The Problem Details of a refused MPP payment: the MPP type and title, our status, sentence and reason. */
+export function problemFor(reason: string, status: number, detail: string, challengeId?: string): MppProblem {
+  const error = mppErrorFor(reason);
+  return { type: error.type, title: error.title, status, detail, reason, ...(challengeId ? { challengeId } : {}) };
+}
+
+/** The Problem Details of a call that came without payment. */
+export function paymentRequiredProblem(detail: string): MppProblem {
+  const error = E.PaymentRequiredError;
+  return { type: error.type, title: error.title, status: 402, detail, reason: 'payment_required' };
+}

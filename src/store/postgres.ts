@@ -1,8 +1,9 @@
 import pg from 'pg';
 import type { Logger } from '../log.js';
 import { migrate } from './postgres-migrations.js';
-import { json, rowToOrder, rowToPending, rowToReceipt, type Row } from './postgres-rows.js';
+import { json, rowToPending, rowToReceipt, type Row } from './postgres-rows.js';
 import { PostgresSpends } from './postgres-spends.js';
+import { PostgresToolState } from './postgres-tool-state.js';
 import { PostgresTokenBuckets } from './postgres-tokens.js';
 import { describeDatabaseUrl, errorText, isConnectionError, redactor } from './postgres-url.js';
 import type {
@@ -44,6 +45,7 @@ export interface PostgresStoreOptions {
 /** The shared store for several instances: PostgreSQL, every state change atomic in the database. */
 export class PostgresStore implements Store {
   private readonly spends: PostgresSpends;
+  private readonly toolState: PostgresToolState;
   private readonly tokens: PostgresTokenBuckets;
 
   private constructor(
@@ -53,6 +55,7 @@ export class PostgresStore implements Store {
     private readonly onRoundTrip: () => void = () => undefined,
   ) {
     this.spends = new PostgresSpends((sql, args) => this.query(sql, args), (fn) => this.transaction(fn));
+    this.toolState = new PostgresToolState((sql, args) => this.query(sql, args));
     this.tokens = new PostgresTokenBuckets((sql, args) => this.query(sql, args));
   }
 
@@ -205,36 +208,11 @@ export class PostgresStore implements Store {
     return rows.length;
   }
 
-  async claimDrip(subject: string, day: string, limit: number): Promise<DripClaim> {
-    // One statement: the first drip of the day, or one more only while under the limit (the row lock serializes callers).
-    const [taken] = await this.query(
-      `INSERT INTO drips (subject, day, count) SELECT $1, $2, 1 WHERE $3::int > 0
-       ON CONFLICT (subject, day) DO UPDATE SET count = drips.count + 1 WHERE drips.count < $3::int
-       RETURNING count`,
-      [subject, day, limit],
-    );
-    if (taken) return { type: 'granted', count: Number(taken.count) };
-    const [current] = await this.query('SELECT count FROM drips WHERE subject = $1 AND day = $2', [subject, day]);
-    return { type: 'limit_reached', count: Number(current?.count ?? 0) };
-  }
-
-  async releaseDrip(subject: string, day: string): Promise<void> {
-    await this.query('UPDATE drips SET count = count - 1 WHERE subject = $1 AND day = $2 AND count > 0', [subject, day]);
-  }
-
-  async saveOrder(o: OrderRecord): Promise<void> {
-    await this.query(
-      `INSERT INTO orders (order_id, service_id, link, quantity, charge_usd, status, payer, payment_key, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (order_id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,
-      [o.orderId, o.serviceId, o.link, o.quantity, o.chargeUsd, o.status, o.payer, o.paymentKey, o.createdAt, o.updatedAt],
-    );
-  }
-
-  async getOrder(orderId: string): Promise<OrderRecord | undefined> {
-    const [row] = await this.query('SELECT * FROM orders WHERE order_id = $1', [orderId]);
-    return row ? rowToOrder(row) : undefined;
-  }
+  // Tool state (testnet-fund drips, smm orders): the statements live in the *-tool-state module.
+  claimDrip(subject: string, day: string, limit: number): Promise<DripClaim> { return this.toolState.claimDrip(subject, day, limit); }
+  releaseDrip(subject: string, day: string): Promise<void> { return this.toolState.releaseDrip(subject, day); }
+  saveOrder(order: OrderRecord): Promise<void> { return this.toolState.saveOrder(order); }
+  getOrder(orderId: string): Promise<OrderRecord | undefined> { return this.toolState.getOrder(orderId); }
 
   // Agent spending (remote mode, `tollbooth call`): the statements live in the *-spends module.
   reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> { return this.spends.reserve(spend, dayLimitMicros); }

@@ -1,10 +1,10 @@
 import type { Config } from './config.js';
 import { priceSummary } from './payments/pricing.js';
 import { resourceUrl } from './payments/requirements.js';
-import type { AnyToolDefinition } from './tool.js';
+import type { AnyPaidToolDefinition } from './tool.js';
 
 /** The README's tool table (name, method, path, price), generated from the definitions. */
-export function toolTableMarkdown(config: Config, tools: readonly AnyToolDefinition[]): string {
+export function toolTableMarkdown(config: Config, tools: readonly AnyPaidToolDefinition[]): string {
   const rows = tools.map((tool) => {
     const price = priceSummary(config, tool);
     const networks = price.options.length;

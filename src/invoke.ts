@@ -10,9 +10,10 @@ import type { PaymentRejection, PaymentTicket } from './payments/outcomes.js';
 import type { Challenge } from './payments/requirements.js';
 import type { Providers } from './providers/index.js';
 import type { PaymentProtocol, Store, Transport } from './store/store.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition, ToolContext } from './tool.js';
+import type { CallEvent, PaidCallEvent } from './call-event.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition, type ToolContext } from './tool.js';
 
-/** Everything the pipeline needs besides the call itself. */
+/** Everything the pipeline needs besides the call itself (the broker is asked only about tools with a price). */
 export interface InvokeDeps {
   broker: PaymentBroker;
   store: Store;
@@ -27,57 +28,34 @@ export interface InvokeDeps {
   admit?: (call: { tool: string; payer: string }) => Promise<ToolError | undefined>;
 }
 
-/** How a paid call ended: `rejected` carries the payment's refusal reason, `error` the error code, in `reason`. */
-export type CallOutcome = 'settled' | 'payment_required' | 'rejected' | 'error' | 'settlement_failed' | 'pending' | 'replayed';
+export type { CallEvent, CallOutcome, PaidCallEvent } from './call-event.js';
 
-/** One paid call after it ended: what it was, who paid on which network, how it ended and where the time went (ms). */
-export interface PaidCallEvent {
-  type: 'paid';
-  tool: string;
-  transport: Transport;
-  outcome: CallOutcome;
-  /** The protocol the payment came in (absent when the call carried none). */
-  protocol?: PaymentProtocol;
-  /** Rejection reason, error code, or the settlement's error reason. */
-  reason?: string;
-  network?: string;
-  /** Atomic units settled (settled calls) or authorized (others). */
-  amount?: string;
-  payer?: string;
-  transaction?: string;
-  /** Reading, claiming and verifying the payment (broker.begin). */
-  verifyMs?: number;
-  /** The handler and its output check. */
-  handlerMs?: number;
-  settleMs?: number;
-  totalMs: number;
-}
-
-/** What the pipeline reports: a call (paid or free) started, a paid call ended, a free call ended. */
-export type CallEvent =
-  | { type: 'started'; tool: string }
-  | PaidCallEvent
-  | { type: 'free'; tool: string; outcome: 'success' | 'error'; reason?: string; totalMs: number };
-
-/** One paid call as a transport hands it over. */
+/** One call as a transport hands it over: of a paid tool (one with a price) or of a free one. */
 export interface CallRequest {
   tool: AnyToolDefinition;
-  /** The caller's input; `undefined` means a bare probe with no body or arguments. */
+  /** The caller's input; `undefined` means a bare probe with no body or arguments (a free tool reads it as `{}`). */
   input: unknown;
-  payment: RawPayment | undefined;
+  /** The payment the call carries; never read for a free tool. */
+  payment?: RawPayment | undefined;
   transport: Transport;
   signal: AbortSignal;
   progress?: (done: number, total: number, message?: string) => void;
 }
 
-/** What a paid call came to; transports encode it and nothing else. */
+/** A call of a tool that has a price: what the paid pipeline works on. */
+interface PaidCallRequest extends CallRequest {
+  tool: AnyPaidToolDefinition;
+}
+
+/** What a call came to; transports encode it and nothing else. A free tool only ever succeeds (no receipt) or errs. */
 export type CallResult =
   | { type: 'payment_required'; challenge: Challenge }
   | { type: 'payment_rejected'; rejection: PaymentRejection }
   | { type: 'error'; error: ToolError }
   | { type: 'settlement_failed'; receipt: SettleResponse; challenge: Challenge }
   | { type: 'settlement_pending'; receipt: SettleResponse }
-  | { type: 'success'; output: unknown; receipt: SettleResponse };
+  /** `receipt` is the settlement of a paid call; absent for a free tool, which nothing was paid for. */
+  | { type: 'success'; output: unknown; receipt?: SettleResponse };
 
 /** Turns a zod failure into an invalid_input error that names the first offending field (unknown fields first). */
 export function inputError(error: z.ZodError): ToolError {
@@ -148,14 +126,27 @@ function paidEvent(req: CallRequest, result: CallResult | undefined, trace: Trac
       return { ...base, ...receipt(result.receipt), outcome: 'settlement_failed', reason: result.receipt.errorReason ?? 'settlement_failed' };
     case 'settlement_pending':
       return { ...base, ...receipt(result.receipt), outcome: 'pending' };
-    case 'success':
-      if (!ticket) return { ...base, ...receipt(result.receipt), outcome: 'replayed' };
-      return { ...base, ...receipt(result.receipt), outcome: 'settled', amount: result.receipt.amount || ticket.requirements.amount };
+    case 'success': {
+      // A paid success always carries its settlement's receipt (only a free tool's success has none).
+      const settled = result.receipt;
+      if (!settled) return { ...base, reason: 'internal' };
+      if (!ticket) return { ...base, ...receipt(settled), outcome: 'replayed' };
+      return { ...base, ...receipt(settled), outcome: 'settled', amount: settled.amount || ticket.requirements.amount };
+    }
   }
 }
 
-/** Runs the paid-call pipeline (validate → payment → claim → verify → handler → output check → settle) and reports it to the observer. */
-export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<CallResult> {
+/**
+ * Runs one call and reports it to the observer. A tool with a price goes through the paid pipeline (validate →
+ * payment → claim → verify → handler → output check → settle); a free tool goes straight to its handler (validate →
+ * handler → output check) and never reaches the broker.
+ */
+export async function invoke(deps: InvokeDeps, req: CallRequest): Promise<CallResult> {
+  const { tool } = req;
+  return isPaid(tool) ? callPaid(deps, { ...req, tool }) : callFree(deps, req);
+}
+
+async function callPaid(deps: InvokeDeps, req: PaidCallRequest): Promise<CallResult> {
   if (!deps.observe) return runPaid(deps, req, {});
   const trace: Trace = {};
   const start = performance.now();
@@ -169,7 +160,7 @@ export async function invokePaid(deps: InvokeDeps, req: CallRequest): Promise<Ca
   }
 }
 
-async function runPaid(deps: InvokeDeps, req: CallRequest, trace: Trace): Promise<CallResult> {
+async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
   const { tool } = req;
   const { broker } = deps;
   if (req.input === undefined && req.payment === undefined) {
@@ -256,24 +247,12 @@ function logged(deps: InvokeDeps, tool: string, error: ToolError): ToolError {
   return error;
 }
 
-/** One call of a free endpoint as a transport hands it over. */
-export interface FreeCallRequest {
-  tool: AnyFreeToolDefinition;
-  /** The caller's input (query, path parameters or body, merged by the transport); `undefined` reads as `{}`. */
-  input: unknown;
-  signal: AbortSignal;
-  progress?: (done: number, total: number, message?: string) => void;
-}
-
-/** What a free call came to. */
-export type FreeCallResult = { type: 'success'; output: unknown } | { type: 'error'; error: ToolError };
-
-/** Runs a free endpoint (validate → handler → output check; nothing to pay, nothing to settle) and reports it to the observer. */
-export async function invokeFree(deps: InvokeDeps, req: FreeCallRequest): Promise<FreeCallResult> {
+/** Runs a free tool and reports it to the observer: nothing to pay, nothing to settle, no broker. */
+async function callFree(deps: InvokeDeps, req: CallRequest): Promise<CallResult> {
   if (!deps.observe) return runFree(deps, req);
   const start = performance.now();
   notify(deps, { type: 'started', tool: req.tool.name });
-  let result: FreeCallResult | undefined;
+  let result: CallResult | undefined;
   try {
     result = await runFree(deps, req);
     return result;
@@ -283,7 +262,7 @@ export async function invokeFree(deps: InvokeDeps, req: FreeCallRequest): Promis
   }
 }
 
-async function runFree(deps: InvokeDeps, req: FreeCallRequest): Promise<FreeCallResult> {
+async function runFree(deps: InvokeDeps, req: CallRequest): Promise<CallResult> {
   const { tool } = req;
   const parsed = tool.input.safeParse(req.input ?? {});
   if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };

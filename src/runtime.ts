@@ -19,8 +19,8 @@ import { createProviders } from './providers/index.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from './tool.js';
-import { freeTools as freeRegistry, tools as registry } from '../tools/index.js';
+import { isPaid, type AnyToolDefinition } from './tool.js';
+import { tools as registry } from '../tools/index.js';
 import { VERSION } from './version.js';
 
 /** Everything one Tollbooth process runs on, wired once. */
@@ -43,9 +43,8 @@ export interface Runtime {
 
 /** Options for tests and embedding: a custom registry, logger or store. */
 export interface RuntimeOptions {
+  /** The tools served, paid (with a price) and free (without); defaults to the registry's. */
   tools?: readonly AnyToolDefinition[];
-  /** Free helper endpoints; defaults to the registry's. */
-  freeTools?: readonly AnyFreeToolDefinition[];
   log?: Logger;
   store?: Store;
 }
@@ -56,24 +55,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (mppProblem) throw new ConfigError(mppProblem);
   const log = options.log ?? createLogger(config.logLevel);
   const tools = options.tools ?? registry;
+  const paid = tools.filter(isPaid);
   const store = options.store ?? (await openStore(config, log));
   const facilitator = await createFacilitator(config);
   try {
     // Before any challenge is built: options no facilitator can settle are withheld (or the start is refused).
-    await settleableOnly(config, facilitator, log, tools);
+    await settleableOnly(config, facilitator, log, paid);
   } catch (err) {
     await facilitator.close();
     if (!options.store) await store.close();
     throw new ConfigError((err as Error).message);
   }
-  const broker = new PaymentBroker(config, store, facilitator, log, tools);
-  const freeTools = options.freeTools ?? freeRegistry;
+  const broker = new PaymentBroker(config, store, facilitator, log, paid);
   const metrics = createMetrics();
   const calls = new CallTracker();
   const observe = createCallObserver(log, [calls, metrics]);
   const providers = createProviders(config, log, metrics.upstream);
   const limits = createLimits(config.limits, store, log);
-  const mcpDeps: McpDeps = { config, tools, freeTools, version: VERSION, broker, store, providers, log, observe, admit: limits.admit };
+  const mcpDeps: McpDeps = { config, tools, version: VERSION, broker, store, providers, log, observe, admit: limits.admit };
   const upkeep = startUpkeep(broker, store, log, staleClaimMs(config));
   return {
     config,
@@ -166,8 +165,8 @@ export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: 
   mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
   app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));
   mountDiscovery(app, runtime.mcpDeps);
-  mountHome(app, runtime.config, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools ?? []);
-  mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools, runtime.mcpDeps.freeTools);
+  mountHome(app, runtime.config, runtime.mcpDeps.tools);
+  mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools);
   mountFallbacks(app, (err) => runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }));
   return { app, closeSessions: mcp.close, gate };
 }

@@ -44,8 +44,11 @@ export interface ToolContext {
   payment?: ToolPayment;
 }
 
-/** What every endpoint definition has, paid or free: identity, route, schemas, annotations and handler. */
-interface EndpointDefinition<I extends z.ZodType, O extends z.ZodType> {
+/**
+ * One endpoint, defined once and served on HTTP and MCP. A tool with a `price` is paid per call; a tool without one is
+ * free (no payment, no broker), and its path may carry `:name` parameters, which arrive as input fields of the same name.
+ */
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
   /** Written for an agent: what it returns and what it costs (or that it is free). */
@@ -56,34 +59,33 @@ interface EndpointDefinition<I extends z.ZodType, O extends z.ZodType> {
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.input<O>> | z.input<O>;
-}
-
-/** One endpoint, defined once and served on HTTP and MCP. */
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends EndpointDefinition<I, O> {
-  price: PriceTable;
-  /** An example input, advertised in discovery (bazaar `body`, OpenAPI); must parse. */
+  handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
+  /** Price per call by price-table column; absent for a free tool. */
+  price?: PriceTable;
+  /** An example input, advertised in discovery (bazaar `body`, OpenAPI); must parse. Paid tools only. */
   example?: z.input<I>;
   /** Maximum request body in bytes (HTTP); defaults to 64 KiB. */
   maxBodyBytes?: number;
   /**
    * Optional check of a parsed input against upstream state, run before the payment is read (so a request it
-   * refuses is answered with its error, never a 402 or a charge); throw a ToolError to refuse.
+   * refuses is answered with its error, never a 402 or a charge); throw a ToolError to refuse. Paid tools only.
    */
-  precheck?: (input: z.output<I>, ctx: ToolContext) => Promise<void> | void;
+  precheck?(input: z.output<I>, ctx: ToolContext): Promise<void> | void;
 }
+
+/** A tool that has a price: what the payment side (broker, requirements, discovery of prices) works with. */
+export type PaidToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = ToolDefinition<I, O> & { price: PriceTable };
 
 /** A tool definition with its generic types erased, as transports see it. */
 export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
 
-/**
- * A free helper endpoint: defined once like a paid tool and served on HTTP and MCP, but without price or payment.
- * Its path may carry `:name` parameters, which arrive as input fields of the same name.
- */
-export type FreeToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = EndpointDefinition<I, O>;
+/** A paid tool definition with its generic types erased, as the payment side sees it. */
+export type AnyPaidToolDefinition = PaidToolDefinition<z.ZodType, z.ZodType>;
 
-/** A free endpoint definition with its generic types erased, as transports see it. */
-export type AnyFreeToolDefinition = FreeToolDefinition<z.ZodType, z.ZodType>;
+/** True when the tool has a price, i.e. every call is paid through the broker. */
+export function isPaid<T extends { price?: PriceTable }>(tool: T): tool is T & { price: PriceTable } {
+  return tool.price !== undefined;
+}
 
 /**
  * Error message for an object's unknown fields, naming them and the fields the object takes (root: the endpoint).
@@ -125,12 +127,10 @@ function strictInput<I extends z.ZodType>(name: string, input: I): I {
   return strict as unknown as I;
 }
 
-/** Keeps a free endpoint's input and output types linked to its handler; its input refuses unknown fields. */
-export function defineFreeTool<I extends z.ZodType, O extends z.ZodType>(def: FreeToolDefinition<I, O>): FreeToolDefinition<I, O> {
-  return { ...def, input: strictInput(def.name, def.input) };
-}
-
-/** Keeps a tool's input and output types linked to its handler; its input refuses unknown fields. */
+/** Keeps a tool's input and output types linked to its handler (and its price, when it has one); its input refuses unknown fields. */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: PaidToolDefinition<I, O>): PaidToolDefinition<I, O>;
+/** Keeps a free tool's input and output types linked to its handler; its input refuses unknown fields. */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O>;
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
   return { ...def, input: strictInput(def.name, def.input) };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portableSchema } from '../src/mcp/catalog.js';
 import { inputJsonSchema, outputJsonSchema } from '../src/payments/requirements.js';
 import { z } from 'zod';
-import { freeTools, tools } from '../tools/index.js';
+import { freeTools, paidTools as tools } from '../tools/index.js';
 import { asMcpChallenge, connectHttpClient } from './support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from './support/server.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { toolTableMarkdown } from '../src/catalog.js';
 import { loadConfig } from '../src/config.js';
 import { EnvSchema } from '../src/config-env.js';
-import { tools } from '../tools/index.js';
+import { paidTools as tools } from '../tools/index.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const operators = readFileSync(new URL('../docs/operators.md', import.meta.url), 'utf8');

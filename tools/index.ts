@@ -1,4 +1,4 @@
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../src/tool.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../src/tool.js';
 import { annuity } from './annuity.js';
 import { cardValidate } from './card-validate.js';
 import { cryptoIndicators } from './crypto-indicators.js';
@@ -19,7 +19,10 @@ import { transfersEvm } from './transfers-evm.js';
 import { venueEvent } from './venue-event.js';
 import { walletReadiness } from './wallet-readiness.js';
 
-/** All 16 endpoints, in the order of the specification's price table (docs/spec-notes.md#prices-and-payment-options). */
+/**
+ * Every endpoint: the 16 paid tools in the order of the specification's price table
+ * (docs/spec-notes.md#prices-and-payment-options), then the free helpers (no price, no payment).
+ */
 export const tools = [
   cryptoIndicators,
   developmentIndicator,
@@ -37,7 +40,13 @@ export const tools = [
   tokenReport,
   smmOrder,
   transfersEvm,
+  smmQuote,
+  smmServices,
+  smmOrderStatus,
 ] as const satisfies readonly AnyToolDefinition[];
 
-/** The free helper endpoints (no payment), served on HTTP and MCP after the paid tools. */
-export const freeTools = [smmQuote, smmServices, smmOrderStatus] as const satisfies readonly AnyFreeToolDefinition[];
+/** The paid tools of the registry, in registry order. */
+export const paidTools: readonly AnyPaidToolDefinition[] = tools.filter(isPaid);
+
+/** The free helpers of the registry (tools without a price), in registry order. */
+export const freeTools: readonly AnyToolDefinition[] = tools.filter((tool) => !isPaid(tool));

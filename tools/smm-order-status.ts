@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../src/errors.js';
 import { ORDER_STATUSES } from '../src/providers/smm-panel.js';
-import { defineFreeTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 
 const SmmOrderStatusInputSchema = z.object({
   orderId: z
@@ -53,7 +53,7 @@ async function status(input: z.output<typeof SmmOrderStatusInputSchema>, ctx: To
 }
 
 /** Free status of a social-marketing order placed with smm-order. */
-export const smmOrderStatus = defineFreeTool({
+export const smmOrderStatus = defineTool({
   name: 'smm-order-status',
   title: 'Social marketing order status',
   description:

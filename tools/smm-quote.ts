@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxOrderQuantity, panelCost, quantityProblem } from '../src/smm/quantity.js';
-import { defineFreeTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 import { smmOrder } from './smm-order.js';
 
 /** Query-string integer (GET parameters arrive as text). */
@@ -51,7 +51,7 @@ async function quote(input: z.output<typeof SmmQuoteInputSchema>, ctx: ToolConte
 }
 
 /** Free quote for a social-marketing order: price, limits and whether smm-order would accept it. */
-export const smmQuote = defineFreeTool({
+export const smmQuote = defineTool({
   name: 'smm-quote',
   title: 'Social marketing order quote',
   description:

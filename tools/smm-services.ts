@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SmmService } from '../src/providers/smm-panel.js';
 import { maxOrderQuantity } from '../src/smm/quantity.js';
-import { defineFreeTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool.js';
 import { smmOrder } from './smm-order.js';
 
 const Text = z.string().trim().min(1).max(64);
@@ -53,7 +53,7 @@ async function search(input: z.output<typeof SmmServicesInputSchema>, ctx: ToolC
 }
 
 /** Free search of the marketing panel's services by text, category and platform. */
-export const smmServices = defineFreeTool({
+export const smmServices = defineTool({
   name: 'smm-services',
   title: 'Social marketing services',
   description:

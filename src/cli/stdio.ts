@@ -51,7 +51,7 @@ ${REMOTE_USAGE}`,
     installProcessPolicy(runtime.log, runtime.metrics, stop);
     await server.connect(transport);
     runtime.log.info('tollbooth MCP stdio ready', {
-      tools: runtime.mcpDeps.tools.length,
+      tools: runtime.mcpDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
       networkSet: config.networkSet,
       networks: config.networks.map((n) => n.id),
       facilitator: runtime.facilitator.mode,

@@ -8,16 +8,14 @@ export const toolsCommand: CliCommand = {
   --json   one JSON array instead of the table`,
   options: { json: { type: 'boolean' } },
   async run(args) {
-    const [{ loadConfig }, { priceSummary }, { tools, freeTools }] = await Promise.all([
+    const [{ loadConfig }, { priceSummary }, { tools }, { isPaid }] = await Promise.all([
       import('../config.js'),
       import('../payments/pricing.js'),
       import('../../tools/index.js'),
+      import('../tool.js'),
     ]);
     const config = loadConfig(process.env);
-    const rows = [
-      ...tools.map((tool) => ({ name: tool.name, method: tool.method, path: tool.path, price: priceSummary(config, tool).display })),
-      ...freeTools.map((tool) => ({ name: tool.name, method: tool.method, path: tool.path, price: 'free' })),
-    ];
+    const rows = tools.map((tool) => ({ name: tool.name, method: tool.method, path: tool.path, price: isPaid(tool) ? priceSummary(config, tool).display : 'free' }));
     if (args.values.json === true) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else for (const r of rows) process.stdout.write(`${r.name.padEnd(22)} ${r.method.padEnd(5)} ${r.path.padEnd(34)} ${r.price}\n`);
     return 0;

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { tools } from '../../tools/index.js';
 import type { AgentToolDeps } from './agent-tools.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
@@ -20,7 +20,7 @@ export interface Agent extends AgentToolDeps {
 /** Problems with the agent-side settings that must stop start-up (each names the variable to fix). */
 export function agentProblems(config: Config): string[] {
   const problems: string[] = [];
-  const known = new Set([...tools, ...freeTools].map((t) => t.name));
+  const known = new Set(tools.map((t) => t.name));
   const unknown = (config.client.budget.tools ?? []).filter((name) => !known.has(name));
   if (unknown.length > 0) problems.push(`BUDGET_TOOLS names unknown tools (${unknown.join(', ')}); known: ${[...known].join(', ')}`);
   if (Object.keys(config.client.remote).length === 0) problems.push('no remote deployment: pass --remote <base url> or set REMOTE_URL');

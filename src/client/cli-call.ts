@@ -4,7 +4,7 @@
  */
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { tools } from '../../tools/index.js';
 import { agentProblems, createAgent } from './agent.js';
 import type { RemoteChallenge } from './http.js';
 import type { MppChallenge } from './mpp.js';
@@ -83,10 +83,9 @@ function print(outcome: CallOutcome): void {
 
 /** Runs `tollbooth call`; returns the process exit code. */
 export async function runCall(parsed: CallArgs): Promise<number> {
-  const paid = tools.find((t) => t.name === parsed.tool);
-  const free = freeTools.find((t) => t.name === parsed.tool);
-  if (!paid && !free) {
-    process.stderr.write(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${[...tools, ...freeTools].map((t) => t.name).join(', ')}\n`);
+  const tool = tools.find((t) => t.name === parsed.tool);
+  if (!tool) {
+    process.stderr.write(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${tools.map((t) => t.name).join(', ')}\n`);
     return CALL_EXIT.usage;
   }
   const config = loadConfig({ ...process.env, ...parsed.env });
@@ -96,7 +95,7 @@ export async function runCall(parsed: CallArgs): Promise<number> {
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
   const agent = await createAgent(config, log);
   try {
-    const outcome = await agent.caller.call(targetOf((paid ?? free)!, paid !== undefined), parsed.input, {
+    const outcome = await agent.caller.call(targetOf(tool), parsed.input, {
       signal: new AbortController().signal,
       approve: async () => (parsed.yes ? 'accepted' : 'unavailable'),
       ...(parsed.maxUsd !== undefined ? { maxUsdPerCall: parsed.maxUsd } : {}),

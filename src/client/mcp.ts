@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PAYMENT_RESPONSE_META_KEY } from '../mcp/encode.js';
 import type { McpCallSession, McpExecutor } from '../mcp/server.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyToolDefinition } from '../tool.js';
 import { AGENT_TOOLS, callAgentTool, type AgentToolDeps } from './agent-tools.js';
 import type { CallTarget, RemoteCaller } from './caller.js';
 import { MPP_PAYMENT_REQUIRED_META_KEY, MPP_RECEIPT_META_KEY } from './mpp.js';
@@ -18,9 +18,9 @@ export const PAYMENT_NOTE_META_KEY = 'tollbooth/payment';
 export const REMOTE_INSTRUCTIONS =
   'These tools run on a remote Tollbooth deployment and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] (or _meta["org.paymentauth/receipt"] when paid with MPP) and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
 
-/** The call target of a registry tool. */
-export function targetOf(tool: AnyToolDefinition | AnyFreeToolDefinition, paid: boolean): CallTarget {
-  return { name: tool.name, group: tool.group, method: tool.method, path: tool.path, input: tool.input, output: tool.output, paid };
+/** The call target of a registry tool (paid when the tool has a price). */
+export function targetOf(tool: AnyToolDefinition): CallTarget {
+  return { name: tool.name, group: tool.group, method: tool.method, path: tool.path, input: tool.input, output: tool.output, paid: isPaid(tool) };
 }
 
 function text(value: unknown): { type: 'text'; text: string } {
@@ -63,8 +63,7 @@ export function remoteExecutor(caller: RemoteCaller, agent: AgentToolDeps): McpE
   const options = (session: McpCallSession) => ({ signal: session.signal, approve: (question: string) => session.confirm(question) });
   return {
     extraTools: AGENT_TOOLS,
-    paid: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool, true), args, options(session))),
-    free: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool, false), args, options(session))),
+    call: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool), args, options(session))),
     extra: (name, args) => callAgentTool(agent, name, args),
   };
 }

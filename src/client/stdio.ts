@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ConfigError, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createMcpServer } from '../mcp/server.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { tools } from '../../tools/index.js';
 import { VERSION } from '../version.js';
 import { agentProblems, createAgent } from './agent.js';
 import { usd } from './choose.js';
@@ -27,7 +27,7 @@ function tracked(executor: McpExecutor): { executor: McpExecutor; drain: (ms: nu
     }
   };
   return {
-    executor: { ...executor, paid: count(executor.paid), free: count(executor.free) },
+    executor: { ...executor, call: count(executor.call) },
     drain: (ms) =>
       inFlight === 0
         ? Promise.resolve()
@@ -44,7 +44,7 @@ export async function runRemoteStdio(config: Config, log: Logger): Promise<void>
   if (problems.length > 0) throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   const agent = await createAgent(config, log);
   const calls = tracked(remoteExecutor(agent.caller, agent));
-  const server = createMcpServer({ config, tools, freeTools, version: VERSION, executor: calls.executor, instructions: REMOTE_INSTRUCTIONS });
+  const server = createMcpServer({ config, tools, version: VERSION, executor: calls.executor, instructions: REMOTE_INSTRUCTIONS });
   const transport = new StdioServerTransport();
   let closing = false;
   const close = () => {

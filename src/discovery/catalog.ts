@@ -2,11 +2,11 @@ import type { ServerDeps } from '../server-deps.js';
 import { mppToolInfo, type MppToolInfo } from '../payments/mpp/discovery.js';
 import { priceSummary, type PriceSummary } from '../payments/pricing.js';
 import { resourceUrl, type Challenge } from '../payments/requirements.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
 
 /** What every discovery document says about one paid tool, taken from the definition and the broker's own challenge. */
 export interface PaidEntry {
-  tool: AnyToolDefinition;
+  tool: AnyPaidToolDefinition;
   /** The full URL of its HTTP route (the challenge's resource URL). */
   url: string;
   /** The path of that URL (the route, under its group's base URL). */
@@ -21,9 +21,9 @@ export interface PaidEntry {
   mpp?: MppToolInfo;
 }
 
-/** What the discovery documents say about one free helper. */
+/** What the discovery documents say about one free tool (a tool without a price). */
 export interface FreeEntry {
-  tool: AnyFreeToolDefinition;
+  tool: AnyToolDefinition;
   url: string;
   /** The express path (`/v1/smm-order/:orderId`). */
   path: string;
@@ -44,14 +44,14 @@ export interface DiscoveryCatalog {
 /** Builds the catalog once from the runtime's dependencies (configuration, registry, broker). */
 export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
   const { config } = deps;
-  const paid = deps.tools.map((tool): PaidEntry => {
+  const paid = deps.tools.filter(isPaid).map((tool): PaidEntry => {
     const url = resourceUrl(config, tool);
     const parsed = new URL(url);
     const mpp = mppToolInfo(deps.broker.mpp, tool);
     return { tool, url, path: parsed.pathname, origin: parsed.origin, challenge: deps.broker.challenge(tool), price: priceSummary(config, tool), ...(mpp ? { mpp } : {}) };
   });
   const realm = paid.find((e) => e.mpp)?.mpp?.realm;
-  const free = (deps.freeTools ?? []).map((tool): FreeEntry => {
+  const free = deps.tools.filter((tool) => !isPaid(tool)).map((tool): FreeEntry => {
     const url = new URL(tool.path, config.baseUrls[tool.group]);
     return { tool, url: url.href, path: tool.path, origin: url.origin };
   });

@@ -1,5 +1,5 @@
 import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
-import type { AnyFreeToolDefinition } from '../tool.js';
+import type { AnyToolDefinition } from '../tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
 import { openApiComponents, schemaObject } from './openapi-components.js';
 import { MPP_DESCRIPTION, MPP_RESPONSE_HEADERS, mppHeaderComponents, mppPaymentInfo, mppServiceInfo } from './openapi-mpp.js';
@@ -116,7 +116,7 @@ function errorResponses(method: 'GET' | 'POST'): Json {
   };
 }
 
-function freeInput(tool: AnyFreeToolDefinition): Json {
+function freeInput(tool: AnyToolDefinition): Json {
   return schemaObject(inputJsonSchema(tool));
 }
 

@@ -1,9 +1,9 @@
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import { ToolError } from '../errors.js';
-import { invokeFree, invokePaid, type CallResult, type InvokeDeps } from '../invoke.js';
+import { invoke, type CallResult, type InvokeDeps } from '../invoke.js';
 import { setRetryAfter } from '../limits/limiter.js';
 import type { RawPayment } from '../payments/decode.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
 import { sendCallResult, sendError } from './encode.js';
 import { MPP_CORS, addMppChallenges, answersPaymentRequired, readMppPayment, sendBothProtocols, sendMppCallResult } from './mpp.js';
@@ -44,7 +44,12 @@ function readInput(tool: AnyToolDefinition, req: Request): { type: 'input'; valu
   }
 }
 
+/** A tool's route: paid (payment headers read, x402/MPP answers) when it has a price, else free. */
 function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
+  return isPaid(tool) ? paidRoute(deps, tool) : freeRoute(deps, tool);
+}
+
+function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
   const version = tool.group === 'transfers' ? 1 : 2;
   return (req, res, next) => {
     const controller = new AbortController();
@@ -57,7 +62,7 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
       .then(async (mpp) => {
         if (mpp.type === 'both') return sendBothProtocols(res);
         const payment = mpp.type === 'mpp' ? mpp.payment : readPayment(req);
-        const result = await invokePaid(deps, { tool, input: input.value, payment, transport: 'http', signal: controller.signal });
+        const result = await invoke(deps, { tool, input: input.value, payment, transport: 'http', signal: controller.signal });
         if (mpp.type !== 'mpp') return send(res, result, version, deps, tool);
         if (result.type === 'error') setRetryAfter(res, result.error);
         sendMppCallResult(res, result, deps.broker.mpp, tool, mpp.challengeId);
@@ -67,7 +72,7 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
 }
 
 /** Sends a pipeline result; an error that says when to retry (rate limits) also gets `Retry-After`, a 402 the MPP challenges. */
-function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDeps, tool: AnyToolDefinition): void {
+function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDeps, tool: AnyPaidToolDefinition): void {
   if (result.type === 'error') setRetryAfter(res, result.error);
   if (answersPaymentRequired(result)) addMppChallenges(res, deps.broker.mpp, tool);
   sendCallResult(res, result, version);
@@ -78,7 +83,7 @@ function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDep
  * 400 for an invalid query), body dropped. Express would otherwise run the GET route, i.e. a paid call whose output
  * is thrown away; so a HEAD that carries a payment is refused with 405 before the payment is even read.
  */
-function probe(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
+function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
   const version = tool.group === 'transfers' ? 1 : 2;
   return (req, res, next) => {
     if (readPayment(req) !== undefined || isPaymentAuthorization(req.header('authorization'))) {
@@ -93,14 +98,14 @@ function probe(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
     });
     const input = readInput(tool, req);
     if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
-    invokePaid(deps, { tool, input: input.value, payment: undefined, transport: 'http', signal: controller.signal })
+    invoke(deps, { tool, input: input.value, payment: undefined, transport: 'http', signal: controller.signal })
       .then((result) => send(res, result, version, deps, tool))
       .catch(next);
   };
 }
 
-/** A free endpoint: query (GET) or body (POST) plus path parameters in, output or error body out; no payment. */
-function freeRoute(deps: InvokeDeps, tool: AnyFreeToolDefinition): RequestHandler {
+/** A free tool: query (GET) or body (POST) plus path parameters in, output or error body out; no payment is read. */
+function freeRoute(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
   return (req, res, next) => {
     const controller = new AbortController();
     res.on('close', () => {
@@ -112,12 +117,9 @@ function freeRoute(deps: InvokeDeps, tool: AnyFreeToolDefinition): RequestHandle
       if (body.type === 'refused') return sendError(res, body.error.httpStatus, body.error.toBody());
       fields = body.type === 'present' ? body.fields : {};
     }
-    invokeFree(deps, { tool, input: { ...fields, ...req.params }, signal: controller.signal })
-      .then((result) => {
-        if (result.type === 'error') return sendError(res, result.error.httpStatus, result.error.toBody());
-        res.setHeader('Cache-Control', 'no-store');
-        res.status(200).json(result.output);
-      })
+    invoke(deps, { tool, input: { ...fields, ...req.params }, transport: 'http', signal: controller.signal })
+      // The version only names the receipt headers, of which a free answer has none.
+      .then((result) => sendCallResult(res, result, 2))
       .catch(next);
   };
 }
@@ -128,24 +130,21 @@ function methodNotAllowed(method: string, path: string, methods: readonly string
   return new ToolError('method_not_allowed', `${method} is not allowed on ${path}:${deletes} use ${use}. Nothing was charged.`);
 }
 
-/** Adds every tool (paid, then free) of the registry at its exact method and path, plus 404/405 answers and error handling. */
-export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[], freeTools: readonly AnyFreeToolDefinition[] = []): void {
+/**
+ * Adds every tool of the registry at its exact method and path (a paid GET also answers HEAD as a probe; a free tool
+ * takes path parameters), plus 404/405 answers and error handling.
+ */
+export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[]): void {
   const methodsByPath = new Map<string, string[]>();
   for (const tool of tools) {
     const handler = route(deps, tool);
     if (tool.method === 'GET') {
-      app.head(tool.path, cors, probe(deps, tool));
+      if (isPaid(tool)) app.head(tool.path, cors, probe(deps, tool));
       app.get(tool.path, cors, handler);
     } else {
       const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
       app.post(tool.path, cors, jsonBody(limit), bodyErrors, handler);
     }
-    app.options(tool.path, cors);
-    methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
-  }
-  for (const tool of freeTools) {
-    if (tool.method === 'GET') app.get(tool.path, cors, freeRoute(deps, tool));
-    else app.post(tool.path, cors, jsonBody(DEFAULT_BODY_LIMIT), bodyErrors, freeRoute(deps, tool));
     app.options(tool.path, cors);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }

@@ -58,8 +58,9 @@ export function sendError(res: Response, status: number, body: ErrorBody): void 
 export function sendCallResult(res: Response, result: CallResult, version: 1 | 2): void {
   switch (result.type) {
     case 'success':
-      sendReceipt(res, version, result.receipt);
-      res.setHeader('Cache-Control', 'private, no-store');
+      // A free tool's success has no receipt and is not tied to a payer: plain no-store.
+      if (result.receipt) sendReceipt(res, version, result.receipt);
+      res.setHeader('Cache-Control', result.receipt ? 'private, no-store' : 'no-store');
       res.status(200).json(result.output);
       return;
     case 'payment_required':

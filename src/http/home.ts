@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import type { Config } from '../config.js';
 import { priceSummary } from '../payments/pricing.js';
 import { resourceUrl } from '../payments/requirements.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyToolDefinition } from '../tool.js';
 import { VERSION } from '../version.js';
 
 interface HomeEntry {
@@ -21,12 +21,14 @@ interface HomeEntry {
 const firstSentence = (text: string) => (/^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text).slice(0, 240);
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function index(config: Config, tools: readonly AnyToolDefinition[], freeTools: readonly AnyFreeToolDefinition[]) {
+function index(config: Config, tools: readonly AnyToolDefinition[]) {
   const base = config.baseUrls.tools.replace(/\/$/, '');
-  const entries: HomeEntry[] = [
-    ...tools.map((tool) => ({ name: tool.name, method: tool.method, url: resourceUrl(config, tool), price: priceSummary(config, tool).display, description: firstSentence(tool.description) })),
-    ...freeTools.map((tool) => ({ name: tool.name, method: tool.method, url: `${base}${tool.path}`, price: 'free', description: firstSentence(tool.description) })),
-  ];
+  const entries = tools.map((tool): HomeEntry => {
+    const { name, method } = tool;
+    const description = firstSentence(tool.description);
+    if (!isPaid(tool)) return { name, method, url: `${base}${tool.path}`, price: 'free', description };
+    return { name, method, url: resourceUrl(config, tool), price: priceSummary(config, tool).display, description };
+  });
   return {
     name: 'Tollbooth',
     version: VERSION,
@@ -43,10 +45,10 @@ function html(doc: ReturnType<typeof index>): string {
 }
 
 /** Mounts `GET /` (and `HEAD /`). */
-export function mountHome(app: Express, config: Config, tools: readonly AnyToolDefinition[], freeTools: readonly AnyFreeToolDefinition[]): void {
+export function mountHome(app: Express, config: Config, tools: readonly AnyToolDefinition[]): void {
   let doc: ReturnType<typeof index> | undefined;
   app.get('/', (req, res) => {
-    doc ??= index(config, tools, freeTools);
+    doc ??= index(config, tools);
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.accepts(['json', 'html']) === 'html') res.type('html').send(html(doc));

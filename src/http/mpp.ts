@@ -5,7 +5,7 @@ import type { MppGate } from '../payments/mpp/gate.js';
 import { decodeCredential, isPaymentAuthorization } from '../payments/mpp/credential.js';
 import { MPP_REASONS, paymentRequiredProblem, problemFor, type MppProblem } from '../payments/mpp/problem.js';
 import { mppReceipt, receiptHeader } from '../payments/mpp/receipt.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyPaidToolDefinition } from '../tool.js';
 import { PENDING_RETRY_AFTER_SECONDS, pendingBody, sendError } from './encode.js';
 
 /** Headers of the MPP HTTP binding (the `Payment` authentication scheme). */
@@ -30,7 +30,7 @@ export async function readMppPayment(req: Request): Promise<MppRequestPayment> {
 }
 
 /** Adds fresh MPP challenges (one per EVM EIP-3009 offer) to a 402 answer; nothing when MPP is off. */
-export function addMppChallenges(res: Response, gate: MppGate, tool: AnyToolDefinition): void {
+export function addMppChallenges(res: Response, gate: MppGate, tool: AnyPaidToolDefinition): void {
   const issued = gate.challenges(tool);
   if (issued.length > 0) res.setHeader(MPP_HEADERS.challenge, issued.map((c) => c.header).join(', '));
 }
@@ -50,7 +50,7 @@ export function answersPaymentRequired(result: CallResult): boolean {
   }
 }
 
-function sendProblem(res: Response, problem: MppProblem, gate: MppGate, tool: AnyToolDefinition): void {
+function sendProblem(res: Response, problem: MppProblem, gate: MppGate, tool: AnyPaidToolDefinition): void {
   if (problem.status === 402) addMppChallenges(res, gate, tool);
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
@@ -69,10 +69,10 @@ export function sendBothProtocols(res: Response): void {
  * Encodes a pipeline result for a request that paid with MPP: `Payment-Receipt` on success, Problem Details with the
  * MPP error type on a refusal (fresh challenges on a 402); tool errors and pending settlements as for x402.
  */
-export function sendMppCallResult(res: Response, result: CallResult, gate: MppGate, tool: AnyToolDefinition, challengeId: string | undefined): void {
+export function sendMppCallResult(res: Response, result: CallResult, gate: MppGate, tool: AnyPaidToolDefinition, challengeId: string | undefined): void {
   switch (result.type) {
     case 'success':
-      if (challengeId) res.setHeader(MPP_HEADERS.receipt, receiptHeader(mppReceipt(result.receipt, challengeId)));
+      if (challengeId && result.receipt) res.setHeader(MPP_HEADERS.receipt, receiptHeader(mppReceipt(result.receipt, challengeId)));
       res.setHeader('Cache-Control', 'private, no-store');
       res.status(200).json(result.output);
       return;

@@ -4,7 +4,7 @@ import { MPP_OFFERS_META_KEY, mppToolInfo } from '../payments/mpp/discovery.js';
 import type { MppGate } from '../payments/mpp/gate.js';
 import { priceSummary } from '../payments/pricing.js';
 import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyToolDefinition } from '../tool.js';
 
 /** `_meta` key under which tools/list publishes each tool's price. */
 export const PRICE_META_KEY = 'x402/price';
@@ -46,31 +46,25 @@ const PAYMENT_REQUIRED_JSON_SCHEMA = {
 };
 
 /**
- * The MCP tools/list entry of a tool, derived only from its definition and the configuration; with the MPP gate, its
- * MPP offers too (`_meta["org.paymentauth/offers"]`, when MPP is on and the tool has any).
+ * The MCP tools/list entry of a tool, derived only from its definition and the configuration. A paid tool's entry also
+ * carries its price (`_meta["x402/price"]`), the PaymentRequired branch of its output schema and, with the MPP gate,
+ * its MPP offers (`_meta["org.paymentauth/offers"]`, when MPP is on and the tool has any); a free tool's has neither.
  */
 export function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate): Tool {
-  const offers = mppToolInfo(mpp, tool);
   const output = portableSchema(outputJsonSchema(tool));
-  return {
+  const entry: Tool = {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: portableSchema(inputJsonSchema(tool)) as Tool['inputSchema'],
-    outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
+    outputSchema: output as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
-    _meta: { [PRICE_META_KEY]: priceSummary(config, tool), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
   };
-}
-
-/** The MCP tools/list entry of a free endpoint: its schemas and annotations, no price (calls need no payment). */
-export function toFreeMcpTool(tool: AnyFreeToolDefinition): Tool {
+  if (!isPaid(tool)) return entry;
+  const offers = mppToolInfo(mpp, tool);
   return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: portableSchema(inputJsonSchema(tool)) as Tool['inputSchema'],
-    outputSchema: portableSchema(outputJsonSchema(tool)) as Tool['outputSchema'],
-    annotations: { title: tool.title, ...tool.annotations },
+    ...entry,
+    outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
+    _meta: { [PRICE_META_KEY]: priceSummary(config, tool), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
   };
 }

@@ -30,7 +30,7 @@ export function toCallToolResult(result: CallResult, tool?: string): CallToolRes
       return {
         content: [{ type: 'text', text: JSON.stringify(result.output) }],
         structuredContent: result.output as Record<string, unknown>,
-        _meta: { [PAYMENT_RESPONSE_META_KEY]: result.receipt },
+        ...(result.receipt ? { _meta: { [PAYMENT_RESPONSE_META_KEY]: result.receipt } } : {}),
       };
     case 'payment_required':
       return paymentError(asMcp(result.challenge));

@@ -5,7 +5,7 @@ import { decodeCredential } from '../payments/mpp/credential.js';
 import type { MppGate } from '../payments/mpp/gate.js';
 import { MPP_REASONS, paymentRequiredProblem, problemFor, type MppProblem } from '../payments/mpp/problem.js';
 import { mppReceipt } from '../payments/mpp/receipt.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyPaidToolDefinition } from '../tool.js';
 
 /** `_meta` keys of the MPP binding for MCP (the same keys mppx's MCP transports read and write). */
 export const MPP_META = {
@@ -42,7 +42,7 @@ function problemResult(problem: MppProblem, challenges: unknown[] = []): CallToo
 }
 
 /** Fresh MPP challenges of a tool as the MCP binding carries them (JSON objects, `request` not encoded). */
-function challengesOf(gate: MppGate, tool: AnyToolDefinition): unknown[] {
+function challengesOf(gate: MppGate, tool: AnyPaidToolDefinition): unknown[] {
   return gate.challenges(tool).map((issued) => issued.challenge);
 }
 
@@ -66,7 +66,7 @@ function paymentRequired(result: CallResult): boolean {
  * `_meta["org.paymentauth/payment-required"]`; for an MPP call, the MPP receipt on success and Problem Details with the
  * MPP error type (plus fresh challenges on a 402) on a refusal. Tool errors and pending settlements are left as they are.
  */
-export function withMpp(encoded: CallToolResult, result: CallResult, gate: MppGate, tool: AnyToolDefinition, payment: McpMppPayment): CallToolResult {
+export function withMpp(encoded: CallToolResult, result: CallResult, gate: MppGate, tool: AnyPaidToolDefinition, payment: McpMppPayment): CallToolResult {
   if (payment.type !== 'mpp') {
     if (!paymentRequired(result)) return encoded;
     const challenges = challengesOf(gate, tool);
@@ -78,7 +78,7 @@ export function withMpp(encoded: CallToolResult, result: CallResult, gate: MppGa
   switch (result.type) {
     case 'success': {
       const { [X402_RESPONSE_META]: _x402, ...meta } = encoded._meta ?? {};
-      return { ...encoded, _meta: challengeId ? { ...meta, [MPP_META.receipt]: mppReceipt(result.receipt, challengeId) } : meta };
+      return { ...encoded, _meta: challengeId && result.receipt ? { ...meta, [MPP_META.receipt]: mppReceipt(result.receipt, challengeId) } : meta };
     }
     case 'payment_required':
       return problemResult(paymentRequiredProblem('Payment is required.'), challengesOf(gate, tool));

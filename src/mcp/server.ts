@@ -11,10 +11,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
-import { invokeFree, invokePaid, type FreeCallResult } from '../invoke.js';
+import { invoke } from '../invoke.js';
 import type { ServerDeps } from '../server-deps.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../tool.js';
-import { toFreeMcpTool, toMcpTool } from './catalog.js';
+import { isPaid, type AnyToolDefinition } from '../tool.js';
+import { toMcpTool } from './catalog.js';
 import { PAYMENT_META_KEY, toCallToolResult } from './encode.js';
 import { mppBothResult, readMcpMppPayment, withMpp } from './mpp.js';
 import { refuseMalformedInitialize } from './initialize.js';
@@ -36,8 +36,8 @@ export interface McpCallSession {
 export interface McpExecutor {
   /** Entries listed after the registry's: tools that exist only for this executor. */
   extraTools?: readonly Tool[];
-  paid(tool: AnyToolDefinition, args: unknown, session: McpCallSession): Promise<CallToolResult>;
-  free(tool: AnyFreeToolDefinition, args: unknown, session: McpCallSession): Promise<CallToolResult>;
+  /** Calls one registry tool, paid or free. */
+  call(tool: AnyToolDefinition, args: unknown, session: McpCallSession): Promise<CallToolResult>;
   /** Calls one of `extraTools`. */
   extra?(name: string, args: unknown, session: McpCallSession): Promise<CallToolResult>;
 }
@@ -46,7 +46,6 @@ export interface McpExecutor {
 export interface ExecutorMcpDeps {
   config: Config;
   tools: readonly AnyToolDefinition[];
-  freeTools?: readonly AnyFreeToolDefinition[];
   version: string;
   executor: McpExecutor;
   /** Replaces the default instructions given to clients at initialize. */
@@ -88,11 +87,6 @@ function unknownTool(name: string, names: readonly string[]): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-function freeResult(result: FreeCallResult): CallToolResult {
-  if (result.type === 'error') return { isError: true, content: [{ type: 'text', text: JSON.stringify(result.error.toBody()) }] };
-  return { content: [{ type: 'text', text: JSON.stringify(result.output) }], structuredContent: result.output as Record<string, unknown> };
-}
-
 /** tools/list entries, derived once per dependency set rather than once per session. */
 const catalogs = new WeakMap<McpDeps | ExecutorMcpDeps, Tool[]>();
 
@@ -101,7 +95,7 @@ function catalogOf(deps: McpDeps | ExecutorMcpDeps): Tool[] {
   if (!listed) {
     const extra = 'executor' in deps ? (deps.executor.extraTools ?? []) : [];
     const mpp = 'executor' in deps ? undefined : deps.broker.mpp;
-    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool, mpp)), ...(deps.freeTools ?? []).map(toFreeMcpTool), ...extra];
+    listed = [...deps.tools.map((tool) => toMcpTool(deps.config, tool, mpp)), ...extra];
     catalogs.set(deps, listed);
   }
   return listed;
@@ -126,7 +120,6 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
   );
   const listed = catalogOf(deps);
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
-  const freeByName = new Map((deps.freeTools ?? []).map((tool) => [tool.name, tool]));
   const extraNames = new Set((executor?.extraTools ?? []).map((t) => t.name));
   const session = (extra: { signal: AbortSignal; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: string | number | undefined): McpCallSession => ({
     signal: extra.signal,
@@ -157,23 +150,23 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
     if (executor) {
       const args = params.arguments;
       const own = session(extra, meta?.progressToken as string | number | undefined);
-      const free = freeByName.get(params.name);
       const tool = byName.get(params.name);
-      if (free) return executor.free(free, args, own);
-      if (tool) return executor.paid(tool, args, own);
+      if (tool) return executor.call(tool, args, own);
       if (extraNames.has(params.name) && executor.extra) return executor.extra(params.name, args, own);
       return unknownTool(params.name, listed.map((t) => t.name));
     }
     const pipeline = local!;
-    const free = freeByName.get(params.name);
-    if (free) return freeResult(await invokeFree(pipeline, { tool: free, input: params.arguments, signal: extra.signal }));
     const tool = byName.get(params.name);
     if (!tool) return unknownTool(params.name, listed.map((t) => t.name));
+    if (!isPaid(tool)) {
+      // A free tool: no payment is read (nor any x402/MPP `_meta`), and its result carries no receipt.
+      return toCallToolResult(await invoke(pipeline, { tool, input: params.arguments, transport: 'mcp', signal: extra.signal }), tool.name);
+    }
     const payment = meta?.[PAYMENT_META_KEY];
     const mpp = await readMcpMppPayment(meta, PAYMENT_META_KEY);
     if (mpp.type === 'both') return mppBothResult();
     const progressToken = meta?.progressToken as string | number | undefined;
-    const result = await invokePaid(pipeline, {
+    const result = await invoke(pipeline, {
       tool,
       input: params.arguments,
       payment: mpp.type === 'mpp' ? mpp.payment : payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },

@@ -3,7 +3,7 @@ import { VerifyError, type PaymentPayload, type PaymentRequirements, type Settle
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ReceiptRecord, Store, Transport } from '../store/store.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyPaidToolDefinition } from '../tool.js';
 import type { RawPayment } from './decode.js';
 import type { Facilitator } from './facilitator.js';
 import { REASONS, openSettlement, pendingReceipt, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
@@ -34,7 +34,7 @@ export class PaymentBroker {
     private readonly store: Store,
     facilitator: Facilitator,
     private readonly log: Logger,
-    tools: readonly AnyToolDefinition[],
+    tools: readonly AnyPaidToolDefinition[],
     rails: readonly Rail[] = RAILS,
   ) {
     this.mpp = new MppGate(config.mpp, config.networks, (tool) => this.reader.challengeOf(tool), log);
@@ -47,12 +47,12 @@ export class PaymentBroker {
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
-  challenge(tool: AnyToolDefinition, error?: string): Challenge {
+  challenge(tool: AnyPaidToolDefinition, error?: string): Challenge {
     return this.reader.challenge(tool, error);
   }
 
   /** Reads, matches, claims and verifies a payment for one request; the handler may run only on `verified`. */
-  async begin(tool: AnyToolDefinition, raw: RawPayment, transport: Transport, requestHash: string): Promise<BeginOutcome> {
+  async begin(tool: AnyPaidToolDefinition, raw: RawPayment, transport: Transport, requestHash: string): Promise<BeginOutcome> {
     const read = await this.reader.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
@@ -60,7 +60,7 @@ export class PaymentBroker {
   }
 
   /** Settles a verified payment after the handler succeeded; records the receipt whatever happens. */
-  async settle(tool: AnyToolDefinition, ticket: PaymentTicket, output: unknown): Promise<SettleOutcome> {
+  async settle(tool: AnyPaidToolDefinition, ticket: PaymentTicket, output: unknown): Promise<SettleOutcome> {
     // The claim (with what it pays for) is on disk before any money can move, so a crash after the settlement is
     // always reconciled. A store that cannot say so refuses to settle: the claim is released, nothing is charged.
     try {
@@ -102,7 +102,7 @@ export class PaymentBroker {
   }
 
   /** Binds the client's id to this request and payment before anything runs; a known id returns its stored result. */
-  private async admitIdempotent(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
+  private async admitIdempotent(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
     const id = ticket.idempotencyId!;
     const expiresAt = new Date(Date.now() + this.config.idempotencyTtlSeconds * 1000).toISOString();
     const begun = await this.store.beginIdempotent({ id, tool: tool.name, requestHash: ticket.requestHash, paymentKey: ticket.replayKey, expiresAt });
@@ -124,7 +124,7 @@ export class PaymentBroker {
   }
 
   /** Claims the payment in the replay guard (reconciling a pending one first) and verifies it. */
-  private async admit(tool: AnyToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
+  private async admit(tool: AnyPaidToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
     const { requirements } = ticket;
     const details = { payload: ticket.payload, requirements, requestHash: ticket.requestHash };
     const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport, protocol: ticket.protocol ?? 'x402', details });
@@ -154,7 +154,7 @@ export class PaymentBroker {
     }
   }
 
-  private async verify(tool: AnyToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
+  private async verify(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
     try {
       const verified = await this.reader.server.verifyPayment(ticket.payload, ticket.requirements);
       if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
@@ -171,7 +171,7 @@ export class PaymentBroker {
     }
   }
 
-  private notVerified(tool: AnyToolDefinition, invalidReason: string | undefined, detail: string | undefined): PaymentRejection {
+  private notVerified(tool: AnyPaidToolDefinition, invalidReason: string | undefined, detail: string | undefined): PaymentRejection {
     const reason = invalidReason ?? REASONS.malformed;
     const status = reason === 'permit2_allowance_required' ? 412 : 402;
     return this.reject(tool, status, reason, `The payment did not verify (${reason})${detail ? `: ${firstLine(detail)}` : ''}. Sign a new authorization for one of the accepted options.`);
@@ -219,7 +219,7 @@ export class PaymentBroker {
     };
   }
 
-  private reject(tool: AnyToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
+  private reject(tool: AnyPaidToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
     return this.reader.reject(tool, status, reason, message);
   }
 

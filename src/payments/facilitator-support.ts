@@ -7,7 +7,7 @@
 import type { SupportedResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyPaidToolDefinition } from '../tool.js';
 import type { Facilitator } from './facilitator.js';
 import { FacilitatorAuthError } from './facilitator-http.js';
 import type { NetworkFamily } from './networks.js';
@@ -105,7 +105,7 @@ export function adoptFeePayers(config: Config, families: readonly NetworkFamily[
  * or, with FACILITATOR_UNSUPPORTED=refuse, throws naming them (also when a facilitator cannot be asked). A facilitator
  * that cannot be asked in drop mode is logged and its options stay advertised (`/readyz` reports it not ready).
  */
-export async function settleableOnly(config: Config, facilitator: Facilitator, log: Logger, tools: readonly AnyToolDefinition[]): Promise<void> {
+export async function settleableOnly(config: Config, facilitator: Facilitator, log: Logger, tools: readonly AnyPaidToolDefinition[]): Promise<void> {
   const refuse = config.facilitator.unsupported === 'refuse';
   const problems: string[] = [];
   await Promise.all(

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyPaidToolDefinition } from '../tool.js';
 import { canonicalNetworkId } from './match.js';
 import { acceptsFor } from './requirements.js';
 
@@ -14,7 +14,7 @@ export interface PriceSummary {
 }
 
 /** Summarises a tool's accepted payment options in US dollars (stablecoins counted at par). */
-export function priceSummary(config: Config, tool: AnyToolDefinition): PriceSummary {
+export function priceSummary(config: Config, tool: AnyPaidToolDefinition): PriceSummary {
   const accepts = acceptsFor(config, tool) as unknown as Array<Record<string, string>>;
   const options = accepts.map((a) => {
     const network = a.network ?? '';

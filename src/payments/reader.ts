@@ -1,7 +1,7 @@
 import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Config } from '../config.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyPaidToolDefinition } from '../tool.js';
 import { decodePayment, type RawPayment } from './decode.js';
 import { echoChecker, type EchoCheck } from './extensions.js';
 import type { Facilitator } from './facilitator.js';
@@ -39,7 +39,7 @@ export class PaymentReader {
   constructor(
     private readonly config: Config,
     private readonly facilitator: Facilitator,
-    tools: readonly AnyToolDefinition[],
+    tools: readonly AnyPaidToolDefinition[],
     private readonly rails: readonly Rail[],
     private readonly mpp: MppGate,
   ) {
@@ -48,18 +48,18 @@ export class PaymentReader {
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
-  challenge(tool: AnyToolDefinition, error?: string): Challenge {
+  challenge(tool: AnyPaidToolDefinition, error?: string): Challenge {
     const base = this.challengeOf(tool);
     return error === undefined ? base : { ...base, error };
   }
 
   /** A rejection carrying the tool's challenge with the reason as its error. */
-  reject(tool: AnyToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
+  reject(tool: AnyPaidToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
     return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
   }
 
   /** Decodes the proof, checks its version, matches it against the challenge and finds the rail and replay key. */
-  async read(tool: AnyToolDefinition, received: RawPayment): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
+  async read(tool: AnyPaidToolDefinition, received: RawPayment): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
     // An MPP credential is matched to its challenge and becomes the x402 payment it stands for: the same path from here.
     const mpp = received.source === 'mpp' ? this.mpp.read(tool, received.value as DecodedCredential) : undefined;
     if (mpp?.type === 'rejected') return this.reject(tool, mpp.status, mpp.reason, mpp.message);
@@ -131,7 +131,7 @@ export class PaymentReader {
   }
 
   /** A tool's challenge, matcher and echo check, built on the tool's first call and kept. */
-  private paymentsOf(tool: AnyToolDefinition): ToolPayments {
+  private paymentsOf(tool: AnyPaidToolDefinition): ToolPayments {
     let found = this.perTool.get(tool.name);
     if (!found) {
       if (!this.registry.has(tool.name)) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
@@ -143,7 +143,7 @@ export class PaymentReader {
   }
 
   /** A tool's challenge as built once (without an error reason). */
-  challengeOf(tool: AnyToolDefinition): Challenge {
+  challengeOf(tool: AnyPaidToolDefinition): Challenge {
     return this.paymentsOf(tool).challenge;
   }
 }

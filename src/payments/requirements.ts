@@ -2,7 +2,7 @@ import type { PaymentRequiredV1, PaymentRequirementsV1 } from '@x402/core/types/
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import type { AnyToolDefinition, PriceTable } from '../tool.js';
+import type { AnyPaidToolDefinition, AnyToolDefinition, PriceTable } from '../tool.js';
 import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from './declarations.js';
 import { fixedNetworks } from './network-sets.js';
 import type { NetworkEntry, PriceColumn } from './networks.js';
@@ -129,12 +129,12 @@ function discoverySchema(node: unknown): unknown {
   return out;
 }
 
-function bazaar(tool: AnyToolDefinition) {
+function bazaar(tool: AnyPaidToolDefinition) {
   const inputSchema = discoverySchema(inputJsonSchema(tool)) as Record<string, unknown>;
   return bazaarDeclaration(tool.method, (tool.example ?? {}) as Record<string, unknown>, inputSchema);
 }
 
-function extensionsFor(config: Config, tool: AnyToolDefinition): Record<string, unknown> {
+function extensionsFor(config: Config, tool: AnyPaidToolDefinition): Record<string, unknown> {
   if (tool.group !== 'tools') return { bazaar: bazaar(tool) };
   return {
     'payment-identifier': paymentIdentifierDeclaration(false),
@@ -143,7 +143,7 @@ function extensionsFor(config: Config, tool: AnyToolDefinition): Record<string, 
   };
 }
 
-function smmEntry(config: Config, tool: AnyToolDefinition, url: string) {
+function smmEntry(config: Config, tool: AnyPaidToolDefinition, url: string) {
   const { base, baseV1Name } = fixed(config);
   const input = inputJsonSchema(tool);
   return {
@@ -165,7 +165,7 @@ function smmEntry(config: Config, tool: AnyToolDefinition, url: string) {
   } as unknown as PaymentRequirements;
 }
 
-function v1Challenge(config: Config, tool: AnyToolDefinition, error: string): PaymentRequiredV1 {
+function v1Challenge(config: Config, tool: AnyPaidToolDefinition, error: string): PaymentRequiredV1 {
   const { base, baseV1Name } = fixed(config);
   const entry: PaymentRequirementsV1 = {
     scheme: 'exact',
@@ -228,11 +228,11 @@ export function advertisedOptions(config: Config): PaymentOption[] {
 }
 
 /** The `accepts` list of a tool, derived from its group, its price table and the network table, without withheld options. */
-export function acceptsFor(config: Config, tool: AnyToolDefinition): PaymentRequirements[] {
+export function acceptsFor(config: Config, tool: AnyPaidToolDefinition): PaymentRequirements[] {
   return offered(config, tool.group === 'transfers' ? 1 : 2, allAcceptsFor(config, tool));
 }
 
-function allAcceptsFor(config: Config, tool: AnyToolDefinition): PaymentRequirements[] {
+function allAcceptsFor(config: Config, tool: AnyPaidToolDefinition): PaymentRequirements[] {
   switch (tool.group) {
     case 'tools':
       return toolsGroupAccepts(config, tool.price);
@@ -249,7 +249,7 @@ function allAcceptsFor(config: Config, tool: AnyToolDefinition): PaymentRequirem
 }
 
 /** Builds a tool's challenge (v2, or v1 for the transfers group) with the given error text. */
-export function buildChallenge(config: Config, tool: AnyToolDefinition, error = PAYMENT_REQUIRED_ERROR): Challenge {
+export function buildChallenge(config: Config, tool: AnyPaidToolDefinition, error = PAYMENT_REQUIRED_ERROR): Challenge {
   if (tool.group === 'transfers') {
     const v1 = v1Challenge(config, tool, error === PAYMENT_REQUIRED_ERROR ? 'X-PAYMENT header is required' : error);
     return { ...v1, accepts: offered(config, 1, v1.accepts) };

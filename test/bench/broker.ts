@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentRequired } from '@x402/core/types';
 import { loadConfig } from '../../src/config.js';
-import { invokePaid } from '../../src/invoke.js';
+import { invoke as invokePaid } from '../../src/invoke.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { annuity } from '../../tools/annuity.js';

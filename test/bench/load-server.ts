@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime, listen } from '../../src/runtime.js';
 import type { AnyToolDefinition, ToolContext } from '../../src/tool.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 /** What the server process reports about itself. */
 export interface ServerStats {

@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { mint } from '../support/chain/token.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { type CannonRequest, type CannonResult, type LoadServer, cannon, sendAll, startLoadServer, statuses } from './load-harness.js';

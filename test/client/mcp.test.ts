@@ -8,7 +8,8 @@ import type { RemoteChallenge } from '../../src/client/http.js';
 import { loadConfig } from '../../src/config.js';
 import { ToolError } from '../../src/errors.js';
 import { createMcpServer, type McpCallSession, type McpExecutor } from '../../src/mcp/server.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { isPaid } from '../../src/tool.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 const challenge: RemoteChallenge = { x402Version: 2, error: 'Payment required', accepts: [{ scheme: 'exact', network: 'eip155:8453', asset: '0xA', amount: '1000', payTo: '0xB', maxTimeoutSeconds: 300, extra: {} }] };
@@ -19,7 +20,7 @@ const ok = (label: string): CallToolResult => ({ isError: true, content: [{ type
 
 /** Connects the official client to a server whose calls go to `executor`, over an in-memory transport. */
 async function connect(executor: McpExecutor, answer?: (message: string) => { action: 'accept' | 'decline'; content?: Record<string, unknown> }): Promise<Client> {
-  const server = createMcpServer({ config, tools, freeTools, version: 'test', executor, instructions: 'remote' });
+  const server = createMcpServer({ config, tools: [...tools, ...freeTools], version: 'test', executor, instructions: 'remote' });
   const client = new Client({ name: 'test', version: '1' }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
   if (answer) client.setRequestHandler(ElicitRequestSchema, async (req) => answer(req.params.message));
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -33,12 +34,12 @@ function recorder() {
   const answers: string[] = [];
   const executor: McpExecutor = {
     extraTools: AGENT_TOOLS,
-    paid: async (tool, _args, session: McpCallSession) => {
+    call: async (tool, _args, session: McpCallSession) => {
+      if (!isPaid(tool)) return (calls.push(`free ${tool.name}`), ok(tool.name));
       calls.push(`paid ${tool.name}`);
       answers.push(await session.confirm(`pay for ${tool.name}?`));
       return ok(tool.name);
     },
-    free: async (tool) => (calls.push(`free ${tool.name}`), ok(tool.name)),
     extra: async (name) => (calls.push(`extra ${name}`), ok(name)),
   };
   return { executor, calls, answers };

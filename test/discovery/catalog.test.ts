@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { firstSentence, usdString } from '../../src/discovery/catalog.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 describe('discovery text helpers', () => {
   it('write USD prices as plain decimals without floating-point noise', () => {

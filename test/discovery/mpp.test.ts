@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Challenge } from 'mppx';
 import { PaymentInfo, validate } from 'mppx/discovery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { schemaObject } from '../../src/discovery/openapi-components.js';
 import { openApiPath } from '../../src/discovery/openapi.js';
 import { ErrorBodySchema } from '../../schemas/errors.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { portableSchema } from '../../src/mcp/catalog.js';
 import { priceSummary } from '../../src/payments/pricing.js';
 import { inputJsonSchema, resourceUrl } from '../../src/payments/requirements.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { asMcpChallenge, connectHttpClient } from '../support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 

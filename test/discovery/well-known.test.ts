@@ -1,6 +1,6 @@
 import { validateDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_MAINNET } from '../../src/payments/networks.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, runCli, spawnAgent, type CliRun } from '../support/agent.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { startMppMcpSeller, type MppMcpSeller } from '../support/mpp-mcp-seller.js';

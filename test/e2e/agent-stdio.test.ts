@@ -3,7 +3,7 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
-import { freeTools, tools } from '../../tools/index.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, errorOf, spawnAgent, type AgentProcess } from '../support/agent.js';
 import { startAlgorandEnvironment, type AlgorandEnvironment } from '../support/chain/algorand.js';
 import { newSolanaKeypairBytes, startSolanaEnvironment, type SolanaEnvironment } from '../support/chain/solana-env.js';

@@ -6,7 +6,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_SEPOLIA } from '../../src/payments/networks.js';
 import { TESTNET_NETWORKS } from '../../src/payments/network-sets.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, runCli } from '../support/agent.js';
 import { startLocalChain, type LocalChain } from '../support/chain/node.js';
 import { BASE_SEPOLIA_USDC, balanceOf, deployMulticall3IfNeeded, deployTestUsdc, mint } from '../support/chain/token.js';

@@ -7,7 +7,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
 import { BASE_MAINNET } from '../../src/payments/networks.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';

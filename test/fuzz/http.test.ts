@@ -2,8 +2,8 @@ import { parse as parseQuery } from 'node:querystring';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonContentType } from '../../src/http/body.js';
-import type { AnyFreeToolDefinition, AnyToolDefinition } from '../../src/tool.js';
-import { freeTools, tools } from '../../tools/index.js';
+import type { AnyToolDefinition } from '../../src/tool.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { countingTools } from '../support/paid.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { PANEL_KEY, startSmmPanelLookalike, type SmmPanelLookalike } from '../support/upstreams/smm-panel.js';
@@ -166,7 +166,7 @@ describe('fuzzing every route and method', () => {
   });
 
   it('answers hostile input to the free endpoints with a 4xx or their result, never a server error', async () => {
-    const freeNamed = new Map<string, AnyFreeToolDefinition>(freeTools.map((t) => [t.name, t]));
+    const freeNamed = new Map<string, AnyToolDefinition>(freeTools.map((t) => [t.name, t]));
     const cases = fc.constantFrom(...freeNamed.keys()).chain((name) =>
       fc.record({
         name: fc.constant(name),

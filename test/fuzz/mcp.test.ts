@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { signExactPayment } from '../support/payer.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   server = await startTestServer(LIMITS_OFF, { tools: counted.tools });
   client = await connectHttpClient(server.url);
   // A real signature for an advertised entry (signed offline); its near misses are what the fuzzer sends.
-  const unpaid = await client.callTool({ name: tools[0].name });
+  const unpaid = await client.callTool({ name: tools[0]!.name });
   const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.scheme === 'exact' && a.network.startsWith('eip155:'))!;
   signed = (await signExactPayment(privateKeyToAccount(generatePrivateKey()), entry)) as unknown as Record<string, unknown>;
 });

@@ -3,7 +3,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { signExactPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';

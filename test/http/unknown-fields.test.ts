@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeTools, tools } from '../../tools/index.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;

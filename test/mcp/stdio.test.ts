@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeTools, tools } from '../../tools/index.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { connectStdioClient } from '../support/mcp.js';
 
 let client: Client;

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { PAYMENT_LIMITS, extensionsWithinLimits, withinPaymentLimits } from '../../src/payments/bounds.js';
 import { decodePayment } from '../../src/payments/decode.js';
 import { buildChallenge } from '../../src/payments/requirements.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 const nested = (levels: number): unknown => {

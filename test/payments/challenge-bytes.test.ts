@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildChallenge } from '../../src/payments/requirements.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 /** Each tool's x402 challenge as the first release (the seed) served it with the embedded defaults, as JSON text. */
 const seed = JSON.parse(readFileSync(new URL('../fixtures/challenges/seed.json', import.meta.url), 'utf8')) as Record<string, string>;

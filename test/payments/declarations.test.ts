@@ -4,7 +4,7 @@ import { declarePaymentIdentifierExtension } from '@x402/extensions/payment-iden
 import { describe, expect, it } from 'vitest';
 import { bazaarDeclaration, builderCodeDeclaration, mcpBazaarDeclaration, paymentIdentifierDeclaration } from '../../src/payments/declarations.js';
 import { inputJsonSchema } from '../../src/payments/requirements.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 /** The official bazaar declaration of an HTTP route as the SDK fills it in at request time (method from the route). */
 function officialBazaar(method: 'GET' | 'POST', example: Record<string, unknown>, inputSchema: Record<string, unknown>) {

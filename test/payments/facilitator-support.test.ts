@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { covers, familyOptions, optionLabel, type SupportedKinds } from '../../src/payments/facilitator-support.js';
 import { acceptsFor, advertisedOptions, withheldOptions, withholdOptions, type PaymentOption } from '../../src/payments/requirements.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 const option = (x402Version: 1 | 2, scheme: string, network: string): PaymentOption => ({ key: `${network}|${scheme}`, x402Version, scheme, network, networkId: network });
 

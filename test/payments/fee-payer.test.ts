@@ -7,7 +7,7 @@ import { createFacilitator } from '../../src/payments/facilitator.js';
 import { settleableOnly } from '../../src/payments/facilitator-support.js';
 import { SOLANA_DEVNET } from '../../src/payments/networks.js';
 import { acceptsFor } from '../../src/payments/requirements.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { PAY_TO_ENV } from '../support/pay-to.js';
 
 const FEE_PAYER = '2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4';

@@ -11,8 +11,8 @@ import { loadConfig } from '../../src/config.js';
 import { DEFAULT_FACILITATOR_URLS, PUBLIC_TESTNET_FACILITATOR_URL, TESTNET_NETWORKS, defaultNetworkTable, fixedNetworks } from '../../src/payments/network-sets.js';
 import { ALGORAND_TESTNET, BASE_MAINNET, BASE_SEPOLIA, DEFAULT_NETWORKS, SOLANA_DEVNET, SOLANA_MAINNET, STELLAR_TESTNET } from '../../src/payments/networks.js';
 import { buildChallenge } from '../../src/payments/requirements.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
-import { tools } from '../../tools/index.js';
+import type { AnyPaidToolDefinition } from '../../src/tool.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 const payTo = {
   PAY_TO_EVM: '0x1111111111111111111111111111111111111111',
@@ -20,12 +20,12 @@ const payTo = {
   PAY_TO_STELLAR: 'GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF',
   PAY_TO_ALGORAND: '737P57X6737P57X6737P57X6737P57X6737P57X6737P57X6737JO4454Y',
 };
-const all = tools as unknown as AnyToolDefinition[];
+const all = tools as unknown as AnyPaidToolDefinition[];
 const entry = (id: string) => TESTNET_NETWORKS.find((n) => n.id === id)!;
 const TESTNET_IDS = [BASE_SEPOLIA, SOLANA_DEVNET, STELLAR_TESTNET, ALGORAND_TESTNET];
 
 /** Every entry of a tool's challenge, with version-1 short names (`base-sepolia`) kept as they are advertised. */
-const accepts = (config: ReturnType<typeof loadConfig>, tool: AnyToolDefinition) => buildChallenge(config, tool).accepts as Array<PaymentRequirements & { maxAmountRequired?: string }>;
+const accepts = (config: ReturnType<typeof loadConfig>, tool: AnyPaidToolDefinition) => buildChallenge(config, tool).accepts as Array<PaymentRequirements & { maxAmountRequired?: string }>;
 const V1_NAMES: Record<string, string> = { 'base-sepolia': BASE_SEPOLIA, base: BASE_MAINNET };
 
 describe('the testnet set: the testnet twins of the default table', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
 // The specification's tables (spec §2.1, §4.1, upstream-apis §11), written out independently of the code.

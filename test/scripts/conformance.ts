@@ -18,7 +18,7 @@ import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freeTools, tools } from '../../tools/index.js';
+import { freeTools, paidTools as tools } from '../../tools/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/bin/cli.js');

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { toolTableMarkdown } from '../../src/catalog.js';
 import { loadConfig } from '../../src/config.js';
-import { tools } from '../../tools/index.js';
+import { paidTools as tools } from '../../tools/index.js';
 
 /** Rewrites the tool table between the markers in README.md from the definitions. */
 const START = /<!-- tools:start[^>]*-->/;

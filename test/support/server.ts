@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { createRuntime, listen, type Runtime } from '../../src/runtime.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
+import { freeTools } from '../../tools/index.js';
 
 /** A Tollbooth instance on a free port with its own SQLite file, for one test file. */
 export interface TestServer {
@@ -21,7 +22,9 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tollbooth-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const runtime = await createRuntime(config, { log: options.log ?? silentLogger, ...(options.tools ? { tools: options.tools } : {}) });
+  // A custom registry stands for the paid tools: the registry's free tools are served beside it.
+  const tools = options.tools ? [...options.tools, ...freeTools.filter((f) => options.tools!.every((t) => t.name !== f.name))] : undefined;
+  const runtime = await createRuntime(config, { log: options.log ?? silentLogger, ...(tools ? { tools } : {}) });
   const running = await listen(runtime, 0, '127.0.0.1');
   return {
     url: running.url,

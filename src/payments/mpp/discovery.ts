@@ -1,4 +1,4 @@
-import type { AnyToolDefinition } from '../../tool.js';
+import type { AnyPaidToolDefinition } from '../../tool.js';
 import { MPP_INTENT, MPP_METHOD, type MppOffer } from './challenge.js';
 import type { MppGate } from './gate.js';
 
@@ -51,7 +51,7 @@ export function mppOfferInfo(offer: MppOffer): MppOfferInfo {
  * The MPP side of a tool for discovery, from the gate's own offers (the ones its challenges are issued from), or
  * undefined when MPP is off or the tool has no EVM EIP-3009 option (then no document mentions MPP for it).
  */
-export function mppToolInfo(gate: MppGate | undefined, tool: AnyToolDefinition): MppToolInfo | undefined {
+export function mppToolInfo(gate: MppGate | undefined, tool: AnyPaidToolDefinition): MppToolInfo | undefined {
   if (!gate?.enabled) return undefined;
   const offers = gate.offers(tool);
   if (offers.length === 0) return undefined;

@@ -1,6 +1,6 @@
 import type { PaymentPayload } from '@x402/core/types';
 import type { Logger } from '../../log.js';
-import type { AnyToolDefinition } from '../../tool.js';
+import type { AnyPaidToolDefinition } from '../../tool.js';
 import type { NetworkEntry } from '../networks.js';
 import { REASONS } from '../outcomes.js';
 import type { Challenge as X402Challenge } from '../requirements.js';
@@ -36,7 +36,7 @@ export class MppGate {
   constructor(
     readonly settings: MppSettings,
     private readonly networks: readonly NetworkEntry[],
-    private readonly challengeOf: (tool: AnyToolDefinition) => X402Challenge,
+    private readonly challengeOf: (tool: AnyPaidToolDefinition) => X402Challenge,
     log?: Logger,
   ) {
     if (settings.enabled && settings.ephemeralKey) {
@@ -50,7 +50,7 @@ export class MppGate {
   }
 
   /** The route's MPP offers (its EVM `exact` EIP-3009 options), derived once per x402 challenge. */
-  offers(tool: AnyToolDefinition): MppOffer[] {
+  offers(tool: AnyPaidToolDefinition): MppOffer[] {
     const challenge = this.challengeOf(tool);
     let offers = this.offersByChallenge.get(challenge);
     if (!offers) {
@@ -61,7 +61,7 @@ export class MppGate {
   }
 
   /** Fresh challenges for the route (none when MPP is off or the route has no EVM EIP-3009 option). */
-  challenges(tool: AnyToolDefinition): IssuedChallenge[] {
+  challenges(tool: AnyPaidToolDefinition): IssuedChallenge[] {
     if (!this.enabled) return [];
     const offers = this.offers(tool);
     if (offers.length === 0) return [];
@@ -70,7 +70,7 @@ export class MppGate {
   }
 
   /** Reads a decoded credential for a route: the x402 payment it carries, or the refusal. */
-  read(tool: AnyToolDefinition, decoded: DecodedCredential): MppRead {
+  read(tool: AnyPaidToolDefinition, decoded: DecodedCredential): MppRead {
     if (!this.enabled) {
       return { type: 'rejected', status: 400, reason: MPP_REASONS.disabled, message: 'This server does not accept MPP payments (Authorization: Payment): the operator turned MPP off. Pay with x402 instead (the PAYMENT-REQUIRED challenge of a call without payment). Nothing was charged.' };
     }

@@ -2,14 +2,14 @@ import type { PaymentRequirements } from '@x402/core/types';
 import { Challenge } from 'mppx';
 import { describe, expect, it } from 'vitest';
 import { boundTool, issueChallenges } from '../../../src/payments/mpp/challenge.js';
-import type { AnyToolDefinition } from '../../../src/tool.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool.js';
 import { annuity } from '../../../tools/annuity.js';
 import { smmOrder } from '../../../tools/smm-order.js';
 import { tokenReport } from '../../../tools/token-report.js';
 import { transfersEvm } from '../../../tools/transfers-evm.js';
 import { SECRET, setup } from './support.js';
 
-const tool = (t: unknown) => t as AnyToolDefinition;
+const tool = (t: unknown) => t as AnyPaidToolDefinition;
 
 describe('the MPP offers of a route', () => {
   it('are every EVM exact EIP-3009 option of the tools group, at the same price, pay-to, asset and EIP-712 domain (no Permit2 upto, no other family)', () => {

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { PAYMENT_LIMITS } from '../../../src/payments/bounds.js';
 import { issueChallenges } from '../../../src/payments/mpp/challenge.js';
 import { decodeCredential, isPaymentAuthorization } from '../../../src/payments/mpp/credential.js';
-import type { AnyToolDefinition } from '../../../src/tool.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool.js';
 import { annuity } from '../../../tools/annuity.js';
 import { setup, signFor } from './support.js';
 
-const { config, offers } = setup(annuity as unknown as AnyToolDefinition);
+const { config, offers } = setup(annuity as unknown as AnyPaidToolDefinition);
 
 async function credential() {
   const [issued] = issueChallenges(config.mpp, [offers[0]!], { tool: 'annuity' }, 300);

@@ -5,14 +5,14 @@ import type { Hex } from 'viem';
 import { loadConfig } from '../../../src/config.js';
 import { offersFor, type MppOffer } from '../../../src/payments/mpp/challenge.js';
 import { buildChallenge } from '../../../src/payments/requirements.js';
-import type { AnyToolDefinition } from '../../../src/tool.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool.js';
 
 /** A well-known development key (the local chain's first account); it signs in tests only. */
 export const payer = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 export const SECRET = 'unit-test-secret-key-of-at-least-32-bytes';
 
 /** A configuration with MPP on, a shared key and a realm, plus the MPP offers of a tool under it. */
-export function setup(tool: AnyToolDefinition, env: Record<string, string> = {}) {
+export function setup(tool: AnyPaidToolDefinition, env: Record<string, string> = {}) {
   const config = loadConfig({ LOG_LEVEL: 'silent', MPP_SECRET_KEY: SECRET, MPP_REALM: 'tollbooth.test', ...env });
   const challenge = buildChallenge(config, tool);
   return { config, challenge, offers: offersFor(challenge, config.networks) };

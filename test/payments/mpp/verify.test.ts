@@ -5,7 +5,7 @@ import { MppGate } from '../../../src/payments/mpp/gate.js';
 import { loadMppx } from '../../../src/payments/mpp/lib.js';
 import { matchCredential } from '../../../src/payments/mpp/verify.js';
 import { buildChallenge } from '../../../src/payments/requirements.js';
-import type { AnyToolDefinition } from '../../../src/tool.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool.js';
 import { annuity } from '../../../tools/annuity.js';
 import { transfersEvm } from '../../../tools/transfers-evm.js';
 
@@ -13,7 +13,7 @@ import { transfersEvm } from '../../../tools/transfers-evm.js';
 beforeAll(() => loadMppx());
 import { payer, SECRET, setup, signFor } from './support.js';
 
-const tool = (t: unknown) => t as AnyToolDefinition;
+const tool = (t: unknown) => t as AnyPaidToolDefinition;
 const { config, offers } = setup(tool(annuity));
 const base = offers.find((o) => o.request.methodDetails.chainId === 8453)!;
 

@@ -8,7 +8,7 @@ import { DEFAULT_FACILITATOR_URLS, defaultNetworkTable, fixedNetworks, type Netw
 import { facilitatorAuthSettings, type FacilitatorAuthSettings } from './payments/facilitator-auth.js';
 import type { UpstreamSettings } from './providers/upstream.js';
 import { upstreamSettings, type UpstreamId } from './config-upstreams.js';
-import { chainToolsSettings, type ChainToolsSettings } from './providers/chain-settings.js';
+import { chainToolsSettings, type ChainToolsSettings } from './providers/chain/settings.js';
 import { clientSettings, type ClientSettings } from './client/settings.js';
 import { limitSettings, parseTrustProxy, type LimitSettings } from './limits/settings.js';
 import { mppSettings, type MppSettings } from './payments/mpp/settings.js';

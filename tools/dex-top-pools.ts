@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../src/errors.js';
-import type { LiquidityPool } from '../src/providers/defillama-yields.js';
+import type { LiquidityPool } from '../src/providers/market/defillama-yields.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
 const DexTopPoolsInputSchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../src/errors.js';
-import { ORDER_STATUSES } from '../src/providers/smm-panel.js';
+import { ORDER_STATUSES } from '../src/providers/smm/panel.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
 const SmmOrderStatusInputSchema = z.object({

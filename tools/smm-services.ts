@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SmmService } from '../src/providers/smm-panel.js';
+import type { SmmService } from '../src/providers/smm/panel.js';
 import { maxOrderQuantity } from '../src/smm/quantity.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 import { smmOrder } from './smm-order.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IsoTimestampSchema } from '../schemas/common.js';
 import { ToolError } from '../src/errors.js';
-import type { StablecoinAsset, StablecoinMarket, SupplyHistory } from '../src/providers/defillama-stablecoins.js';
+import type { StablecoinAsset, StablecoinMarket, SupplyHistory } from '../src/providers/market/defillama-stablecoins.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
 const MECHANISMS = ['fiat-backed', 'crypto-backed', 'algorithmic'] as const;

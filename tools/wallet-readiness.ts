@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
 import { ToolError } from '../src/errors.js';
-import { describeFailure, stablecoinTotal } from '../src/providers/wallet-report.js';
+import { describeFailure, stablecoinTotal } from '../src/providers/chain/wallet-report.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
 const STEP_SLUGS = ['wallet-balances', 'gas-snapshot', 'onramp-link'] as const;

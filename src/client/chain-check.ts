@@ -12,8 +12,8 @@ import type { PaymentPayload } from '@x402/core/types';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { createPublicClient, http, type Hex } from 'viem';
 import type { NetworkEntry } from '../payments/networks.js';
-import { lookupAlgorandPayment } from '../payments/rails/algorand-lookup.js';
-import { decodeSvmPayment } from '../payments/rails/svm-transaction.js';
+import { lookupAlgorandPayment } from '../payments/rails/algorand/lookup.js';
+import { decodeSvmPayment } from '../payments/rails/svm/transaction.js';
 import { familyOf, rpcUrlOf } from './networks.js';
 
 /** What the chain says about one sent payment. */

@@ -12,7 +12,7 @@
  * Operator documentation, including this decision: docs/facilitators.md.
  */
 import { z } from 'zod';
-import { cdpJwt, type CdpCredentials } from '../providers/cdp-auth.js';
+import { cdpJwt, type CdpCredentials } from '../providers/chain/cdp-auth.js';
 
 /** The host of the Coinbase Developer Platform API (its facilitator is `https://api.cdp.coinbase.com/platform/v2/x402`). */
 export const CDP_API_HOST = 'api.cdp.coinbase.com';

@@ -1,15 +1,15 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { createChainToolProviders, type ChainToolProviders } from './chain-tools.js';
-import { createStablecoinsProvider, type StablecoinsProvider } from './defillama-stablecoins.js';
-import { createYieldsProvider, type YieldsProvider } from './defillama-yields.js';
-import { createDexScreenerProvider, type DexScreenerProvider } from './dexscreener.js';
-import { createGoPlusProvider, type GoPlusProvider } from './goplus.js';
-import { createHyperliquidProvider, type HyperliquidProvider } from './hyperliquid.js';
-import { createKalshiProvider, type KalshiProvider } from './kalshi.js';
-import { createSmmPanelProvider, type SmmPanelProvider } from './smm-panel.js';
+import { createChainToolProviders, type ChainToolProviders } from './chain/tools.js';
+import { createStablecoinsProvider, type StablecoinsProvider } from './market/defillama-stablecoins.js';
+import { createYieldsProvider, type YieldsProvider } from './market/defillama-yields.js';
+import { createDexScreenerProvider, type DexScreenerProvider } from './market/dexscreener.js';
+import { createGoPlusProvider, type GoPlusProvider } from './market/goplus.js';
+import { createHyperliquidProvider, type HyperliquidProvider } from './market/hyperliquid.js';
+import { createKalshiProvider, type KalshiProvider } from './market/kalshi.js';
+import { createSmmPanelProvider, type SmmPanelProvider } from './smm/panel.js';
 import { Upstream, type UpstreamMetrics } from './upstream.js';
-import { createWorldBankProvider, type WorldBankProvider } from './worldbank.js';
+import { createWorldBankProvider, type WorldBankProvider } from './market/worldbank.js';
 
 /**
  * Upstream API clients reached by handlers through their context, one module per upstream.

@@ -1,5 +1,5 @@
 import { ToolError } from '../errors.js';
-import type { SmmService } from '../providers/smm-panel.js';
+import type { SmmService } from '../providers/smm/panel.js';
 
 /**
  * The order rules of smm-order and its quote: a quantity must lie within the service's own minimum and maximum, and

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { describeDatabaseUrl } from './postgres-url.js';
+import { describeDatabaseUrl } from './dialects/postgres/url.js';
 import type { Store } from './store.js';
 
 /** Where a configuration keeps its payments: PostgreSQL (named without password) or the SQLite file. */
@@ -16,8 +16,8 @@ export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>,
   const location = storeLocation(config);
   // Each store's driver loads only when it is the one configured (pg is not loaded on SQLite, nor libsql on PostgreSQL).
   const store = config.databaseUrl
-    ? await (await import('./postgres.js')).PostgresStore.open(config.databaseUrl, { log })
-    : await (await import('./sqlite.js')).SqliteStore.open(location.where);
+    ? await (await import('./dialects/postgres/store.js')).PostgresStore.open(config.databaseUrl, { log })
+    : await (await import('./dialects/sqlite/store.js')).SqliteStore.open(location.where);
   log.info('store opened', { store: location.kind, at: location.where });
   return store;
 }

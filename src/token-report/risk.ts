@@ -1,5 +1,5 @@
-import type { DexPair } from '../providers/dexscreener.js';
-import type { EvmTokenSecurity, SolanaTokenSecurity, TokenSecurity } from '../providers/goplus.js';
+import type { DexPair } from '../providers/market/dexscreener.js';
+import type { EvmTokenSecurity, SolanaTokenSecurity, TokenSecurity } from '../providers/market/goplus.js';
 
 /**
  * The token-report assessment: facts read from GoPlus (contract) and DexScreener (market), the risk flags they raise

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
-import { createYieldsProvider } from '../../src/providers/defillama-yields.js';
+import { createYieldsProvider } from '../../src/providers/market/defillama-yields.js';
 import type { Providers } from '../../src/providers/index.js';
 import { Upstream } from '../../src/providers/upstream.js';
 import { dexTopPools } from '../../tools/dex-top-pools.js';

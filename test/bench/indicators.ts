@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
-import { createHyperliquidProvider } from '../../src/providers/hyperliquid.js';
+import { createHyperliquidProvider } from '../../src/providers/market/hyperliquid.js';
 import type { Providers } from '../../src/providers/index.js';
 import { Upstream } from '../../src/providers/upstream.js';
 import { cryptoIndicators } from '../../tools/crypto-indicators.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationState } from '../../src/client/chain-check.js';
 import { loadWallets } from '../../src/client/wallets.js';
 import type { NetworkEntry } from '../../src/payments/networks.js';
-import { decodeSvmPayment } from '../../src/payments/rails/svm-transaction.js';
+import { decodeSvmPayment } from '../../src/payments/rails/svm/transaction.js';
 import { newSolanaKeypairBytes, startSolanaEnvironment, type SolanaEnvironment } from '../support/chain/solana-env.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';

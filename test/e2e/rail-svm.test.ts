@@ -3,7 +3,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS, SVM_LIMITS } from '../../src/payments/rails/svm.js';
+import { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS, SVM_LIMITS } from '../../src/payments/rails/svm/rail.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { LOCAL_SOLANA_NETWORK, signSvmPayment, startSolanaEnvironment, svmClient, type SolanaEnvironment } from '../support/chain/solana-env.js';

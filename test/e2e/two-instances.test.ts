@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres.js';
+import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { connectHttpClient } from '../support/mcp.js';

@@ -6,7 +6,7 @@ import type { Hex } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
-import { cdpJwt, parseCdpSecret } from '../../src/providers/cdp-auth.js';
+import { cdpJwt, parseCdpSecret } from '../../src/providers/chain/cdp-auth.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { CDP_FACILITATOR_PATH, generateCdpKey, startCdpLookalike, type TestCdpKey } from '../support/cdp-facilitator.js';

@@ -1,7 +1,7 @@
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestHash } from '../../src/payments/idempotency.js';
-import { evmExactRail } from '../../src/payments/rails/evm-exact.js';
+import { evmExactRail } from '../../src/payments/rails/evm/exact.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';

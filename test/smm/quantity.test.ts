@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import type { SmmService } from '../../src/providers/smm-panel.js';
+import type { SmmService } from '../../src/providers/smm/panel.js';
 import { assertOrderable, maxOrderQuantity, panelCost, quantityProblem } from '../../src/smm/quantity.js';
 
 const followers: SmmService = { serviceId: 1, name: 'Followers', type: 'Default', category: 'Instagram Followers', ratePer1000: 0.9, min: 50, max: 10000, refill: true, cancel: true };

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import { openStore, storeLocation } from '../../src/store/open.js';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
+import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
 import { createTestSchema, describeWithPostgres } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-open-'));

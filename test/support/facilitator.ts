@@ -5,7 +5,7 @@ import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createEvmFacilitatorSigner } from '../../src/payments/rails/evm-chain.js';
+import { createEvmFacilitatorSigner } from '../../src/payments/rails/evm/chain.js';
 import { localViemChain } from './chain/token.js';
 
 /**

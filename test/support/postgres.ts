@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, it } from 'vitest';
-import { describeDatabaseUrl } from '../../src/store/postgres-url.js';
+import { describeDatabaseUrl } from '../../src/store/dialects/postgres/url.js';
 
 /**
  * The PostgreSQL the tests use: TEST_DATABASE_URL, else the local server's `test` database with

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DexPair } from '../../src/providers/dexscreener.js';
-import type { EvmTokenSecurity, SolanaTokenSecurity } from '../../src/providers/goplus.js';
+import type { DexPair } from '../../src/providers/market/dexscreener.js';
+import type { EvmTokenSecurity, SolanaTokenSecurity } from '../../src/providers/market/goplus.js';
 import { assessToken, RISK_FLAGS, top10Concentration } from '../../src/token-report/risk.js';
 
 const NOW = Date.UTC(2026, 4, 1);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createProviders } from '../../src/providers/index.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
 import { DRIPS_PER_DAY, testnetFund } from '../../tools/testnet-fund.js';
 import { testContext } from '../support/context.js';
 import { cdpTestKey, startCdpLookalike, type CdpLookalike } from '../support/upstreams/cdp-faucet.js';

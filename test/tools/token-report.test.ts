@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDexScreenerProvider } from '../../src/providers/dexscreener.js';
-import { createGoPlusProvider } from '../../src/providers/goplus.js';
+import { createDexScreenerProvider } from '../../src/providers/market/dexscreener.js';
+import { createGoPlusProvider } from '../../src/providers/market/goplus.js';
 import type { Providers } from '../../src/providers/index.js';
 import { tokenReport } from '../../tools/token-report.js';
 import { testContext } from '../support/context.js';

@@ -18,12 +18,12 @@ function lazyRail(info: RailInfo, load: () => Promise<LoadedRail>): Rail {
 
 /** Every payment rail this server can verify and settle; the only list of them. */
 export const RAILS: readonly Rail[] = [
-  lazyRail(EVM_EXACT, async () => (await import('./evm-exact.js')).evmExactRail),
-  lazyRail(EVM_UPTO, async () => (await import('./evm-upto.js')).evmUptoRail),
-  lazyRail(EVM_EXACT_V1, async () => (await import('./evm-v1.js')).evmExactV1Rail),
-  lazyRail(ALGORAND_EXACT, async () => (await import('./algorand.js')).algorandExactRail),
-  lazyRail(SVM_EXACT, async () => (await import('./svm.js')).svmExactRail),
-  lazyRail(STELLAR_EXACT, async () => (await import('./stellar.js')).stellarExactRail),
+  lazyRail(EVM_EXACT, async () => (await import('./evm/exact.js')).evmExactRail),
+  lazyRail(EVM_UPTO, async () => (await import('./evm/upto.js')).evmUptoRail),
+  lazyRail(EVM_EXACT_V1, async () => (await import('./evm/v1.js')).evmExactV1Rail),
+  lazyRail(ALGORAND_EXACT, async () => (await import('./algorand/rail.js')).algorandExactRail),
+  lazyRail(SVM_EXACT, async () => (await import('./svm/rail.js')).svmExactRail),
+  lazyRail(STELLAR_EXACT, async () => (await import('./stellar/rail.js')).stellarExactRail),
 ];
 
 /** The x402 version a requirement belongs to: version 1 names its network the short way (`base`). */

@@ -1,6 +1,6 @@
 /**
  * What each rail is, without its chain SDK: id, family, scheme, protocol version, the requirements it handles and the
- * network ids it is paid on. The rail modules (evm-exact.ts, svm.ts, …) add the SDK part to these.
+ * network ids it is paid on. The rail modules (evm/exact.ts, svm/rail.ts, …) add the SDK part to these.
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import { isShortNetworkName } from '../match.js';

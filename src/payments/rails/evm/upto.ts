@@ -1,0 +1,96 @@
+/**
+ * EVM `upto` with a Permit2 witness authorization (docs/payments.md#evm-upto-permit2-on-base), on the official
+ * `UptoEvmScheme` server and facilitator of @x402/evm (no shim): the facilitator checks spender = the x402 upto proxy,
+ * witness `to` = our pay-to, witness `facilitator` = one of our settling addresses (published as
+ * `extra.facilitatorAddress`), deadline, amount, token, the payer's signature, and simulates the proxy's `settle`; a
+ * payer who never approved Permit2 is answered `permit2_allowance_required` (HTTP 412). We settle the endpoint's price,
+ * which is the advertised `amount` and so never above the signed maximum.
+ */
+import type { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { PERMIT2_ADDRESS } from '@x402/evm';
+import { UptoEvmScheme as UptoEvmFacilitatorScheme } from '@x402/evm/upto/facilitator';
+import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
+import type { Hex } from 'viem';
+import type { Config } from '../../../config.js';
+import type { NetworkEntry } from '../../networks.js';
+import { evmLookup, guardedEvmScheme } from './chain.js';
+import { EVM_UPTO } from '../info.js';
+import type { Identified, LoadedRail, LookupResult, PendingSettlement } from '../rail.js';
+
+interface Permit2Authorization {
+  from: string;
+  nonce: bigint;
+  deadline: bigint;
+}
+
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const UINT = /^[0-9]{1,78}$/;
+
+/** The Permit2 owner, nonce and deadline of an `upto` payment, or undefined when the payload is not a Permit2 witness transfer. */
+export function permit2Authorization(payload: PaymentPayload): Permit2Authorization | undefined {
+  const auth = (payload.payload as { permit2Authorization?: { from?: unknown; nonce?: unknown; deadline?: unknown } } | undefined)?.permit2Authorization;
+  const { from, nonce, deadline } = auth ?? {};
+  if (typeof from !== 'string' || !HEX_ADDRESS.test(from)) return undefined;
+  if (typeof nonce !== 'string' || !UINT.test(nonce) || typeof deadline !== 'string' || !UINT.test(deadline)) return undefined;
+  const n = BigInt(nonce);
+  if (n >= 2n ** 256n) return undefined;
+  return { from, nonce: n, deadline: BigInt(deadline) };
+}
+
+/**
+ * Replay key of an upto payment: Permit2 burns each (owner, nonce) pair once, on every token and for every
+ * spender, so network + owner + nonce is what the chain itself makes single-use.
+ */
+export function permit2ReplayKey(requirements: PaymentRequirements, auth: Permit2Authorization): string {
+  return ['permit2', requirements.network, auth.from.toLowerCase(), auth.nonce.toString()].join(':');
+}
+
+const NONCE_BITMAP = [
+  {
+    type: 'function',
+    name: 'nonceBitmap',
+    stateMutability: 'view',
+    inputs: [{ name: 'owner', type: 'address' }, { name: 'wordPos', type: 'uint256' }],
+    outputs: [{ type: 'uint256' }],
+  },
+] as const;
+
+/**
+ * Reconciliation: the transaction's receipt when one is known; otherwise Permit2's `nonceBitmap`. A burnt nonce
+ * means the authorization can never move funds again; it is taken as this settlement (the payer could also have
+ * burnt it with `invalidateUnorderedNonces`, which the bitmap cannot tell apart).
+ */
+function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
+  return evmLookup(pending, net, async (client) => {
+    const auth = permit2Authorization(pending.payload);
+    if (!auth) return { type: 'failed', reason: 'invalid_payment' };
+    const bitmap = await client.readContract({ address: PERMIT2_ADDRESS, abi: NONCE_BITMAP, functionName: 'nonceBitmap', args: [auth.from as Hex, auth.nonce >> 8n] });
+    if ((bitmap >> (auth.nonce & 0xffn)) & 1n) return { type: 'settled', transaction: pending.transaction };
+    return auth.deadline * 1000n < BigInt(Date.now()) ? { type: 'failed', reason: 'authorization_expired_unused' } : { type: 'pending' };
+  });
+}
+
+/** `upto` on EVM with a Permit2 witness transfer through the x402 upto proxy. */
+export const evmUptoRail: LoadedRail = {
+  ...EVM_UPTO,
+  serverScheme: () => new UptoEvmServerScheme(),
+  identify(payload, requirements): Identified {
+    const auth = permit2Authorization(payload);
+    if (!auth) return { ok: false, message: 'The upto EVM payment lacks a Permit2 authorization with `from`, a numeric `nonce` and `deadline`.' };
+    return { ok: true, key: permit2ReplayKey(requirements, auth), payer: auth.from };
+  },
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+    const key = config.facilitator.keys.evm;
+    if (!key) return [];
+    const done: string[] = [];
+    for (const net of nets.filter((n) => n.schemes.includes('upto'))) {
+      const scheme = guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new UptoEvmFacilitatorScheme(signer));
+      if (!scheme) continue;
+      facilitator.register(net.id as `${string}:${string}`, scheme);
+      done.push(net.id);
+    }
+    return done;
+  },
+  lookup,
+};

@@ -1,0 +1,86 @@
+/**
+ * The hosted Coinbase Developer Platform faucet (docs/spec-notes.md#coinbase-developer-platform-keys-and-faucet): `POST
+ * /v2/evm/faucet` and `POST /v2/solana/faucet` with a per-request CDP JWT. A drip is sent at most once (never retried,
+ * never joined with another request); the faucet's rolling 24-hour caps (HTTP 429 `faucet_limit_exceeded`) become 429
+ * `rate_limited`, its refusals of an address 400 on `address`, anything else an upstream error. Nothing is charged for
+ * any of them.
+ */
+import { z } from 'zod';
+import { ToolError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { cdpJwt, type CdpCredentials } from './cdp-auth.js';
+import { explorerUrl, type Drip, type DripRequest, type Faucet } from './faucet.js';
+import type { Upstream } from '../upstream.js';
+
+const NOT_CHARGED = 'you were not charged';
+
+/** The CDP error envelope (`errorType`, `errorMessage`, `correlationId`, `errorLink`). */
+const CdpErrorSchema = z.object({ errorType: z.string(), errorMessage: z.string().optional(), correlationId: z.string().optional() });
+
+const EvmAnswerSchema = z.object({ transactionHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
+const SolanaAnswerSchema = z.object({ transactionSignature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
+
+/** Maps a CDP answer that is not a drip (4xx other than 429) to the error the caller sees. */
+export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Logger): ToolError | undefined {
+  if (status < 400 || status >= 500) return undefined;
+  const envelope = CdpErrorSchema.safeParse(json);
+  const type = envelope.success ? envelope.data.errorType : `HTTP ${status}`;
+  const said = envelope.success && envelope.data.errorMessage ? `: ${envelope.data.errorMessage.slice(0, 200)}` : '';
+  if (/limit/i.test(type)) {
+    // A rolling cap reported without HTTP 429 is still the faucet's cap.
+    return new ToolError('rate_limited', `The CDP faucet's own rolling 24-hour cap is reached (${type}${said}). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`, {
+      details: { provider: 'cdp' },
+    });
+  }
+  if (status === 401) {
+    log.error('the CDP faucet refused our API key', { status, errorType: type, correlationId: envelope.data?.correlationId });
+    return new ToolError('upstream_unavailable', `The CDP faucet refused this server's credentials; the operator has to fix them. Try again later; ${NOT_CHARGED}.`);
+  }
+  if (status === 400 || status === 403) {
+    return new ToolError('invalid_input', `The CDP faucet refused to send to this address (${type}${said}). Check the address and network; ${NOT_CHARGED}.`, {
+      field: 'address',
+    });
+  }
+  return new ToolError('upstream_unavailable', `The CDP faucet refused the request (${type}${said}). Try again later; ${NOT_CHARGED}.`);
+}
+
+/** The hosted faucet as a {@link Faucet}; `credentials` sign one JWT per drip. */
+export function createCdpFaucet(upstream: Upstream, credentials: CdpCredentials, log: Logger): Faucet {
+  const base = upstream.info.baseUrl;
+  const post = async <S extends z.ZodType>(path: string, body: unknown, schema: S, signal: AbortSignal) => {
+    const jwt = cdpJwt(credentials, 'POST', `${base}${path}`);
+    try {
+      const { data } = await upstream.request({
+        method: 'POST',
+        path,
+        body,
+        schema,
+        once: true,
+        signal,
+        headers: { authorization: `Bearer ${jwt}` },
+        interpret: (status, json) => interpretCdpFaucetAnswer(status, json, log),
+      });
+      return data;
+    } catch (err) {
+      if (err instanceof ToolError && err.code === 'upstream_rate_limited') {
+        throw new ToolError(
+          'rate_limited',
+          `The CDP faucet's own rolling 24-hour cap for this address or token is reached (it refused with HTTP 429). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`,
+          { details: { provider: 'cdp', ...err.details } },
+        );
+      }
+      throw err;
+    }
+  };
+  return {
+    name: 'cdp',
+    async drip({ network, token, address }: DripRequest, signal: AbortSignal): Promise<Drip> {
+      if (network === 'base-sepolia') {
+        const { transactionHash } = await post('/v2/evm/faucet', { network, address, token }, EvmAnswerSchema, signal);
+        return { transactionHash, explorer: explorerUrl(network, transactionHash) };
+      }
+      const { transactionSignature } = await post('/v2/solana/faucet', { address, token }, SolanaAnswerSchema, signal);
+      return { transactionHash: transactionSignature, explorer: explorerUrl(network, transactionSignature) };
+    },
+  };
+}

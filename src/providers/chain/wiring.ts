@@ -1,0 +1,50 @@
+/**
+ * Wires the providers of the chain and wallet tools from configuration: EVM readers, the faucet (hosted CDP or
+ * self-hosted, per `FAUCET_PROVIDER`), the onramp, the wallet reads and the transfer listing (indexer or log scan).
+ * This module loads the chain SDKs (viem, @solana/kit); tools.ts imports it on the first chain-tool call.
+ */
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { createCdpFaucet } from './cdp-faucet.js';
+import type { ChainToolProviders } from './types.js';
+import { createEvmRpcProvider } from './evm-rpc.js';
+import { createEvmFaucet } from './evm-faucet.js';
+import { faucetByNetwork, unavailableFaucet, type Faucet } from './faucet.js';
+import { createTransferIndexer } from './indexer.js';
+import { createOnrampProvider } from './onramp.js';
+import { createSolanaFaucet } from './solana-faucet.js';
+import { listTransfers } from './transfers.js';
+import { Upstream, type UpstreamMetrics } from '../upstream.js';
+import { createWalletProvider } from './wallet.js';
+
+function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Faucet {
+  const s = config.chainTools;
+  if (s.faucet.provider === 'cdp' && s.cdp.credentials) return createCdpFaucet(new Upstream(s.cdp.faucet, log, metrics), s.cdp.credentials, log);
+  const { timeoutMs, retries } = s.rpc;
+  return faucetByNetwork({
+    'base-sepolia': s.faucet.evmKey
+      ? createEvmFaucet({ key: s.faucet.evmKey, rpcUrl: s.rpcUrls['base-sepolia'], usdc: s.faucet.usdc['base-sepolia'], timeoutMs, retries }, log)
+      : unavailableFaucet('self-hosted', 'no faucet key is configured (FAUCET_EVM_PRIVATE_KEY) and no hosted faucet (CDP_API_KEY_ID)'),
+    'solana-devnet': s.faucet.solanaKey
+      ? createSolanaFaucet({ key: s.faucet.solanaKey, rpcUrl: s.rpcUrls['solana-devnet'], usdcMint: s.faucet.usdc['solana-devnet'], timeoutMs }, log)
+      : unavailableFaucet('self-hosted', 'no faucet key is configured (FAUCET_SOLANA_SECRET_KEY) and no hosted faucet (CDP_API_KEY_ID)'),
+  });
+}
+
+/** Builds the chain-tool providers from configuration; their HTTP upstreams report to `metrics`. */
+export function wireChainTools(config: Config, log: Logger, metrics?: UpstreamMetrics): ChainToolProviders {
+  const s = config.chainTools;
+  const evm = createEvmRpcProvider(s.rpc);
+  const indexer = s.transfers.indexer ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log, metrics), s.transfers.indexer.apiKey) : undefined;
+  const scan = { chunkBlocks: s.transfers.chunkBlocks, maxBlocks: s.transfers.maxBlocks };
+  return {
+    faucet: faucetFrom(config, log, metrics),
+    onramp: createOnrampProvider(new Upstream(s.cdp.onramp, log, metrics), s.cdp.credentials),
+    wallet: createWalletProvider(config.networks, s, evm),
+    transfers: {
+      source: indexer ? 'indexer' : 'json-rpc',
+      // `base` is the only chain; it is read at Base Sepolia on the testnet set (chain-settings).
+      list: (_chain, query, signal) => listTransfers({ reader: evm.reader(s.transfers.rpc.url, s.transfers.rpc.label), indexer, scan }, query, signal),
+    },
+  };
+}

@@ -19,51 +19,26 @@ export const CALL_BODY = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, per
 /** Authorizations stay valid for an hour: the pool is signed minutes before the last payment is used. */
 const VALID_FOR_SECONDS = 3600;
 
-/** Payments prepared ahead for one server, each handed out once: x402 (below) or MPP credentials (paid-mpp.ts). */
-export interface PaymentPool {
+/**
+ * Payments prepared ahead for one server, each handed out once: x402 (below) or MPP credentials (paid-mpp.ts). The
+ * queue is shared; each kind says how it signs (`fill`) and how it reads its receipt header (`receiptOf`).
+ */
+export abstract class PaymentPool {
   /** The request header a payment travels in, and the answer header its receipt comes back in (lower case). */
-  readonly paymentHeader: string;
-  readonly receiptHeader: string;
-  readonly headers: string[];
-  /** The settlement transaction each payment leads to on the stub chain. */
-  readonly txs: Hex[];
-  head: number;
-  starved: number;
-  fill(count: number): Promise<void>;
-  take(): string | undefined;
-  readonly available: number;
-  /** Reads one receipt header value. */
-  receiptOf(raw: string): { success?: boolean; transaction?: string };
-}
-
-/** Payments signed ahead for one server's challenge entry, each handed out once. */
-export class SignedPool implements PaymentPool {
-  readonly paymentHeader = 'payment-signature';
-  readonly receiptHeader = 'payment-response';
+  abstract readonly paymentHeader: string;
+  abstract readonly receiptHeader: string;
   readonly headers: string[] = [];
   /** The settlement transaction each payment leads to on the stub chain: keccak256(asset ‖ from ‖ nonce). */
   readonly txs: Hex[] = [];
   head = 0;
   starved = 0;
 
-  constructor(
-    private readonly payers: readonly PrivateKeyAccount[],
-    readonly entry: PaymentRequirements,
-  ) {}
+  /** Signs payments until `count` are waiting. */
+  abstract fill(count: number): Promise<void>;
+  /** Reads one receipt header value. */
+  abstract receiptOf(raw: string): { success?: boolean; transaction?: string };
 
-  /** Signs until `count` payments are available. */
-  async fill(count: number): Promise<void> {
-    const asset = getAddress(this.entry.asset);
-    while (this.headers.length - this.head < count) {
-      const payer = this.payers[this.headers.length % this.payers.length]!;
-      const validBefore = BigInt(Math.floor(Date.now() / 1000) + VALID_FOR_SECONDS);
-      const payload = await signExactPayment(payer, this.entry, { validBefore });
-      const nonce = (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce;
-      this.headers.push(encodePayment(payload));
-      this.txs.push(keccak256(concat([asset, payer.address, nonce])));
-    }
-  }
-
+  /** The next prepared payment, or undefined (counted as starved) when none is left. */
   take(): string | undefined {
     const header = this.headers[this.head];
     if (header === undefined) {
@@ -76,6 +51,32 @@ export class SignedPool implements PaymentPool {
 
   get available(): number {
     return this.headers.length - this.head;
+  }
+}
+
+/** Payments signed ahead for one server's challenge entry, each handed out once. */
+export class SignedPool extends PaymentPool {
+  readonly paymentHeader = 'payment-signature';
+  readonly receiptHeader = 'payment-response';
+
+  constructor(
+    private readonly payers: readonly PrivateKeyAccount[],
+    readonly entry: PaymentRequirements,
+  ){
+    super();
+  }
+
+  /** Signs until `count` payments are available. */
+  async fill(count: number): Promise<void> {
+    const asset = getAddress(this.entry.asset);
+    while (this.headers.length - this.head < count) {
+      const payer = this.payers[this.headers.length % this.payers.length]!;
+      const validBefore = BigInt(Math.floor(Date.now() / 1000) + VALID_FOR_SECONDS);
+      const payload = await signExactPayment(payer, this.entry, { validBefore });
+      const nonce = (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce;
+      this.headers.push(encodePayment(payload));
+      this.txs.push(keccak256(concat([asset, payer.address, nonce])));
+    }
   }
 
   receiptOf(raw: string): { success?: boolean; transaction?: string } {

@@ -7,7 +7,7 @@ import { Challenge } from 'mppx';
 import { charge } from 'mppx/evm/client';
 import { concat, getAddress, keccak256, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { PaymentPool } from './paid-load.js';
+import { PaymentPool } from './paid-load.js';
 import { SALE } from './paid-servers.js';
 
 const CHAIN_ID = Number(SALE.network.split(':')[1]);
@@ -39,21 +39,18 @@ async function bareProbe(url: string): Promise<Response> {
 }
 
 /** MPP credentials signed ahead, one per fresh challenge, each handed out once. */
-export class MppPool implements PaymentPool {
+export class MppPool extends PaymentPool {
   readonly paymentHeader = 'authorization';
   readonly receiptHeader = 'payment-receipt';
-  readonly headers: string[] = [];
-  /** The settlement each credential leads to on the stub chain: keccak256(asset ‖ from ‖ nonce). */
-  readonly txs: Hex[] = [];
-  head = 0;
-  starved = 0;
   /** Milliseconds spent fetching challenges (part of the preparation, never of a timed run). */
   challengeMs = 0;
 
   constructor(
     private readonly payers: readonly PrivateKeyAccount[],
     private readonly serverUrl: string,
-  ) {}
+  ){
+    super();
+  }
 
   async fill(count: number): Promise<void> {
     const asset = getAddress(SALE.asset);
@@ -69,20 +66,6 @@ export class MppPool implements PaymentPool {
       this.headers.push(credential);
       this.txs.push(keccak256(concat([asset, this.payers[i]!.address, nonce])));
     }
-  }
-
-  take(): string | undefined {
-    const header = this.headers[this.head];
-    if (header === undefined) {
-      this.starved++;
-      return undefined;
-    }
-    this.head++;
-    return header;
-  }
-
-  get available(): number {
-    return this.headers.length - this.head;
   }
 
   /** A `Payment-Receipt` (base64url JSON, `reference` = the transaction) read as success and transaction. */

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { alive, logLines } from '../support/process.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const exec = promisify(execFile);
@@ -55,25 +56,6 @@ function withTimeout<T>(ms: number, what: string, promise: Promise<T>): Promise<
 /** The environment of every command run from the install directory: nothing of this shell's settings leaks in. */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work, LOG_LEVEL: 'info', ...extra };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function logLines(text: string): Array<Record<string, unknown>> {
-  return text.split('\n').flatMap((line) => {
-    try {
-      return [JSON.parse(line) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
 }
 
 const clone = join(work, 'clone');

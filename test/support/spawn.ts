@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_PATH } from './mcp.js';
+import { logLines } from './process.js';
 
 /** `tollbooth serve` from the built CLI, running in a child process. */
 export interface SpawnedServer {
@@ -23,17 +24,6 @@ export interface SpawnedServer {
   exited: Promise<number | string>;
   /** Kills the process if it still runs and removes its data directory. */
   stop(): Promise<void>;
-}
-
-function parse(text: string): Array<Record<string, unknown>> {
-  return text.split('\n').flatMap((line) => {
-    try {
-      const value: unknown = JSON.parse(line);
-      return typeof value === 'object' && value !== null ? [value as Record<string, unknown>] : [];
-    } catch {
-      return [];
-    }
-  });
 }
 
 /** Spawns `node dist/bin/cli.js serve [args]` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
@@ -53,7 +43,7 @@ export async function spawnServe(env: Record<string, string>, args: readonly str
   const logged = (msg: string) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const check = () => {
-        const found = parse(stderr).find((line) => line.msg === msg);
+        const found = logLines(stderr).find((line) => line.msg === msg);
         if (found) {
           watchers.delete(check);
           resolve(found);
@@ -71,7 +61,7 @@ export async function spawnServe(env: Record<string, string>, args: readonly str
     child,
     dataDir,
     stderr: () => stderr,
-    logs: () => parse(stderr),
+    logs: () => logLines(stderr),
     logged,
     exited,
     stop: async () => {

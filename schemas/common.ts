@@ -2,7 +2,20 @@ import { z } from 'zod';
 
 /** The 14 candle intervals shared by the perpetual-futures endpoints. */
 export const CANDLE_INTERVALS = [
-  '1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '8h', '12h', '1d', '3d', '1w', '1M',
+  '1m',
+  '3m',
+  '5m',
+  '15m',
+  '30m',
+  '1h',
+  '2h',
+  '4h',
+  '8h',
+  '12h',
+  '1d',
+  '3d',
+  '1w',
+  '1M',
 ] as const;
 
 /** Candle interval enum, default `1h`. */
@@ -25,9 +38,7 @@ export const EvmAddressSchema = z
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex EVM address');
 
 /** A Solana base58 address (32–44 base58 characters). */
-export const SolanaAddressSchema = z
-  .string()
-  .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
+export const SolanaAddressSchema = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
 
 /** A unix timestamp in milliseconds. */
 export const TimestampMsSchema = z.number().int().describe('Unix time in milliseconds.');

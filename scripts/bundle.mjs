@@ -25,6 +25,8 @@ await build({
   target: 'node20.19',
   external,
   // Bundled CommonJS packages (express) call require() for Node's built-ins.
-  banner: { js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

@@ -22,7 +22,11 @@ function walk(dir) {
 /** `{ file: [imported files] }` with paths relative to the repository, our own files only. */
 export function importGraph() {
   const files = ROOTS.flatMap((dir) => walk(join(root, dir)));
-  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowImportingTsExtensions: false };
+  const options = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    allowImportingTsExtensions: false,
+  };
   const host = ts.createCompilerHost(options);
   const graph = {};
   for (const file of files) {

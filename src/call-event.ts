@@ -2,7 +2,8 @@
 import type { PaymentProtocol, Transport } from './store/store.js';
 
 /** How a paid call ended: `rejected` carries the payment's refusal reason, `error` the error code, in `reason`. */
-export type CallOutcome = 'settled' | 'payment_required' | 'rejected' | 'error' | 'settlement_failed' | 'pending' | 'replayed';
+export type CallOutcome =
+  'settled' | 'payment_required' | 'rejected' | 'error' | 'settlement_failed' | 'pending' | 'replayed';
 
 /** One paid call after it ended: what it was, who paid on which network, how it ended and where the time went (ms). */
 export interface PaidCallEvent {

@@ -22,8 +22,7 @@ const stellarAddress = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar Gâ
 const algorandAddress = z.string().regex(/^[A-Z2-7]{58}$/, 'must be a 58-character Algorand address');
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
 const url = z.string().url();
-const optional = <T extends z.ZodType>(s: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), s.optional());
+const optional = <T extends z.ZodType>(s: T) => z.preprocess((v) => (v === '' ? undefined : v), s.optional());
 
 /** Every environment variable the server reads, validated (`<NAME>_FILE` is resolved before). */
 export const EnvSchema = z.object({
@@ -39,7 +38,9 @@ export const EnvSchema = z.object({
   PAY_TO_STELLAR: optional(stellarAddress),
   PAY_TO_ALGORAND: optional(algorandAddress),
   DATA_DIR: optional(z.string()),
-  DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')),
+  DATABASE_URL: optional(
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL'),
+  ),
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
   FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
@@ -56,7 +57,13 @@ export const EnvSchema = z.object({
   FACILITATOR_EVM_ADDRESS: optional(evmAddress),
   SOLANA_FEE_PAYER: optional(solanaAddress),
   ALGORAND_FEE_PAYER: optional(algorandAddress),
-  IDEMPOTENCY_TTL_SECONDS: optional(z.coerce.number().int().min(60).max(30 * 86_400)),
+  IDEMPOTENCY_TTL_SECONDS: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400),
+  ),
   BUILDER_CODE: optional(z.string().regex(/^[a-z0-9_]{1,32}$/, 'must match ^[a-z0-9_]{1,32}$')),
   NETWORKS_FILE: optional(z.string()),
   NETWORKS_JSON: optional(z.string()),
@@ -119,7 +126,14 @@ export const EnvSchema = z.object({
   PAYMENT_PROTOCOLS: optional(z.string()),
   MPP: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
   MPP_SECRET_KEY: optional(z.string()),
-  MPP_REALM: optional(z.string().regex(/^[A-Za-z0-9.:_~@!$&'()*+,;=%[\]-]{1,255}$/, 'must be a host name (1-255 characters, no spaces or quotes)')),
+  MPP_REALM: optional(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9.:_~@!$&'()*+,;=%[\]-]{1,255}$/,
+        'must be a host name (1-255 characters, no spaces or quotes)',
+      ),
+  ),
 });
 
 /** The operator's network table (`NETWORKS_FILE` / `NETWORKS_JSON`). */

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { DEV_FEE_PAYER, DEV_PAY_TO, EnvSchema, NetworksOverrideSchema, type Env } from './config-env.js';
 import { mergeNetworks, type NetworkEntry, type NetworkFamily } from './payments/networks.js';
 import { applyPayToPolicy } from './payments/pay-to.js';
-import { DEFAULT_FACILITATOR_URLS, defaultNetworkTable, fixedNetworks, type NetworkSet } from './payments/network-sets.js';
+import {
+  DEFAULT_FACILITATOR_URLS,
+  defaultNetworkTable,
+  fixedNetworks,
+  type NetworkSet,
+} from './payments/network-sets.js';
 import { facilitatorAuthSettings, type FacilitatorAuthSettings } from './payments/facilitator-auth.js';
 import type { UpstreamSettings } from './providers/upstream.js';
 import { upstreamSettings, type UpstreamId } from './config-upstreams.js';
@@ -112,14 +117,15 @@ function loadNetworks(file: string | undefined, json: string | undefined, set: N
   return mergeNetworks(table, parsed.data.networks, parsed.data.replace);
 }
 
-
 function parseKey<T>(name: string, value: string | undefined, parse: (v: string) => T): T | undefined {
   if (value === undefined) return undefined;
   try {
     return parse(value);
   } catch (err) {
     // The reason never echoes the key itself.
-    throw new ConfigError(`Invalid configuration: ${name} ${(err as Error).message.replace(/[A-Za-z0-9+/=]{20,}/g, '…')}`);
+    throw new ConfigError(
+      `Invalid configuration: ${name} ${(err as Error).message.replace(/[A-Za-z0-9+/=]{20,}/g, '…')}`,
+    );
   }
 }
 
@@ -140,14 +146,28 @@ function settlementKeys(env: Env): SettlementKeys {
       throw new Error('must be a 25-word Algorand account mnemonic');
     }
   });
-  return { ...(evm ? { evm } : {}), ...(svm ? { svm } : {}), ...(stellar ? { stellar } : {}), ...(algorand ? { algorand } : {}) };
+  return {
+    ...(evm ? { evm } : {}),
+    ...(svm ? { svm } : {}),
+    ...(stellar ? { stellar } : {}),
+    ...(algorand ? { algorand } : {}),
+  };
 }
 
 /** The authentication of the facilitators asked over HTTP (families without a settlement key); errors never quote a value. */
-function remoteFacilitatorAuth(env: Env, urls: Record<NetworkFamily, string | undefined>, keys: SettlementKeys, hasCdpKey: boolean): FacilitatorAuthSettings {
+function remoteFacilitatorAuth(
+  env: Env,
+  urls: Record<NetworkFamily, string | undefined>,
+  keys: SettlementKeys,
+  hasCdpKey: boolean,
+): FacilitatorAuthSettings {
   const remote = (Object.keys(urls) as NetworkFamily[]).filter((f) => !keys[f]).map((f) => urls[f]);
   try {
-    return facilitatorAuthSettings(env.FACILITATOR_HEADERS, remote.filter((u): u is string => u !== undefined), { apiUrl: env.CDP_API_URL, hasKey: hasCdpKey });
+    return facilitatorAuthSettings(
+      env.FACILITATOR_HEADERS,
+      remote.filter((u): u is string => u !== undefined),
+      { apiUrl: env.CDP_API_URL, hasKey: hasCdpKey },
+    );
   } catch (err) {
     throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
   }
@@ -188,7 +208,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   const keys = settlementKeys(env);
   // The set's default facilitator of a family (the public one on the testnet set) when no FACILITATOR_URL* is set, once
   // the family has a real pay-to address: with a placeholder it stays unset, so nothing settles (and an agent needs none).
-  const setFacilitator = (family: NetworkFamily) => (placeholders.includes(family) ? undefined : DEFAULT_FACILITATOR_URLS[networkSet][family]);
+  const setFacilitator = (family: NetworkFamily) =>
+    placeholders.includes(family) ? undefined : DEFAULT_FACILITATOR_URLS[networkSet][family];
   const facilitatorUrls: Record<NetworkFamily, string | undefined> = {
     evm: env.FACILITATOR_URL_EVM ?? env.FACILITATOR_URL ?? setFacilitator('evm'),
     svm: env.FACILITATOR_URL_SOLANA ?? env.FACILITATOR_URL ?? setFacilitator('svm'),
@@ -199,14 +220,24 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   let devPayTo: NetworkFamily[];
   let droppedFamilies: NetworkFamily[];
   try {
-    const outcome = applyPayToPolicy({ production, networks, placeholders, settles: (f) => Boolean(keys[f] ?? facilitatorUrls[f]) });
+    const outcome = applyPayToPolicy({
+      production,
+      networks,
+      placeholders,
+      settles: (f) => Boolean(keys[f] ?? facilitatorUrls[f]),
+    });
     ({ networks, placeholders: devPayTo, dropped: droppedFamilies } = outcome);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
   let chainTools: ChainToolsSettings;
   try {
-    chainTools = chainToolsSettings(env, networks, { timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? 8_000, retries: env.UPSTREAM_RETRIES ?? 2 }, parseSolanaSecretKey);
+    chainTools = chainToolsSettings(
+      env,
+      networks,
+      { timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? 8_000, retries: env.UPSTREAM_RETRIES ?? 2 },
+      parseSolanaSecretKey,
+    );
   } catch (err) {
     // The messages name the variable, never its value.
     throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
@@ -214,7 +245,11 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   let client: ClientSettings;
   try {
     // Unless BUDGET_NETWORKS says otherwise, the agent pays on one network: the first of the set's table it has a wallet for.
-    client = clientSettings(env, { solana: parseSolanaSecretKey, stellar: parseStellarSecret, algorand: parseAlgorandMnemonic }, agentTable);
+    client = clientSettings(
+      env,
+      { solana: parseSolanaSecretKey, stellar: parseStellarSecret, algorand: parseAlgorandMnemonic },
+      agentTable,
+    );
   } catch (err) {
     // The messages name the variable, never its value.
     throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
@@ -247,7 +282,10 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
       '127.0.0.1',
       '[::1]',
       ...Object.values(baseUrls).map((u) => new URL(u).hostname),
-      ...(env.MCP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+      ...(env.MCP_ALLOWED_HOSTS ?? '')
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
     ]),
   ];
   return Object.freeze({

@@ -3,7 +3,15 @@ import type { Express } from 'express';
 import type { Config } from './config.js';
 import { scrubUrlCredentials } from './log.js';
 import type { Facilitator } from './payments/facilitator.js';
-import { droppedOptions, facilitatorFailure, facilitatorName, optionLabel, theFacilitator, unsettleable, type SupportedKinds } from './payments/facilitator-support.js';
+import {
+  droppedOptions,
+  facilitatorFailure,
+  facilitatorName,
+  optionLabel,
+  theFacilitator,
+  unsettleable,
+  type SupportedKinds,
+} from './payments/facilitator-support.js';
 import type { NetworkFamily } from './payments/networks.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
@@ -40,13 +48,19 @@ async function timed(work: () => Promise<Record<string, unknown>>, ms: number, w
     const details = await withinTime(work, ms, what);
     return { ok: true, ms: elapsed(), ...details };
   } catch (err) {
-    const message = String((err as Error)?.message ?? err).split('\n', 1)[0]!.slice(0, 200);
+    const message = String((err as Error)?.message ?? err)
+      .split('\n', 1)[0]!
+      .slice(0, 200);
     return { ok: false, ms: elapsed(), error: scrubUrlCredentials(message) };
   }
 }
 
 /** Asks one facilitator for `/supported` within the time limit; a failure names the facilitator (and a refusal of our credentials). */
-async function askSupported(ask: () => Promise<{ kinds: SupportedKinds }>, shown: string, ms: number): Promise<{ check: CheckResult; kinds?: SupportedKinds }> {
+async function askSupported(
+  ask: () => Promise<{ kinds: SupportedKinds }>,
+  shown: string,
+  ms: number,
+): Promise<{ check: CheckResult; kinds?: SupportedKinds }> {
   let kinds: SupportedKinds | undefined;
   const check = await timed(
     async () => {
@@ -69,9 +83,16 @@ async function askSupported(ask: () => Promise<{ kinds: SupportedKinds }>, shown
  * ready only when its facilitator lists every option still advertised on its networks (`unsupported` names the others;
  * `dropped` names those withheld at start-up).
  */
-export async function checkReadiness(store: Store, facilitator: Facilitator, timeoutMs = READINESS_TIMEOUT_MS, config?: Config): Promise<Readiness> {
+export async function checkReadiness(
+  store: Store,
+  facilitator: Facilitator,
+  timeoutMs = READINESS_TIMEOUT_MS,
+  config?: Config,
+): Promise<Readiness> {
   const asked = new Map<unknown, ReturnType<typeof askSupported>>();
-  const families = Object.entries(facilitator.clients) as Array<[NetworkFamily, NonNullable<Facilitator['clients'][NetworkFamily]>]>;
+  const families = Object.entries(facilitator.clients) as Array<
+    [NetworkFamily, NonNullable<Facilitator['clients'][NetworkFamily]>]
+  >;
   const facilitatorChecks = families.map(async ([family, client]) => {
     const shown = facilitatorName(facilitator, family);
     let answer = asked.get(client);
@@ -86,7 +107,11 @@ export async function checkReadiness(store: Store, facilitator: Facilitator, tim
       if (dropped.length > 0) result.dropped = dropped;
       const unsupported = kinds ? unsettleable(config, family, kinds).map(optionLabel) : [];
       if (unsupported.length > 0) {
-        Object.assign(result, { ok: false, unsupported, error: `${theFacilitator(shown)} does not list ${unsupported.length} advertised option(s) in /supported: ${unsupported.slice(0, 3).join(', ')}${unsupported.length > 3 ? ', …' : ''}` });
+        Object.assign(result, {
+          ok: false,
+          unsupported,
+          error: `${theFacilitator(shown)} does not list ${unsupported.length} advertised option(s) in /supported: ${unsupported.slice(0, 3).join(', ')}${unsupported.length > 3 ? ', …' : ''}`,
+        });
       }
     }
     return [`facilitator:${family}`, result] as const;
@@ -103,7 +128,13 @@ export async function checkReadiness(store: Store, facilitator: Facilitator, tim
 export function mountHealth(app: Express, config: Config, store: Store, facilitator: Facilitator): void {
   app.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json({ status: 'ok', version: VERSION, devPayTo: config.devPayTo, facilitator: facilitator.mode, facilitators: facilitator.modes });
+    res.json({
+      status: 'ok',
+      version: VERSION,
+      devPayTo: config.devPayTo,
+      facilitator: facilitator.mode,
+      facilitators: facilitator.modes,
+    });
   });
   app.get('/readyz', (_req, res, next) => {
     checkReadiness(store, facilitator, READINESS_TIMEOUT_MS, config).then((readiness) => {

@@ -66,10 +66,14 @@ export function inputError(error: z.ZodError): ToolError {
     return new ToolError('invalid_input', `${unknown.message} Nothing was charged.`, { field, details: { issues } });
   }
   const first = issues[0] ?? { field: '(body)', message: 'invalid input' };
-  return new ToolError('invalid_input', `Invalid input: ${first.field}: ${first.message}. Fix the field and call again; nothing was charged.`, {
-    field: first.field,
-    details: { issues },
-  });
+  return new ToolError(
+    'invalid_input',
+    `Invalid input: ${first.field}: ${first.message}. Fix the field and call again; nothing was charged.`,
+    {
+      field: first.field,
+      details: { issues },
+    },
+  );
 }
 
 /** What a call's observer learns on the way: the verified ticket and the time each stage took. */
@@ -107,14 +111,20 @@ function paidEvent(req: CallRequest, result: CallResult | undefined, trace: Trac
     transport: req.transport,
     outcome: 'error',
     ...(protocol ? { protocol } : {}),
-    ...(ticket ? { network: ticket.requirements.network, amount: ticket.requirements.amount, payer: ticket.payer } : {}),
+    ...(ticket
+      ? { network: ticket.requirements.network, amount: ticket.requirements.amount, payer: ticket.payer }
+      : {}),
     ...(trace.verifyMs === undefined ? {} : { verifyMs: trace.verifyMs }),
     ...(trace.handlerMs === undefined ? {} : { handlerMs: trace.handlerMs }),
     ...(trace.settleMs === undefined ? {} : { settleMs: trace.settleMs }),
     totalMs,
   };
   if (!result) return { ...base, reason: 'internal' };
-  const receipt = (r: SettleResponse) => ({ network: r.network, transaction: r.transaction, ...(r.payer ? { payer: r.payer } : {}) });
+  const receipt = (r: SettleResponse) => ({
+    network: r.network,
+    transaction: r.transaction,
+    ...(r.payer ? { payer: r.payer } : {}),
+  });
   switch (result.type) {
     case 'payment_required':
       return { ...base, outcome: 'payment_required' };
@@ -123,7 +133,12 @@ function paidEvent(req: CallRequest, result: CallResult | undefined, trace: Trac
     case 'error':
       return { ...base, outcome: 'error', reason: result.error.code };
     case 'settlement_failed':
-      return { ...base, ...receipt(result.receipt), outcome: 'settlement_failed', reason: result.receipt.errorReason ?? 'settlement_failed' };
+      return {
+        ...base,
+        ...receipt(result.receipt),
+        outcome: 'settlement_failed',
+        reason: result.receipt.errorReason ?? 'settlement_failed',
+      };
     case 'settlement_pending':
       return { ...base, ...receipt(result.receipt), outcome: 'pending' };
     case 'success': {
@@ -191,7 +206,9 @@ async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
   }
   const { ticket } = begun;
   trace.ticket = ticket;
-  const refused = deps.admit ? await deps.admit({ tool: tool.name, payer: ticket.payer }).catch(toToolError) : undefined;
+  const refused = deps.admit
+    ? await deps.admit({ tool: tool.name, payer: ticket.payer }).catch(toToolError)
+    : undefined;
   if (refused) {
     await broker.release(ticket);
     return { type: 'error', error: refused };
@@ -200,13 +217,19 @@ async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
   if (req.signal.aborted) {
     // The caller left while the payment was being verified: nothing runs, nothing is charged.
     await broker.release(ticket);
-    return { type: 'error', error: new ToolError('cancelled', 'The call was cancelled before it ran; nothing was charged.') };
+    return {
+      type: 'error',
+      error: new ToolError('cancelled', 'The call was cancelled before it ran; nothing was charged.'),
+    };
   }
 
   let output: unknown;
   const handlerStart = performance.now();
   try {
-    const raw = await tool.handler(parsed.data, { ...handlerContext(deps, req), payment: { payer: ticket.payer, key: ticket.replayKey } });
+    const raw = await tool.handler(parsed.data, {
+      ...handlerContext(deps, req),
+      payment: { payer: ticket.payer, key: ticket.replayKey },
+    });
     const checked = tool.output.safeParse(raw);
     if (!checked.success) {
       deps.log.error('tool output failed its schema', { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
@@ -218,12 +241,19 @@ async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
     trace.handlerMs = since(handlerStart);
     await broker.release(ticket);
     const error = toToolError(err);
-    if (error.code === 'internal') deps.log.error('tool handler failed', { tool: tool.name, error: String((error.cause as Error)?.stack ?? error.message) });
+    if (error.code === 'internal')
+      deps.log.error('tool handler failed', {
+        tool: tool.name,
+        error: String((error.cause as Error)?.stack ?? error.message),
+      });
     return { type: 'error', error };
   }
   if (req.signal.aborted) {
     await broker.release(ticket);
-    return { type: 'error', error: new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.') };
+    return {
+      type: 'error',
+      error: new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.'),
+    };
   }
   const settleStart = performance.now();
   const settled = await broker.settle(tool, ticket, output);
@@ -238,12 +268,22 @@ async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
   }
 }
 
-function handlerContext(deps: InvokeDeps, req: { signal: AbortSignal; progress?: CallRequest['progress'] }): ToolContext {
-  return { providers: deps.providers, store: deps.store, log: deps.log, signal: req.signal, progress: req.progress ?? (() => {}) };
+function handlerContext(
+  deps: InvokeDeps,
+  req: { signal: AbortSignal; progress?: CallRequest['progress'] },
+): ToolContext {
+  return {
+    providers: deps.providers,
+    store: deps.store,
+    log: deps.log,
+    signal: req.signal,
+    progress: req.progress ?? (() => {}),
+  };
 }
 
 function logged(deps: InvokeDeps, tool: string, error: ToolError): ToolError {
-  if (error.code === 'internal') deps.log.error('tool failed', { tool, error: String((error.cause as Error)?.stack ?? error.message) });
+  if (error.code === 'internal')
+    deps.log.error('tool failed', { tool, error: String((error.cause as Error)?.stack ?? error.message) });
   return error;
 }
 
@@ -258,7 +298,13 @@ async function callFree(deps: InvokeDeps, req: CallRequest): Promise<CallResult>
     return result;
   } finally {
     const reason = result === undefined ? 'internal' : result.type === 'error' ? result.error.code : undefined;
-    notify(deps, { type: 'free', tool: req.tool.name, outcome: result?.type === 'success' ? 'success' : 'error', ...(reason ? { reason } : {}), totalMs: since(start) });
+    notify(deps, {
+      type: 'free',
+      tool: req.tool.name,
+      outcome: result?.type === 'success' ? 'success' : 'error',
+      ...(reason ? { reason } : {}),
+      totalMs: since(start),
+    });
   }
 }
 

@@ -35,14 +35,17 @@ const DEFAULT_METRICS = [
   'heapSpacesSizeAndUsed',
   'version',
   'gc',
-  ...(typeof (process as { getActiveResourcesInfo?: unknown }).getActiveResourcesInfo === 'function' ? ['processResources'] : []),
+  ...(typeof (process as { getActiveResourcesInfo?: unknown }).getActiveResourcesInfo === 'function'
+    ? ['processResources']
+    : []),
 ] as const;
 
 type DefaultMetric = (registry: Registry, config: { eventLoopMonitoringPrecision: number }) => void;
 
 /** Registers the process metrics on `registry` (event-loop delay sampled every 10 ms through monitorEventLoopDelay). */
 export function collectProcessMetrics(registry: Registry): void {
-  for (const name of DEFAULT_METRICS) (require(`prom-client/lib/metrics/${name}`) as DefaultMetric)(registry, { eventLoopMonitoringPrecision: 10 });
+  for (const name of DEFAULT_METRICS)
+    (require(`prom-client/lib/metrics/${name}`) as DefaultMetric)(registry, { eventLoopMonitoringPrecision: 10 });
   let last = process.cpuUsage();
   const registers = [registry];
   const user = new Counter({
@@ -60,8 +63,16 @@ export function collectProcessMetrics(registry: Registry): void {
       total.inc(userSeconds + systemSeconds);
     },
   });
-  const system = new Counter({ name: 'process_cpu_system_seconds_total', help: 'Total system CPU time spent in seconds.', registers });
-  const total = new Counter({ name: 'process_cpu_seconds_total', help: 'Total user and system CPU time spent in seconds.', registers });
+  const system = new Counter({
+    name: 'process_cpu_system_seconds_total',
+    help: 'Total system CPU time spent in seconds.',
+    registers,
+  });
+  const total = new Counter({
+    name: 'process_cpu_seconds_total',
+    help: 'Total user and system CPU time spent in seconds.',
+    registers,
+  });
 }
 
 /** How often the event-loop delay is sampled. */

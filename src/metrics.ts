@@ -28,7 +28,12 @@ export function createMetrics(): Metrics {
   collectProcessMetrics(registry);
   collectEventLoopDelay(registry);
   const registers = [registry];
-  new Gauge({ name: 'tollbooth_build_info', help: 'Always 1; the version label says which release runs.', labelNames: ['version'], registers }).set({ version: VERSION }, 1);
+  new Gauge({
+    name: 'tollbooth_build_info',
+    help: 'Always 1; the version label says which release runs.',
+    labelNames: ['version'],
+    registers,
+  }).set({ version: VERSION }, 1);
   const calls = new Counter({
     name: 'tollbooth_paid_calls_total',
     help: 'Paid-tool calls by protocol (x402, mpp) and how they ended: settled, payment_required, rejected, error, settlement_failed, pending, replayed (network "none" before a payment was read, protocol "none" when the call carried none).',
@@ -41,8 +46,17 @@ export function createMetrics(): Metrics {
     labelNames: ['tool', 'network', 'protocol'],
     registers,
   });
-  const replays = new Counter({ name: 'tollbooth_idempotent_replays_total', help: 'Calls answered with an earlier paid result: nothing ran or settled again.', labelNames: ['tool'], registers });
-  const inFlight = new Gauge({ name: 'tollbooth_calls_in_flight', help: 'Calls (paid and free) running right now.', registers });
+  const replays = new Counter({
+    name: 'tollbooth_idempotent_replays_total',
+    help: 'Calls answered with an earlier paid result: nothing ran or settled again.',
+    labelNames: ['tool'],
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: 'tollbooth_calls_in_flight',
+    help: 'Calls (paid and free) running right now.',
+    registers,
+  });
   const verify = new Histogram({
     name: 'tollbooth_verify_duration_seconds',
     help: 'Reading, claiming and verifying a payment (facilitator /verify included).',
@@ -64,10 +78,29 @@ export function createMetrics(): Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers,
   });
-  const upstreamErrors = new Counter({ name: 'tollbooth_upstream_errors_total', help: 'Upstream requests that failed after their retries, by error code.', labelNames: ['upstream', 'code'], registers });
-  const cacheHits = new Counter({ name: 'tollbooth_upstream_cache_hits_total', help: 'Cacheable upstream requests answered from the cache.', labelNames: ['upstream'], registers });
-  const unhandled = new Counter({ name: 'tollbooth_unhandled_rejections_total', help: 'Promise rejections no code handled; logged, and the process kept serving.', registers });
-  const cacheMisses = new Counter({ name: 'tollbooth_upstream_cache_misses_total', help: 'Cacheable upstream requests not in the cache (fetched, or joined to an identical request in flight).', labelNames: ['upstream'], registers });
+  const upstreamErrors = new Counter({
+    name: 'tollbooth_upstream_errors_total',
+    help: 'Upstream requests that failed after their retries, by error code.',
+    labelNames: ['upstream', 'code'],
+    registers,
+  });
+  const cacheHits = new Counter({
+    name: 'tollbooth_upstream_cache_hits_total',
+    help: 'Cacheable upstream requests answered from the cache.',
+    labelNames: ['upstream'],
+    registers,
+  });
+  const unhandled = new Counter({
+    name: 'tollbooth_unhandled_rejections_total',
+    help: 'Promise rejections no code handled; logged, and the process kept serving.',
+    registers,
+  });
+  const cacheMisses = new Counter({
+    name: 'tollbooth_upstream_cache_misses_total',
+    help: 'Cacheable upstream requests not in the cache (fetched, or joined to an identical request in flight).',
+    labelNames: ['upstream'],
+    registers,
+  });
 
   const observe = (event: CallEvent): void => {
     switch (event.type) {
@@ -83,7 +116,8 @@ export function createMetrics(): Metrics {
         // Bounded: the protocol is one of x402 and mpp, or none when the call carried no payment.
         const protocol = event.protocol ?? 'none';
         calls.inc({ tool: event.tool, network, protocol, outcome: event.outcome });
-        if (event.outcome === 'settled' && event.amount) revenue.inc({ tool: event.tool, network, protocol }, Number(event.amount));
+        if (event.outcome === 'settled' && event.amount)
+          revenue.inc({ tool: event.tool, network, protocol }, Number(event.amount));
         if (event.outcome === 'replayed') replays.inc({ tool: event.tool });
         if (event.verifyMs !== undefined && event.network) verify.observe({ network }, SECONDS(event.verifyMs));
         if (event.handlerMs !== undefined) handler.observe({ tool: event.tool }, SECONDS(event.handlerMs));
@@ -100,7 +134,8 @@ export function createMetrics(): Metrics {
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
-const isLoopback = (address: string | undefined) => address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
+const isLoopback = (address: string | undefined) =>
+  address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 
 /**
  * `GET /metrics` in the Prometheus text format. With a token, only `Authorization: Bearer <token>` is answered (401
@@ -114,12 +149,18 @@ export function metricsHandler(metrics: Metrics, token: string | undefined): Req
       const given = /^Bearer\s+(.+)$/i.exec(req.header('authorization') ?? '')?.[1]?.trim();
       if (!given || !timingSafeEqual(digest(given), expected)) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
-        const error = new ToolError('unauthorized', 'GET /metrics needs the METRICS_TOKEN of this server as a bearer token (Authorization: Bearer <token>).');
+        const error = new ToolError(
+          'unauthorized',
+          'GET /metrics needs the METRICS_TOKEN of this server as a bearer token (Authorization: Bearer <token>).',
+        );
         res.status(error.httpStatus).json(error.toBody());
         return;
       }
     } else if (!isLoopback(req.socket.remoteAddress)) {
-      const error = new ToolError('forbidden', 'GET /metrics answers only loopback connections on this server; the operator can set METRICS_TOKEN to scrape it from elsewhere.');
+      const error = new ToolError(
+        'forbidden',
+        'GET /metrics answers only loopback connections on this server; the operator can set METRICS_TOKEN to scrape it from elsewhere.',
+      );
       res.status(error.httpStatus).json(error.toBody());
       return;
     }

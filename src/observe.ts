@@ -62,7 +62,10 @@ export function logPaidCall(log: Logger, event: PaidCallEvent): void {
 }
 
 /** The pipeline's observer of one runtime: in-flight tracking, metrics, and one log line per call that carried a payment. */
-export function createCallObserver(log: Logger, sinks: ReadonlyArray<{ observe(event: CallEvent): void }>): (event: CallEvent) => void {
+export function createCallObserver(
+  log: Logger,
+  sinks: ReadonlyArray<{ observe(event: CallEvent): void }>,
+): (event: CallEvent) => void {
   return (event) => {
     for (const sink of sinks) sink.observe(event);
     // A call that brought no payment moved no money: metrics count it, the log keeps to calls that carried one.

@@ -34,4 +34,3 @@ export function pendingBody(receipt: SettleResponse): ErrorBody {
     },
   };
 }
-

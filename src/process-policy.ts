@@ -23,8 +23,15 @@ export function describeFailure(reason: unknown): { error: string; type: string;
   const err = reason instanceof Error ? reason : undefined;
   const message = err ? err.message : typeof reason === 'string' ? reason : (JSON.stringify(reason) ?? String(reason));
   const line = withoutUrlPaths(message.split('\n', 1)[0]!.trim()).slice(0, 300);
-  const at = err?.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim();
-  return { error: line, type: err ? err.name : typeof reason, ...(at ? { at: withoutUrlPaths(at).slice(0, 300) } : {}) };
+  const at = err?.stack
+    ?.split('\n')
+    .find((l) => l.trim().startsWith('at '))
+    ?.trim();
+  return {
+    error: line,
+    type: err ? err.name : typeof reason,
+    ...(at ? { at: withoutUrlPaths(at).slice(0, 300) } : {}),
+  };
 }
 
 /**
@@ -41,7 +48,11 @@ export function describeFailure(reason: unknown): { error: string; type: string;
  * and settle within SHUTDOWN_TIMEOUT_MS, so paid work is not lost), then exit with 1 for the supervisor to restart
  * a clean process. A claim a call could not finish is reconciled against the chain by the next process.
  */
-export function installProcessPolicy(log: Logger, metrics: Pick<Metrics, 'unhandledRejection'>, stop: (why: string) => void): () => void {
+export function installProcessPolicy(
+  log: Logger,
+  metrics: Pick<Metrics, 'unhandledRejection'>,
+  stop: (why: string) => void,
+): () => void {
   const onRejection = (reason: unknown) => {
     metrics.unhandledRejection();
     log.error('unhandled promise rejection; kept serving', describeFailure(reason));

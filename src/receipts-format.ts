@@ -3,14 +3,19 @@ import type { PaymentRow, ReceiptsReport, StatusSum, Total } from './receipts-ty
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 
 /** The asset a network is paid in, as shown to the operator. */
 function assetOf(t: Pick<Total, 'assetName' | 'asset' | 'decimals'>): string {
   if (t.decimals === null) return 'unknown asset (not in the network table: atomic units)';
-  const asset = t.assetName ?? (t.asset && t.asset.length > 16 ? `${t.asset.slice(0, 6)}…${t.asset.slice(-4)}` : t.asset);
+  const asset =
+    t.assetName ?? (t.asset && t.asset.length > 16 ? `${t.asset.slice(0, 6)}…${t.asset.slice(-4)}` : t.asset);
   return `${asset ?? '?'} (${t.decimals} decimals)`;
 }
 
@@ -33,7 +38,15 @@ function paymentLine(p: PaymentRow): string[] {
 }
 
 function totalLine(t: Total, first?: 'tool' | 'protocol'): string[] {
-  return [...(first ? [t[first] ?? ''] : []), t.network, t.label ?? '', assetOf(t), sumOf(t.settled), sumOf(t.pending), sumOf(t.failed)];
+  return [
+    ...(first ? [t[first] ?? ''] : []),
+    t.network,
+    t.label ?? '',
+    assetOf(t),
+    sumOf(t.settled),
+    sumOf(t.pending),
+    sumOf(t.failed),
+  ];
 }
 
 /** " (settled only)", " (mpp only)", " (settled, mpp only)" or "" as the filter asks. */
@@ -61,10 +74,25 @@ export function formatReceiptsReport(report: ReceiptsReport): string {
   );
   const head = ['NETWORK', 'LABEL', 'ASSET', 'SETTLED', 'PENDING', 'FAILED'];
   out.push('', `Totals by network${filter}, in each network's asset (count: amount; never added across networks):`);
-  out.push(table(head, report.totals.byNetwork.map((t) => totalLine(t))));
+  out.push(
+    table(
+      head,
+      report.totals.byNetwork.map((t) => totalLine(t)),
+    ),
+  );
   out.push('', `Totals by tool and network${filter}:`);
-  out.push(table(['TOOL', ...head], report.totals.byTool.map((t) => totalLine(t, 'tool'))));
+  out.push(
+    table(
+      ['TOOL', ...head],
+      report.totals.byTool.map((t) => totalLine(t, 'tool')),
+    ),
+  );
   out.push('', `Totals by protocol and network${filter}:`);
-  out.push(table(['PROTOCOL', ...head], report.totals.byProtocol.map((t) => totalLine(t, 'protocol'))));
+  out.push(
+    table(
+      ['PROTOCOL', ...head],
+      report.totals.byProtocol.map((t) => totalLine(t, 'protocol')),
+    ),
+  );
   return `${out.join('\n')}\n`;
 }

@@ -11,7 +11,12 @@ import type { Store } from './store/store.js';
 export type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 
 const OptionsSchema = z.object({
-  limit: z.coerce.number().int('--limit must be a whole number').min(1, '--limit must be at least 1').max(1_000_000).default(50),
+  limit: z.coerce
+    .number()
+    .int('--limit must be a whole number')
+    .min(1, '--limit must be at least 1')
+    .max(1_000_000)
+    .default(50),
   status: z.enum(['settled', 'pending', 'failed'], { error: '--status must be settled, pending or failed' }).optional(),
   protocol: z.enum(['x402', 'mpp'], { error: '--protocol must be x402 or mpp' }).optional(),
   json: z.boolean().default(false),
@@ -61,15 +66,33 @@ export async function buildReceiptsReport(
   const [receipts, pending] = await Promise.all([store.listReceipts({ limit: ALL }), store.listPending()]);
   const rows: PaymentRow[] = [
     ...receipts.map((r) => ({
-      status: r.status, time: r.createdAt, tool: r.tool, network: r.network, amount: r.amount, payer: r.payer,
-      transport: r.transport, protocol: r.protocol ?? 'x402', transaction: r.transaction, ...(r.errorReason ? { errorReason: r.errorReason } : {}),
+      status: r.status,
+      time: r.createdAt,
+      tool: r.tool,
+      network: r.network,
+      amount: r.amount,
+      payer: r.payer,
+      transport: r.transport,
+      protocol: r.protocol ?? 'x402',
+      transaction: r.transaction,
+      ...(r.errorReason ? { errorReason: r.errorReason } : {}),
     })),
     ...pending.map((p) => ({
-      status: 'pending' as const, time: p.updatedAt, tool: p.tool, network: p.network, amount: p.amount, payer: p.payer,
-      transport: p.transport, protocol: p.protocol ?? 'x402', transaction: p.transaction,
+      status: 'pending' as const,
+      time: p.updatedAt,
+      tool: p.tool,
+      network: p.network,
+      amount: p.amount,
+      payer: p.payer,
+      transport: p.transport,
+      protocol: p.protocol ?? 'x402',
+      transaction: p.transaction,
     })),
   ]
-    .filter((row) => (!options.status || row.status === options.status) && (!options.protocol || row.protocol === options.protocol))
+    .filter(
+      (row) =>
+        (!options.status || row.status === options.status) && (!options.protocol || row.protocol === options.protocol),
+    )
     .map((row) => ({ ...row, units: units(networks, row.network, atomicOf(row.amount)) }))
     .sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
   return {
@@ -89,7 +112,10 @@ export async function buildReceiptsReport(
 type GroupBy = 'network' | 'tool' | 'protocol';
 
 function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], by: GroupBy): Total[] {
-  const groups = new Map<string, { sample: PaymentRow; sums: Record<PaymentStatus, { count: number; atomic: bigint }> }>();
+  const groups = new Map<
+    string,
+    { sample: PaymentRow; sums: Record<PaymentStatus, { count: number; atomic: bigint }> }
+  >();
   for (const row of rows) {
     const network = V1_NAMES[row.network] ?? row.network;
     const key = by === 'network' ? network : `${by === 'tool' ? row.tool : row.protocol}\u0000${network}`;
@@ -104,7 +130,11 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
   return [...groups.values()]
     .map(({ sample, sums }) => {
       const entry = lookup(networks, sample.network);
-      const sum = (s: PaymentStatus): StatusSum => ({ count: sums[s].count, amount: sums[s].atomic.toString(), units: units(networks, sample.network, sums[s].atomic) });
+      const sum = (s: PaymentStatus): StatusSum => ({
+        count: sums[s].count,
+        amount: sums[s].atomic.toString(),
+        units: units(networks, sample.network, sums[s].atomic),
+      });
       return {
         ...(by === 'tool' ? { tool: sample.tool } : {}),
         ...(by === 'protocol' ? { protocol: sample.protocol } : {}),
@@ -118,7 +148,9 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
         failed: sum('failed'),
       };
     })
-    .sort((a, b) => `${a.tool ?? a.protocol ?? ''} ${a.network}`.localeCompare(`${b.tool ?? b.protocol ?? ''} ${b.network}`));
+    .sort((a, b) =>
+      `${a.tool ?? a.protocol ?? ''} ${a.network}`.localeCompare(`${b.tool ?? b.protocol ?? ''} ${b.network}`),
+    );
 }
 
 /** `tollbooth receipts`: prints settled, pending and failed payments with totals (by network, tool and protocol); returns the exit code. */
@@ -134,12 +166,16 @@ export async function runReceipts(
   try {
     options = receiptsOptions(values);
   } catch (err) {
-    io.err(`${(err as Error).message}\nUsage: tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]\n`);
+    io.err(
+      `${(err as Error).message}\nUsage: tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]\n`,
+    );
     return 2;
   }
   const location = storeLocation(config);
   if (location.kind === 'sqlite' && !existsSync(location.where)) {
-    io.err(`No store at ${location.where}: nothing was recorded there. Point DATA_DIR (or DATABASE_URL) at the server's store.\n`);
+    io.err(
+      `No store at ${location.where}: nothing was recorded there. Point DATA_DIR (or DATABASE_URL) at the server's store.\n`,
+    );
     return 1;
   }
   let store: Store;

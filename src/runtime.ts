@@ -72,7 +72,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const observe = createCallObserver(log, [calls, metrics]);
   const providers = createProviders(config, log, metrics.upstream);
   const limits = createLimits(config.limits, store, log);
-  const mcpDeps: McpDeps = { config, tools, version: VERSION, broker, store, providers, log, observe, admit: limits.admit };
+  const mcpDeps: McpDeps = {
+    config,
+    tools,
+    version: VERSION,
+    broker,
+    store,
+    providers,
+    log,
+    observe,
+    admit: limits.admit,
+  };
   const upkeep = startUpkeep(broker, store, log, staleClaimMs(config));
   return {
     config,
@@ -111,14 +121,17 @@ function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClai
     running = running.then(() =>
       broker.reconciler.reconcileAll(new Date(Date.now() - staleClaimMs).toISOString()).then(
         () => undefined,
-        (err: unknown) => log.error('reconciling pending settlements failed', { error: String((err as Error)?.message ?? err) }),
+        (err: unknown) =>
+          log.error('reconciling pending settlements failed', { error: String((err as Error)?.message ?? err) }),
       ),
     );
     return running;
   };
   const reconciled = reconcile();
   const purge = () => {
-    store.purgeExpired(new Date().toISOString()).catch((err: unknown) => log.warn('purging idempotency records failed', { error: String(err) }));
+    store
+      .purgeExpired(new Date().toISOString())
+      .catch((err: unknown) => log.warn('purging idempotency records failed', { error: String(err) }));
   };
   purge();
   const timers = [setInterval(purge, PURGE_INTERVAL_MS), setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS)];
@@ -137,7 +150,7 @@ function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClai
  * server starts without it. The router is built once; closing before any request closes nothing.
  */
 function lazyMcpRouter(deps: McpDeps): { handler: RequestHandler; close: () => Promise<void> } {
-  let router: Promise<Awaited<ReturnType<typeof import('./mcp/http.js')['createMcpRouter']>>> | undefined;
+  let router: Promise<Awaited<ReturnType<(typeof import('./mcp/http.js'))['createMcpRouter']>>> | undefined;
   const load = () => (router ??= import('./mcp/http.js').then((m) => m.createMcpRouter(deps)));
   return {
     handler: (req, res, next) => {
@@ -150,7 +163,11 @@ function lazyMcpRouter(deps: McpDeps): { handler: RequestHandler; close: () => P
 }
 
 /** Builds the express app: every paid route, MCP streamable HTTP at /mcp, health, readiness, metrics, fallbacks. */
-export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: () => Promise<void>; gate: RequestGate } {
+export function createHttpApp(runtime: Runtime): {
+  app: Express;
+  closeSessions: () => Promise<void>;
+  gate: RequestGate;
+} {
   const app = express();
   app.disable('x-powered-by');
   // Answers are per call (no-store or private): an ETag would only cost a hash of every body.
@@ -167,7 +184,9 @@ export function createHttpApp(runtime: Runtime): { app: Express; closeSessions: 
   mountDiscovery(app, runtime.mcpDeps);
   mountHome(app, runtime.config, runtime.mcpDeps.tools);
   mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools);
-  mountFallbacks(app, (err) => runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }));
+  mountFallbacks(app, (err) =>
+    runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }),
+  );
   return { app, closeSessions: mcp.close, gate };
 }
 
@@ -183,7 +202,11 @@ export interface RunningServer {
 }
 
 /** Starts HTTP + /mcp on the configured host and port (port 0 picks a free one). */
-export async function listen(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<RunningServer> {
+export async function listen(
+  runtime: Runtime,
+  port = runtime.config.port,
+  host = runtime.config.host,
+): Promise<RunningServer> {
   const { app, closeSessions, gate } = createHttpApp(runtime);
   // Headers up to 64 KiB reach the app, so an over-long payment header is refused with our own reason (a 400 naming
   // the limit in src/payments/bounds.ts) rather than Node's bare 431 at its 16 KiB default.
@@ -204,7 +227,8 @@ export async function listen(runtime: Runtime, port = runtime.config.port, host 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-    shutdown: (timeoutMs) => shutdownHttp({ server, gate, calls: runtime.calls, closeSessions, log: runtime.log }, timeoutMs),
+    shutdown: (timeoutMs) =>
+      shutdownHttp({ server, gate, calls: runtime.calls, closeSessions, log: runtime.log }, timeoutMs),
   };
 }
 

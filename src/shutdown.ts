@@ -22,7 +22,10 @@ export class RequestGate {
     if (!this.closing) return next();
     res.setHeader('Connection', 'close');
     res.setHeader('Retry-After', '5');
-    const error = new ToolError('shutting_down', 'This server is shutting down and takes no new requests; retry in a few seconds (another instance, or this one restarted, will answer). Nothing was charged.');
+    const error = new ToolError(
+      'shutting_down',
+      'This server is shutting down and takes no new requests; retry in a few seconds (another instance, or this one restarted, will answer). Nothing was charged.',
+    );
     res.status(error.httpStatus).json(error.toBody());
   };
 
@@ -71,7 +74,10 @@ export async function shutdownHttp(parts: ShutdownParts, timeoutMs: number): Pro
   server.closeIdleConnections();
   const drained = (await calls.drain(deadline - Date.now())) && (await gate.idle(deadline - Date.now()));
   if (!drained) {
-    log.error('shutdown time limit reached; aborting the calls still running (they are not settled)', { inFlight: calls.inFlight, timeoutMs });
+    log.error('shutdown time limit reached; aborting the calls still running (they are not settled)', {
+      inFlight: calls.inFlight,
+      timeoutMs,
+    });
   }
   // Ending sessions and connections aborts whatever still runs; an aborted call releases its claim before the store closes.
   await closeSessions();

@@ -74,7 +74,10 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
 }
 
 /** A tool that has a price: what the payment side (broker, requirements, discovery of prices) works with. */
-export type PaidToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = ToolDefinition<I, O> & { price: PriceTable };
+export type PaidToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = ToolDefinition<
+  I,
+  O
+> & { price: PriceTable };
 
 /** A tool definition with its generic types erased, as transports see it. */
 export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
@@ -112,7 +115,8 @@ export function inputFields(tool: { input: unknown }): string[] {
  * of being dropped while the call is charged on defaults. Keeps the object's checks and its description.
  */
 function strictInput<I extends z.ZodType>(name: string, input: I): I {
-  if (!(input instanceof z.ZodObject)) throw new Error(`${name}: the input schema must be a z.object(...), whose fields are the tool's inputs`);
+  if (!(input instanceof z.ZodObject))
+    throw new Error(`${name}: the input schema must be a z.object(...), whose fields are the tool's inputs`);
   const own = input._zod.def.error;
   const strict = input.clone({
     ...input._zod.def,
@@ -128,7 +132,9 @@ function strictInput<I extends z.ZodType>(name: string, input: I): I {
 }
 
 /** Keeps a tool's input and output types linked to its handler (and its price, when it has one); its input refuses unknown fields. */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: PaidToolDefinition<I, O>): PaidToolDefinition<I, O>;
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(
+  def: PaidToolDefinition<I, O>,
+): PaidToolDefinition<I, O>;
 /** Keeps a free tool's input and output types linked to its handler; its input refuses unknown fields. */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O>;
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 function findVersion(): string {
   for (const rel of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'tollbooth' && pkg.version) return pkg.version;
     } catch {
       // try the next location (source vs dist layout)

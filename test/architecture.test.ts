@@ -7,9 +7,11 @@ const edges = Object.entries(graph).flatMap(([from, targets]) => targets.map((to
 const within = (path: string, folder: string) => path.startsWith(`${folder}/`);
 
 describe('the import graph of src/, tools/ and schemas/', () => {
-  it('is read with the compiler\'s module resolution and covers the registry and the composition root', () => {
+  it("is read with the compiler's module resolution and covers the registry and the composition root", () => {
     expect(graph['tools/index.ts']).toEqual(expect.arrayContaining(['tools/annuity.ts']));
-    expect(Object.keys(graph)).toEqual(expect.arrayContaining(['src/cli.ts', 'src/runtime.ts', 'src/http/app.ts', 'src/mcp/server.ts']));
+    expect(Object.keys(graph)).toEqual(
+      expect.arrayContaining(['src/cli.ts', 'src/runtime.ts', 'src/http/app.ts', 'src/mcp/server.ts']),
+    );
   });
 
   it('has no import cycles', () => {
@@ -21,16 +23,21 @@ describe('the import graph of src/, tools/ and schemas/', () => {
   });
 
   it('keeps the transports apart: HTTP, MCP and discovery import none of each other', () => {
-    const crossing = edges.filter(({ from, to }) =>
-      (within(from, 'src/http') && (within(to, 'src/mcp') || within(to, 'src/discovery'))) ||
-      (within(from, 'src/mcp') && (within(to, 'src/http') || within(to, 'src/discovery'))) ||
-      (within(from, 'src/discovery') && (within(to, 'src/http') || within(to, 'src/mcp'))),
+    const crossing = edges.filter(
+      ({ from, to }) =>
+        (within(from, 'src/http') && (within(to, 'src/mcp') || within(to, 'src/discovery'))) ||
+        (within(from, 'src/mcp') && (within(to, 'src/http') || within(to, 'src/discovery'))) ||
+        (within(from, 'src/discovery') && (within(to, 'src/http') || within(to, 'src/mcp'))),
     );
     expect(crossing).toEqual([]);
   });
 
   it('keeps tool definitions away from transports and payments (handlers never see either)', () => {
-    const reaching = edges.filter(({ from, to }) => within(from, 'tools') && ['src/http', 'src/mcp', 'src/payments', 'src/store', 'src/client', 'src/discovery'].some((f) => within(to, f)));
+    const reaching = edges.filter(
+      ({ from, to }) =>
+        within(from, 'tools') &&
+        ['src/http', 'src/mcp', 'src/payments', 'src/store', 'src/client', 'src/discovery'].some((f) => within(to, f)),
+    );
     expect(reaching).toEqual([]);
   });
 });

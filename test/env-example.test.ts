@@ -21,7 +21,12 @@ describe('.env.example', () => {
 
   it('loads as the environment of a server that passes configuration validation', () => {
     const env = parseEnv(text);
-    expect(Object.keys(env).sort()).toEqual(settings.filter((s) => s.active).map((s) => s.name).sort());
+    expect(Object.keys(env).sort()).toEqual(
+      settings
+        .filter((s) => s.active)
+        .map((s) => s.name)
+        .sort(),
+    );
     expect(EnvSchema.safeParse(env).success).toBe(true);
     const config = loadConfig(env);
     expect(config.port).toBe(4021);

@@ -31,7 +31,16 @@ async function startFacilitator(mode: 'answers' | 'hangs'): Promise<{ url: strin
     supported += 1;
     if (mode === 'hangs') return;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:8453' }, { x402Version: 2, scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }], extensions: [], signers: {} }));
+    res.end(
+      JSON.stringify({
+        kinds: [
+          { x402Version: 2, scheme: 'exact', network: 'eip155:8453' },
+          { x402Version: 2, scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' },
+        ],
+        extensions: [],
+        signers: {},
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   facilitators.push(server);
@@ -55,7 +64,12 @@ async function readyz(server: TestServer): Promise<{ status: number; body: Readi
 
 describe('GET /healthz', () => {
   it('says the process is alive, with its version, development pay-to families and facilitator modes', async () => {
-    const server = await start({ FACILITATOR_EVM_PRIVATE_KEY: EVM_KEY, PAY_TO_SOLANA: '', PAY_TO_STELLAR: '', PAY_TO_ALGORAND: '' });
+    const server = await start({
+      FACILITATOR_EVM_PRIVATE_KEY: EVM_KEY,
+      PAY_TO_SOLANA: '',
+      PAY_TO_STELLAR: '',
+      PAY_TO_ALGORAND: '',
+    });
     const res = await fetch(server.url + '/healthz');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
@@ -86,14 +100,21 @@ describe('GET /readyz', () => {
     const { status, body } = await readyz(server);
     expect(status).toBe(200);
     for (const family of ['evm', 'svm', 'stellar', 'algorand']) {
-      expect(body.checks[`facilitator:${family}`]).toMatchObject({ ok: true, mode: 'remote', kinds: 2, facilitator: remote.url });
+      expect(body.checks[`facilitator:${family}`]).toMatchObject({
+        ok: true,
+        mode: 'remote',
+        kinds: 2,
+        facilitator: remote.url,
+      });
     }
     expect(remote.supported() - askedAtStart).toBe(1);
   });
 
   it('is 503 naming the facilitator check when the remote facilitator cannot be reached', async () => {
     const remote = await startFacilitator('answers');
-    const { status, body } = await readyz(await start({ FACILITATOR_URL_EVM: await closedUrl(), FACILITATOR_URL_SOLANA: remote.url }));
+    const { status, body } = await readyz(
+      await start({ FACILITATOR_URL_EVM: await closedUrl(), FACILITATOR_URL_SOLANA: remote.url }),
+    );
     expect(status).toBe(503);
     expect(body.status).toBe('not_ready');
     expect(body.checks['facilitator:evm']).toMatchObject({ ok: false, mode: 'remote', error: expect.any(String) });
@@ -117,7 +138,10 @@ describe('checkReadiness', () => {
     const server = await start({ FACILITATOR_URL: remote.url, FACILITATOR_TIMEOUT_MS: '200' });
     const readiness = await checkReadiness(server.runtime.store, server.runtime.facilitator, 200);
     expect(readiness.status).toBe('not_ready');
-    expect(readiness.checks['facilitator:evm']).toMatchObject({ ok: false, error: 'the facilitator did not answer within 200 ms' });
+    expect(readiness.checks['facilitator:evm']).toMatchObject({
+      ok: false,
+      error: 'the facilitator did not answer within 200 ms',
+    });
     expect(readiness.checks.store).toMatchObject({ ok: true });
   });
 });

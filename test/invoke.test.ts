@@ -60,12 +60,17 @@ describe('invoke of a tool without a price', () => {
   });
 
   it('ignores a payment sent along, without reading it', async () => {
-    expect(await invoke(deps(), call({ word: 'hi' }, { source: 'payment-signature', value: 'not-even-base64' }))).toEqual({ type: 'success', output: { said: 'hi' } });
+    expect(
+      await invoke(deps(), call({ word: 'hi' }, { source: 'payment-signature', value: 'not-even-base64' })),
+    ).toEqual({ type: 'success', output: { said: 'hi' } });
   });
 
   it('answers invalid input with an invalid_input error naming the field', async () => {
     const result = await invoke(deps(), call({ word: 3 }));
-    expect(result.type === 'error' && { code: result.error.code, field: result.error.field }).toEqual({ code: 'invalid_input', field: 'word' });
+    expect(result.type === 'error' && { code: result.error.code, field: result.error.field }).toEqual({
+      code: 'invalid_input',
+      field: 'word',
+    });
   });
 
   it('tells the observer that a free call started and how it ended', async () => {

@@ -17,7 +17,14 @@ describe('the logger', () => {
     expect(lines).toHaveLength(2);
     expect(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
     const [first, second] = parsed();
-    expect(first).toMatchObject({ level: 'info', pid: process.pid, msg: 'paid call', tool: 'annuity', outcome: 'settled', verifyMs: 12.5 });
+    expect(first).toMatchObject({
+      level: 'info',
+      pid: process.pid,
+      msg: 'paid call',
+      tool: 'annuity',
+      outcome: 'settled',
+      verifyMs: 12.5,
+    });
     expect(new Date(String(first!.time)).toISOString()).toBe(first!.time);
     expect(second).toMatchObject({ level: 'warn', msg: 'plain' });
   });
@@ -38,22 +45,40 @@ describe('the logger', () => {
     log.error('oops', {
       password: 'hunter2-password',
       privateKey: '0xprivate',
-      request: { headers: { authorization: 'Bearer sekrit-token', 'payment-signature': 'eyJzaWduZWQ' }, input: { number: '4111111111111111' } },
+      request: {
+        headers: { authorization: 'Bearer sekrit-token', 'payment-signature': 'eyJzaWduZWQ' },
+        input: { number: '4111111111111111' },
+      },
       a: { b: { mnemonic: 'abandon abandon ability', DATABASE_URL: 'postgres://u:pw@h/db' } },
       deep: { one: { two: { three: { four: [{ PrivateKey: 'deep-nested-key' }] } } } },
       tool: 'card-validate',
     });
     const text = lines.join('');
-    for (const secret of ['hunter2-password', '0xprivate', 'sekrit-token', 'eyJzaWduZWQ', '4111111111111111', 'abandon abandon', 'postgres://u:pw@h/db', 'deep-nested-key']) {
+    for (const secret of [
+      'hunter2-password',
+      '0xprivate',
+      'sekrit-token',
+      'eyJzaWduZWQ',
+      '4111111111111111',
+      'abandon abandon',
+      'postgres://u:pw@h/db',
+      'deep-nested-key',
+    ]) {
       expect(text).not.toContain(secret);
     }
-    expect(parsed()[0]).toMatchObject({ password: '[redacted]', request: { headers: { authorization: '[redacted]' }, input: '[redacted]' }, tool: 'card-validate' });
+    expect(parsed()[0]).toMatchObject({
+      password: '[redacted]',
+      request: { headers: { authorization: '[redacted]' }, input: '[redacted]' },
+      tool: 'card-validate',
+    });
     expect(parsed()[0]!.deep).toEqual({ one: { two: { three: { four: [{ PrivateKey: '[redacted]' }] } } } });
   });
 
   it('hides the password of a connection URL inside a message or a field', () => {
     const { log, lines } = capture();
-    log.error('could not connect to postgres://tollbooth:S3cr3t-pw@db.internal:5432/prod', { error: 'dial postgresql://u:p%40ss@10.0.0.1/x failed' });
+    log.error('could not connect to postgres://tollbooth:S3cr3t-pw@db.internal:5432/prod', {
+      error: 'dial postgresql://u:p%40ss@10.0.0.1/x failed',
+    });
     const text = lines.join('');
     expect(text).not.toContain('S3cr3t-pw');
     expect(text).not.toContain('p%40ss');
@@ -63,7 +88,15 @@ describe('the logger', () => {
 
   it('writes to stderr and never to stdout (stdout is the MCP stdio channel)', () => {
     const built = fileURLToPath(new URL('../dist/src/log.js', import.meta.url));
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(built)}; createLogger().info('to stderr', { n: 1 });`], { encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createLogger } from ${JSON.stringify(built)}; createLogger().info('to stderr', { n: 1 });`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(run.status).toBe(0);
     expect(run.stdout).toBe('');
     expect(JSON.parse(run.stderr)).toMatchObject({ level: 'info', msg: 'to stderr', n: 1 });

@@ -15,7 +15,9 @@ interface Entry {
   type?: string;
   url?: string;
 }
-const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../mcp.json', import.meta.url)), 'utf8')) as { mcpServers: Record<string, Entry> };
+const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../mcp.json', import.meta.url)), 'utf8')) as {
+  mcpServers: Record<string, Entry>;
+};
 const names = Object.keys(shipped.mcpServers);
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-mcp-json-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,14 +31,21 @@ function filledIn(entry: Entry): Entry {
       .replace('/absolute/path/to/tollbooth/dist/bin/cli.js', CLI_PATH)
       .replace('/absolute/path/to/evm.key', keyFile)
       .replace(/^\/absolute\/path\/to\/.*$/, (path) => join(dir, path.replace(/\W+/g, '-')));
-  return { ...entry, args: entry.args?.map(fill), env: Object.fromEntries(Object.entries(entry.env ?? {}).map(([k, v]) => [k, fill(v)])) };
+  return {
+    ...entry,
+    args: entry.args?.map(fill),
+    env: Object.fromEntries(Object.entries(entry.env ?? {}).map(([k, v]) => [k, fill(v)])),
+  };
 }
 
 describe('mcp.json as shipped', () => {
   it('leads with the paying remote entry for agent users, capped to one network', () => {
     const first = shipped.mcpServers[names[0]!]!;
     expect(first.args).toEqual(expect.arrayContaining(['stdio', '--remote']));
-    expect(first.env).toMatchObject({ WALLET_EVM_PRIVATE_KEY_FILE: expect.any(String), BUDGET_NETWORKS: 'eip155:8453' });
+    expect(first.env).toMatchObject({
+      WALLET_EVM_PRIVATE_KEY_FILE: expect.any(String),
+      BUDGET_NETWORKS: 'eip155:8453',
+    });
   });
 
   it('holds no placeholder settings other than paths to fill in', () => {
@@ -50,7 +59,12 @@ describe('mcp.json as shipped', () => {
   for (const name of names.filter((n) => shipped.mcpServers[n]!.command === 'node')) {
     it(`starts the "${name}" entry and lists the tools`, async () => {
       const entry = filledIn(shipped.mcpServers[name]!);
-      const transport = new StdioClientTransport({ command: process.execPath, args: entry.args!, env: { PATH: process.env.PATH ?? '', ...entry.env }, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: entry.args!,
+        env: { PATH: process.env.PATH ?? '', ...entry.env },
+        stderr: 'pipe',
+      });
       const client = new Client({ name: 'mcp-json-test', version: '1.0.0' });
       await client.connect(transport);
       try {

@@ -18,7 +18,10 @@ describe('the process metrics', () => {
     collectProcessMetrics(registry);
     // Spend 50 ms of CPU (measured as CPU, not wall time: a busy machine may give us less than the wall clock).
     const start = process.cpuUsage();
-    const spent = () => { const d = process.cpuUsage(start); return (d.user + d.system) / 1e6; };
+    const spent = () => {
+      const d = process.cpuUsage(start);
+      return (d.user + d.system) / 1e6;
+    };
     while (spent() < 0.05) {
       /* spend some CPU */
     }

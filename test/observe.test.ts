@@ -3,7 +3,14 @@ import type { PaidCallEvent } from '../src/invoke.js';
 import { createLogger } from '../src/log.js';
 import { CallTracker, createCallObserver, logPaidCall } from '../src/observe.js';
 
-const ended = (over: Partial<PaidCallEvent> = {}): PaidCallEvent => ({ type: 'paid', tool: 'annuity', transport: 'http', outcome: 'settled', totalMs: 3, ...over });
+const ended = (over: Partial<PaidCallEvent> = {}): PaidCallEvent => ({
+  type: 'paid',
+  tool: 'annuity',
+  transport: 'http',
+  outcome: 'settled',
+  totalMs: 3,
+  ...over,
+});
 
 describe('CallTracker', () => {
   it('drains at once when nothing runs, and when the last running call ends', async () => {
@@ -30,7 +37,9 @@ describe('CallTracker', () => {
 describe('the paid-call log line', () => {
   it('is info for normal outcomes and warn for failures the operator should look at, never with the event type', () => {
     const lines: Array<Record<string, unknown>> = [];
-    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const log = createLogger('info', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
     const cases: Array<[Partial<PaidCallEvent>, string]> = [
       [{ outcome: 'settled' }, 'info'],
       [{ outcome: 'payment_required' }, 'info'],
@@ -50,7 +59,9 @@ describe('the paid-call log line', () => {
 
   it('names the protocol the payment came in, x402 or mpp', () => {
     const lines: Array<Record<string, unknown>> = [];
-    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const log = createLogger('info', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
     logPaidCall(log, ended({ protocol: 'mpp', network: 'eip155:84532', amount: '1000' }));
     logPaidCall(log, ended({ protocol: 'x402', outcome: 'rejected', reason: 'invalid_exact_evm_payload_signature' }));
     expect(lines.map((l) => [l.protocol, l.outcome])).toEqual([
@@ -64,9 +75,13 @@ describe('the paid-call log line', () => {
 describe('the call observer', () => {
   it('logs calls that carried a payment and leaves calls without one (probes) to the metrics', () => {
     const lines: Array<Record<string, unknown>> = [];
-    const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const log = createLogger('info', {
+      write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
     const seen: string[] = [];
-    const observe = createCallObserver(log, [{ observe: (e) => void seen.push(e.type === 'paid' ? e.outcome : e.type) }]);
+    const observe = createCallObserver(log, [
+      { observe: (e) => void seen.push(e.type === 'paid' ? e.outcome : e.type) },
+    ]);
     observe(ended({ outcome: 'payment_required' }));
     observe(ended({ outcome: 'settled' }));
     expect(seen).toEqual(['payment_required', 'settled']);

@@ -24,13 +24,28 @@ describe('the npm package', () => {
   it('holds the bundled CLI, the licence, the README, server.json, mcp.json and .env.example, and nothing else', async () => {
     const files = await packedFiles();
     expect(files).toEqual(
-      expect.arrayContaining(['dist/bin/cli.js', 'LICENSE', 'README.md', 'package.json', 'server.json', 'mcp.json', '.env.example']),
+      expect.arrayContaining([
+        'dist/bin/cli.js',
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'server.json',
+        'mcp.json',
+        '.env.example',
+      ]),
     );
     const extra = files.filter(
-      (path) => !/^dist\/bin\/[\w-]+\.js$/.test(path) && !['LICENSE', 'README.md', 'package.json', 'server.json', 'mcp.json', '.env.example'].includes(path),
+      (path) =>
+        !/^dist\/bin\/[\w-]+\.js$/.test(path) &&
+        !['LICENSE', 'README.md', 'package.json', 'server.json', 'mcp.json', '.env.example'].includes(path),
     );
     expect(extra).toEqual([]);
-    expect(files.filter((path) => /^(src|test|tools|schemas|scripts|\.scratch|data|dist\/src)\//.test(path) || /\.(db|ts|map)$/.test(path))).toEqual([]);
+    expect(
+      files.filter(
+        (path) =>
+          /^(src|test|tools|schemas|scripts|\.scratch|data|dist\/src)\//.test(path) || /\.(db|ts|map)$/.test(path),
+      ),
+    ).toEqual([]);
   });
 
   it('installs the tollbooth command as the bundle, which runs under node', () => {

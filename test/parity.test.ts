@@ -18,7 +18,6 @@ afterAll(async () => {
   await server.close();
 });
 
-
 describe('every tool of the registry is served identically on HTTP and MCP', () => {
   it('lists exactly the registry on MCP, in order: the paid tools, then the free helpers', async () => {
     const { tools: listed } = await client.listTools();
@@ -31,19 +30,24 @@ describe('every tool of the registry is served identically on HTTP and MCP', () 
       const mcpTool = listed.find((t) => t.name === tool.name);
       expect(mcpTool).toBeDefined();
       expect(mcpTool?.inputSchema).toEqual(portableSchema(inputJsonSchema(tool)));
-      expect((mcpTool?.outputSchema as unknown as { anyOf: unknown[] }).anyOf[0]).toEqual(portableSchema(outputJsonSchema(tool)));
+      expect((mcpTool?.outputSchema as unknown as { anyOf: unknown[] }).anyOf[0]).toEqual(
+        portableSchema(outputJsonSchema(tool)),
+      );
       expect(mcpTool?.description).toBe(tool.description);
       expect(mcpTool?.annotations).toMatchObject(tool.annotations);
 
       const http = await fetch(server.url + tool.path, { method: tool.method });
       expect(http.status).toBe(402);
-      const httpChallenge = tool.group === 'transfers' ? await http.json() : decodeHeader(http.headers.get('payment-required'));
+      const httpChallenge =
+        tool.group === 'transfers' ? await http.json() : decodeHeader(http.headers.get('payment-required'));
 
       const mcp = await client.callTool({ name: tool.name });
       expect(mcp.isError).toBe(true);
       // The one legitimate difference: MCP names the resource mcp://tool/<name> (x402 MCP transport).
       expect(mcp.structuredContent).toEqual(asMcpChallenge(httpChallenge, tool.name));
-      expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(asMcpChallenge(httpChallenge, tool.name));
+      expect(JSON.parse((mcp.content as Array<{ text: string }>)[0]!.text)).toEqual(
+        asMcpChallenge(httpChallenge, tool.name),
+      );
     });
   }
 });
@@ -53,8 +57,14 @@ describe('every free helper of the registry is served identically on HTTP and MC
     it(`${tool.name}: same schemas on MCP, and the same answer on both transports`, async () => {
       const { tools: listed } = await client.listTools();
       const mcpTool = listed.find((t) => t.name === tool.name);
-      expect(mcpTool?.inputSchema).toEqual(portableSchema(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>));
-      expect(mcpTool?.outputSchema).toEqual(portableSchema(z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>));
+      expect(mcpTool?.inputSchema).toEqual(
+        portableSchema(z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
+      );
+      expect(mcpTool?.outputSchema).toEqual(
+        portableSchema(
+          z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
+        ),
+      );
       expect(mcpTool?.description).toBe(tool.description);
       expect(mcpTool?._meta?.['x402/price']).toBeUndefined();
 

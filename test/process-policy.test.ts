@@ -13,7 +13,12 @@ afterEach(async () => {
 
 /** The built CLI (`npm run build` first) with a preload that fails the process on SIGUSR2 as asked. */
 function serveWithInjectedFailure(kind: 'rejection' | 'exception'): Promise<SpawnedServer> {
-  return spawnServe({ NODE_OPTIONS: `--import ${PRELOAD}`, TOLLBOOTH_TEST_INJECT: kind, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '5000' });
+  return spawnServe({
+    NODE_OPTIONS: `--import ${PRELOAD}`,
+    TOLLBOOTH_TEST_INJECT: kind,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+  });
 }
 
 const metric = async (url: string, name: string) => {
@@ -24,7 +29,9 @@ const metric = async (url: string, name: string) => {
 
 describe('what is logged about an unhandled failure', () => {
   it('keeps the type, the first line and the first stack frame, and cuts URLs to their origin', () => {
-    const err = new TypeError('fetch failed for https://base-mainnet.example/v2/KEY123?token=KEY456\nRequest body: {"params":["0xsecret"]}');
+    const err = new TypeError(
+      'fetch failed for https://base-mainnet.example/v2/KEY123?token=KEY456\nRequest body: {"params":["0xsecret"]}',
+    );
     const described = describeFailure(err);
     expect(described).toMatchObject({ type: 'TypeError', error: 'fetch failed for https://base-mainnet.example' });
     expect(described.at).toMatch(/^at /);
@@ -44,7 +51,11 @@ describe('the server process (built CLI) when something fails outside every hand
     expect(await metric(server.url, 'tollbooth_unhandled_rejections_total')).toBe(0);
     server.child.kill('SIGUSR2');
     const line = await server.logged('unhandled promise rejection; kept serving');
-    expect(line).toMatchObject({ level: 'error', type: 'Error', error: 'injected rejection calling https://rpc.example.test' });
+    expect(line).toMatchObject({
+      level: 'error',
+      type: 'Error',
+      error: 'injected rejection calling https://rpc.example.test',
+    });
     expect(server.stderr()).not.toContain('SEKRET-KEY-123');
     expect((await fetch(server.url + '/healthz')).status).toBe(200);
     expect(await metric(server.url, 'tollbooth_unhandled_rejections_total')).toBe(1);
@@ -56,7 +67,11 @@ describe('the server process (built CLI) when something fails outside every hand
     server.child.kill('SIGUSR2');
     expect(await server.exited).toBe(1);
     const logs = server.logs();
-    expect(logs.find((l) => String(l.msg).startsWith('uncaught exception'))).toMatchObject({ level: 'error', type: 'Error', error: 'injected exception calling https://rpc.example.test' });
+    expect(logs.find((l) => String(l.msg).startsWith('uncaught exception'))).toMatchObject({
+      level: 'error',
+      type: 'Error',
+      error: 'injected exception calling https://rpc.example.test',
+    });
     expect(logs.find((l) => l.msg === 'stopped')).toBeDefined();
     expect(server.stderr()).not.toContain('SEKRET-KEY-123');
   });

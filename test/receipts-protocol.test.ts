@@ -14,18 +14,41 @@ import { at, BASE, claimOf, json, receipts, total, type ReceiptsStore } from './
  * settled once on Base and once on Stellar.
  */
 async function fillBothProtocols(store: Store): Promise<void> {
-  const claim = (key: string, tool: string, network: string, amount: string, protocol: PaymentProtocol): PaymentClaim => ({ ...claimOf(key, tool, network, amount), protocol });
+  const claim = (
+    key: string,
+    tool: string,
+    network: string,
+    amount: string,
+    protocol: PaymentProtocol,
+  ): PaymentClaim => ({ ...claimOf(key, tool, network, amount), protocol });
   const settle = async (key: string, tool: string, network: string, amount: string, protocol: PaymentProtocol) => {
     await store.claimPayment(claim(key, tool, network, amount, protocol));
-    await store.completePayment({ ...claim(key, tool, network, amount, protocol), transaction: `0xtx-${key}`, status: 'settled', createdAt: at() });
+    await store.completePayment({
+      ...claim(key, tool, network, amount, protocol),
+      transaction: `0xtx-${key}`,
+      status: 'settled',
+      createdAt: at(),
+    });
   };
   await settle('x1', 'annuity', BASE, '1000', 'x402');
   await settle('m1', 'annuity', BASE, '1000', 'mpp');
   await settle('m2', 'geo-distance', BASE, '1000', 'mpp');
   await settle('x2', 'annuity', STELLAR_PUBNET, '10000', 'x402');
-  await store.recordReceipt({ ...claim('mf', 'annuity', BASE, '1000', 'mpp'), transaction: '', status: 'failed', errorReason: 'insufficient_funds', createdAt: at() });
+  await store.recordReceipt({
+    ...claim('mf', 'annuity', BASE, '1000', 'mpp'),
+    transaction: '',
+    status: 'failed',
+    errorReason: 'insufficient_funds',
+    createdAt: at(),
+  });
   await store.claimPayment(claim('mp', 'geo-distance', BASE, '1000', 'mpp'));
-  await store.markPaymentPending('mp', { transaction: '0xmpp-pending', payload: {}, requirements: {}, requestHash: 'h', output: { ok: true } });
+  await store.markPaymentPending('mp', {
+    transaction: '0xmpp-pending',
+    payload: {},
+    requirements: {},
+    requestHash: 'h',
+    output: { ok: true },
+  });
 }
 
 function describeProtocolSplit(label: string, setUp: () => Promise<ReceiptsStore>) {
@@ -69,7 +92,11 @@ function describeProtocolSplit(label: string, setUp: () => Promise<ReceiptsStore
         pending: { count: 1, amount: '1000', units: '0.001' },
         failed: { count: 1, amount: '1000', units: '0.001' },
       });
-      expect(byProtocol[1]).toMatchObject({ settled: { count: 1, units: '0.001' }, pending: { count: 0 }, failed: { count: 0 } });
+      expect(byProtocol[1]).toMatchObject({
+        settled: { count: 1, units: '0.001' },
+        pending: { count: 0 },
+        failed: { count: 0 },
+      });
       expect(byProtocol[2]).toMatchObject({ decimals: 7, settled: { count: 1, amount: '10000', units: '0.001' } });
       expect(byProtocol.every((t) => t.tool === undefined)).toBe(true);
     });
@@ -80,7 +107,11 @@ function describeProtocolSplit(label: string, setUp: () => Promise<ReceiptsStore
       expect(mpp.count).toEqual({ shown: 4, total: 4 });
       expect(mpp.payments.every((p) => p.protocol === 'mpp')).toBe(true);
       expect(mpp.totals.byProtocol.map((t) => t.protocol)).toEqual(['mpp']);
-      expect(total(mpp.totals.byNetwork, BASE)).toMatchObject({ settled: { count: 2 }, pending: { count: 1 }, failed: { count: 1 } });
+      expect(total(mpp.totals.byNetwork, BASE)).toMatchObject({
+        settled: { count: 2 },
+        pending: { count: 1 },
+        failed: { count: 1 },
+      });
       const x402 = await json(env, '--protocol', 'x402');
       expect(x402.payments.map((p) => p.transaction)).toEqual(['0xtx-x2', '0xtx-x1']);
       expect(x402.totals.byNetwork.map((t) => t.network).sort()).toEqual([BASE, STELLAR_PUBNET].sort());
@@ -96,7 +127,9 @@ function describeProtocolSplit(label: string, setUp: () => Promise<ReceiptsStore
       expect(stdout).toMatch(/settled\s+annuity\s+eip155:8453\s+0\.001\s+http\s+x402\s+0xpayer-x1/);
       const section = stdout.slice(stdout.indexOf('Totals by protocol and network:'));
       expect(section).toMatch(/^PROTOCOL\s+NETWORK\s+LABEL\s+ASSET\s+SETTLED\s+PENDING\s+FAILED$/m);
-      expect(section).toMatch(/^mpp\s+eip155:8453\s+Base\s+USD Coin \(6 decimals\)\s+2: 0\.002\s+1: 0\.001\s+1: 0\.001$/m);
+      expect(section).toMatch(
+        /^mpp\s+eip155:8453\s+Base\s+USD Coin \(6 decimals\)\s+2: 0\.002\s+1: 0\.001\s+1: 0\.001$/m,
+      );
       expect(section).toMatch(/^x402\s+eip155:8453\s+Base\s+USD Coin \(6 decimals\)\s+1: 0\.001\s+-\s+-$/m);
       expect(section).toMatch(/^x402\s+stellar:pubnet\s+Stellar\s+CCW67T…MI75 \(7 decimals\)\s+1: 0\.001/m);
       const only = await receipts(env, '--protocol', 'mpp', '--status', 'settled');
@@ -128,6 +161,10 @@ describeProtocolSplit('the SQLite file', async () => {
 describeWithPostgres('tollbooth receipts split by protocol with DATABASE_URL', () => {
   describeProtocolSplit('PostgreSQL', async () => {
     const schema: TestSchema = await createTestSchema('tollbooth_receipts_protocol');
-    return { env: { DATABASE_URL: schema.url }, open: () => PostgresStore.open(schema.url), tearDown: () => schema.drop() };
+    return {
+      env: { DATABASE_URL: schema.url },
+      open: () => PostgresStore.open(schema.url),
+      tearDown: () => schema.drop(),
+    };
   });
 });

@@ -19,7 +19,13 @@ const UNKNOWN = 'eip155:999999';
 async function fill(store: Store): Promise<void> {
   const settle = async (key: string, tool: string, network: string, amount: string) => {
     await store.claimPayment(claimOf(key, tool, network, amount));
-    const r: ReceiptRecord = { ...claimOf(key, tool, network, amount), transaction: `0xtx-${key}`, status: 'settled', transport: 'mcp', createdAt: at() };
+    const r: ReceiptRecord = {
+      ...claimOf(key, tool, network, amount),
+      transaction: `0xtx-${key}`,
+      status: 'settled',
+      transport: 'mcp',
+      createdAt: at(),
+    };
     await store.completePayment(r);
   };
   await settle('s1', 'annuity', BASE, '1000');
@@ -28,9 +34,21 @@ async function fill(store: Store): Promise<void> {
   await settle('v1', 'transfers-evm', 'base', '1000');
   await settle('s4', 'annuity', STELLAR_PUBNET, '10000');
   await settle('s5', 'annuity', UNKNOWN, '123');
-  await store.recordReceipt({ ...claimOf('f1', 'annuity', BASE, '1000'), transaction: '', status: 'failed', errorReason: 'insufficient_funds', createdAt: at() });
+  await store.recordReceipt({
+    ...claimOf('f1', 'annuity', BASE, '1000'),
+    transaction: '',
+    status: 'failed',
+    errorReason: 'insufficient_funds',
+    createdAt: at(),
+  });
   await store.claimPayment(claimOf('p1', 'geo-distance', BASE, '1000'));
-  await store.markPaymentPending('p1', { transaction: '0xpending', payload: {}, requirements: {}, requestHash: 'h', output: { ok: true } });
+  await store.markPaymentPending('p1', {
+    transaction: '0xpending',
+    payload: {},
+    requirements: {},
+    requestHash: 'h',
+    output: { ok: true },
+  });
 }
 
 function describeReceiptsCli(label: string, setUp: () => Promise<ReceiptsStore>) {
@@ -71,19 +89,33 @@ function describeReceiptsCli(label: string, setUp: () => Promise<ReceiptsStore>)
       const { byNetwork } = full.totals;
       expect(byNetwork.map((t) => t.network).sort()).toEqual([BASE, UNKNOWN, STELLAR_PUBNET].sort());
       expect(total(byNetwork, BASE)).toMatchObject({
-        decimals: 6, assetName: 'USD Coin',
+        decimals: 6,
+        assetName: 'USD Coin',
         settled: { count: 4, amount: '4000', units: '0.004' },
         pending: { count: 1, amount: '1000', units: '0.001' },
         failed: { count: 1, amount: '1000', units: '0.001' },
       });
-      expect(total(byNetwork, STELLAR_PUBNET)).toMatchObject({ decimals: 7, settled: { count: 1, amount: '10000', units: '0.001' } });
-      expect(total(byNetwork, UNKNOWN)).toMatchObject({ decimals: null, settled: { count: 1, amount: '123', units: null } });
+      expect(total(byNetwork, STELLAR_PUBNET)).toMatchObject({
+        decimals: 7,
+        settled: { count: 1, amount: '10000', units: '0.001' },
+      });
+      expect(total(byNetwork, UNKNOWN)).toMatchObject({
+        decimals: null,
+        settled: { count: 1, amount: '123', units: null },
+      });
     });
 
     it('totals each tool per network, counting version-1 names under their network id', async () => {
       const { byTool } = full.totals;
-      expect(total(byTool, BASE, 'annuity')).toMatchObject({ settled: { count: 2, units: '0.002' }, failed: { count: 1 }, pending: { count: 0 } });
-      expect(total(byTool, BASE, 'geo-distance')).toMatchObject({ settled: { count: 1, units: '0.001' }, pending: { count: 1 } });
+      expect(total(byTool, BASE, 'annuity')).toMatchObject({
+        settled: { count: 2, units: '0.002' },
+        failed: { count: 1 },
+        pending: { count: 0 },
+      });
+      expect(total(byTool, BASE, 'geo-distance')).toMatchObject({
+        settled: { count: 1, units: '0.001' },
+        pending: { count: 1 },
+      });
       expect(total(byTool, STELLAR_PUBNET, 'annuity')).toMatchObject({ settled: { count: 1, units: '0.001' } });
       expect(total(byTool, BASE, 'transfers-evm')).toMatchObject({ settled: { count: 1, units: '0.001' } });
       expect(byTool).toHaveLength(5);
@@ -110,7 +142,9 @@ function describeReceiptsCli(label: string, setUp: () => Promise<ReceiptsStore>)
       expect(stdout).toContain('Payments: 8 most recent of 8');
       expect(stdout).toMatch(/eip155:8453\s+Base\s+USD Coin \(6 decimals\)\s+4: 0\.004\s+1: 0\.001\s+1: 0\.001/);
       expect(stdout).toMatch(/stellar:pubnet\s+Stellar\s+CCW67T…MI75 \(7 decimals\)\s+1: 0\.001/);
-      expect(stdout).toMatch(/eip155:999999\s+unknown asset \(not in the network table: atomic units\)\s+1: 123 atomic/);
+      expect(stdout).toMatch(
+        /eip155:999999\s+unknown asset \(not in the network table: atomic units\)\s+1: 123 atomic/,
+      );
     });
   });
 }
@@ -161,6 +195,10 @@ describeReceiptsCli('the SQLite file', async () => {
 describeWithPostgres('tollbooth receipts with DATABASE_URL', () => {
   describeReceiptsCli('PostgreSQL', async () => {
     const schema: TestSchema = await createTestSchema('tollbooth_receipts');
-    return { env: { DATABASE_URL: schema.url }, open: () => PostgresStore.open(schema.url), tearDown: () => schema.drop() };
+    return {
+      env: { DATABASE_URL: schema.url },
+      open: () => PostgresStore.open(schema.url),
+      tearDown: () => schema.drop(),
+    };
   });
 });

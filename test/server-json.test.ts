@@ -19,13 +19,22 @@ interface ServerJson {
   $schema: string;
   name: string;
   version: string;
-  packages: Array<{ registryType: string; identifier: string; version: string; transport: { type: string }; packageArguments: Array<{ value?: string }>; environmentVariables: EnvEntry[] }>;
+  packages: Array<{
+    registryType: string;
+    identifier: string;
+    version: string;
+    transport: { type: string };
+    packageArguments: Array<{ value?: string }>;
+    environmentVariables: EnvEntry[];
+  }>;
   remotes: Array<{ type: string; url: string }>;
 }
 const server = read('server.json') as ServerJson;
 
 // ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
 
 describe('server.json (the MCP registry entry)', () => {
   it('is valid against the official registry schema it names', () => {
@@ -38,7 +47,7 @@ describe('server.json (the MCP registry entry)', () => {
     expect(server.$schema).toBe(schema.$id);
   });
 
-  it('carries the package version and the npm package\'s mcpName', () => {
+  it("carries the package version and the npm package's mcpName", () => {
     expect(server.version).toBe(pkg.version);
     expect(server.name).toBe(pkg.mcpName);
     expect(server.name).toMatch(/^io\.github\.[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/);
@@ -47,7 +56,12 @@ describe('server.json (the MCP registry entry)', () => {
   it('installs the npm package tollbooth at this version and runs `tollbooth stdio`', () => {
     expect(server.packages).toHaveLength(1);
     const [npm] = server.packages;
-    expect(npm).toMatchObject({ registryType: 'npm', identifier: pkg.name, version: pkg.version, transport: { type: 'stdio' } });
+    expect(npm).toMatchObject({
+      registryType: 'npm',
+      identifier: pkg.name,
+      version: pkg.version,
+      transport: { type: 'stdio' },
+    });
     expect(npm!.packageArguments.map((arg) => arg.value)).toEqual(['stdio']);
   });
 
@@ -56,10 +70,15 @@ describe('server.json (the MCP registry entry)', () => {
     const entries = server.packages.flatMap((p) => p.environmentVariables);
     expect(entries.map((e) => e.name).filter((name) => !known.has(name))).toEqual([]);
     const defaults = Object.fromEntries(entries.filter((e) => e.default !== undefined).map((e) => [e.name, e.default]));
-    expect(defaults).toEqual({ BUDGET_MAX_USD_PER_CALL: String(DEFAULT_BUDGET.maxUsdPerCall), BUDGET_MAX_USD_PER_DAY: String(DEFAULT_BUDGET.maxUsdPerDay) });
+    expect(defaults).toEqual({
+      BUDGET_MAX_USD_PER_CALL: String(DEFAULT_BUDGET.maxUsdPerCall),
+      BUDGET_MAX_USD_PER_DAY: String(DEFAULT_BUDGET.maxUsdPerDay),
+    });
   });
 
   it('describes a remote deployment over streamable HTTP at /mcp', () => {
-    expect(server.remotes).toEqual([expect.objectContaining({ type: 'streamable-http', url: expect.stringMatching(/^https:\/\/.+\/mcp$/) })]);
+    expect(server.remotes).toEqual([
+      expect.objectContaining({ type: 'streamable-http', url: expect.stringMatching(/^https:\/\/.+\/mcp$/) }),
+    ]);
   });
 });

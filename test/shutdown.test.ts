@@ -24,10 +24,16 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(held: HeldTool, dataDir?: string): Promise<{ runtime: Runtime; running: RunningServer; dataDir: string }> {
+async function start(
+  held: HeldTool,
+  dataDir?: string,
+): Promise<{ runtime: Runtime; running: RunningServer; dataDir: string }> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'tollbooth-shutdown-'));
   if (!dataDir) dirs.push(dir);
-  const runtime = await createRuntime(loadConfig({ ...paid.env, DATA_DIR: dir, LOG_LEVEL: 'silent' }), { log: silentLogger, tools: [held.tool] });
+  const runtime = await createRuntime(loadConfig({ ...paid.env, DATA_DIR: dir, LOG_LEVEL: 'silent' }), {
+    log: silentLogger,
+    tools: [held.tool],
+  });
   return { runtime, running: await listen(runtime, 0, '127.0.0.1'), dataDir: dir };
 }
 
@@ -38,7 +44,11 @@ async function localEntry(url: string, path: string): Promise<PaymentRequirement
 }
 
 function pay(url: string, path: string, payment: unknown) {
-  return fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body: '{}' });
+  return fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body: '{}',
+  });
 }
 
 /** A request on a new connection: resolves its status, or the connection error's code. */
@@ -72,25 +82,33 @@ describe('graceful shutdown of the HTTP server', () => {
     expect(await stopping).toBe(true);
     expect(runtime.calls.inFlight).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before - 1000n);
-    expect(await runtime.store.listReceipts()).toMatchObject([{ tool: 'held-a', status: 'settled', payer: payer.address }]);
+    expect(await runtime.store.listReceipts()).toMatchObject([
+      { tool: 'held-a', status: 'settled', payer: payer.address },
+    ]);
     await runtime.close();
   });
 
   it('answers 503 shutting_down to a request arriving on an open connection while it drains', async () => {
     const held = heldTool('held-b');
     const { runtime, running } = await start(held);
-    const payment = encodePayment(await signExactPayment(paid.payers[1]!, await localEntry(running.url, '/api/test/held-b')));
+    const payment = encodePayment(
+      await signExactPayment(paid.payers[1]!, await localEntry(running.url, '/api/test/held-b')),
+    );
     const socket = connect(running.port, '127.0.0.1');
     let received = '';
     socket.on('data', (chunk: Buffer) => void (received += chunk.toString('latin1')));
     const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const began = held.started();
-    socket.write(`POST /api/test/held-b HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nPayment-Signature: ${payment}\r\nContent-Length: 2\r\n\r\n{}`);
+    socket.write(
+      `POST /api/test/held-b HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nPayment-Signature: ${payment}\r\nContent-Length: 2\r\n\r\n{}`,
+    );
     await began;
 
     const stopping = running.shutdown(30_000);
     // The second request reaches the server while the first still runs; the first finishes only after that.
-    const arrived = new Promise<void>((resolve) => running.server.on('request', (req: { url?: string }) => req.url === '/healthz' && resolve()));
+    const arrived = new Promise<void>((resolve) =>
+      running.server.on('request', (req: { url?: string }) => req.url === '/healthz' && resolve()),
+    );
     socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await arrived;
     held.release();
@@ -109,7 +127,10 @@ describe('graceful shutdown of the HTTP server', () => {
     const before = await paid.balance(payer.address);
     const payment = await signExactPayment(payer, await localEntry(running.url, '/api/test/held-c'));
     const began = held.started();
-    const call = pay(running.url, '/api/test/held-c', payment).then((res) => res.status, () => 'connection closed');
+    const call = pay(running.url, '/api/test/held-c', payment).then(
+      (res) => res.status,
+      () => 'connection closed',
+    );
     await began;
 
     expect(await running.shutdown(100)).toBe(false);
@@ -133,7 +154,9 @@ describe('graceful shutdown of the HTTP server', () => {
     const client = await connectHttpClient(running.url);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('held-d');
     const sessionId = (client.transport as { sessionId?: string }).sessionId!;
-    const stream = await fetch(running.url + '/mcp', { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } });
+    const stream = await fetch(running.url + '/mcp', {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    });
     // One standalone event stream per session: this one, or the client's own (then this GET is refused with 409).
     expect([200, 409]).toContain(stream.status);
 

@@ -52,8 +52,13 @@ const ValueSeries = z
   .describe('Newest last; at most `points` entries; candles where the indicator has no value yet are left out.');
 const Unavailable = z
   .object({
-    values: z.array(z.string()).describe('The fields of this indicator that are null for lack of candles, e.g. `ema200`.'),
-    candlesNeeded: z.number().int().describe('Candles needed to compute all of them (compare with the top-level `candles`).'),
+    values: z
+      .array(z.string())
+      .describe('The fields of this indicator that are null for lack of candles, e.g. `ema200`.'),
+    candlesNeeded: z
+      .number()
+      .int()
+      .describe('Candles needed to compute all of them (compare with the top-level `candles`).'),
     message: z.string().describe('The same in words, with what to do about it.'),
   })
   .optional()
@@ -79,7 +84,9 @@ const IndicatorsSchema = z
         ema200: orNull('EMA over 200 candles', 200),
         series: z
           .array(z.object({ t: CandleTimeSchema, ema20: Num, ema50: NullableNum, ema200: NullableNum }))
-          .describe('Newest last; at most `points` entries; ema50/ema200 are null at candles before they have a value.'),
+          .describe(
+            'Newest last; at most `points` entries; ema50/ema200 are null at candles before they have a value.',
+          ),
         unavailable: Unavailable,
       })
       .optional(),
@@ -131,7 +138,9 @@ const IndicatorsSchema = z
         lower: orNull('Lower band: middle − 2 population standard deviations', 20),
         upper: orNull('Upper band: middle + 2 population standard deviations', 20),
         middle: orNull('Middle band (SMA of closes over 20 candles)', 20),
-        percentB: NullableNum.describe('Position of the last close in the bands (0 = lower, 1 = upper); null when the bands are flat or missing.'),
+        percentB: NullableNum.describe(
+          'Position of the last close in the bands (0 = lower, 1 = upper); null when the bands are flat or missing.',
+        ),
         bandwidthPct: NullableNum.describe('(upper − lower) / middle, in percent; null when the bands are missing.'),
         series: z
           .array(z.object({ t: CandleTimeSchema, lower: Num, upper: Num, middle: Num }))
@@ -146,7 +155,10 @@ const CryptoIndicatorsOutputSchema = z.object({
   coin: z.string().describe("The exchange's spelling of the perpetual ticker the indicators were computed for."),
   source: MarketSourceSchema,
   interval: z.enum(CANDLE_INTERVALS).describe('Candle interval used.'),
-  candles: z.number().int().describe('Number of candles the indicators were computed over (may be below `limit` for a young coin).'),
+  candles: z
+    .number()
+    .int()
+    .describe('Number of candles the indicators were computed over (may be below `limit` for a young coin).'),
   window: z
     .object({ from: CandleTimeSchema, to: CandleTimeSchema })
     .describe('Open times of the oldest and newest candle used.'),
@@ -157,19 +169,27 @@ const CryptoIndicatorsOutputSchema = z.object({
       text: z.string().describe('A few plain-language sentences reading the indicators.'),
       trend: z
         .enum(['bullish', 'bearish', 'neutral', 'unknown'])
-        .describe('`bullish` if last close > EMA20 > EMA50, `bearish` if last close < EMA20 < EMA50, else `neutral`; `unknown` below 50 candles.'),
+        .describe(
+          '`bullish` if last close > EMA20 > EMA50, `bearish` if last close < EMA20 < EMA50, else `neutral`; `unknown` below 50 candles.',
+        ),
       rsiZone: z
         .enum(['overbought', 'oversold', 'neutral', 'unknown'])
         .describe('RSI(14) ≥ 70 `overbought`, ≤ 30 `oversold`, else `neutral`; `unknown` below 15 candles.'),
       macdCross: z
         .enum(['bullish', 'bearish', 'none', 'unknown'])
-        .describe('`bullish`/`bearish` if the MACD line crossed above/below its signal line within the last 3 candles, else `none`; `unknown` below 34 candles.'),
+        .describe(
+          '`bullish`/`bearish` if the MACD line crossed above/below its signal line within the last 3 candles, else `none`; `unknown` below 34 candles.',
+        ),
       macdHistogram: z
         .enum(['rising', 'falling', 'flat', 'unknown'])
         .describe('Last MACD histogram value against the one before; `unknown` below 35 candles.'),
     })
-    .describe('Plain-language reading by fixed rules, always from RSI, EMA20/50 and MACD over the same candles, whichever indicators were requested.'),
-  fetchedAt: IsoTimestampSchema.describe('When the candles were fetched from the exchange (ISO-8601); an answer from our short cache keeps the original time.'),
+    .describe(
+      'Plain-language reading by fixed rules, always from RSI, EMA20/50 and MACD over the same candles, whichever indicators were requested.',
+    ),
+  fetchedAt: IsoTimestampSchema.describe(
+    'When the candles were fetched from the exchange (ISO-8601); an answer from our short cache keeps the original time.',
+  ),
 });
 
 /**

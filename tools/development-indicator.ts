@@ -32,7 +32,10 @@ const DevelopmentIndicatorInputSchema = z
       .trim()
       .min(1)
       .max(64)
-      .regex(/^[A-Za-z0-9._]+$/, 'must be an indicator code of letters, digits, dots and underscores, e.g. NY.GDP.MKTP.CD')
+      .regex(
+        /^[A-Za-z0-9._]+$/,
+        'must be an indicator code of letters, digits, dots and underscores, e.g. NY.GDP.MKTP.CD',
+      )
       .describe(
         'Indicator code, case-sensitive, e.g. `NY.GDP.MKTP.CD` (GDP, current US$), `SP.POP.TOTL` (population), ' +
           '`FP.CPI.TOTL.ZG` (inflation). Letters, digits, dots and underscores; at most 64 characters.',
@@ -77,7 +80,13 @@ async function fetchSeries(input: z.output<typeof DevelopmentIndicatorInputSchem
     );
   }
   const series = data.observations;
-  return { country: input.country, indicator: input.indicator, indicatorName: data.indicatorName, count: series.length, series };
+  return {
+    country: input.country,
+    indicator: input.indicator,
+    indicatorName: data.indicatorName,
+    count: series.length,
+    series,
+  };
 }
 
 /** Yearly development-statistics series (GDP, population, …) for one country and indicator. */

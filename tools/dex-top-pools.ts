@@ -81,7 +81,13 @@ async function topPools(input: DexTopPoolsInput, ctx: ToolContext) {
       { field: 'project' },
     );
   }
-  return { source: provider.source, chain: chain ?? 'all', project: input.project ?? 'all', count: pools.length, pools };
+  return {
+    source: provider.source,
+    chain: chain ?? 'all',
+    project: input.project ?? 'all',
+    count: pools.length,
+    pools,
+  };
 }
 
 /** Largest liquidity pools by TVL, filterable by chain and project, with their APY. */

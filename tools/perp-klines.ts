@@ -24,9 +24,7 @@ const PerpKlinesOutputSchema = z.object({
   coin: z.string().describe("The exchange's spelling of the perpetual ticker the candles belong to (e.g. `kPEPE`)."),
   interval: z.enum(CANDLE_INTERVALS).describe('Candle interval used.'),
   count: z.number().int().describe('Number of candles returned.'),
-  candles: z
-    .array(CandleSchema)
-    .describe('OHLCV candles, oldest first; the newest one may still be forming.'),
+  candles: z.array(CandleSchema).describe('OHLCV candles, oldest first; the newest one may still be forming.'),
   summary: z
     .object({
       open: z.number().describe('Open of the oldest candle.'),

@@ -15,10 +15,15 @@ const SmmOrderStatusOutputSchema = z.object({
   orderId: z.string(),
   status: z
     .enum(ORDER_STATUSES)
-    .describe('`pending`, `in_progress`, `completed`, `partial` (delivered in part, rest refunded by the panel), `canceled`, or `unknown` for a panel word we do not know.'),
+    .describe(
+      '`pending`, `in_progress`, `completed`, `partial` (delivered in part, rest refunded by the panel), `canceled`, or `unknown` for a panel word we do not know.',
+    ),
   panelStatus: z.string().describe('The panel’s own status word, e.g. `In progress`.'),
   remains: z.number().nullable().describe('Units still to deliver, when the panel says.'),
-  startCount: z.number().nullable().describe('The counter (followers, views, …) when delivery started, when the panel says.'),
+  startCount: z
+    .number()
+    .nullable()
+    .describe('The counter (followers, views, …) when delivery started, when the panel says.'),
   serviceId: z.number().int(),
   quantity: z.number().int(),
   chargeUsd: z.number().describe('What the order cost its payer, in USD.'),
@@ -30,7 +35,11 @@ const SmmOrderStatusOutputSchema = z.object({
 async function status(input: z.output<typeof SmmOrderStatusInputSchema>, ctx: ToolContext) {
   const stored = await ctx.store.getOrder(input.orderId);
   if (!stored) {
-    throw new ToolError('not_found', `No order ${input.orderId} was placed through this server. Use the orderId smm-order returned.`, { field: 'orderId' });
+    throw new ToolError(
+      'not_found',
+      `No order ${input.orderId} was placed through this server. Use the orderId smm-order returned.`,
+      { field: 'orderId' },
+    );
   }
   const { data } = await ctx.providers.smm.orderStatus(stored.orderId, ctx.signal);
   let updatedAt = stored.updatedAt;

@@ -24,11 +24,18 @@ const SmmOrderInputSchema = z.object({
       'Units to deliver (followers, likes, views, …); integer ≥ 1, within the service’s own minimum and maximum and at most ' +
         'what the $3.00 price covers at its rate (GET /v1/smm-quote tells you). Checked before payment.',
     ),
-  serviceId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('Marketing-panel service identifier (GET /v1/smm-services); integer ≥ 1.'),
+  serviceId: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe('Marketing-panel service identifier (GET /v1/smm-services); integer ≥ 1.'),
 });
 
 const SmmOrderOutputSchema = z.object({
-  status: z.string().describe('Order state; `ordered` once the order is placed (follow it with GET /v1/smm-order/{orderId}).'),
+  status: z
+    .string()
+    .describe('Order state; `ordered` once the order is placed (follow it with GET /v1/smm-order/{orderId}).'),
   orderId: z.string().describe('Panel order identifier, for support and status follow-up.'),
   chargeUsd: z.number().describe('What this order cost you, in USD (the fixed price).'),
 });
@@ -48,12 +55,26 @@ async function placeOrder(input: Order, ctx: ToolContext) {
   await checkOrder(input, ctx);
   const orderId = await ctx.providers.smm.addOrder(input, ctx.signal);
   const now = new Date().toISOString();
-  const record = { orderId, ...input, chargeUsd: CHARGE_USD, status: 'ordered', payer: payment.payer, paymentKey: payment.key, createdAt: now, updatedAt: now };
+  const record = {
+    orderId,
+    ...input,
+    chargeUsd: CHARGE_USD,
+    status: 'ordered',
+    payer: payment.payer,
+    paymentKey: payment.key,
+    createdAt: now,
+    updatedAt: now,
+  };
   try {
     await ctx.store.saveOrder(record);
   } catch (err) {
     // The order exists at the panel and is paid for; losing our copy must not turn it into a free order.
-    ctx.log.error('order placed but not stored', { orderId, serviceId: input.serviceId, quantity: input.quantity, error: String((err as Error)?.message ?? err) });
+    ctx.log.error('order placed but not stored', {
+      orderId,
+      serviceId: input.serviceId,
+      quantity: input.quantity,
+      error: String((err as Error)?.message ?? err),
+    });
   }
   return { status: 'ordered', orderId, chargeUsd: CHARGE_USD };
 }

@@ -5,7 +5,12 @@ import { smmOrder } from './smm-order.js';
 
 /** Query-string integer (GET parameters arrive as text). */
 const queryInt = (what: string) =>
-  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe(`${what}; integer ≥ 1 (query-string text such as "100" is read as a number).`);
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe(`${what}; integer ≥ 1 (query-string text such as "100" is read as a number).`);
 
 const SmmQuoteInputSchema = z.object({
   serviceId: queryInt('Marketing-panel service identifier (find one with smm-services)'),
@@ -22,10 +27,16 @@ const SmmQuoteOutputSchema = z.object({
   panelCostUsd: z.number().describe('What the panel charges for this quantity (rate × quantity ÷ 1000), in USD.'),
   chargeUsd: z.number().describe('What smm-order charges you for one order: the fixed price, whatever the quantity.'),
   min: z.number().int().describe('Smallest quantity of this service.'),
-  max: z.number().int().describe('Largest quantity one order may ask for: the service maximum, lowered to what the fixed price covers.'),
+  max: z
+    .number()
+    .int()
+    .describe('Largest quantity one order may ask for: the service maximum, lowered to what the fixed price covers.'),
   serviceMax: z.number().int().describe('The service’s own maximum at the panel.'),
   orderable: z.boolean().describe('Whether smm-order would accept this service and quantity.'),
-  problem: z.string().nullable().describe('Why it would be refused (quantity out of range, price not covered); null when orderable.'),
+  problem: z
+    .string()
+    .nullable()
+    .describe('Why it would be refused (quantity out of range, price not covered); null when orderable.'),
 });
 
 /** Quotes one order from the cached service list: panel cost, our charge, limits, and whether it can be ordered. */

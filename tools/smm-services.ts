@@ -7,9 +7,13 @@ import { smmOrder } from './smm-order.js';
 const Text = z.string().trim().min(1).max(64);
 
 const SmmServicesInputSchema = z.object({
-  q: Text.optional().describe('Words that must all appear in the service name, category or type (any case), e.g. `instagram followers`.'),
+  q: Text.optional().describe(
+    'Words that must all appear in the service name, category or type (any case), e.g. `instagram followers`.',
+  ),
   category: Text.optional().describe('Part of the category name (any case), e.g. `Instagram Likes`.'),
-  platform: Text.optional().describe('Platform word matched in the category or name (any case), e.g. `tiktok`, `youtube`, `telegram`.'),
+  platform: Text.optional().describe(
+    'Platform word matched in the category or name (any case), e.g. `tiktok`, `youtube`, `telegram`.',
+  ),
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Most services to return, 1–100; default 20.'),
 });
 
@@ -20,7 +24,10 @@ const ServiceSchema = z.object({
   type: z.string(),
   ratePer1000: z.number().describe('Panel price per 1,000 units, in USD.'),
   min: z.number().int().describe('Smallest quantity.'),
-  max: z.number().int().describe('Largest quantity one smm-order may ask for (service maximum, lowered to what the fixed price covers).'),
+  max: z
+    .number()
+    .int()
+    .describe('Largest quantity one smm-order may ask for (service maximum, lowered to what the fixed price covers).'),
   refill: z.boolean().describe('The panel refills drops.'),
   cancel: z.boolean().describe('The panel can cancel the order.'),
 });
@@ -30,12 +37,21 @@ const SmmServicesOutputSchema = z.object({
   count: z.number().int().describe('Entries in `services`.'),
   chargeUsd: z.number().describe('What one smm-order costs, whatever the service.'),
   services: z.array(ServiceSchema).describe('Matching services in the panel’s order.'),
-  fetchedAt: z.string().describe('When the service list was fetched from the panel (ISO-8601; it is cached for 10 minutes).'),
+  fetchedAt: z
+    .string()
+    .describe('When the service list was fetched from the panel (ISO-8601; it is cached for 10 minutes).'),
 });
 
 function matches(s: SmmService, input: z.output<typeof SmmServicesInputSchema>): boolean {
   const haystack = `${s.name} ${s.category} ${s.type}`.toLowerCase();
-  if (input.q && !input.q.toLowerCase().split(/\s+/).every((word) => haystack.includes(word))) return false;
+  if (
+    input.q &&
+    !input.q
+      .toLowerCase()
+      .split(/\s+/)
+      .every((word) => haystack.includes(word))
+  )
+    return false;
   if (input.category && !s.category.toLowerCase().includes(input.category.toLowerCase())) return false;
   if (input.platform && !`${s.category} ${s.name}`.toLowerCase().includes(input.platform.toLowerCase())) return false;
   return true;

@@ -39,12 +39,8 @@ const SolidityScanOutputSchema = z.object({
       medium: SeverityCountSchema.describe('Number of medium-severity findings.'),
     })
     .describe('Finding counts per severity; all four keys are always present.'),
-  findings: z
-    .array(FindingSchema)
-    .describe('Findings ordered by line, then rule id; at most one per rule and line.'),
-  disclaimer: z
-    .string()
-    .describe('Fixed reminder that this is an automated pattern scan, not an audit.'),
+  findings: z.array(FindingSchema).describe('Findings ordered by line, then rule id; at most one per rule and line.'),
+  disclaimer: z.string().describe('Fixed reminder that this is an automated pattern scan, not an audit.'),
 });
 
 /** Deterministic static pattern scan of Solidity source with a fixed twelve-rule ruleset. */
@@ -70,7 +66,10 @@ export const solidityScan = defineTool({
   input: SolidityScanInputSchema,
   output: SolidityScanOutputSchema,
   price: { default: '10000', optimism: '11000', stellar: '100000' },
-  example: { source: '// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\ncontract Vault { function owner() external view returns (address) { return tx.origin; } }\n' },
+  example: {
+    source:
+      '// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\ncontract Vault { function owner() external view returns (address) { return tx.origin; } }\n',
+  },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   maxBodyBytes: 600 * 1024,
   handler: (input) => scanSolidity(input.source),

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { IsoTimestampSchema } from '../schemas/common.js';
 import { ToolError } from '../src/errors.js';
-import type { StablecoinAsset, StablecoinMarket, SupplyHistory } from '../src/providers/market/defillama-stablecoins.js';
+import type {
+  StablecoinAsset,
+  StablecoinMarket,
+  SupplyHistory,
+} from '../src/providers/market/defillama-stablecoins.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
 const MECHANISMS = ['fiat-backed', 'crypto-backed', 'algorithmic'] as const;
@@ -52,10 +56,21 @@ const StablecoinRowSchema = z.object({
   circulating: z.number().describe('Circulating supply (on `chain` when filtered), in peg-currency units.'),
   circulatingUsd: z
     .number()
-    .describe('Circulating supply (on `chain` when filtered) valued in USD: supply × market price (the peg\'s FX value when there is no price; 0 when neither is known).'),
-  change1dPct: z.number().nullable().describe('Supply change over 1 day (on `chain` when filtered), in percent; null without history.'),
-  change7dPct: z.number().nullable().describe('Supply change over 7 days (on `chain` when filtered), in percent; null without history.'),
-  change30dPct: z.number().nullable().describe('Supply change over 30 days (on `chain` when filtered), in percent; null without history.'),
+    .describe(
+      "Circulating supply (on `chain` when filtered) valued in USD: supply × market price (the peg's FX value when there is no price; 0 when neither is known).",
+    ),
+  change1dPct: z
+    .number()
+    .nullable()
+    .describe('Supply change over 1 day (on `chain` when filtered), in percent; null without history.'),
+  change7dPct: z
+    .number()
+    .nullable()
+    .describe('Supply change over 7 days (on `chain` when filtered), in percent; null without history.'),
+  change30dPct: z
+    .number()
+    .nullable()
+    .describe('Supply change over 30 days (on `chain` when filtered), in percent; null without history.'),
   chainCount: z.number().int().describe('Number of chains the stablecoin circulates on.'),
   chains: z
     .array(z.object({ chain: z.string(), circulating: z.number().describe('Circulating supply on that chain.') }))
@@ -82,7 +97,9 @@ const StablecoinsOutputSchema = z.object({
     .describe('Market-wide totals before filtering.'),
   matched: z.number().int().describe('Stablecoins matching the filters, before `limit`.'),
   count: z.number().int().describe('Rows returned in `stablecoins`.'),
-  stablecoins: z.array(StablecoinRowSchema).describe('Rows ranked by circulating supply (valued in USD so pegs compare), largest first.'),
+  stablecoins: z
+    .array(StablecoinRowSchema)
+    .describe('Rows ranked by circulating supply (valued in USD so pegs compare), largest first.'),
 });
 
 type StablecoinsInput = z.output<typeof StablecoinsInputSchema>;
@@ -175,7 +192,9 @@ async function listStablecoins(input: StablecoinsInput, ctx: ToolContext) {
   const chain = resolveChain(market, input.chain, provider.source);
   const matched = matching(market, input, chain, provider.source);
   if (matched.length === 0) {
-    const filters = [input.search && `search "${input.search}"`, input.mechanism && `mechanism ${input.mechanism}`].filter(Boolean).join(' and ');
+    const filters = [input.search && `search "${input.search}"`, input.mechanism && `mechanism ${input.mechanism}`]
+      .filter(Boolean)
+      .join(' and ');
     throw new ToolError(
       'not_found',
       `No ${input.peg === 'ALL' ? '' : input.peg + '-pegged '}stablecoin${chain ? ` on ${chain}` : ''} matches ${filters || 'these filters'}. Loosen a filter and call again; you were not charged.`,
@@ -184,7 +203,9 @@ async function listStablecoins(input: StablecoinsInput, ctx: ToolContext) {
   const pegUsd = await pegValues(new Set(matched.map((m) => m.asset.pegCurrency)), ctx);
   const rows = matched
     .map(({ asset, supply }) => toRow(asset, supply, pegUsd.get(asset.pegCurrency)))
-    .sort((a, b) => b.circulatingUsd - a.circulatingUsd || b.circulating - a.circulating || a.name.localeCompare(b.name))
+    .sort(
+      (a, b) => b.circulatingUsd - a.circulatingUsd || b.circulating - a.circulating || a.name.localeCompare(b.name),
+    )
     .slice(0, input.limit)
     .map((row, i) => ({ ...row, rank: i + 1 }));
   return {

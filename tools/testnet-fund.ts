@@ -26,7 +26,9 @@ const TestnetFundInputSchema = z
     token: z
       .enum(TOKENS)
       .default('usdc')
-      .describe('Token to receive: `usdc` (default, 1 USDC), `eth` (0.0001 ETH, base-sepolia only) or `sol` (solana-devnet only).'),
+      .describe(
+        'Token to receive: `usdc` (default, 1 USDC), `eth` (0.0001 ETH, base-sepolia only) or `sol` (solana-devnet only).',
+      ),
     network: z
       .enum(NETWORKS)
       .default('base-sepolia')
@@ -117,7 +119,10 @@ async function takeDrip(ctx: ToolContext, subject: string, day: string): Promise
       throw new ToolError(
         'rate_limited',
         `This address already received ${DRIPS_PER_DAY} drips today (the limit is ${DRIPS_PER_DAY} per address per UTC day). Try again after ${new Date(midnight).toISOString()}; you were not charged.`,
-        { field: 'address', details: { limit: DRIPS_PER_DAY, retryAfterSeconds: Math.max(1, Math.ceil((midnight - Date.now()) / 1000)) } },
+        {
+          field: 'address',
+          details: { limit: DRIPS_PER_DAY, retryAfterSeconds: Math.max(1, Math.ceil((midnight - Date.now()) / 1000)) },
+        },
       );
     }
   }

@@ -44,7 +44,8 @@ const TokenReportInputSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['token'],
-        message: 'Name the token to report on in one of the query parameters token, address or contract (at least one is required).',
+        message:
+          'Name the token to report on in one of the query parameters token, address or contract (at least one is required).',
       });
       return;
     }
@@ -84,25 +85,62 @@ const TokenReportOutputSchema = z.object({
   token: z.string().describe('The token address the report is about, as given.'),
   name: z.string().describe('Token name ("" when no source knows it).'),
   symbol: z.string().describe('Token symbol ("" when no source knows it).'),
-  verified: z.boolean().describe('EVM: the contract source is verified (open source). Solana: the mint is on the security source’s trusted list.'),
+  verified: z
+    .boolean()
+    .describe(
+      'EVM: the contract source is verified (open source). Solana: the mint is on the security source’s trusted list.',
+    ),
   risk_flags: z
     .array(RiskFlagSchema)
-    .describe('Identifiers of the risks found, heaviest first, e.g. `mintable`, `hidden_owner`, `high_sell_tax`; empty when none.'),
-  risk_score: z.number().min(0).max(100).describe('0 (no risk found) to 100: 100 for a honeypot, else the sum of the flag weights (see docs/tools.md, Token report), capped at 100.'),
-  risk_level: z.enum(['low', 'medium', 'high', 'critical']).describe('Score below 20 low, below 50 medium, below 80 high, else critical.'),
-  is_honeypot: z.boolean().describe('True when the token appears impossible to sell (Solana: non-transferable or frozen by default).'),
-  liquidity_usd: z.number().describe('Sum of USD liquidity over the token’s DEX pairs on this chain (0 when it has none).'),
+    .describe(
+      'Identifiers of the risks found, heaviest first, e.g. `mintable`, `hidden_owner`, `high_sell_tax`; empty when none.',
+    ),
+  risk_score: z
+    .number()
+    .min(0)
+    .max(100)
+    .describe(
+      '0 (no risk found) to 100: 100 for a honeypot, else the sum of the flag weights (see docs/tools.md, Token report), capped at 100.',
+    ),
+  risk_level: z
+    .enum(['low', 'medium', 'high', 'critical'])
+    .describe('Score below 20 low, below 50 medium, below 80 high, else critical.'),
+  is_honeypot: z
+    .boolean()
+    .describe('True when the token appears impossible to sell (Solana: non-transferable or frozen by default).'),
+  liquidity_usd: z
+    .number()
+    .describe('Sum of USD liquidity over the token’s DEX pairs on this chain (0 when it has none).'),
   pair_count: z.number().int().describe('Number of DEX pairs of the token on this chain.'),
-  token_age_days: z.number().nullable().describe('Days since the token’s first DEX pair was created (1 decimal); null when no dated pair is indexed.'),
-  ownership_renounced: z.boolean().describe('EVM: no owner (or the zero/dead address) and no way to reclaim it. Solana: no mint, freeze, close or balance authority.'),
-  top10_concentration_pct: z.number().nullable().describe('Share of supply held by the 10 largest listed holders, percent 0–100; null when no holder list is available.'),
-  verdict: z.string().describe('Three-sentence analyst verdict generated from the data: risk and advice, contract findings, market and holders.'),
+  token_age_days: z
+    .number()
+    .nullable()
+    .describe('Days since the token’s first DEX pair was created (1 decimal); null when no dated pair is indexed.'),
+  ownership_renounced: z
+    .boolean()
+    .describe(
+      'EVM: no owner (or the zero/dead address) and no way to reclaim it. Solana: no mint, freeze, close or balance authority.',
+    ),
+  top10_concentration_pct: z
+    .number()
+    .nullable()
+    .describe(
+      'Share of supply held by the 10 largest listed holders, percent 0–100; null when no holder list is available.',
+    ),
+  verdict: z
+    .string()
+    .describe(
+      'Three-sentence analyst verdict generated from the data: risk and advice, contract findings, market and holders.',
+    ),
   wallet: z
     .object({
       address: z.string(),
       is_owner: z.boolean().describe('The wallet is the owner (EVM) or a mint/freeze/balance authority (Solana).'),
       is_creator: z.boolean().describe('The wallet created the token.'),
-      holding_pct: z.number().nullable().describe('Its share of supply when it is among the listed top holders, else null.'),
+      holding_pct: z
+        .number()
+        .nullable()
+        .describe('Its share of supply when it is among the listed top holders, else null.'),
     })
     .optional()
     .describe('Present when `wallet` was given.'),

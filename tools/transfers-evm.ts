@@ -19,7 +19,9 @@ const TransfersEvmInputSchema = z
       'First block to search (non-negative integer); omit to search as far back as one call reaches (the whole history with an indexer, ' +
         'otherwise the newest 50,000 blocks by default). The answer says how far it got: see `fromBlock` in the response.',
     ),
-    toBlock: QueryBlockSchema.describe('Last block to search (non-negative integer); omit for the latest block (a later block is clamped to it).'),
+    toBlock: QueryBlockSchema.describe(
+      'Last block to search (non-negative integer); omit for the latest block (a later block is clamped to it).',
+    ),
     limit: z.coerce
       .number()
       .int()

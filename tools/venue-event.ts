@@ -8,7 +8,10 @@ const VenueEventInputSchema = z.object({
     .trim()
     .min(1)
     .max(64)
-    .regex(/^[A-Za-z0-9._-]+$/, 'must be an event ticker of letters, digits, "-", "_" and "." (e.g. KXFEDDECISION-25DEC)')
+    .regex(
+      /^[A-Za-z0-9._-]+$/,
+      'must be an event ticker of letters, digits, "-", "_" and "." (e.g. KXFEDDECISION-25DEC)',
+    )
     .toUpperCase()
     .describe(
       'Prediction-market event ticker, e.g. `KXFEDDECISION-25DEC`; 1–64 characters of letters, digits, ' +
@@ -40,7 +43,9 @@ const VenueEventOutputSchema = z.object({
   subTitle: z.string(),
   seriesTicker: z.string().describe('Ticker of the recurring series the event belongs to.'),
   category: z.string(),
-  mutuallyExclusive: z.boolean().describe('True when the markets partition the outcome space (exactly one resolves YES).'),
+  mutuallyExclusive: z
+    .boolean()
+    .describe('True when the markets partition the outcome space (exactly one resolves YES).'),
   marketCount: z.number().int().describe('Number of entries in `markets`.'),
   markets: z.array(MarketSchema).describe('Markets of the event with current quotes.'),
   source: z.string().describe('Name of the upstream data source.'),

@@ -72,12 +72,16 @@ export const walletReadiness = defineTool({
       return step;
     };
     ctx.progress(0, STEP_SLUGS.length, 'running wallet-balances, gas-snapshot and onramp-link');
-    const run = (slug: Slug, work: (signal: AbortSignal) => Promise<Outcome>) => runStep(slug, wallet.stepTimeoutMs, ctx, work).then(finished);
+    const run = (slug: Slug, work: (signal: AbortSignal) => Promise<Outcome>) =>
+      runStep(slug, wallet.stepTimeoutMs, ctx, work).then(finished);
     const steps = await Promise.all([
       run('wallet-balances', async (signal) => {
         const networks = await wallet.balances(address, solanaAddress, signal);
         const ok = networks.some((n) => n.ok);
-        return { ok, result: ok ? { networks, stablecoinTotalUsd: stablecoinTotal(networks) } : noNetwork('balance', networks) };
+        return {
+          ok,
+          result: ok ? { networks, stablecoinTotalUsd: stablecoinTotal(networks) } : noNetwork('balance', networks),
+        };
       }),
       run('gas-snapshot', async (signal) => {
         const networks = await wallet.gas(signal);
@@ -86,7 +90,8 @@ export const walletReadiness = defineTool({
       }),
       run('onramp-link', async (signal) => ({ ok: true, result: { ...(await onramp.link(address, signal)) } })),
     ]);
-    if (ctx.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.');
+    if (ctx.signal.aborted)
+      throw new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.');
     failWhenNoChainStep(steps);
     return {
       pack: 'wallet-readiness',
@@ -106,27 +111,47 @@ interface Step extends Outcome {
   slug: Slug;
 }
 
-function noNetwork(what: string, networks: Array<{ ok: boolean; error?: { code: string; message: string } }>): Record<string, unknown> {
+function noNetwork(
+  what: string,
+  networks: Array<{ ok: boolean; error?: { code: string; message: string } }>,
+): Record<string, unknown> {
   const errors = networks.flatMap((n) => (n.ok || !n.error ? [] : [n.error]));
-  const code = errors.length > 0 && errors.every((e) => e.code === 'upstream_timeout') ? 'upstream_timeout' : 'upstream_unavailable';
-  const error = networks.length === 0 ? `No network is configured for this step.` : `No network answered the ${what} read (${errors[0]?.message ?? 'no answer'}).`;
+  const code =
+    errors.length > 0 && errors.every((e) => e.code === 'upstream_timeout')
+      ? 'upstream_timeout'
+      : 'upstream_unavailable';
+  const error =
+    networks.length === 0
+      ? `No network is configured for this step.`
+      : `No network answered the ${what} read (${errors[0]?.message ?? 'no answer'}).`;
   return { error, code, networks };
 }
 
 /** Runs one step under its own time limit; its failure (or timeout) becomes a failed step, never a failed call. */
-async function runStep(slug: Slug, timeoutMs: number, ctx: ToolContext, work: (signal: AbortSignal) => Promise<Outcome>): Promise<Step> {
+async function runStep(
+  slug: Slug,
+  timeoutMs: number,
+  ctx: ToolContext,
+  work: (signal: AbortSignal) => Promise<Outcome>,
+): Promise<Step> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([ctx.signal, timeout]);
   try {
     const outcome = await new Promise<Outcome>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      work(signal).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      work(signal)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
     });
     return { slug, ...outcome };
   } catch (err) {
     if (timeout.aborted && !ctx.signal.aborted) {
-      return { slug, ok: false, result: { error: `The step did not finish within ${timeoutMs} ms.`, code: 'upstream_timeout' } };
+      return {
+        slug,
+        ok: false,
+        result: { error: `The step did not finish within ${timeoutMs} ms.`, code: 'upstream_timeout' },
+      };
     }
     const { code, message } = describeFailure(err);
     ctx.log.warn('wallet-readiness step failed', { step: slug, code });
@@ -141,7 +166,11 @@ function failWhenNoChainStep(steps: Step[]): void {
   const codes = chain.map((s) => String(s.result.code));
   const code = codes.every((c) => c === 'upstream_timeout') ? 'upstream_timeout' : 'upstream_unavailable';
   const reasons = chain.map((s) => `${s.slug}: ${String(s.result.code)}`).join(', ');
-  throw new ToolError(code, `No chain could be read (${reasons}; see details.steps), so there is no readiness report. Try again in a minute; you were not charged.`, {
-    details: { steps },
-  });
+  throw new ToolError(
+    code,
+    `No chain could be read (${reasons}; see details.steps), so there is no readiness report. Try again in a minute; you were not charged.`,
+    {
+      details: { steps },
+    },
+  );
 }

@@ -15,7 +15,13 @@ export const callCommand: CliCommand = {
   --dry-run                show the price and the option that would be paid; pay nothing
   --yes, -y                approve a payment above BUDGET_ASK_ABOVE_USD without asking
 ${REMOTE_USAGE}`,
-  options: { input: { type: 'string' }, 'max-usd': { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' }, ...REMOTE_OPTIONS },
+  options: {
+    input: { type: 'string' },
+    'max-usd': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+    ...REMOTE_OPTIONS,
+  },
   positionals: 1,
   async run(args) {
     const tool = args.positionals[0];
@@ -28,7 +34,9 @@ ${REMOTE_USAGE}`,
         try {
           text = readFileSync(rawInput.slice(1), 'utf8');
         } catch (err) {
-          throw new UsageError(`--input ${rawInput}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+          throw new UsageError(
+            `--input ${rawInput}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+          );
         }
       }
       try {
@@ -39,8 +47,16 @@ ${REMOTE_USAGE}`,
     }
     const maxUsdText = stringOption(args, 'max-usd');
     const maxUsd = maxUsdText === undefined ? undefined : Number(maxUsdText);
-    if (maxUsd !== undefined && (!Number.isFinite(maxUsd) || maxUsd < 0)) throw new UsageError('--max-usd must be a non-negative number of dollars, e.g. 0.05');
+    if (maxUsd !== undefined && (!Number.isFinite(maxUsd) || maxUsd < 0))
+      throw new UsageError('--max-usd must be a non-negative number of dollars, e.g. 0.05');
     const { runCall } = await import('../client/cli-call.js');
-    return runCall({ tool, input, ...(maxUsd !== undefined ? { maxUsd } : {}), dryRun: args.values['dry-run'] === true, yes: args.values.yes === true, env: remoteSettings(args) });
+    return runCall({
+      tool,
+      input,
+      ...(maxUsd !== undefined ? { maxUsd } : {}),
+      dryRun: args.values['dry-run'] === true,
+      yes: args.values.yes === true,
+      env: remoteSettings(args),
+    });
   },
 };

@@ -32,8 +32,14 @@ export const USAGE_EXIT = 2;
 export function parseCommandArgs(command: CliCommand, argv: readonly string[]): CommandArgs | 'help' {
   if (argv.includes('--help') || argv.includes('-h')) return 'help';
   try {
-    const { values, positionals } = parseArgs({ args: [...argv], options: command.options, strict: true, allowPositionals: true });
-    if (positionals.length > (command.positionals ?? 0)) throw new UsageError(`unexpected argument "${positionals[command.positionals ?? 0]}"`);
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options: command.options,
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length > (command.positionals ?? 0))
+      throw new UsageError(`unexpected argument "${positionals[command.positionals ?? 0]}"`);
     return { values: values as CommandArgs['values'], positionals };
   } catch (err) {
     if (err instanceof UsageError) throw err;

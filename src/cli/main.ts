@@ -10,12 +10,30 @@ import { parseCommandArgs, USAGE_EXIT, UsageError, type CliCommand } from './com
 
 /** Every command: a one-line summary for `tollbooth help`, and its module. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
-  serve: { summary: 'HTTP routes + MCP streamable HTTP at /mcp (the default command)', load: async () => (await import('./serve.js')).serveCommand },
-  stdio: { summary: 'MCP over stdio for agents that spawn the server; --remote: pay a remote deployment', load: async () => (await import('./stdio.js')).stdioCommand },
-  call: { summary: 'one paid call of a remote tool for scripts: JSON result on stdout', load: async () => (await import('./call.js')).callCommand },
-  tools: { summary: 'list the tools (paid and free) with method, path and price', load: async () => (await import('./tools.js')).toolsCommand },
-  'mcp-config': { summary: 'print ready MCP client entries for this install', load: async () => (await import('./mcp-config.js')).mcpConfigCommand },
-  receipts: { summary: 'settled, pending and failed payments with totals (DATABASE_URL or DATA_DIR)', load: async () => (await import('./receipts.js')).receiptsCommand },
+  serve: {
+    summary: 'HTTP routes + MCP streamable HTTP at /mcp (the default command)',
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
+  stdio: {
+    summary: 'MCP over stdio for agents that spawn the server; --remote: pay a remote deployment',
+    load: async () => (await import('./stdio.js')).stdioCommand,
+  },
+  call: {
+    summary: 'one paid call of a remote tool for scripts: JSON result on stdout',
+    load: async () => (await import('./call.js')).callCommand,
+  },
+  tools: {
+    summary: 'list the tools (paid and free) with method, path and price',
+    load: async () => (await import('./tools.js')).toolsCommand,
+  },
+  'mcp-config': {
+    summary: 'print ready MCP client entries for this install',
+    load: async () => (await import('./mcp-config.js')).mcpConfigCommand,
+  },
+  receipts: {
+    summary: 'settled, pending and failed payments with totals (DATABASE_URL or DATA_DIR)',
+    load: async () => (await import('./receipts.js')).receiptsCommand,
+  },
 };
 
 /** The text of `tollbooth help`. */

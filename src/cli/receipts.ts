@@ -12,7 +12,12 @@ export const receiptsCommand: CliCommand = {
   --status <s>      only settled, pending or failed payments
   --protocol <p>    only payments made with x402 or with mpp
   --json            the report as JSON`,
-  options: { limit: { type: 'string' }, status: { type: 'string' }, protocol: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    limit: { type: 'string' },
+    status: { type: 'string' },
+    protocol: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   async run(args) {
     const [{ loadConfig }, { runReceipts }] = await Promise.all([import('../config.js'), import('../receipts.js')]);
     return runReceipts(loadConfig(process.env), args.values);

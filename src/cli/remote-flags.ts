@@ -10,7 +10,9 @@ const REMOTE_FLAGS = {
 } as const;
 
 /** The `--remote…` options in `parseArgs` form. */
-export const REMOTE_OPTIONS: CommandOptions = Object.fromEntries(Object.keys(REMOTE_FLAGS).map((flag) => [flag, { type: 'string' }]));
+export const REMOTE_OPTIONS: CommandOptions = Object.fromEntries(
+  Object.keys(REMOTE_FLAGS).map((flag) => [flag, { type: 'string' }]),
+);
 
 /** The help lines of the `--remote…` options. */
 export const REMOTE_USAGE = `  --remote <base url>      the deployment to call (REMOTE_URL); the four groups below default to it

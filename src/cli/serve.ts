@@ -26,11 +26,8 @@ ${TESTNET_USAGE}
       ...(host !== undefined ? { HOST: host } : {}),
       ...networkSetSettings(args),
     });
-    const [{ createRuntime, listen }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] = await Promise.all([
-      import('../runtime.js'),
-      import('../process-policy.js'),
-      import('./lifecycle.js'),
-    ]);
+    const [{ createRuntime, listen }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] =
+      await Promise.all([import('../runtime.js'), import('../process-policy.js'), import('./lifecycle.js')]);
     const runtime = await createRuntime(config);
     warnDevelopment(config, runtime.log);
     const running = await listen(runtime);

@@ -20,11 +20,19 @@ ${REMOTE_USAGE}`,
     const { loadConfig } = await import('../config.js');
     const config = loadConfig({ ...process.env, ...remoteSettings(args), ...networkSetSettings(args) });
     if (Object.keys(config.client.remote).length > 0) {
-      const [{ runRemoteStdio }, { createLogger }] = await Promise.all([import('../client/stdio.js'), import('../log.js')]);
+      const [{ runRemoteStdio }, { createLogger }] = await Promise.all([
+        import('../client/stdio.js'),
+        import('../log.js'),
+      ]);
       await runRemoteStdio(config, createLogger(config.logLevel));
       return undefined;
     }
-    const [{ StdioServerTransport }, { createRuntime, newMcpServer }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] = await Promise.all([
+    const [
+      { StdioServerTransport },
+      { createRuntime, newMcpServer },
+      { installProcessPolicy },
+      { onStop, stopOnSignals, warnDevelopment },
+    ] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('../runtime.js'),
       import('../process-policy.js'),
@@ -36,9 +44,14 @@ ${REMOTE_USAGE}`,
     const transport = new StdioServerTransport();
     // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
     const stop = onStop(runtime.log, async (reason) => {
-      runtime.log.info('shutting down', { reason, inFlight: runtime.calls.inFlight, timeoutMs: config.shutdownTimeoutMs });
+      runtime.log.info('shutting down', {
+        reason,
+        inFlight: runtime.calls.inFlight,
+        timeoutMs: config.shutdownTimeoutMs,
+      });
       const drained = await runtime.calls.drain(config.shutdownTimeoutMs);
-      if (!drained) runtime.log.error('shutdown time limit reached with calls still running', { inFlight: runtime.calls.inFlight });
+      if (!drained)
+        runtime.log.error('shutdown time limit reached with calls still running', { inFlight: runtime.calls.inFlight });
       // A finished call's answer is written by the SDK a few promise steps later; closing first would drop it.
       await new Promise((resolve) => setImmediate(resolve));
       await server.close();

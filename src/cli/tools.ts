@@ -15,9 +15,16 @@ export const toolsCommand: CliCommand = {
       import('../tool.js'),
     ]);
     const config = loadConfig(process.env);
-    const rows = tools.map((tool) => ({ name: tool.name, method: tool.method, path: tool.path, price: isPaid(tool) ? priceSummary(config, tool).display : 'free' }));
+    const rows = tools.map((tool) => ({
+      name: tool.name,
+      method: tool.method,
+      path: tool.path,
+      price: isPaid(tool) ? priceSummary(config, tool).display : 'free',
+    }));
     if (args.values.json === true) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    else for (const r of rows) process.stdout.write(`${r.name.padEnd(22)} ${r.method.padEnd(5)} ${r.path.padEnd(34)} ${r.price}\n`);
+    else
+      for (const r of rows)
+        process.stdout.write(`${r.name.padEnd(22)} ${r.method.padEnd(5)} ${r.path.padEnd(34)} ${r.price}\n`);
     return 0;
   },
 };

@@ -24,12 +24,21 @@ const BudgetSchema = z.object({
   maxPerCall: z.string(),
   maxPerDay: z.string(),
   askAbove: z.string().optional().describe('Payments above this amount are paid only after the user approves them.'),
-  networks: z.array(z.string()).optional().describe('Networks the agent may pay on (unset: every network it holds a wallet for).'),
+  networks: z
+    .array(z.string())
+    .optional()
+    .describe('Networks the agent may pay on (unset: every network it holds a wallet for).'),
   tools: z.array(z.string()).optional().describe('Tools the agent may pay for (unset: all).'),
 });
 
 const WalletStatusOutput = z.object({
-  wallets: z.array(z.object({ family: Family, address: z.string(), canPay: z.boolean().describe('false: this client holds the key but cannot pay on that family yet.') })),
+  wallets: z.array(
+    z.object({
+      family: Family,
+      address: z.string(),
+      canPay: z.boolean().describe('false: this client holds the key but cannot pay on that family yet.'),
+    }),
+  ),
   balances: z.array(
     z.object({
       network: z.string(),
@@ -47,7 +56,9 @@ const WalletStatusOutput = z.object({
   note: z.string().optional(),
 });
 
-const HistoryInput = z.object({ limit: z.number().int().min(1).max(200).default(20).describe('How many recent payments to list (1–200, default 20).') });
+const HistoryInput = z.object({
+  limit: z.number().int().min(1).max(200).default(20).describe('How many recent payments to list (1–200, default 20).'),
+});
 
 const HistoryOutput = z.object({
   payments: z.array(
@@ -60,7 +71,11 @@ const HistoryOutput = z.object({
       asset: z.string(),
       amount: z.string(),
       usd: z.string(),
-      status: z.enum(['reserved', 'settled', 'pending', 'failed']).describe('reserved: being paid; pending: outcome unknown (retried with the same payment); failed: not charged.'),
+      status: z
+        .enum(['reserved', 'settled', 'pending', 'failed'])
+        .describe(
+          'reserved: being paid; pending: outcome unknown (retried with the same payment); failed: not charged.',
+        ),
       transaction: z.string().optional(),
       payer: z.string().optional(),
       paymentId: z.string().optional(),
@@ -70,7 +85,8 @@ const HistoryOutput = z.object({
   budget: BudgetSchema,
 });
 
-const schema = (type: z.ZodType, io: 'input' | 'output') => portableSchema(z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>);
+const schema = (type: z.ZodType, io: 'input' | 'output') =>
+  portableSchema(z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>);
 
 /** The tools/list entries of the agent's own tools. */
 export const AGENT_TOOLS: readonly Tool[] = [
@@ -81,16 +97,26 @@ export const AGENT_TOOLS: readonly Tool[] = [
       "Free and local (nothing is sent to the remote deployment): the agent's wallet addresses, their stablecoin balances on the networks that have an RPC URL, today's spending (UTC day) and what is left of the budget, with the per-call and daily limits and the approval threshold.",
     inputSchema: schema(z.object({}), 'input') as Tool['inputSchema'],
     outputSchema: schema(WalletStatusOutput, 'output') as Tool['outputSchema'],
-    annotations: { title: "The agent's wallets and budget", readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+    annotations: {
+      title: "The agent's wallets and budget",
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: true,
+    },
   },
   {
     name: 'spending-history',
     title: "The agent's recent payments",
     description:
-      'Free and local: the most recent payments this agent made for remote tools, newest first, with tool, network, amount in US dollars, status and the receipt (transaction, payer, payment id), and today\'s budget.',
+      "Free and local: the most recent payments this agent made for remote tools, newest first, with tool, network, amount in US dollars, status and the receipt (transaction, payer, payment id), and today's budget.",
     inputSchema: schema(HistoryInput, 'input') as Tool['inputSchema'],
     outputSchema: schema(HistoryOutput, 'output') as Tool['outputSchema'],
-    annotations: { title: "The agent's recent payments", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: "The agent's recent payments",
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
 ];
 
@@ -135,8 +161,12 @@ export async function callAgentTool(deps: AgentToolDeps, name: string, args: unk
     return structured(output);
   }
   const parsed = HistoryInput.safeParse(args ?? {});
-  if (!parsed.success) return { isError: true, content: [{ type: 'text', text: JSON.stringify(inputError(parsed.error).toBody()) }] };
-  const spends = await deps.store.listSpends({ limit: parsed.data.limit, statuses: ['reserved', 'settled', 'pending', 'failed'] });
+  if (!parsed.success)
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(inputError(parsed.error).toBody()) }] };
+  const spends = await deps.store.listSpends({
+    limit: parsed.data.limit,
+    statuses: ['reserved', 'settled', 'pending', 'failed'],
+  });
   const output: z.infer<typeof HistoryOutput> = {
     payments: spends.map((s) => ({
       at: s.createdAt,

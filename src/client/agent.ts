@@ -22,8 +22,10 @@ export function agentProblems(config: Config): string[] {
   const problems: string[] = [];
   const known = new Set(tools.map((t) => t.name));
   const unknown = (config.client.budget.tools ?? []).filter((name) => !known.has(name));
-  if (unknown.length > 0) problems.push(`BUDGET_TOOLS names unknown tools (${unknown.join(', ')}); known: ${[...known].join(', ')}`);
-  if (Object.keys(config.client.remote).length === 0) problems.push('no remote deployment: pass --remote <base url> or set REMOTE_URL');
+  if (unknown.length > 0)
+    problems.push(`BUDGET_TOOLS names unknown tools (${unknown.join(', ')}); known: ${[...known].join(', ')}`);
+  if (Object.keys(config.client.remote).length === 0)
+    problems.push('no remote deployment: pass --remote <base url> or set REMOTE_URL');
   return problems;
 }
 
@@ -40,7 +42,8 @@ export async function createAgent(config: Config, log: Logger, store?: Store): P
   const budget = new Budget(opened, config.client.budget);
   const settings = config.client;
   const caller = new RemoteCaller({ settings, networks: config.networks, store: opened, wallets, budget, log });
-  if (wallets.addresses.stellar) log.warn('WALLET_STELLAR_SECRET is set, but this client cannot pay on Stellar yet; Stellar options are skipped');
+  if (wallets.addresses.stellar)
+    log.warn('WALLET_STELLAR_SECRET is set, but this client cannot pay on Stellar yet; Stellar options are skipped');
   const close = async () => {
     await closeMcpRemotes();
     await opened.close();

@@ -19,7 +19,12 @@ const ASSOCIATED_TOKEN_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsL
 
 async function evmBalance(rpcUrl: string, asset: string, owner: string, timeoutMs: number): Promise<bigint> {
   const client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
-  return client.readContract({ address: asset as Address, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] });
+  return client.readContract({
+    address: asset as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner as Address],
+  });
 }
 
 async function solanaBalance(rpcUrl: string, mint: string, owner: string, timeoutMs: number): Promise<bigint> {
@@ -28,21 +33,27 @@ async function solanaBalance(rpcUrl: string, mint: string, owner: string, timeou
     programAddress: ASSOCIATED_TOKEN_PROGRAM,
     seeds: [encoder.encode(address(owner)), encoder.encode(TOKEN_PROGRAM), encoder.encode(address(mint))],
   });
-  const { value } = await createSolanaRpc(rpcUrl).getAccountInfo(ata, { encoding: 'base64' }).send({ abortSignal: AbortSignal.timeout(timeoutMs) });
+  const { value } = await createSolanaRpc(rpcUrl)
+    .getAccountInfo(ata, { encoding: 'base64' })
+    .send({ abortSignal: AbortSignal.timeout(timeoutMs) });
   if (!value) return 0n;
   // An SPL token account: mint (32 bytes), owner (32 bytes), then the amount as a little-endian u64.
   return Buffer.from(value.data[0], 'base64').readBigUInt64LE(64);
 }
 
 async function algorandBalance(algodUrl: string, assetId: string, owner: string, timeoutMs: number): Promise<bigint> {
-  const res = await fetch(`${algodUrl.replace(/\/+$/, '')}/v2/accounts/${owner}`, { signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${algodUrl.replace(/\/+$/, '')}/v2/accounts/${owner}`, {
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (!res.ok) throw new Error(`algod answered ${res.status}`);
   const account = (await res.json()) as { assets?: Array<{ 'asset-id': number | string; amount: number | string }> };
   const holding = account.assets?.find((a) => String(a['asset-id']) === assetId);
   return holding ? BigInt(holding.amount) : 0n;
 }
 
-const READERS: Partial<Record<NetworkFamily, (rpcUrl: string, asset: string, owner: string, timeoutMs: number) => Promise<bigint>>> = {
+const READERS: Partial<
+  Record<NetworkFamily, (rpcUrl: string, asset: string, owner: string, timeoutMs: number) => Promise<bigint>>
+> = {
   evm: evmBalance,
   svm: solanaBalance,
   algorand: algorandBalance,
@@ -55,15 +66,29 @@ export async function readBalances(
   allowed: readonly string[] | undefined,
   timeoutMs = 5_000,
 ): Promise<BalanceRead[]> {
-  const targets = networks.filter((n) => n.rpcUrl && addresses[n.family] && READERS[n.family] && (!allowed || matchesAny(n.id, allowed)));
+  const targets = networks.filter(
+    (n) => n.rpcUrl && addresses[n.family] && READERS[n.family] && (!allowed || matchesAny(n.id, allowed)),
+  );
   return Promise.all(
     targets.map(async (n): Promise<BalanceRead> => {
       const base = { network: n.id, ...(n.label ? { label: n.label } : {}), asset: n.asset };
       try {
         const raw = await READERS[n.family]!(n.rpcUrl!, n.asset, addresses[n.family]!, timeoutMs);
-        return { ...base, ok: true, amount: raw.toString(), decimals: n.decimals, usd: usd(toUsdMicros(raw, n.decimals)) };
+        return {
+          ...base,
+          ok: true,
+          amount: raw.toString(),
+          decimals: n.decimals,
+          usd: usd(toUsdMicros(raw, n.decimals)),
+        };
       } catch (err) {
-        return { ...base, ok: false, error: String((err as Error)?.message ?? err).split('\n', 1)[0]!.slice(0, 200) };
+        return {
+          ...base,
+          ok: false,
+          error: String((err as Error)?.message ?? err)
+            .split('\n', 1)[0]!
+            .slice(0, 200),
+        };
       }
     }),
   );

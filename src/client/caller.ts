@@ -6,7 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PaymentRequired } from '@x402/core/types';
-import { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
+import {
+  appendPaymentIdentifierToExtensions,
+  generatePaymentId,
+  PAYMENT_IDENTIFIER,
+} from '@x402/extensions/payment-identifier';
 import type { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { inputError } from '../invoke.js';
@@ -73,7 +77,12 @@ export class RemoteCaller {
     const { settings, budget } = this.deps;
     const base = settings.remote[target.group];
     if (!base) {
-      return refused(new ToolError('not_found', `No remote deployment is configured for ${target.name} (group "${target.group}"): set REMOTE_URL or REMOTE_URL_${target.group.toUpperCase()}.`));
+      return refused(
+        new ToolError(
+          'not_found',
+          `No remote deployment is configured for ${target.name} (group "${target.group}"): set REMOTE_URL or REMOTE_URL_${target.group.toUpperCase()}.`,
+        ),
+      );
     }
     const args = input ?? {};
     const parsed = target.input.safeParse(args);
@@ -81,7 +90,12 @@ export class RemoteCaller {
     const request = buildRequest(base, target, args);
     if (!target.paid) return this.free(target, request, options);
     if (!budget.allowsTool(target.name)) {
-      return refused(new ToolError('budget_exceeded', `Paying for ${target.name} is not allowed by the user's budget (BUDGET_TOOLS=${budget.settings.tools?.join(',')}); nothing was paid.`));
+      return refused(
+        new ToolError(
+          'budget_exceeded',
+          `Paying for ${target.name} is not allowed by the user's budget (BUDGET_TOOLS=${budget.settings.tools?.join(',')}); nothing was paid.`,
+        ),
+      );
     }
     const hash = requestHash(`${target.name}\n${request.method} ${request.url}`, parsed.data);
     if (options.dryRun) return this.probeAndPay(target, request, hash, options);
@@ -96,21 +110,40 @@ export class RemoteCaller {
     }
   }
 
-  private async paidCall(target: CallTarget, request: RemoteRequest, hash: string, options: CallOptions): Promise<CallOutcome> {
+  private async paidCall(
+    target: CallTarget,
+    request: RemoteRequest,
+    hash: string,
+    options: CallOptions,
+  ): Promise<CallOutcome> {
     const pending = await this.deps.store.pendingSpend(hash);
     if (pending?.payload) {
-      this.deps.log.info('re-sending a payment whose outcome was unknown', { tool: target.name, protocol: pending.protocol ?? 'x402', network: pending.network });
+      this.deps.log.info('re-sending a payment whose outcome was unknown', {
+        tool: target.name,
+        protocol: pending.protocol ?? 'x402',
+        network: pending.network,
+      });
       return deliver(this.context(target, request, pending, true), fromStored(pending.payload));
     }
     return this.probeAndPay(target, request, hash, options);
   }
 
-  private async probeAndPay(target: CallTarget, request: RemoteRequest, hash: string, options: CallOptions): Promise<CallOutcome> {
+  private async probeAndPay(
+    target: CallTarget,
+    request: RemoteRequest,
+    hash: string,
+    options: CallOptions,
+  ): Promise<CallOutcome> {
     // MPP challenges are read only when they may be needed (reading them loads mppx): see `offersToWeigh`.
     const probe = await send(request, this.deps.settings.timeoutMs, options.signal, undefined, false);
     switch (probe.type) {
       case 'no_answer':
-        return refused(new ToolError('upstream_unavailable', `The remote deployment did not answer ${request.method} ${request.url} (${probe.message}); nothing was paid. Try again later.`));
+        return refused(
+          new ToolError(
+            'upstream_unavailable',
+            `The remote deployment did not answer ${request.method} ${request.url} (${probe.message}); nothing was paid. Try again later.`,
+          ),
+        );
       case 'ok':
         return checkedOutput(target, probe.body);
       case 'error':
@@ -124,7 +157,10 @@ export class RemoteCaller {
    * The offers of a probe's challenge. MPP challenges sent over HTTP are read (mppx loads) only when they matter: a
    * dry run, MPP preferred, or no payable x402 option (then they are paid, or listed with why they are not).
    */
-  private async offersToWeigh(probe: Extract<RemoteAnswer, { type: 'challenge' }>, options: CallOptions): Promise<Offers> {
+  private async offersToWeigh(
+    probe: Extract<RemoteAnswer, { type: 'challenge' }>,
+    options: CallOptions,
+  ): Promise<Offers> {
     const { settings } = this.deps;
     const x402 = probe.challenge ? { x402: probe.challenge } : {};
     if (!probe.mppHeader) return { ...x402, mpp: probe.mpp };
@@ -137,31 +173,62 @@ export class RemoteCaller {
 
   private rules(options: CallOptions) {
     const { budget, settings, networks } = this.deps;
-    const maxMicrosPerCall = options.maxUsdPerCall !== undefined ? micros(options.maxUsdPerCall) : budget.maxMicrosPerCall;
-    return { networks, ...(budget.settings.networks ? { allowed: budget.settings.networks } : {}), preference: settings.preference, maxMicrosPerCall, protocols: settings.protocols };
+    const maxMicrosPerCall =
+      options.maxUsdPerCall !== undefined ? micros(options.maxUsdPerCall) : budget.maxMicrosPerCall;
+    return {
+      networks,
+      ...(budget.settings.networks ? { allowed: budget.settings.networks } : {}),
+      preference: settings.preference,
+      maxMicrosPerCall,
+      protocols: settings.protocols,
+    };
   }
 
-  private async pay(target: CallTarget, request: RemoteRequest, hash: string, offers: Offers, options: CallOptions): Promise<CallOutcome> {
+  private async pay(
+    target: CallTarget,
+    request: RemoteRequest,
+    hash: string,
+    offers: Offers,
+    options: CallOptions,
+  ): Promise<CallOutcome> {
     const { budget, wallets } = this.deps;
     const rules = this.rules(options);
     const { maxMicrosPerCall } = rules;
     const choice = chooseFromOffers(offers, wallets, rules);
-    if (options.dryRun) return { type: 'dry_run', report: await dryRunReport(target.name, request.url, offers, choice, budget, maxMicrosPerCall) };
+    if (options.dryRun)
+      return {
+        type: 'dry_run',
+        report: await dryRunReport(target.name, request.url, offers, choice, budget, maxMicrosPerCall),
+      };
     switch (choice.type) {
       case 'none_payable':
         return notPayable(target.name, offers, choice.options, wallets, budget);
       case 'over_cap':
-        return refused(new ToolError('budget_exceeded', `${target.name} costs at least ${usd(choice.cheapest.usdMicros!)}, over the user's per-call limit of ${usd(maxMicrosPerCall)}; nothing was paid. ${budget.describe(maxMicrosPerCall)}.`));
+        return refused(
+          new ToolError(
+            'budget_exceeded',
+            `${target.name} costs at least ${usd(choice.cheapest.usdMicros!)}, over the user's per-call limit of ${usd(maxMicrosPerCall)}; nothing was paid. ${budget.describe(maxMicrosPerCall)}.`,
+          ),
+        );
       case 'chosen':
         return this.reserveAndPay(target, request, hash, offers, choice.chosen, maxMicrosPerCall, options);
     }
   }
 
-  private async reserveAndPay(target: CallTarget, request: RemoteRequest, hash: string, offers: Offers, chosen: PricedOption, capMicros: number, options: CallOptions): Promise<CallOutcome> {
+  private async reserveAndPay(
+    target: CallTarget,
+    request: RemoteRequest,
+    hash: string,
+    offers: Offers,
+    chosen: PricedOption,
+    capMicros: number,
+    options: CallOptions,
+  ): Promise<CallOutcome> {
     const { budget, store } = this.deps;
     const challenge = offers.x402;
     const protocol = chosen.protocol ?? 'x402';
-    const declaresId = protocol === 'x402' && challenge?.x402Version === 2 && challenge.extensions?.[PAYMENT_IDENTIFIER] !== undefined;
+    const declaresId =
+      protocol === 'x402' && challenge?.x402Version === 2 && challenge.extensions?.[PAYMENT_IDENTIFIER] !== undefined;
     const paymentId = declaresId ? generatePaymentId() : undefined;
     const spend: NewSpend = {
       id: randomUUID(),
@@ -179,17 +246,31 @@ export class RemoteCaller {
     const reserved = await budget.reserve(spend);
     if (reserved.type === 'over_budget') {
       const left = Math.max(0, budget.maxMicrosPerDay - reserved.spentMicros);
-      return refused(new ToolError('budget_exceeded', `${target.name} costs ${usd(spend.usdMicros)}, but only ${usd(left)} of today's ${usd(budget.maxMicrosPerDay)} budget is left (${usd(reserved.spentMicros)} spent or being paid, UTC day ${spend.day}); nothing was paid. The budget renews at 00:00 UTC; ${budget.describe()}.`));
+      return refused(
+        new ToolError(
+          'budget_exceeded',
+          `${target.name} costs ${usd(spend.usdMicros)}, but only ${usd(left)} of today's ${usd(budget.maxMicrosPerDay)} budget is left (${usd(reserved.spentMicros)} spent or being paid, UTC day ${spend.day}); nothing was paid. The budget renews at 00:00 UTC; ${budget.describe()}.`,
+        ),
+      );
     }
     if (budget.needsApproval(spend.usdMicros)) {
       const question = `Pay ${usd(spend.usdMicros)} (${spend.amount} units of ${spend.asset} on ${spend.network}${protocol === 'mpp' ? ', with MPP' : ''}) for ${target.name} at ${request.url}? Today so far: ${usd(reserved.spentMicros - spend.usdMicros)} of ${usd(budget.maxMicrosPerDay)}.`;
       const answer = await options.approve(question);
       if (answer !== 'accepted') {
-        await store.cancelSpend(spend.id, answer === 'declined' ? 'declined by the user' : 'approval could not be asked');
-        const why = answer === 'declined'
-          ? 'the user declined it'
-          : 'it is above the approval threshold and the user could not be asked (the MCP client does not support elicitation; on the command line pass --yes)';
-        return refused(new ToolError('payment_not_approved', `The payment of ${usd(spend.usdMicros)} for ${target.name} was not made: ${why}. ${budget.describe()}.`));
+        await store.cancelSpend(
+          spend.id,
+          answer === 'declined' ? 'declined by the user' : 'approval could not be asked',
+        );
+        const why =
+          answer === 'declined'
+            ? 'the user declined it'
+            : 'it is above the approval threshold and the user could not be asked (the MCP client does not support elicitation; on the command line pass --yes)';
+        return refused(
+          new ToolError(
+            'payment_not_approved',
+            `The payment of ${usd(spend.usdMicros)} for ${target.name} was not made: ${why}. ${budget.describe()}.`,
+          ),
+        );
       }
     }
     let payment: SignedPayment;
@@ -197,30 +278,67 @@ export class RemoteCaller {
       payment = await this.sign(offers, chosen, paymentId, atomicCap(capMicros, chosen.decimals!));
     } catch (err) {
       await store.cancelSpend(spend.id, 'could not sign the payment');
-      const reason = String((err as Error)?.message ?? err).split('\n', 1)[0]!.slice(0, 300);
-      return refused(new ToolError('payment_failed', `Could not sign the payment for ${target.name} (${optionLabel(chosen)}: ${reason}); nothing was paid.`), await paymentNote({ budget, spend }, 'cancelled'));
+      const reason = String((err as Error)?.message ?? err)
+        .split('\n', 1)[0]!
+        .slice(0, 300);
+      return refused(
+        new ToolError(
+          'payment_failed',
+          `Could not sign the payment for ${target.name} (${optionLabel(chosen)}: ${reason}); nothing was paid.`,
+        ),
+        await paymentNote({ budget, spend }, 'cancelled'),
+      );
     }
     return deliver(this.context(target, request, spend, false), payment);
   }
 
   /** Signs the chosen option: the official x402 client, or mppx's EVM charge client with the token's EIP-712 domain from the table. */
-  private async sign(offers: Offers, chosen: PricedOption, paymentId: string | undefined, capAtomic: bigint): Promise<SignedPayment> {
+  private async sign(
+    offers: Offers,
+    chosen: PricedOption,
+    paymentId: string | undefined,
+    capAtomic: bigint,
+  ): Promise<SignedPayment> {
     const { wallets, networks } = this.deps;
     if (chosen.mpp) {
       const entry = tableEntry(networks, chosen.network, chosen.option.asset);
-      if (!entry?.name || !entry.version) throw new Error('the token\'s EIP-712 domain is not in the network table');
-      return signMppCredential(chosen.mpp, wallets.evmAccount(), { name: entry.name, version: entry.version }, capAtomic);
+      if (!entry?.name || !entry.version) throw new Error("the token's EIP-712 domain is not in the network table");
+      return signMppCredential(
+        chosen.mpp,
+        wallets.evmAccount(),
+        { name: entry.name, version: entry.version },
+        capAtomic,
+      );
     }
     const challenge = offers.x402!;
-    const extensions = paymentId ? appendPaymentIdentifierToExtensions(structuredClone(challenge.extensions ?? {}), paymentId) : challenge.extensions;
-    const forPayment = { ...challenge, accepts: [chosen.option], ...(extensions ? { extensions } : {}) } as unknown as PaymentRequired;
-    const payload = await wallets.clientFor(chosen.option, challenge.x402Version, capAtomic).createPaymentPayload(forPayment);
+    const extensions = paymentId
+      ? appendPaymentIdentifierToExtensions(structuredClone(challenge.extensions ?? {}), paymentId)
+      : challenge.extensions;
+    const forPayment = {
+      ...challenge,
+      accepts: [chosen.option],
+      ...(extensions ? { extensions } : {}),
+    } as unknown as PaymentRequired;
+    const payload = await wallets
+      .clientFor(chosen.option, challenge.x402Version, capAtomic)
+      .createPaymentPayload(forPayment);
     return { protocol: 'x402', payload };
   }
 
   private context(target: CallTarget, request: RemoteRequest, spend: NewSpend, resumed: boolean): DeliveryContext {
     const { store, budget, log, settings, networks } = this.deps;
-    return { store, budget, log, timeoutMs: settings.timeoutMs, output: target.output, tool: target.name, request, spend, resumed, networks };
+    return {
+      store,
+      budget,
+      log,
+      timeoutMs: settings.timeoutMs,
+      output: target.output,
+      tool: target.name,
+      request,
+      spend,
+      resumed,
+      networks,
+    };
   }
 
   private async free(target: CallTarget, request: RemoteRequest, options: CallOptions): Promise<CallOutcome> {
@@ -229,9 +347,19 @@ export class RemoteCaller {
       case 'ok':
         return checkedOutput(target, answer.body);
       case 'no_answer':
-        return refused(new ToolError('upstream_unavailable', `The remote deployment did not answer ${request.method} ${request.url} (${answer.message}). Try again later.`));
+        return refused(
+          new ToolError(
+            'upstream_unavailable',
+            `The remote deployment did not answer ${request.method} ${request.url} (${answer.message}). Try again later.`,
+          ),
+        );
       case 'challenge':
-        return { type: 'payment_required', ...(answer.challenge ? { challenge: answer.challenge } : {}), ...(answer.mpp.length > 0 ? { mpp: answer.mpp.map((o) => o.challenge) } : {}), hint: `${target.name} is a free helper here, but the remote asked for a payment; Tollbooth pays only for paid tools.` };
+        return {
+          type: 'payment_required',
+          ...(answer.challenge ? { challenge: answer.challenge } : {}),
+          ...(answer.mpp.length > 0 ? { mpp: answer.mpp.map((o) => o.challenge) } : {}),
+          hint: `${target.name} is a free helper here, but the remote asked for a payment; Tollbooth pays only for paid tools.`,
+        };
       case 'error':
         return { type: 'remote_error', status: answer.status, body: answer.body };
     }
@@ -245,5 +373,10 @@ function refused(error: ToolError, payment?: Awaited<ReturnType<typeof paymentNo
 function checkedOutput(target: CallTarget, body: unknown): CallOutcome {
   const checked = target.output.safeParse(body);
   if (checked.success) return { type: 'success', output: checked.data };
-  return refused(new ToolError('upstream_invalid', `The remote's answer to ${target.name} does not match the tool's output schema; nothing was paid. Report it to the remote's operator.`));
+  return refused(
+    new ToolError(
+      'upstream_invalid',
+      `The remote's answer to ${target.name} does not match the tool's output schema; nothing was paid. Report it to the remote's operator.`,
+    ),
+  );
 }

@@ -23,7 +23,12 @@ export type AuthorizationState = { type: 'used' } | { type: 'unused' } | { type:
  * Refusal reasons that mean "this very authorization was already used", the one list: ours, the official SDK's for
  * EIP-3009 and Permit2 (Permit2's `InvalidNonce` is a nonce whose bit is set), and the SVM facilitator's duplicate.
  */
-export const ALREADY_USED_REASONS: readonly string[] = ['payment_already_used', 'invalid_exact_evm_nonce_already_used', 'permit2_invalid_nonce', 'duplicate_settlement'];
+export const ALREADY_USED_REASONS: readonly string[] = [
+  'payment_already_used',
+  'invalid_exact_evm_nonce_already_used',
+  'permit2_invalid_nonce',
+  'duplicate_settlement',
+];
 const ALREADY_USED = /already_used|nonce_already|nonce_used|already_settled|already_processed|duplicate_settlement/i;
 
 /** True when a remote's refusal reason says the payment's authorization was already used (see `ALREADY_USED_REASONS`). */
@@ -32,10 +37,28 @@ export function meansAlreadyUsed(reason: string | undefined): boolean {
 }
 
 const AUTHORIZATION_STATE = [
-  { type: 'function', name: 'authorizationState', stateMutability: 'view', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }], outputs: [{ type: 'bool' }] },
+  {
+    type: 'function',
+    name: 'authorizationState',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'authorizer', type: 'address' },
+      { name: 'nonce', type: 'bytes32' },
+    ],
+    outputs: [{ type: 'bool' }],
+  },
 ] as const;
 const NONCE_BITMAP = [
-  { type: 'function', name: 'nonceBitmap', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }, { name: 'wordPos', type: 'uint256' }], outputs: [{ type: 'uint256' }] },
+  {
+    type: 'function',
+    name: 'nonceBitmap',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'wordPos', type: 'uint256' },
+    ],
+    outputs: [{ type: 'uint256' }],
+  },
 ] as const;
 
 interface EvmInner {
@@ -44,17 +67,32 @@ interface EvmInner {
 }
 
 /** EIP-3009 `authorizationState(from, nonce)` on the asset, or Permit2's `nonceBitmap(owner, nonce >> 8)` bit. */
-async function evmState(payload: PaymentPayload, asset: string, rpcUrl: string, timeoutMs: number): Promise<AuthorizationState> {
+async function evmState(
+  payload: PaymentPayload,
+  asset: string,
+  rpcUrl: string,
+  timeoutMs: number,
+): Promise<AuthorizationState> {
   const client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 1 }) });
   const inner = (payload.payload ?? {}) as EvmInner;
   if (inner.authorization?.from && inner.authorization.nonce) {
-    const used = await client.readContract({ address: asset as Hex, abi: AUTHORIZATION_STATE, functionName: 'authorizationState', args: [inner.authorization.from as Hex, inner.authorization.nonce as Hex] });
+    const used = await client.readContract({
+      address: asset as Hex,
+      abi: AUTHORIZATION_STATE,
+      functionName: 'authorizationState',
+      args: [inner.authorization.from as Hex, inner.authorization.nonce as Hex],
+    });
     return used ? { type: 'used' } : { type: 'unused' };
   }
   const permit = inner.permit2Authorization;
   if (permit?.from && permit.nonce && /^\d+$/.test(permit.nonce)) {
     const nonce = BigInt(permit.nonce);
-    const word = await client.readContract({ address: PERMIT2_ADDRESS, abi: NONCE_BITMAP, functionName: 'nonceBitmap', args: [permit.from as Hex, nonce >> 8n] });
+    const word = await client.readContract({
+      address: PERMIT2_ADDRESS,
+      abi: NONCE_BITMAP,
+      functionName: 'nonceBitmap',
+      args: [permit.from as Hex, nonce >> 8n],
+    });
     return (word >> (nonce & 0xffn)) & 1n ? { type: 'used' } : { type: 'unused' };
   }
   return { type: 'unknown', why: 'the payment carries no EIP-3009 or Permit2 authorization this client can look up' };
@@ -77,13 +115,22 @@ async function svmState(payload: PaymentPayload, rpcUrl: string, timeoutMs: numb
   const options = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) });
   const recent = await rpc.getSignaturesForAddress(tx.tokenPayer as never, { limit: RECENT }).send(options());
   for (const entry of recent) {
-    const found = await rpc.getTransaction(entry.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send(options());
-    if (found?.transaction.signatures.includes(mine as never)) return found.meta?.err ? { type: 'unused' } : { type: 'used' };
+    const found = await rpc
+      .getTransaction(entry.signature, { encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send(options());
+    if (found?.transaction.signatures.includes(mine as never))
+      return found.meta?.err ? { type: 'unused' } : { type: 'used' };
   }
   // A full page may have pushed the payment out of sight: not finding it there proves nothing.
-  if (recent.length >= RECENT) return { type: 'unknown', why: `the payer made ${RECENT} or more transactions since; this payment is not among them` };
+  if (recent.length >= RECENT)
+    return {
+      type: 'unknown',
+      why: `the payer made ${RECENT} or more transactions since; this payment is not among them`,
+    };
   const valid = await rpc.isBlockhashValid(tx.blockhash as never, { commitment: 'processed' }).send(options());
-  return valid.value ? { type: 'unknown', why: 'the Solana transaction could still land until its blockhash expires' } : { type: 'unused' };
+  return valid.value
+    ? { type: 'unknown', why: 'the Solana transaction could still land until its blockhash expires' }
+    : { type: 'unused' };
 }
 
 /** Asks the payment's chain whether the payment was used; never throws (a failed check is `unknown`). */
@@ -99,19 +146,33 @@ export async function authorizationState(
   try {
     switch (family) {
       case 'evm':
-        return rpcUrl ? await evmState(payload, paid.asset, rpcUrl, timeoutMs) : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
+        return rpcUrl
+          ? await evmState(payload, paid.asset, rpcUrl, timeoutMs)
+          : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
       case 'svm':
-        return rpcUrl ? await svmState(payload, rpcUrl, timeoutMs) : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
+        return rpcUrl
+          ? await svmState(payload, rpcUrl, timeoutMs)
+          : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
       case 'algorand': {
         if (!net) return { type: 'unknown', why: `${paid.network} is not in the network table` };
-        const found = await lookupAlgorandPayment({ key: '', payload, requirements: payload.accepted, transaction: '' }, net, timeoutMs);
-        return found.type === 'settled' ? { type: 'used' } : found.type === 'failed' ? { type: 'unused' } : { type: 'unknown', why: 'algod cannot tell yet (the transaction could still be committed)' };
+        const found = await lookupAlgorandPayment(
+          { key: '', payload, requirements: payload.accepted, transaction: '' },
+          net,
+          timeoutMs,
+        );
+        return found.type === 'settled'
+          ? { type: 'used' }
+          : found.type === 'failed'
+            ? { type: 'unused' }
+            : { type: 'unknown', why: 'algod cannot tell yet (the transaction could still be committed)' };
       }
       default:
         return { type: 'unknown', why: `this client cannot look up payments on ${paid.network}` };
     }
   } catch (err) {
-    const reason = String((err as Error)?.message ?? err).split('\n', 1)[0]!.slice(0, 200);
+    const reason = String((err as Error)?.message ?? err)
+      .split('\n', 1)[0]!
+      .slice(0, 200);
     return { type: 'unknown', why: `the chain could not be asked (${reason})` };
   }
 }

@@ -13,7 +13,14 @@ import { canonicalNetwork, familyOf, matchesAny, patternIndex, tableEntry } from
 import type { Wallets } from './wallets.js';
 
 /** Why an option was left out. */
-export type OptionRejection = 'protocol_not_allowed' | 'unsupported_family' | 'unsupported_scheme' | 'no_wallet' | 'network_not_allowed' | 'unknown_asset' | 'over_per_call_cap';
+export type OptionRejection =
+  | 'protocol_not_allowed'
+  | 'unsupported_family'
+  | 'unsupported_scheme'
+  | 'no_wallet'
+  | 'network_not_allowed'
+  | 'unknown_asset'
+  | 'over_per_call_cap';
 
 /** The protocols the agent pays with, in order of preference, when the user sets nothing: x402 first. */
 export const DEFAULT_PROTOCOLS: readonly PaymentProtocol[] = ['x402', 'mpp'];
@@ -84,17 +91,25 @@ export function atomicCap(micros: number, decimals: number): bigint {
 }
 
 function amountOf(option: PaymentRequirements): bigint {
-  const raw = (option as { amount?: string }).amount ?? (option as { maxAmountRequired?: string }).maxAmountRequired ?? '';
+  const raw =
+    (option as { amount?: string }).amount ?? (option as { maxAmountRequired?: string }).maxAmountRequired ?? '';
   return /^\d+$/.test(raw) ? BigInt(raw) : -1n;
 }
 
 /** Values every option and says why each one that cannot be paid is left out. */
-export function priceOptions(accepts: readonly PaymentRequirements[], x402Version: number, wallets: Wallets, rules: ChoiceRules): PricedOption[] {
+export function priceOptions(
+  accepts: readonly PaymentRequirements[],
+  x402Version: number,
+  wallets: Wallets,
+  rules: ChoiceRules,
+): PricedOption[] {
   return accepts.map((option) => {
     const network = canonicalNetwork(option.network);
     const family = familyOf(network);
     const amount = amountOf(option);
-    const decimals = tableEntry(rules.networks, network, option.asset)?.decimals ?? wallets.defaultAsset(option, x402Version)?.decimals;
+    const decimals =
+      tableEntry(rules.networks, network, option.asset)?.decimals ??
+      wallets.defaultAsset(option, x402Version)?.decimals;
     const priced: PricedOption = {
       option,
       network,
@@ -146,7 +161,11 @@ export function priceMppOffer(offer: MppOffer, wallets: Wallets, rules: ChoiceRu
 export function priceOffers(offers: Offers, wallets: Wallets, rules: ChoiceRules): PricedOption[] {
   const x402Allowed = (rules.protocols ?? DEFAULT_PROTOCOLS).includes('x402');
   const x402 = offers.x402
-    ? priceOptions(offers.x402.accepts, offers.x402.x402Version, wallets, rules).map((p): PricedOption => ({ ...p, protocol: 'x402', ...(x402Allowed ? {} : { rejected: 'protocol_not_allowed' as const }) }))
+    ? priceOptions(offers.x402.accepts, offers.x402.x402Version, wallets, rules).map((p): PricedOption => ({
+        ...p,
+        protocol: 'x402',
+        ...(x402Allowed ? {} : { rejected: 'protocol_not_allowed' as const }),
+      }))
     : [];
   return [...x402, ...offers.mpp.map((offer) => priceMppOffer(offer, wallets, rules))];
 }
@@ -157,7 +176,12 @@ export function chooseFromOffers(offers: Offers, wallets: Wallets, rules: Choice
 }
 
 /** Chooses the option to pay among x402 entries (see the module comment for the order). */
-export function chooseOption(accepts: readonly PaymentRequirements[], x402Version: number, wallets: Wallets, rules: ChoiceRules): Choice {
+export function chooseOption(
+  accepts: readonly PaymentRequirements[],
+  x402Version: number,
+  wallets: Wallets,
+  rules: ChoiceRules,
+): Choice {
   return rankAndChoose(priceOptions(accepts, x402Version, wallets, rules), rules);
 }
 
@@ -166,7 +190,13 @@ function rankAndChoose(options: PricedOption[], rules: ChoiceRules): Choice {
   const rank = (p: PricedOption) => {
     const at = patternIndex(p.network, rules.preference);
     const order = protocols.indexOf(p.protocol ?? 'x402');
-    return [order < 0 ? Infinity : order, p.usdMicros ?? Infinity, at < 0 ? Infinity : at, p.option.scheme === 'exact' ? 0 : 1, options.indexOf(p)];
+    return [
+      order < 0 ? Infinity : order,
+      p.usdMicros ?? Infinity,
+      at < 0 ? Infinity : at,
+      p.option.scheme === 'exact' ? 0 : 1,
+      options.indexOf(p),
+    ];
   };
   const byRank = (a: PricedOption, b: PricedOption) => {
     const [x, y] = [rank(a), rank(b)];

@@ -33,7 +33,9 @@ function exitCodeOf(outcome: CallOutcome): number {
     case 'payment_required':
       return CALL_EXIT.notPaid;
     case 'refused':
-      return ['budget_exceeded', 'payment_not_approved', 'invalid_input'].includes(outcome.error.code) ? CALL_EXIT.notPaid : CALL_EXIT.failed;
+      return ['budget_exceeded', 'payment_not_approved', 'invalid_input'].includes(outcome.error.code)
+        ? CALL_EXIT.notPaid
+        : CALL_EXIT.failed;
     case 'remote_error':
       return CALL_EXIT.failed;
   }
@@ -46,7 +48,9 @@ export function notPaidSummary(
   mpp: readonly MppChallenge[] = [],
 ): { paid: false; reason: string; x402Version?: number; options: string[]; more: string } {
   const options = (challenge?.accepts ?? []).map((a) => {
-    const amount = (a as { amount?: string; maxAmountRequired?: string }).amount ?? (a as { maxAmountRequired?: string }).maxAmountRequired;
+    const amount =
+      (a as { amount?: string; maxAmountRequired?: string }).amount ??
+      (a as { maxAmountRequired?: string }).maxAmountRequired;
     return `${a.scheme} on ${a.network}: ${amount} units of ${a.asset}`;
   });
   for (const c of mpp) {
@@ -54,13 +58,20 @@ export function notPaidSummary(
     const where = r.methodDetails?.chainId !== undefined ? ` on eip155:${String(r.methodDetails.chainId)}` : '';
     options.push(`MPP ${c.method}/${c.intent}${where}: ${String(r.amount)} units of ${String(r.currency)}`);
   }
-  return { paid: false, reason, ...(challenge ? { x402Version: challenge.x402Version } : {}), options, more: 'run again with --dry-run for the full payment requirements and the budget' };
+  return {
+    paid: false,
+    reason,
+    ...(challenge ? { x402Version: challenge.x402Version } : {}),
+    options,
+    more: 'run again with --dry-run for the full payment requirements and the budget',
+  };
 }
 
 /** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
 function print(outcome: CallOutcome): void {
   const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
-  const err = (label: string, v: unknown): void => void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+  const err = (label: string, v: unknown): void =>
+    void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
   if ('receipt' in outcome && outcome.receipt) err('receipt', outcome.receipt);
   if ('mppReceipt' in outcome && outcome.mppReceipt) err('receipt', outcome.mppReceipt);
   if ('payment' in outcome && outcome.payment) err('payment', outcome.payment);
@@ -85,12 +96,15 @@ function print(outcome: CallOutcome): void {
 export async function runCall(parsed: CallArgs): Promise<number> {
   const tool = tools.find((t) => t.name === parsed.tool);
   if (!tool) {
-    process.stderr.write(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${tools.map((t) => t.name).join(', ')}\n`);
+    process.stderr.write(
+      `tollbooth call: unknown tool "${parsed.tool}". Tools: ${tools.map((t) => t.name).join(', ')}\n`,
+    );
     return CALL_EXIT.usage;
   }
   const config = loadConfig({ ...process.env, ...parsed.env });
   const problems = agentProblems(config);
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  if (problems.length > 0)
+    throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
   const agent = await createAgent(config, log);

@@ -29,12 +29,19 @@ export function storedForm(payment: SignedPayment): unknown {
 
 /** A kept payment read back (see {@link storedForm}). */
 export function fromStored(stored: unknown): SignedPayment {
-  return (stored as { protocol?: unknown }).protocol === 'mpp' ? (stored as MppCredential) : { protocol: 'x402', payload: stored as PaymentPayload };
+  return (stored as { protocol?: unknown }).protocol === 'mpp'
+    ? (stored as MppCredential)
+    : { protocol: 'x402', payload: stored as PaymentPayload };
 }
 
 /** What the chain check looks up: an MPP credential's authorization in the x402 shape it reads. */
 function forChainCheck(payment: SignedPayment): PaymentPayload {
-  return payment.protocol === 'x402' ? payment.payload : ({ x402Version: 2, payload: { authorization: { from: payment.from, nonce: payment.nonce } } } as unknown as PaymentPayload);
+  return payment.protocol === 'x402'
+    ? payment.payload
+    : ({
+        x402Version: 2,
+        payload: { authorization: { from: payment.from, nonce: payment.nonce } },
+      } as unknown as PaymentPayload);
 }
 
 /** How often a payment is re-sent before its outcome is left pending: no answer, call in flight, settlement pending. */
@@ -86,12 +93,22 @@ export function remoteCode(body: unknown): string | undefined {
 function remoteMessage(body: unknown): string {
   const b = body as { message?: unknown; error?: { message?: unknown } } | null;
   const detail = (body as { detail?: unknown } | null)?.detail;
-  const message = typeof b?.message === 'string' ? b.message : typeof b?.error?.message === 'string' ? b.error.message : typeof detail === 'string' ? detail : '';
+  const message =
+    typeof b?.message === 'string'
+      ? b.message
+      : typeof b?.error?.message === 'string'
+        ? b.error.message
+        : typeof detail === 'string'
+          ? detail
+          : '';
   return message ? `: ${message.split('\n', 1)[0]!.slice(0, 300)}` : '';
 }
 
 /** The note shown with a result: what was paid and where today's budget stands. */
-export async function paymentNote(ctx: Pick<DeliveryContext, 'budget' | 'spend'>, status: SpendStatus): Promise<PaymentNote> {
+export async function paymentNote(
+  ctx: Pick<DeliveryContext, 'budget' | 'spend'>,
+  status: SpendStatus,
+): Promise<PaymentNote> {
   const { spend } = ctx;
   const today = await ctx.budget.status(spend.day);
   return {
@@ -117,9 +134,17 @@ export async function deliver(ctx: DeliveryContext, payload: SignedPayment): Pro
         return delivered(ctx, payload, answer.body, answer.receipt, answer.mppReceipt);
       case 'no_answer':
         if (++tries.noAnswer > RETRY_LIMITS.noAnswer) {
-          return keepPending(ctx, payload, `no complete answer from ${ctx.request.url} after ${tries.noAnswer} attempts (${answer.message})`);
+          return keepPending(
+            ctx,
+            payload,
+            `no complete answer from ${ctx.request.url} after ${tries.noAnswer} attempts (${answer.message})`,
+          );
         }
-        ctx.log.warn('no answer to a paid call; re-sending the same payment', { tool: ctx.tool, attempt: tries.noAnswer, reason: answer.message });
+        ctx.log.warn('no answer to a paid call; re-sending the same payment', {
+          tool: ctx.tool,
+          attempt: tries.noAnswer,
+          reason: answer.message,
+        });
         await sleep(500 * 2 ** (tries.noAnswer - 1));
         continue;
       case 'challenge':
@@ -134,19 +159,37 @@ export async function deliver(ctx: DeliveryContext, payload: SignedPayment): Pro
         if (code === 'settlement_outcome_unknown') {
           // No transaction is known: nothing to wait for on chain, and the receipt names none. Same payment, later.
           if (++tries.pending <= RETRY_LIMITS.pending) {
-            ctx.log.info('the remote does not know yet whether its settlement went through; re-sending the same payment later', { tool: ctx.tool, attempt: tries.pending, waitMs: wait });
+            ctx.log.info(
+              'the remote does not know yet whether its settlement went through; re-sending the same payment later',
+              { tool: ctx.tool, attempt: tries.pending, waitMs: wait },
+            );
             await sleep(wait);
             continue;
           }
-          return keepPending(ctx, payload, 'the remote got no answer when it settled the payment and knows no transaction for it yet');
+          return keepPending(
+            ctx,
+            payload,
+            'the remote got no answer when it settled the payment and knows no transaction for it yet',
+          );
         }
         if (code === 'settlement_pending' || code === 'payment_in_flight') {
           if (code === 'settlement_pending' && ++tries.pending <= RETRY_LIMITS.pending) {
-            ctx.log.info('settlement still being confirmed; re-sending the same payment later', { tool: ctx.tool, attempt: tries.pending, waitMs: wait });
+            ctx.log.info('settlement still being confirmed; re-sending the same payment later', {
+              tool: ctx.tool,
+              attempt: tries.pending,
+              waitMs: wait,
+            });
             await sleep(wait);
             continue;
           }
-          return keepPending(ctx, payload, code === 'settlement_pending' ? `the remote is still confirming its settlement${answer.receipt?.transaction ? ` (transaction ${answer.receipt.transaction})` : ''}` : 'the remote is still running the call', answer.receipt);
+          return keepPending(
+            ctx,
+            payload,
+            code === 'settlement_pending'
+              ? `the remote is still confirming its settlement${answer.receipt?.transaction ? ` (transaction ${answer.receipt.transaction})` : ''}`
+              : 'the remote is still running the call',
+            answer.receipt,
+          );
         }
         // The remote's contract: an error answer charged nothing. The chain confirms it before the budget gets it back.
         const said = `the remote answered ${answer.status}${code ? ` ${code}` : ''}`;
@@ -154,31 +197,69 @@ export async function deliver(ctx: DeliveryContext, payload: SignedPayment): Pro
         if (fate.type === 'used') return settledAnswerLost(ctx, said, answer.receipt);
         if (fate.type === 'unknown') return keepUnsure(ctx, payload, said, fate.why, answer.receipt);
         await ctx.store.cancelSpend(ctx.spend.id, `${said}; the chain shows the payment unused`);
-        return { type: 'remote_error', status: answer.status, body: answer.body, ...(answer.receipt ? { receipt: answer.receipt } : {}) };
+        return {
+          type: 'remote_error',
+          status: answer.status,
+          body: answer.body,
+          ...(answer.receipt ? { receipt: answer.receipt } : {}),
+        };
       }
     }
   }
 }
 
-async function delivered(ctx: DeliveryContext, sent: SignedPayment, body: unknown, x402Receipt: SettleResponse | undefined, mppReceipt: MppReceipt | undefined): Promise<CallOutcome> {
+async function delivered(
+  ctx: DeliveryContext,
+  sent: SignedPayment,
+  body: unknown,
+  x402Receipt: SettleResponse | undefined,
+  mppReceipt: MppReceipt | undefined,
+): Promise<CallOutcome> {
   // An MPP credential's receipt names the transaction (`reference`); the payer is the authorization's signer.
   const receipt = sent.protocol === 'mpp' ? undefined : x402Receipt;
   const transaction = sent.protocol === 'mpp' ? mppReceipt?.reference : receipt?.transaction;
   const payer = sent.protocol === 'mpp' ? sent.from : receipt?.payer;
-  await ctx.store.finishSpend(ctx.spend.id, { status: 'settled', ...(transaction ? { transaction } : {}), ...(payer ? { payer } : {}) });
+  await ctx.store.finishSpend(ctx.spend.id, {
+    status: 'settled',
+    ...(transaction ? { transaction } : {}),
+    ...(payer ? { payer } : {}),
+  });
   const payment = await paymentNote(ctx, 'settled');
-  ctx.log.info('paid a remote call', { tool: ctx.tool, protocol: sent.protocol, network: ctx.spend.network, usd: payment.usd, transaction, spentToday: payment.spentToday });
-  const receipts = { ...(receipt ? { receipt } : {}), ...(sent.protocol === 'mpp' && mppReceipt ? { mppReceipt } : {}) };
+  ctx.log.info('paid a remote call', {
+    tool: ctx.tool,
+    protocol: sent.protocol,
+    network: ctx.spend.network,
+    usd: payment.usd,
+    transaction,
+    spentToday: payment.spentToday,
+  });
+  const receipts = {
+    ...(receipt ? { receipt } : {}),
+    ...(sent.protocol === 'mpp' && mppReceipt ? { mppReceipt } : {}),
+  };
   const checked = ctx.output.safeParse(body);
   if (!checked.success) {
-    const error = new ToolError('upstream_invalid', `The remote's answer to ${ctx.tool} does not match the tool's output schema; the call was paid (${payment.usd}, receipt in _meta). Report it to the remote's operator.`);
+    const error = new ToolError(
+      'upstream_invalid',
+      `The remote's answer to ${ctx.tool} does not match the tool's output schema; the call was paid (${payment.usd}, receipt in _meta). Report it to the remote's operator.`,
+    );
     return { type: 'refused', error, ...receipts, payment };
   }
   return { type: 'success', output: checked.data, ...receipts, payment };
 }
 
-async function keepPending(ctx: DeliveryContext, sent: SignedPayment, why: string, receipt?: SettleResponse): Promise<CallOutcome> {
-  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload: storedForm(sent), note: why, ...(receipt?.transaction ? { transaction: receipt.transaction } : {}) });
+async function keepPending(
+  ctx: DeliveryContext,
+  sent: SignedPayment,
+  why: string,
+  receipt?: SettleResponse,
+): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, {
+    status: 'pending',
+    payload: storedForm(sent),
+    note: why,
+    ...(receipt?.transaction ? { transaction: receipt.transaction } : {}),
+  });
   const payment = await paymentNote(ctx, 'pending');
   const error = new ToolError(
     'payment_pending',
@@ -192,25 +273,65 @@ async function keepPending(ctx: DeliveryContext, sent: SignedPayment, why: strin
  * What became of a payment the remote refused or answered with an error after it left: "already used" to the very
  * same payment re-sent means it settled and the answer was lost; anything else is asked of the chain.
  */
-async function fateOf(ctx: DeliveryContext, sent: SignedPayment, resent: boolean, reason: string | undefined): Promise<AuthorizationState> {
+async function fateOf(
+  ctx: DeliveryContext,
+  sent: SignedPayment,
+  resent: boolean,
+  reason: string | undefined,
+): Promise<AuthorizationState> {
   if (resent && meansAlreadyUsed(reason)) return { type: 'used' };
-  const state = await authorizationState(forChainCheck(sent), { network: ctx.spend.network, asset: ctx.spend.asset }, ctx.networks, Math.min(ctx.timeoutMs, CHAIN_CHECK_TIMEOUT_MS));
-  ctx.log.info('asked the chain about a refused payment', { tool: ctx.tool, network: ctx.spend.network, reason, state: state.type });
+  const state = await authorizationState(
+    forChainCheck(sent),
+    { network: ctx.spend.network, asset: ctx.spend.asset },
+    ctx.networks,
+    Math.min(ctx.timeoutMs, CHAIN_CHECK_TIMEOUT_MS),
+  );
+  ctx.log.info('asked the chain about a refused payment', {
+    tool: ctx.tool,
+    network: ctx.spend.network,
+    reason,
+    state: state.type,
+  });
   return state;
 }
 
 /** Books a payment whose answer was lost as settled: the money moved once, the result is gone, nothing more is paid. */
-async function settledAnswerLost(ctx: DeliveryContext, said: string, receipt: SettleResponse | undefined): Promise<CallOutcome> {
-  await ctx.store.finishSpend(ctx.spend.id, { status: 'settled', note: `settled on chain; the answer was lost (${said})`, ...(receipt?.transaction ? { transaction: receipt.transaction } : {}) });
+async function settledAnswerLost(
+  ctx: DeliveryContext,
+  said: string,
+  receipt: SettleResponse | undefined,
+): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, {
+    status: 'settled',
+    note: `settled on chain; the answer was lost (${said})`,
+    ...(receipt?.transaction ? { transaction: receipt.transaction } : {}),
+  });
   const payment = await paymentNote(ctx, 'settled');
-  ctx.log.warn('a payment was settled but its answer was lost', { tool: ctx.tool, network: ctx.spend.network, usd: payment.usd });
-  const error = new ToolError('payment_failed', `The payment for ${ctx.tool} (${payment.usd} on ${ctx.spend.network}) was taken, but its answer was lost (${said}) and ${ctx.request.url} keeps no result for retries. It is booked as spent; nothing more was paid. Calling again pays for a new result.`);
+  ctx.log.warn('a payment was settled but its answer was lost', {
+    tool: ctx.tool,
+    network: ctx.spend.network,
+    usd: payment.usd,
+  });
+  const error = new ToolError(
+    'payment_failed',
+    `The payment for ${ctx.tool} (${payment.usd} on ${ctx.spend.network}) was taken, but its answer was lost (${said}) and ${ctx.request.url} keeps no result for retries. It is booked as spent; nothing more was paid. Calling again pays for a new result.`,
+  );
   return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
 }
 
 /** Keeps a refused payment counted (pending, with its payment) when the chain cannot say whether it was used. */
-async function keepUnsure(ctx: DeliveryContext, sent: SignedPayment, said: string, why: string, receipt: SettleResponse | undefined): Promise<CallOutcome> {
-  await ctx.store.finishSpend(ctx.spend.id, { status: 'pending', payload: storedForm(sent), note: `${said}; whether it was paid is unknown: ${why}` });
+async function keepUnsure(
+  ctx: DeliveryContext,
+  sent: SignedPayment,
+  said: string,
+  why: string,
+  receipt: SettleResponse | undefined,
+): Promise<CallOutcome> {
+  await ctx.store.finishSpend(ctx.spend.id, {
+    status: 'pending',
+    payload: storedForm(sent),
+    note: `${said}; whether it was paid is unknown: ${why}`,
+  });
   const payment = await paymentNote(ctx, 'pending');
   const error = new ToolError(
     'payment_pending',
@@ -220,22 +341,38 @@ async function keepUnsure(ctx: DeliveryContext, sent: SignedPayment, said: strin
   return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
 }
 
-async function refusedAfterPayment(ctx: DeliveryContext, payload: SignedPayment, answer: Extract<RemoteAnswer, { type: 'challenge' }>, retried: boolean): Promise<CallOutcome> {
+async function refusedAfterPayment(
+  ctx: DeliveryContext,
+  payload: SignedPayment,
+  answer: Extract<RemoteAnswer, { type: 'challenge' }>,
+  retried: boolean,
+): Promise<CallOutcome> {
   const { receipt } = answer;
   const reason = remoteCode(answer.body) ?? answer.challenge?.error ?? 'payment_refused';
   const detail = remoteMessage(answer.body);
   const withReceipt = receipt ? { receipt } : {};
   const settleFailed = receipt !== undefined && receipt.success === false;
-  const said = settleFailed ? `the remote could not settle it (${receipt.errorReason ?? reason})` : `the remote refused it (${reason})`;
+  const said = settleFailed
+    ? `the remote could not settle it (${receipt.errorReason ?? reason})`
+    : `the remote refused it (${reason})`;
   const fate = await fateOf(ctx, payload, retried, settleFailed ? (receipt.errorReason ?? reason) : reason);
   if (fate.type === 'used') return settledAnswerLost(ctx, said, receipt);
   if (fate.type === 'unknown') return keepUnsure(ctx, payload, said, fate.why, receipt);
   if (settleFailed) {
-    await ctx.store.finishSpend(ctx.spend.id, { status: 'failed', note: `settlement failed: ${receipt.errorReason ?? reason}; the chain shows the payment unused` });
-    const error = new ToolError('payment_failed', `The remote ran ${ctx.tool} but could not settle the payment (${receipt.errorReason ?? reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`);
+    await ctx.store.finishSpend(ctx.spend.id, {
+      status: 'failed',
+      note: `settlement failed: ${receipt.errorReason ?? reason}; the chain shows the payment unused`,
+    });
+    const error = new ToolError(
+      'payment_failed',
+      `The remote ran ${ctx.tool} but could not settle the payment (${receipt.errorReason ?? reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`,
+    );
     return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'failed') };
   }
   await ctx.store.cancelSpend(ctx.spend.id, `refused by the remote: ${reason}; the chain shows the payment unused`);
-  const error = new ToolError('payment_failed', `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`);
+  const error = new ToolError(
+    'payment_failed',
+    `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`,
+  );
   return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'cancelled') };
 }

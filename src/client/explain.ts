@@ -15,7 +15,8 @@ const REASON_TEXT: Record<OptionRejection, string> = {
   unsupported_scheme: 'this client does not sign that scheme, version or MPP method',
   no_wallet: 'no wallet for that network family',
   network_not_allowed: 'network not in BUDGET_NETWORKS',
-  unknown_asset: 'asset unknown to this client (add it to NETWORKS_JSON with its decimals; for MPP also its EIP-712 name and version)',
+  unknown_asset:
+    'asset unknown to this client (add it to NETWORKS_JSON with its decimals; for MPP also its EIP-712 name and version)',
   over_per_call_cap: 'over the per-call limit',
 };
 
@@ -33,7 +34,9 @@ function report(p: PricedOption): OptionReport {
 
 /** How an option is named in messages: `exact on eip155:8453`, `MPP evm/charge on eip155:8453`. */
 export function optionLabel(p: PricedOption): string {
-  return p.mpp ? `MPP ${p.mpp.challenge.method}/${p.mpp.challenge.intent} on ${p.network}` : `${p.option.scheme} on ${p.option.network}`;
+  return p.mpp
+    ? `MPP ${p.mpp.challenge.method}/${p.mpp.challenge.intent} on ${p.network}`
+    : `${p.option.scheme} on ${p.option.network}`;
 }
 
 function summary(options: readonly PricedOption[]): string {
@@ -42,29 +45,59 @@ function summary(options: readonly PricedOption[]): string {
 
 /** The challenges of an outcome that shows what was asked: the x402 challenge and/or the MPP challenges. */
 export function shownOffers(offers: Offers): { challenge?: DryRunReport['challenge']; mpp?: DryRunReport['mpp'] } {
-  return { ...(offers.x402 ? { challenge: offers.x402 } : {}), ...(offers.mpp.length > 0 ? { mpp: offers.mpp.map((o) => o.challenge) } : {}) };
+  return {
+    ...(offers.x402 ? { challenge: offers.x402 } : {}),
+    ...(offers.mpp.length > 0 ? { mpp: offers.mpp.map((o) => o.challenge) } : {}),
+  };
 }
 
 /** The outcome of a challenge no option of which can be paid: the requirements with a hint, or a budget refusal. */
-export function notPayable(tool: string, offers: Offers, options: readonly PricedOption[], wallets: Wallets, budget: Budget): CallOutcome {
-  if (Object.keys(wallets.addresses).length === 0) return { type: 'payment_required', ...shownOffers(offers), hint: WALLET_HINT };
+export function notPayable(
+  tool: string,
+  offers: Offers,
+  options: readonly PricedOption[],
+  wallets: Wallets,
+  budget: Budget,
+): CallOutcome {
+  if (Object.keys(wallets.addresses).length === 0)
+    return { type: 'payment_required', ...shownOffers(offers), hint: WALLET_HINT };
   if (options.some((o) => o.rejected === 'network_not_allowed')) {
-    const error = new ToolError('budget_exceeded', `No option offered for ${tool} is on a network the user allows and holds a wallet for (BUDGET_NETWORKS=${budget.settings.networks?.join(',')}); nothing was paid. Offered: ${summary(options)}.`);
+    const error = new ToolError(
+      'budget_exceeded',
+      `No option offered for ${tool} is on a network the user allows and holds a wallet for (BUDGET_NETWORKS=${budget.settings.networks?.join(',')}); nothing was paid. Offered: ${summary(options)}.`,
+    );
     return { type: 'refused', error };
   }
-  return { type: 'payment_required', ...shownOffers(offers), hint: `Nothing was paid: this client cannot pay any option offered for ${tool} (${summary(options)}). Configure a wallet for one of these networks, or pay one of \`accepts\` yourself.` };
+  return {
+    type: 'payment_required',
+    ...shownOffers(offers),
+    hint: `Nothing was paid: this client cannot pay any option offered for ${tool} (${summary(options)}). Configure a wallet for one of these networks, or pay one of \`accepts\` yourself.`,
+  };
 }
 
 /** The report of `--dry-run`: every option valued, the one a real call would pay, and the budget it would be paid from. */
-export async function dryRunReport(tool: string, url: string, offers: Offers, choice: Choice, budget: Budget, maxMicrosPerCall: number): Promise<DryRunReport> {
+export async function dryRunReport(
+  tool: string,
+  url: string,
+  offers: Offers,
+  choice: Choice,
+  budget: Budget,
+  maxMicrosPerCall: number,
+): Promise<DryRunReport> {
   const status = await budget.status();
   const chosen = choice.type === 'chosen' ? choice.chosen : undefined;
   const fits = chosen !== undefined && chosen.usdMicros! <= status.remainingMicros;
   const needsApproval = chosen !== undefined && budget.needsApproval(chosen.usdMicros!);
   let verdict: string;
-  if (!chosen) verdict = choice.type === 'over_cap' ? `would not pay: the cheapest option costs ${usd(choice.cheapest.usdMicros!)}, over the per-call limit of ${usd(maxMicrosPerCall)}` : 'would not pay: no option can be paid with this configuration';
-  else if (!fits) verdict = `would not pay: ${usd(chosen.usdMicros!)} is more than the ${usd(status.remainingMicros)} left of today's budget`;
-  else verdict = `would pay ${usd(chosen.usdMicros!)} with ${optionLabel(chosen)}${needsApproval ? ' after the user approves it (--yes)' : ''}`;
+  if (!chosen)
+    verdict =
+      choice.type === 'over_cap'
+        ? `would not pay: the cheapest option costs ${usd(choice.cheapest.usdMicros!)}, over the per-call limit of ${usd(maxMicrosPerCall)}`
+        : 'would not pay: no option can be paid with this configuration';
+  else if (!fits)
+    verdict = `would not pay: ${usd(chosen.usdMicros!)} is more than the ${usd(status.remainingMicros)} left of today's budget`;
+  else
+    verdict = `would pay ${usd(chosen.usdMicros!)} with ${optionLabel(chosen)}${needsApproval ? ' after the user approves it (--yes)' : ''}`;
   return {
     tool,
     url,

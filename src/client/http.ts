@@ -16,9 +16,17 @@ export { readChallenge } from './remote.js';
  * Builds the request of a call: query string for GET, JSON body for POST; `:name` path parameters come out of the
  * input. A base URL ending in `/mcp` is an MCP endpoint: the call is a tools/call of the tool by name.
  */
-export function buildRequest(base: string, tool: { name?: string; method: 'GET' | 'POST'; path: string }, input: unknown): RemoteRequest {
-  if (tool.name && isMcpEndpoint(base)) return { url: base.replace(/\/+$/, ''), method: 'POST', mcp: { tool: tool.name, args: input ?? {} } };
-  const fields: Record<string, unknown> = typeof input === 'object' && input !== null && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : {};
+export function buildRequest(
+  base: string,
+  tool: { name?: string; method: 'GET' | 'POST'; path: string },
+  input: unknown,
+): RemoteRequest {
+  if (tool.name && isMcpEndpoint(base))
+    return { url: base.replace(/\/+$/, ''), method: 'POST', mcp: { tool: tool.name, args: input ?? {} } };
+  const fields: Record<string, unknown> =
+    typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? { ...(input as Record<string, unknown>) }
+      : {};
   const path = tool.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
     const value = fields[name];
     delete fields[name];
@@ -28,7 +36,8 @@ export function buildRequest(base: string, tool: { name?: string; method: 'GET' 
   if (tool.method === 'GET') {
     for (const [key, value] of Object.entries(fields)) {
       if (value === undefined || value === null) continue;
-      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
+      for (const item of Array.isArray(value) ? value : [value])
+        url.searchParams.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
     }
     return { url: url.href, method: 'GET' };
   }
@@ -57,7 +66,13 @@ function headersOf(payment: SignedPayment | undefined): Record<string, string> {
 }
 
 /** Sends one request, with an optional payment, within `timeoutMs`; never throws for a network failure. `readMpp: false` ignores MPP challenges. */
-export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortSignal, payment?: SignedPayment, readMpp = true): Promise<RemoteAnswer> {
+export async function send(
+  req: RemoteRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+  payment?: SignedPayment,
+  readMpp = true,
+): Promise<RemoteAnswer> {
   // Over MCP the challenges come as JSON objects (mppx is not needed to read them): they are always read.
   if (req.mcp) return sendMcp({ ...req, mcp: req.mcp }, timeoutMs, signal, payment, true);
   const headers = headersOf(payment);
@@ -67,7 +82,11 @@ export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortS
   try {
     res = await fetch(req.url, {
       method: req.method,
-      headers: { accept: 'application/json', ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        accept: 'application/json',
+        ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(req.body !== undefined ? { body: req.body } : {}),
       signal: AbortSignal.any([signal, timeout]),
     });
@@ -75,7 +94,9 @@ export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortS
   } catch (err) {
     if (signal.aborted) throw err;
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    const message = timeout.aborted ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? (err as Error).message);
+    const message = timeout.aborted
+      ? `no answer within ${timeoutMs} ms`
+      : (cause?.code ?? cause?.message ?? (err as Error).message);
     return { type: 'no_answer', message, timedOut: timeout.aborted };
   }
   let body: unknown = text;
@@ -98,8 +119,23 @@ export async function send(req: RemoteRequest, timeoutMs: number, signal: AbortS
     const hasMpp = offersMpp(authenticate);
     const mpp = readMpp && hasMpp ? await readMppOffers(authenticate) : [];
     const unread = !readMpp && hasMpp ? { mppHeader: authenticate! } : {};
-    if (challenge || mpp.length > 0 || unread.mppHeader) return { type: 'challenge', status: res.status, ...(challenge ? { challenge } : {}), mpp, ...unread, body, ...withReceipt };
+    if (challenge || mpp.length > 0 || unread.mppHeader)
+      return {
+        type: 'challenge',
+        status: res.status,
+        ...(challenge ? { challenge } : {}),
+        mpp,
+        ...unread,
+        body,
+        ...withReceipt,
+      };
   }
   const retryAfter = Number(res.headers.get('retry-after'));
-  return { type: 'error', status: res.status, body, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}), ...withReceipt };
+  return {
+    type: 'error',
+    status: res.status,
+    body,
+    ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    ...withReceipt,
+  };
 }

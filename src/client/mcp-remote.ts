@@ -9,7 +9,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SettleResponse } from '@x402/core/types';
 import { z } from 'zod';
 import { readChallenge, type RemoteAnswer, type RemoteChallenge, type RemoteRequest } from './remote.js';
-import { MPP_CREDENTIAL_META_KEY, MPP_PAYMENT_REQUIRED_META_KEY as MPP_PAYMENT_REQUIRED, MPP_RECEIPT_META_KEY, offerOf, type MppChallenge, type MppCredential, type MppReceipt } from './mpp.js';
+import {
+  MPP_CREDENTIAL_META_KEY,
+  MPP_PAYMENT_REQUIRED_META_KEY as MPP_PAYMENT_REQUIRED,
+  MPP_RECEIPT_META_KEY,
+  offerOf,
+  type MppChallenge,
+  type MppCredential,
+  type MppReceipt,
+} from './mpp.js';
 
 /** `_meta` keys of the x402 MCP transport and of the MPP binding's unpaid result. */
 const X402_PAYMENT = 'x402/payment';
@@ -17,7 +25,15 @@ const X402_RESPONSE = 'x402/payment-response';
 /** JSON-RPC codes of the MPP binding: payment required, payment verification failed. */
 const MPP_ERROR_CODES = [-32042, -32043];
 
-const ChallengeObject = z.object({ id: z.string(), realm: z.string(), method: z.string(), intent: z.string(), request: z.record(z.string(), z.unknown()) }).passthrough();
+const ChallengeObject = z
+  .object({
+    id: z.string(),
+    realm: z.string(),
+    method: z.string(),
+    intent: z.string(),
+    request: z.record(z.string(), z.unknown()),
+  })
+  .passthrough();
 const PaymentRequiredMeta = z.object({ challenges: z.array(ChallengeObject).min(1) }).passthrough();
 
 /** Whether a remote base URL is an MCP endpoint (its path ends in `/mcp`). */
@@ -81,20 +97,31 @@ export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer
   const withReceipt = receipt ? { receipt } : {};
   if (!result.isError) {
     const mppReceipt = meta[MPP_RECEIPT_META_KEY] as MppReceipt | undefined;
-    return { type: 'ok', status: 200, body: result.structuredContent ?? bodyOf(result), ...withReceipt, ...(mppReceipt ? { mppReceipt } : {}) };
+    return {
+      type: 'ok',
+      status: 200,
+      body: result.structuredContent ?? bodyOf(result),
+      ...withReceipt,
+      ...(mppReceipt ? { mppReceipt } : {}),
+    };
   }
   const body = bodyOf(result);
   const challenge: RemoteChallenge | undefined = readChallenge(null, result.structuredContent);
   const mpp = readMpp ? mppOffersOf(meta[MPP_PAYMENT_REQUIRED]) : [];
-  if (challenge || mpp.length > 0) return { type: 'challenge', status: 402, ...(challenge ? { challenge } : {}), mpp, body, ...withReceipt };
+  if (challenge || mpp.length > 0)
+    return { type: 'challenge', status: 402, ...(challenge ? { challenge } : {}), mpp, body, ...withReceipt };
   const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
   return { type: 'error', status: code === 'invalid_input' ? 400 : 409, body, ...withReceipt };
 }
 
 /** The `_meta` a payment travels in over MCP. */
-function paymentMeta(payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined): Record<string, unknown> {
+function paymentMeta(
+  payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
+): Record<string, unknown> {
   if (!payment) return {};
-  return payment.protocol === 'x402' ? { [X402_PAYMENT]: payment.payload } : { [MPP_CREDENTIAL_META_KEY]: payment.credential };
+  return payment.protocol === 'x402'
+    ? { [X402_PAYMENT]: payment.payload }
+    : { [MPP_CREDENTIAL_META_KEY]: payment.credential };
 }
 
 /** Calls one tool of a remote MCP endpoint, with an optional payment, within `timeoutMs`; never throws for a network failure. */
@@ -110,7 +137,11 @@ export async function sendMcp(
   try {
     const client = await clientFor(req.url, timeoutMs);
     result = (await client.callTool(
-      { name: req.mcp.tool, arguments: (req.mcp.args ?? {}) as Record<string, unknown>, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
+      {
+        name: req.mcp.tool,
+        arguments: (req.mcp.args ?? {}) as Record<string, unknown>,
+        ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+      },
       undefined,
       { signal, timeout: timeoutMs },
     )) as CallToolResult;
@@ -119,12 +150,23 @@ export async function sendMcp(
     const e = err as { code?: unknown; data?: unknown; message?: string };
     if (typeof e.code === 'number' && MPP_ERROR_CODES.includes(e.code)) {
       const mpp = readMpp ? mppOffersOf(e.data) : [];
-      if (mpp.length > 0) return { type: 'challenge', status: 402, mpp, body: (e.data as { problem?: unknown } | undefined)?.problem ?? { message: e.message } };
+      if (mpp.length > 0)
+        return {
+          type: 'challenge',
+          status: 402,
+          mpp,
+          body: (e.data as { problem?: unknown } | undefined)?.problem ?? { message: e.message },
+        };
     }
-    if (typeof e.code === 'number') return { type: 'error', status: 400, body: { error: { code: 'mcp_error', message: e.message ?? String(err) } } };
+    if (typeof e.code === 'number')
+      return { type: 'error', status: 400, body: { error: { code: 'mcp_error', message: e.message ?? String(err) } } };
     clients.delete(req.url);
     const cause = (err as { cause?: { code?: string } }).cause;
-    return { type: 'no_answer', message: cause?.code ?? e.message ?? String(err), timedOut: /timed? ?out/i.test(e.message ?? '') };
+    return {
+      type: 'no_answer',
+      message: cause?.code ?? e.message ?? String(err),
+      timedOut: /timed? ?out/i.test(e.message ?? ''),
+    };
   }
   return answerOf(result, readMpp);
 }

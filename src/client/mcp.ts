@@ -20,7 +20,15 @@ export const REMOTE_INSTRUCTIONS =
 
 /** The call target of a registry tool (paid when the tool has a price). */
 export function targetOf(tool: AnyToolDefinition): CallTarget {
-  return { name: tool.name, group: tool.group, method: tool.method, path: tool.path, input: tool.input, output: tool.output, paid: isPaid(tool) };
+  return {
+    name: tool.name,
+    group: tool.group,
+    method: tool.method,
+    path: tool.path,
+    input: tool.input,
+    output: tool.output,
+    paid: isPaid(tool),
+  };
 }
 
 function text(value: unknown): { type: 'text'; text: string } {
@@ -39,18 +47,33 @@ export function toMcpResult(outcome: CallOutcome): CallToolResult {
   };
   switch (outcome.type) {
     case 'success':
-      return { content: [text(outcome.output)], structuredContent: outcome.output as Record<string, unknown>, ...meta(outcome) };
+      return {
+        content: [text(outcome.output)],
+        structuredContent: outcome.output as Record<string, unknown>,
+        ...meta(outcome),
+      };
     case 'payment_required': {
       // As the remote's own binding has it: the x402 PaymentRequired in structuredContent (as in local mode), the MPP
       // challenges in _meta["org.paymentauth/payment-required"] (and in structuredContent when there is no x402 one).
       const asked = (outcome.challenge ?? { challenges: outcome.mpp ?? [] }) as Record<string, unknown>;
-      const mppMeta = outcome.mpp ? { _meta: { [MPP_PAYMENT_REQUIRED_META_KEY]: { httpStatus: 402, challenges: outcome.mpp } } } : {};
+      const mppMeta = outcome.mpp
+        ? { _meta: { [MPP_PAYMENT_REQUIRED_META_KEY]: { httpStatus: 402, challenges: outcome.mpp } } }
+        : {};
       return { isError: true, structuredContent: asked, content: [text(asked), text(outcome.hint)], ...mppMeta };
     }
     case 'refused':
       return { isError: true, content: [text(outcome.error.toBody())], ...meta(outcome) };
     case 'remote_error': {
-      const body = typeof outcome.body === 'object' && outcome.body !== null ? outcome.body : { error: { code: 'remote_error', message: `The remote answered ${outcome.status}: ${String(outcome.body).slice(0, 300)}`, retryable: outcome.status >= 500 } };
+      const body =
+        typeof outcome.body === 'object' && outcome.body !== null
+          ? outcome.body
+          : {
+              error: {
+                code: 'remote_error',
+                message: `The remote answered ${outcome.status}: ${String(outcome.body).slice(0, 300)}`,
+                retryable: outcome.status >= 500,
+              },
+            };
       return { isError: true, content: [text(body)], ...meta(outcome) };
     }
     case 'dry_run':
@@ -60,7 +83,10 @@ export function toMcpResult(outcome: CallOutcome): CallToolResult {
 
 /** The executor of remote mode: registry tools through the remote caller, the agent's tools locally. */
 export function remoteExecutor(caller: RemoteCaller, agent: AgentToolDeps): McpExecutor {
-  const options = (session: McpCallSession) => ({ signal: session.signal, approve: (question: string) => session.confirm(question) });
+  const options = (session: McpCallSession) => ({
+    signal: session.signal,
+    approve: (question: string) => session.confirm(question),
+  });
   return {
     extraTools: AGENT_TOOLS,
     call: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool), args, options(session))),

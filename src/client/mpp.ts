@@ -64,7 +64,9 @@ const EvmChargeRequestSchema = z.object({
     splits: z.array(z.unknown()).optional(),
   }),
 });
-const ReceiptSchema = z.object({ method: z.string(), reference: z.string(), status: z.string(), timestamp: z.string().optional() }).passthrough();
+const ReceiptSchema = z
+  .object({ method: z.string(), reference: z.string(), status: z.string(), timestamp: z.string().optional() })
+  .passthrough();
 
 type Mppx = typeof import('mppx');
 let mppx: Promise<Mppx> | undefined;
@@ -77,13 +79,23 @@ export function offersMpp(wwwAuthenticate: string | null): boolean {
 
 /** Reads one challenge into an offer: `evm`/`charge` requests are checked; anything else is kept as unsupported. */
 export function offerOf(challenge: MppChallenge): MppOffer {
-  if (challenge.method !== 'evm' || challenge.intent !== 'charge') return { challenge, unsupported: `${challenge.method}/${challenge.intent}` };
+  if (challenge.method !== 'evm' || challenge.intent !== 'charge')
+    return { challenge, unsupported: `${challenge.method}/${challenge.intent}` };
   const parsed = EvmChargeRequestSchema.safeParse(challenge.request);
   if (!parsed.success) return { challenge, unsupported: 'evm/charge with a malformed request' };
   const { amount, currency, recipient, methodDetails } = parsed.data;
-  if (methodDetails.credentialTypes && !methodDetails.credentialTypes.includes('authorization')) return { challenge, unsupported: 'evm/charge without authorization credentials' };
+  if (methodDetails.credentialTypes && !methodDetails.credentialTypes.includes('authorization'))
+    return { challenge, unsupported: 'evm/charge without authorization credentials' };
   if (methodDetails.splits?.length) return { challenge, unsupported: 'evm/charge with payment splits' };
-  return { challenge, charge: { chainId: methodDetails.chainId, currency: currency as `0x${string}`, recipient: recipient as `0x${string}`, amount } };
+  return {
+    challenge,
+    charge: {
+      chainId: methodDetails.chainId,
+      currency: currency as `0x${string}`,
+      recipient: recipient as `0x${string}`,
+      amount,
+    },
+  };
 }
 
 /** The `Payment` challenges of a 402's `WWW-Authenticate` header, as offers; none when absent or unreadable. */
@@ -126,16 +138,34 @@ export interface MppCredential {
  * Signs the credential answering `offer` with mppx's EVM charge client: `authorization` is the token's EIP-712 domain
  * from the agent's network table, and the client itself refuses another chain or an amount above `capAtomic`.
  */
-export async function signMppCredential(offer: MppOffer, account: Account, authorization: { name: string; version: string }, capAtomic: bigint): Promise<MppCredential> {
+export async function signMppCredential(
+  offer: MppOffer,
+  account: Account,
+  authorization: { name: string; version: string },
+  capAtomic: bigint,
+): Promise<MppCredential> {
   if (!offer.charge) throw new Error(`this client cannot pay ${offer.unsupported ?? 'that challenge'}`);
   const [{ Challenge, Credential }, { charge }] = await Promise.all([loadMppx(), import('mppx/evm/client')]);
   const expires = offer.challenge.expires ? Date.parse(offer.challenge.expires) : undefined;
-  if (expires !== undefined && !(expires > Date.now())) throw new Error(`the challenge expired at ${offer.challenge.expires}`);
-  const method = charge({ account, authorization, networks: [offer.charge.chainId], maxAtomicAmount: capAtomic.toString() });
+  if (expires !== undefined && !(expires > Date.now()))
+    throw new Error(`the challenge expired at ${offer.challenge.expires}`);
+  const method = charge({
+    account,
+    authorization,
+    networks: [offer.charge.chainId],
+    maxAtomicAmount: capAtomic.toString(),
+  });
   const value = await method.createCredential({ challenge: offer.challenge as never, context: {} });
   const credential = Credential.deserialize<{ from: `0x${string}`; nonce: `0x${string}` }>(value);
   const { from, nonce } = credential.payload;
-  return { protocol: 'mpp', header: Challenge.credentialHeader(offer.challenge as never), value, credential, from, nonce };
+  return {
+    protocol: 'mpp',
+    header: Challenge.credentialHeader(offer.challenge as never),
+    value,
+    credential,
+    from,
+    nonce,
+  };
 }
 
 /** Reads a `Payment-Receipt` header; undefined when absent or not a receipt. */

@@ -42,7 +42,11 @@ export function patternIndex(network: string, patterns: readonly string[]): numb
 }
 
 /** The network table entry for a CAIP-2 id and asset (the asset compared case-insensitively), if the agent's table lists it. */
-export function tableEntry(networks: readonly NetworkEntry[], canonical: string, asset: string): NetworkEntry | undefined {
+export function tableEntry(
+  networks: readonly NetworkEntry[],
+  canonical: string,
+  asset: string,
+): NetworkEntry | undefined {
   return networks.find((n) => n.id === canonical && n.asset.toLowerCase() === asset.toLowerCase());
 }
 

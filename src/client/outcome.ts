@@ -45,7 +45,14 @@ export interface DryRunReport {
   needsApproval: boolean;
   /** One sentence: what a real call would do. */
   verdict: string;
-  budget: { day: string; spentToday: string; remainingToday: string; maxPerCall: string; maxPerDay: string; askAbove?: string };
+  budget: {
+    day: string;
+    spentToday: string;
+    remainingToday: string;
+    maxPerCall: string;
+    maxPerDay: string;
+    askAbove?: string;
+  };
   challenge?: RemoteChallenge;
   /** The MPP challenges (`WWW-Authenticate: Payment`), when offered. */
   mpp?: MppChallenge[];

@@ -38,7 +38,15 @@ export type RemoteAnswer =
    * `receipt` is present when a settlement was attempted and failed. Sent with `readMpp: false`, an HTTP answer keeps
    * the `WWW-Authenticate: Payment` value unread in `mppHeader` (reading it loads mppx) and `mpp` stays empty.
    */
-  | { type: 'challenge'; status: number; challenge?: RemoteChallenge; mpp: MppOffer[]; mppHeader?: string; body: unknown; receipt?: SettleResponse }
+  | {
+      type: 'challenge';
+      status: number;
+      challenge?: RemoteChallenge;
+      mpp: MppOffer[];
+      mppHeader?: string;
+      body: unknown;
+      receipt?: SettleResponse;
+    }
   | { type: 'error'; status: number; body: unknown; retryAfterSeconds?: number; receipt?: SettleResponse }
   /** No (complete) answer: refused connection, dropped connection, time limit. The request may or may not have been handled. */
   | { type: 'no_answer'; message: string; timedOut: boolean };
@@ -53,10 +61,17 @@ const EntrySchema = z
     maxAmountRequired: z.string().regex(/^\d+$/).optional(),
   })
   .passthrough()
-  .refine((e) => e.amount !== undefined || e.maxAmountRequired !== undefined, 'an entry needs amount or maxAmountRequired');
+  .refine(
+    (e) => e.amount !== undefined || e.maxAmountRequired !== undefined,
+    'an entry needs amount or maxAmountRequired',
+  );
 
 const ChallengeSchema = z
-  .object({ x402Version: z.union([z.literal(1), z.literal(2)]), accepts: z.array(EntrySchema).min(1), extensions: z.record(z.string(), z.unknown()).optional() })
+  .object({
+    x402Version: z.union([z.literal(1), z.literal(2)]),
+    accepts: z.array(EntrySchema).min(1),
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  })
   .passthrough();
 
 /** Reads a challenge from a 402's `PAYMENT-REQUIRED` header (version 2) or its JSON body (version 1); undefined when neither is one. */
@@ -71,4 +86,3 @@ export function readChallenge(header: string | null, body: unknown): RemoteChall
   }
   return ChallengeSchema.safeParse(candidate).success ? (candidate as RemoteChallenge) : undefined;
 }
-

@@ -69,7 +69,10 @@ export const DEFAULT_BUDGET = { maxUsdPerCall: 0.1, maxUsdPerDay: 1 } as const;
 export const DEFAULT_REMOTE_TIMEOUT_MS = 60_000;
 
 const list = (value: string | undefined): string[] | undefined => {
-  const items = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const items = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return items.length > 0 ? items : undefined;
 };
 
@@ -87,7 +90,11 @@ export interface KeyParsers {
  * When BUDGET_NETWORKS is unset the agent pays on one network: the first of `table` (the network set's table, in its
  * order) that it holds a wallet for, e.g. Base for an EVM key, so one key never spends on every chain it can sign for.
  */
-export function clientSettings(env: ClientEnv, parse: KeyParsers, table: readonly { id: string; family: string }[] = []): ClientSettings {
+export function clientSettings(
+  env: ClientEnv,
+  parse: KeyParsers,
+  table: readonly { id: string; family: string }[] = [],
+): ClientSettings {
   const key = <T>(name: string, value: string | undefined, fn: (v: string) => T, what: string): T | undefined => {
     if (value === undefined) return undefined;
     try {
@@ -98,15 +105,39 @@ export function clientSettings(env: ClientEnv, parse: KeyParsers, table: readonl
   };
   const wallets: WalletKeys = {
     ...(env.WALLET_EVM_PRIVATE_KEY ? { evm: env.WALLET_EVM_PRIVATE_KEY as `0x${string}` } : {}),
-    ...optional('svm', key('WALLET_SOLANA_SECRET_KEY', env.WALLET_SOLANA_SECRET_KEY, parse.solana, 'must be a 64-byte Solana keypair (base58, or a solana-keygen JSON array)')),
-    ...optional('stellar', key('WALLET_STELLAR_SECRET', env.WALLET_STELLAR_SECRET, parse.stellar, 'must be a Stellar secret seed (S…)')),
-    ...optional('algorand', key('WALLET_ALGORAND_MNEMONIC', env.WALLET_ALGORAND_MNEMONIC, parse.algorand, 'must be a 25-word Algorand account mnemonic')),
+    ...optional(
+      'svm',
+      key(
+        'WALLET_SOLANA_SECRET_KEY',
+        env.WALLET_SOLANA_SECRET_KEY,
+        parse.solana,
+        'must be a 64-byte Solana keypair (base58, or a solana-keygen JSON array)',
+      ),
+    ),
+    ...optional(
+      'stellar',
+      key('WALLET_STELLAR_SECRET', env.WALLET_STELLAR_SECRET, parse.stellar, 'must be a Stellar secret seed (S…)'),
+    ),
+    ...optional(
+      'algorand',
+      key(
+        'WALLET_ALGORAND_MNEMONIC',
+        env.WALLET_ALGORAND_MNEMONIC,
+        parse.algorand,
+        'must be a 25-word Algorand account mnemonic',
+      ),
+    ),
   };
   const maxUsdPerCall = env.BUDGET_MAX_USD_PER_CALL ?? DEFAULT_BUDGET.maxUsdPerCall;
   const maxUsdPerDay = env.BUDGET_MAX_USD_PER_DAY ?? DEFAULT_BUDGET.maxUsdPerDay;
   const shared = stripSlash(env.REMOTE_URL);
   const remote: Partial<Record<ToolGroup, string>> = {};
-  for (const [group, url] of [['tools', env.REMOTE_URL_TOOLS], ['token', env.REMOTE_URL_TOKEN], ['smm', env.REMOTE_URL_SMM], ['transfers', env.REMOTE_URL_TRANSFERS]] as const) {
+  for (const [group, url] of [
+    ['tools', env.REMOTE_URL_TOOLS],
+    ['token', env.REMOTE_URL_TOKEN],
+    ['smm', env.REMOTE_URL_SMM],
+    ['transfers', env.REMOTE_URL_TRANSFERS],
+  ] as const) {
     const chosen = stripSlash(url) ?? shared;
     if (chosen) remote[group] = chosen;
   }
@@ -135,7 +166,9 @@ export function paymentProtocols(value: string | undefined): PaymentProtocol[] {
   if (!items) return ['x402', 'mpp'];
   const known: readonly string[] = ['x402', 'mpp'];
   if (items.some((p) => !known.includes(p)) || new Set(items).size !== items.length) {
-    throw new Error('PAYMENT_PROTOCOLS must list x402 and/or mpp, each once, in the order preferred (e.g. "x402,mpp" or "mpp")');
+    throw new Error(
+      'PAYMENT_PROTOCOLS must list x402 and/or mpp, each once, in the order preferred (e.g. "x402,mpp" or "mpp")',
+    );
   }
   return items as PaymentProtocol[];
 }

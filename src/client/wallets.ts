@@ -108,11 +108,15 @@ export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEn
     },
     defaultAsset(option, x402Version) {
       const factory = factoryFor(option, x402Version);
-      return factory?.(option, canonicalNetwork(option.network)).findDefaultAsset?.(option.asset, option.network as never);
+      return factory?.(option, canonicalNetwork(option.network)).findDefaultAsset?.(
+        option.asset,
+        option.network as never,
+      );
     },
     clientFor(option, x402Version, capAtomic) {
       const factory = factoryFor(option, x402Version);
-      if (!factory) throw new Error(`no wallet signs ${option.scheme} on ${option.network} (x402 version ${x402Version})`);
+      if (!factory)
+        throw new Error(`no wallet signs ${option.scheme} on ${option.network} (x402 version ${x402Version})`);
       const scheme = factory(option, canonicalNetwork(option.network));
       const client = new x402Client((_v, accepts) => accepts[0]!);
       if (x402Version === 1) client.registerV1(option.network, scheme);
@@ -120,7 +124,9 @@ export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEn
       // Our own choice already applied the budget; the official spend controls hold the same per-payment cap.
       client.setSpendControls({
         maxAmountPerPayment: false,
-        allowedAssets: [{ network: option.network as never, asset: option.asset, maxAmountPerPayment: capAtomic.toString() }],
+        allowedAssets: [
+          { network: option.network as never, asset: option.asset, maxAmountPerPayment: capAtomic.toString() },
+        ],
       });
       return client;
     },

@@ -48,13 +48,23 @@ export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
     const url = resourceUrl(config, tool);
     const parsed = new URL(url);
     const mpp = mppToolInfo(deps.broker.mpp, tool);
-    return { tool, url, path: parsed.pathname, origin: parsed.origin, challenge: deps.broker.challenge(tool), price: priceSummary(config, tool), ...(mpp ? { mpp } : {}) };
+    return {
+      tool,
+      url,
+      path: parsed.pathname,
+      origin: parsed.origin,
+      challenge: deps.broker.challenge(tool),
+      price: priceSummary(config, tool),
+      ...(mpp ? { mpp } : {}),
+    };
   });
   const realm = paid.find((e) => e.mpp)?.mpp?.realm;
-  const free = deps.tools.filter((tool) => !isPaid(tool)).map((tool): FreeEntry => {
-    const url = new URL(tool.path, config.baseUrls[tool.group]);
-    return { tool, url: url.href, path: tool.path, origin: url.origin };
-  });
+  const free = deps.tools
+    .filter((tool) => !isPaid(tool))
+    .map((tool): FreeEntry => {
+      const url = new URL(tool.path, config.baseUrls[tool.group]);
+      return { tool, url: url.href, path: tool.path, origin: url.origin };
+    });
   const at = (path: string) => new URL(path, config.baseUrls.tools).href;
   return {
     paid,

@@ -29,6 +29,12 @@ export function mountDiscovery(app: Express, deps: ServerDeps): void {
   const catalogOf = () => (catalog ??= discoveryCatalog(deps));
   const openapi = serve('application/json', () => JSON.stringify(openApiDocument(catalogOf())));
   for (const path of DISCOVERY_PATHS.openapi) app.get(path, openapi);
-  app.get(DISCOVERY_PATHS.wellKnown, serve('application/json', () => JSON.stringify(wellKnownDocument(catalogOf()))));
-  app.get(DISCOVERY_PATHS.llms, serve('text/plain; charset=utf-8', () => llmsText(catalogOf())));
+  app.get(
+    DISCOVERY_PATHS.wellKnown,
+    serve('application/json', () => JSON.stringify(wellKnownDocument(catalogOf()))),
+  );
+  app.get(
+    DISCOVERY_PATHS.llms,
+    serve('text/plain; charset=utf-8', () => llmsText(catalogOf())),
+  );
 }

@@ -6,7 +6,7 @@ function mppLines(catalog: DiscoveryCatalog): string[] {
   if (!catalog.mpp) return [];
   return [
     `- MPP (Machine Payments Protocol) works too, for the tools priced in an EVM token: the same unpaid answer carries \`WWW-Authenticate: Payment\` challenges (method \`evm\`, intent \`charge\`, realm \`${catalog.mpp.realm}\`); over MCP they are in \`_meta["org.paymentauth/payment-required"]\`. Sign one with an MPP client (an EIP-3009 authorization) and repeat the call with \`Authorization: Payment <credential>\` (MCP: \`params._meta["org.paymentauth/credential"]\`); the receipt comes back in \`Payment-Receipt\` (MCP: \`_meta["org.paymentauth/receipt"]\`).`,
-    '- Send one protocol per call, never both. The OpenAPI document lists each operation\'s MPP offers under `x-payment-info.mpp.offers`; one payment buys one call whichever protocol carries it.',
+    "- Send one protocol per call, never both. The OpenAPI document lists each operation's MPP offers under `x-payment-info.mpp.offers`; one payment buys one call whichever protocol carries it.",
   ];
 }
 
@@ -16,7 +16,8 @@ function mppLines(catalog: DiscoveryCatalog): string[] {
  */
 export function llmsText(catalog: DiscoveryCatalog): string {
   const paid = catalog.paid.map(
-    (e) => `- [${e.tool.name}](${e.url}): ${e.tool.method} ${e.path} — from $${usdString(e.price.usd)} per call (x402 v${e.price.x402Version}) — ${e.tool.title}: ${firstSentence(e.tool.description)}`,
+    (e) =>
+      `- [${e.tool.name}](${e.url}): ${e.tool.method} ${e.path} — from $${usdString(e.price.usd)} per call (x402 v${e.price.x402Version}) — ${e.tool.title}: ${firstSentence(e.tool.description)}`,
   );
   const free = catalog.free.map((e) => {
     // Path parameters as URI-template braces (`/v1/smm-order/{orderId}`), as in the OpenAPI document.

@@ -36,7 +36,10 @@ const PAYMENT_REQUIREMENTS_V1 = {
     resource: { type: 'string', format: 'uri' },
     description: { type: 'string' },
     mimeType: { type: 'string' },
-    outputSchema: { type: ['object', 'null'], description: 'Discovery data: input (method, query parameters) and output.' },
+    outputSchema: {
+      type: ['object', 'null'],
+      description: 'Discovery data: input (method, query parameters) and output.',
+    },
     maxTimeoutSeconds: { type: 'integer' },
     extra: { type: ['object', 'null'] },
   },
@@ -76,7 +79,11 @@ export function openApiComponents(): Json {
           message: { type: 'string', description: 'What to do next, when a payment was refused.' },
           resource: {
             type: 'object',
-            properties: { url: { type: 'string', format: 'uri' }, description: { type: 'string' }, mimeType: { type: 'string' } },
+            properties: {
+              url: { type: 'string', format: 'uri' },
+              description: { type: 'string' },
+              mimeType: { type: 'string' },
+            },
             required: ['url'],
           },
           accepts: { type: 'array', items: { $ref: '#/components/schemas/PaymentRequirements' }, minItems: 1 },
@@ -96,27 +103,56 @@ export function openApiComponents(): Json {
       },
     },
     headers: {
-      'PAYMENT-REQUIRED': header('Base64 of the PaymentRequired JSON (x402 v2).', { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/json' }),
-      'PAYMENT-RESPONSE': header('Base64 of the settlement receipt JSON: success, transaction, network, payer (x402 v2).', { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/json' }),
-      'X-PAYMENT-RESPONSE': header('Base64 of the settlement receipt JSON (x402 v1).', { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/json' }),
+      'PAYMENT-REQUIRED': header('Base64 of the PaymentRequired JSON (x402 v2).', {
+        type: 'string',
+        contentEncoding: 'base64',
+        contentMediaType: 'application/json',
+      }),
+      'PAYMENT-RESPONSE': header(
+        'Base64 of the settlement receipt JSON: success, transaction, network, payer (x402 v2).',
+        { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/json' },
+      ),
+      'X-PAYMENT-RESPONSE': header('Base64 of the settlement receipt JSON (x402 v1).', {
+        type: 'string',
+        contentEncoding: 'base64',
+        contentMediaType: 'application/json',
+      }),
       'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
     },
     responses: {
-      BadRequest: errorResponse('Invalid input (the error names the field), or a malformed payment; nothing was charged.'),
-      Conflict: errorResponse('The payment is paying for a call still running, or its payment id was used for another request.'),
+      BadRequest: errorResponse(
+        'Invalid input (the error names the field), or a malformed payment; nothing was charged.',
+      ),
+      Conflict: errorResponse(
+        'The payment is paying for a call still running, or its payment id was used for another request.',
+      ),
       PayloadTooLarge: errorResponse("The body is larger than this endpoint's limit; nothing was charged."),
-      UnsupportedMediaType: errorResponse('The body is in a Content-Encoding (send identity, gzip, deflate or br) or charset (send UTF-8) the server cannot read; nothing was charged.'),
-      RateLimited: errorResponse('Too many requests (per client address, per payer or per tool); nothing was charged and a payment sent along stays usable.', retryAfter),
+      UnsupportedMediaType: errorResponse(
+        'The body is in a Content-Encoding (send identity, gzip, deflate or br) or charset (send UTF-8) the server cannot read; nothing was charged.',
+      ),
+      RateLimited: errorResponse(
+        'Too many requests (per client address, per payer or per tool); nothing was charged and a payment sent along stays usable.',
+        retryAfter,
+      ),
       Internal: errorResponse('The server failed; nothing was charged.'),
       NotImplemented: errorResponse('The tool or its upstream is not available on this server; nothing was charged.'),
       BadGateway: errorResponse('An upstream or the payment facilitator failed; nothing was charged.'),
-      Unavailable: errorResponse('settlement_pending: the payment was broadcast (transaction and network in the receipt) and is not confirmed yet; settlement_outcome_unknown: the settlement got no answer and no transaction is known yet. Either way retry with the same payment, never a new one. Otherwise an upstream is throttling.', retryAfter),
+      Unavailable: errorResponse(
+        'settlement_pending: the payment was broadcast (transaction and network in the receipt) and is not confirmed yet; settlement_outcome_unknown: the settlement got no answer and no transaction is known yet. Either way retry with the same payment, never a new one. Otherwise an upstream is throttling.',
+        retryAfter,
+      ),
       GatewayTimeout: errorResponse('An upstream did not answer in time; nothing was charged.'),
       NotFound: errorResponse('Nothing found for this request.'),
     },
     parameters: {
-      'PAYMENT-SIGNATURE': paymentHeader('PAYMENT-SIGNATURE', 'x402 v2: base64 of the PaymentPayload signed for one entry of the 402 `accepts`. Omit it to get the price (402 with PAYMENT-REQUIRED).'),
-      'X-PAYMENT': paymentHeader('X-PAYMENT', 'x402 v1: base64 of the v1 payment payload signed for one entry of the 402 `accepts`. Omit it to get the price (402).'),
+      'PAYMENT-SIGNATURE': paymentHeader(
+        'PAYMENT-SIGNATURE',
+        'x402 v2: base64 of the PaymentPayload signed for one entry of the 402 `accepts`. Omit it to get the price (402 with PAYMENT-REQUIRED).',
+      ),
+      'X-PAYMENT': paymentHeader(
+        'X-PAYMENT',
+        'x402 v1: base64 of the v1 payment payload signed for one entry of the 402 `accepts`. Omit it to get the price (402).',
+      ),
     },
   };
 }

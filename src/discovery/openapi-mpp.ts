@@ -21,11 +21,13 @@ export function mppPaymentInfo(info: MppToolInfo): Json {
 export function mppHeaderComponents(): Json {
   return {
     'WWW-Authenticate': {
-      description: 'MPP: one `Payment` challenge per MPP offer (method evm, intent charge; the request in base64url JSON). Answer one with `Authorization: Payment <credential>` on the same call.',
+      description:
+        'MPP: one `Payment` challenge per MPP offer (method evm, intent charge; the request in base64url JSON). Answer one with `Authorization: Payment <credential>` on the same call.',
       schema: { type: 'string' },
     },
     'Payment-Receipt': {
-      description: 'MPP: the receipt of a call paid with `Authorization: Payment` (base64url JSON: method, reference = the transaction, status, timestamp, challengeId).',
+      description:
+        'MPP: the receipt of a call paid with `Authorization: Payment` (base64url JSON: method, reference = the transaction, status, timestamp, challengeId).',
       schema: { type: 'string' },
     },
   };

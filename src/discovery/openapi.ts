@@ -2,7 +2,13 @@ import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
 import { openApiComponents, schemaObject } from './openapi-components.js';
-import { MPP_DESCRIPTION, MPP_RESPONSE_HEADERS, mppHeaderComponents, mppPaymentInfo, mppServiceInfo } from './openapi-mpp.js';
+import {
+  MPP_DESCRIPTION,
+  MPP_RESPONSE_HEADERS,
+  mppHeaderComponents,
+  mppPaymentInfo,
+  mppServiceInfo,
+} from './openapi-mpp.js';
 
 type Json = Record<string, unknown>;
 
@@ -16,7 +22,12 @@ export function openApiPath(path: string): { path: string; params: string[] } {
 }
 
 /** Query or path parameters from the properties of an input schema (each property's schema kept as is). */
-function parameters(schema: Json, where: 'query' | 'path', names: readonly string[] | undefined, example: Json | undefined): Json[] {
+function parameters(
+  schema: Json,
+  where: 'query' | 'path',
+  names: readonly string[] | undefined,
+  example: Json | undefined,
+): Json[] {
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties)
@@ -41,7 +52,11 @@ function without(schema: Json, names: readonly string[]): Json {
 }
 
 function jsonBody(schemaRef: Json, description: string, example?: unknown): Json {
-  return { required: true, description, content: { 'application/json': { schema: schemaRef, ...(example === undefined ? {} : { example }) } } };
+  return {
+    required: true,
+    description,
+    content: { 'application/json': { schema: schemaRef, ...(example === undefined ? {} : { example }) } },
+  };
 }
 
 /** The x402scan-style price of an operation, with every accepted option of the challenge behind it, and its MPP offers. */
@@ -52,7 +67,13 @@ function paymentInfo(entry: PaidEntry): Json {
     price: usdString(entry.price.usd),
     currency: 'USD',
     x402Version: entry.price.x402Version,
-    accepts: entry.price.options.map((o) => ({ scheme: o.scheme, network: o.network, asset: o.asset, amount: o.amount, usd: usdString(o.usd) })),
+    accepts: entry.price.options.map((o) => ({
+      scheme: o.scheme,
+      network: o.network,
+      asset: o.asset,
+      amount: o.amount,
+      usd: usdString(o.usd),
+    })),
     ...(entry.mpp ? mppPaymentInfo(entry.mpp) : {}),
   };
 }
@@ -74,27 +95,42 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
       { $ref: `#/components/parameters/${v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE'}` },
       ...(tool.method === 'GET' ? parameters(input, 'query', undefined, tool.example as Json | undefined) : []),
     ],
-    ...(tool.method === 'GET' ? {} : { requestBody: jsonBody(ref(`${tool.name}.input`), 'The tool input.', tool.example) }),
+    ...(tool.method === 'GET'
+      ? {}
+      : { requestBody: jsonBody(ref(`${tool.name}.input`), 'The tool input.', tool.example) }),
     responses: {
       '200': {
         description: 'Paid and settled: the tool output, with the settlement receipt in the payment-response header.',
         headers: {
-          [v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE']: { $ref: `#/components/headers/${v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE'}` },
+          [v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE']: {
+            $ref: `#/components/headers/${v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE'}`,
+          },
           ...(entry.mpp ? MPP_RESPONSE_HEADERS.receipt : {}),
         },
         content: { 'application/json': { schema: ref(`${tool.name}.output`) } },
       },
       '400': response('BadRequest'),
       '402': {
-        description: 'Payment required (no payment, or the payment was refused; `error` says why): pay one entry of `accepts` and repeat the call.',
+        description:
+          'Payment required (no payment, or the payment was refused; `error` says why): pay one entry of `accepts` and repeat the call.',
         ...(v1 && !entry.mpp
           ? {}
-          : { headers: { ...(v1 ? {} : { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } }), ...(entry.mpp ? MPP_RESPONSE_HEADERS.challenge : {}) } }),
+          : {
+              headers: {
+                ...(v1 ? {} : { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } }),
+                ...(entry.mpp ? MPP_RESPONSE_HEADERS.challenge : {}),
+              },
+            }),
         content: { 'application/json': { schema: ref(v1 ? 'PaymentRequiredV1' : 'PaymentRequired') } },
       },
       '409': response('Conflict'),
       ...(accepts.some((a) => a.scheme === 'upto')
-        ? { '412': { description: 'Permit2 allowance missing (upto): approve Permit2 first.', content: { 'application/json': { schema: ref('PaymentRequired') } } } }
+        ? {
+            '412': {
+              description: 'Permit2 allowance missing (upto): approve Permit2 first.',
+              content: { 'application/json': { schema: ref('PaymentRequired') } },
+            },
+          }
         : {}),
       ...errorResponses(tool.method),
     },
@@ -107,12 +143,12 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
 function errorResponses(method: 'GET' | 'POST'): Json {
   return {
     ...(method === 'POST' ? { '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') } : {}),
-      '429': response('RateLimited'),
-      '500': response('Internal'),
-      '501': response('NotImplemented'),
-      '502': response('BadGateway'),
-      '503': response('Unavailable'),
-      '504': response('GatewayTimeout'),
+    '429': response('RateLimited'),
+    '500': response('Internal'),
+    '501': response('NotImplemented'),
+    '502': response('BadGateway'),
+    '503': response('Unavailable'),
+    '504': response('GatewayTimeout'),
   };
 }
 
@@ -131,10 +167,16 @@ function freeOperation(entry: FreeEntry, mcpUrl: string): Json {
     description: tool.description,
     tags: [tool.group],
     security: [],
-    parameters: [...parameters(input, 'path', params, undefined), ...(tool.method === 'GET' ? parameters(rest, 'query', undefined, undefined) : [])],
+    parameters: [
+      ...parameters(input, 'path', params, undefined),
+      ...(tool.method === 'GET' ? parameters(rest, 'query', undefined, undefined) : []),
+    ],
     ...(tool.method === 'POST' ? { requestBody: jsonBody(schemaObject(rest), 'The tool input.') } : {}),
     responses: {
-      '200': { description: 'The result; free, no payment.', content: { 'application/json': { schema: ref(`${tool.name}.output`) } } },
+      '200': {
+        description: 'The result; free, no payment.',
+        content: { 'application/json': { schema: ref(`${tool.name}.output`) } },
+      },
       '400': response('BadRequest'),
       '404': response('NotFound'),
       ...errorResponses(tool.method),
@@ -167,8 +209,7 @@ export function openApiDocument(catalog: DiscoveryCatalog): Json {
     info: {
       title: 'Tollbooth',
       version: catalog.version,
-      description:
-        `Utility endpoints sold one call at a time with x402 payments, also served as MCP tools. Call a paid operation without payment to get its price (402 with PAYMENT-REQUIRED), sign one \`accepts\` entry with an x402 client and repeat the call with the payment in PAYMENT-SIGNATURE (X-PAYMENT on x402 v1 operations).${catalog.mpp ? MPP_DESCRIPTION : ''} Nothing is charged for invalid input or a failed call.`,
+      description: `Utility endpoints sold one call at a time with x402 payments, also served as MCP tools. Call a paid operation without payment to get its price (402 with PAYMENT-REQUIRED), sign one \`accepts\` entry with an x402 client and repeat the call with the payment in PAYMENT-SIGNATURE (X-PAYMENT on x402 v1 operations).${catalog.mpp ? MPP_DESCRIPTION : ''} Nothing is charged for invalid input or a failed call.`,
     },
     servers: origins.map((url) => ({ url })),
     tags: [...new Set([...catalog.paid, ...catalog.free].map((e) => e.tool.group))].map((name) => ({ name })),

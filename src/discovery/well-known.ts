@@ -42,7 +42,12 @@ function httpItem(entry: PaidEntry, lastUpdated: string): Json {
 /** The same tool as an MCP resource: the server's /mcp URL and the tool name (the bazaar's MCP discovery form). */
 function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: string): Json {
   const { tool } = entry;
-  const bazaar = mcpBazaarDeclaration(tool.name, tool.description, inputJsonSchema(tool), tool.example as Json | undefined);
+  const bazaar = mcpBazaarDeclaration(
+    tool.name,
+    tool.description,
+    inputJsonSchema(tool),
+    tool.example as Json | undefined,
+  );
   return { resource: mcpUrl, type: 'mcp', ...itemBase(entry, lastUpdated), extensions: bazaar };
 }
 
@@ -54,7 +59,8 @@ function mppNote(catalog: DiscoveryCatalog): Json | undefined {
     method: MPP_METHOD,
     intent: MPP_INTENT,
     ...MPP_WHERE,
-    offers: 'Each item lists its MPP offers under `mpp.offers` (amount in atomic units, currency = token contract, recipient, chain); the OpenAPI document has them under `x-payment-info.mpp.offers`. Items without them are x402 only.',
+    offers:
+      'Each item lists its MPP offers under `mpp.offers` (amount in atomic units, currency = token contract, recipient, chain); the OpenAPI document has them under `x-payment-info.mpp.offers`. Items without them are x402 only.',
   };
 }
 
@@ -71,11 +77,16 @@ export function wellKnownDocument(catalog: DiscoveryCatalog, lastUpdated = new D
     resources: catalog.paid.map((e) => e.url),
     instructions:
       'Each resource answers an unpaid request with 402 and its payment requirements. Pay one entry of `accepts` with an x402 client and repeat the request with the payment in PAYMENT-SIGNATURE (X-PAYMENT for x402Version 1). The same tools are MCP tools at the `mcp` URL (payment in params._meta["x402/payment"]).' +
-      (mpp ? ' MPP clients may pay instead: see `mpp` (challenge in WWW-Authenticate: Payment, credential in Authorization: Payment; over MCP in _meta["org.paymentauth/credential"]).' : ''),
+      (mpp
+        ? ' MPP clients may pay instead: see `mpp` (challenge in WWW-Authenticate: Payment, credential in Authorization: Payment; over MCP in _meta["org.paymentauth/credential"]).'
+        : ''),
     openapi: catalog.urls.openapi,
     llms: catalog.urls.llms,
     mcp: catalog.urls.mcp,
     ...(mpp ? { mpp } : {}),
-    items: [...catalog.paid.map((e) => httpItem(e, lastUpdated)), ...catalog.paid.map((e) => mcpItem(e, catalog.urls.mcp, lastUpdated))],
+    items: [
+      ...catalog.paid.map((e) => httpItem(e, lastUpdated)),
+      ...catalog.paid.map((e) => mcpItem(e, catalog.urls.mcp, lastUpdated)),
+    ],
   };
 }

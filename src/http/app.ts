@@ -6,7 +6,14 @@ import type { RawPayment } from '../payments/decode.js';
 import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
 import { sendCallResult, sendError } from './encode.js';
-import { MPP_CORS, addMppChallenges, answersPaymentRequired, readMppPayment, sendBothProtocols, sendMppCallResult } from './mpp.js';
+import {
+  MPP_CORS,
+  addMppChallenges,
+  answersPaymentRequired,
+  readMppPayment,
+  sendBothProtocols,
+  sendMppCallResult,
+} from './mpp.js';
 import { isPaymentAuthorization } from '../payments/mpp/credential.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -14,7 +21,10 @@ const DEFAULT_BODY_LIMIT = 64 * 1024;
 const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Allow-Headers', `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_CORS.allow}`);
-  res.setHeader('Access-Control-Expose-Headers', `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_CORS.expose}`);
+  res.setHeader(
+    'Access-Control-Expose-Headers',
+    `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_CORS.expose}`,
+  );
   res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
   if (req.method === 'OPTIONS') {
     res.status(204).end();
@@ -31,7 +41,10 @@ function readPayment(req: Request): RawPayment | undefined {
   return undefined;
 }
 
-function readInput(tool: AnyToolDefinition, req: Request): { type: 'input'; value: unknown } | { type: 'refused'; error: ToolError } {
+function readInput(
+  tool: AnyToolDefinition,
+  req: Request,
+): { type: 'input'; value: unknown } | { type: 'refused'; error: ToolError } {
   if (tool.method === 'GET') return { type: 'input', value: Object.keys(req.query).length > 0 ? req.query : undefined };
   const body = readBody(tool, req);
   switch (body.type) {
@@ -62,7 +75,13 @@ function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandle
       .then(async (mpp) => {
         if (mpp.type === 'both') return sendBothProtocols(res);
         const payment = mpp.type === 'mpp' ? mpp.payment : readPayment(req);
-        const result = await invoke(deps, { tool, input: input.value, payment, transport: 'http', signal: controller.signal });
+        const result = await invoke(deps, {
+          tool,
+          input: input.value,
+          payment,
+          transport: 'http',
+          signal: controller.signal,
+        });
         if (mpp.type !== 'mpp') return send(res, result, version, deps, tool);
         if (result.type === 'error') setRetryAfter(res, result.error);
         sendMppCallResult(res, result, deps.broker.mpp, tool, mpp.challengeId);
@@ -127,7 +146,10 @@ function freeRoute(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
 function methodNotAllowed(method: string, path: string, methods: readonly string[]): ToolError {
   const use = methods.includes('GET') ? 'GET (HEAD to probe without a body)' : methods.join(' or ');
   const deletes = method === 'DELETE' ? ' this endpoint deletes nothing;' : '';
-  return new ToolError('method_not_allowed', `${method} is not allowed on ${path}:${deletes} use ${use}. Nothing was charged.`);
+  return new ToolError(
+    'method_not_allowed',
+    `${method} is not allowed on ${path}:${deletes} use ${use}. Nothing was charged.`,
+  );
 }
 
 /**
@@ -159,12 +181,23 @@ export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyTo
 /** Final handlers: unknown routes get a 404 body, unexpected errors a 500 body, never a stack trace. */
 export function mountFallbacks(app: Express, onError: (err: unknown) => void): void {
   app.use((req, res) => {
-    sendError(res, 404, new ToolError('not_found', `No endpoint at ${req.method} ${req.path}. See the README or /mcp for the list of tools.`).toBody());
+    sendError(
+      res,
+      404,
+      new ToolError(
+        'not_found',
+        `No endpoint at ${req.method} ${req.path}. See the README or /mcp for the list of tools.`,
+      ).toBody(),
+    );
   });
   const last: ErrorRequestHandler = (err, _req, res, _next) => {
     onError(err);
     if (res.headersSent) return;
-    sendError(res, 500, new ToolError('internal', 'The server failed unexpectedly; nothing was charged. Try again later.').toBody());
+    sendError(
+      res,
+      500,
+      new ToolError('internal', 'The server failed unexpectedly; nothing was charged. Try again later.').toBody(),
+    );
   };
   app.use(last);
 }

@@ -31,15 +31,39 @@ const encodings = 'identity (no Content-Encoding), gzip, deflate or br';
 
 /** What the body parser refused, as the one error body: 413 too large, 415 unreadable encoding or charset, 400 otherwise; never a 500. */
 export const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
-  const { type, status, expose, limit, encoding, charset } = err as { type?: string; status?: number; expose?: boolean; limit?: number; encoding?: string; charset?: string };
+  const { type, status, expose, limit, encoding, charset } = err as {
+    type?: string;
+    status?: number;
+    expose?: boolean;
+    limit?: number;
+    encoding?: string;
+    charset?: string;
+  };
   const refuse = (error: ToolError) => sendError(res, error.httpStatus, error.toBody());
   switch (type) {
     case 'entity.too.large':
-      return refuse(new ToolError('payload_too_large', `The request body is larger than this endpoint accepts (${limit} bytes); send a smaller body. Nothing was charged.`));
+      return refuse(
+        new ToolError(
+          'payload_too_large',
+          `The request body is larger than this endpoint accepts (${limit} bytes); send a smaller body. Nothing was charged.`,
+        ),
+      );
     case 'encoding.unsupported':
-      return refuse(new ToolError('unsupported_media_type', `Content-Encoding ${encoding ?? req.header('content-encoding')} is not supported; send the JSON body as ${encodings}. Nothing was charged.`, { field: '(body)' }));
+      return refuse(
+        new ToolError(
+          'unsupported_media_type',
+          `Content-Encoding ${encoding ?? req.header('content-encoding')} is not supported; send the JSON body as ${encodings}. Nothing was charged.`,
+          { field: '(body)' },
+        ),
+      );
     case 'charset.unsupported':
-      return refuse(new ToolError('unsupported_media_type', `The charset ${charset ?? ''} is not supported; send the JSON body as UTF-8 (Content-Type: application/json). Nothing was charged.`, { field: '(body)' }));
+      return refuse(
+        new ToolError(
+          'unsupported_media_type',
+          `The charset ${charset ?? ''} is not supported; send the JSON body as UTF-8 (Content-Type: application/json). Nothing was charged.`,
+          { field: '(body)' },
+        ),
+      );
     case 'entity.parse.failed':
       return refuse(isJsonContentType(req.header('content-type')) ? notJson() : wrongContentType(req));
   }
@@ -55,13 +79,21 @@ export const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
 };
 
 function notJson(): ToolError {
-  return new ToolError('invalid_input', 'The request body is not valid JSON; send a JSON object with Content-Type: application/json. Nothing was charged.', { field: '(body)' });
+  return new ToolError(
+    'invalid_input',
+    'The request body is not valid JSON; send a JSON object with Content-Type: application/json. Nothing was charged.',
+    { field: '(body)' },
+  );
 }
 
 function wrongContentType(req: Request): ToolError {
   const given = req.header('content-type');
   const got = given ? `Content-Type ${given.split(';', 1)[0]?.trim()}` : 'no Content-Type';
-  return new ToolError('invalid_input', `The request body must be JSON sent with Content-Type: application/json (it came with ${got}). Nothing was charged.`, { field: '(body)' });
+  return new ToolError(
+    'invalid_input',
+    `The request body must be JSON sent with Content-Type: application/json (it came with ${got}). Nothing was charged.`,
+    { field: '(body)' },
+  );
 }
 
 function kindOf(value: unknown): string {
@@ -71,7 +103,8 @@ function kindOf(value: unknown): string {
 }
 
 /** A POST route's input: none (a bare probe: no body, no query), the body's JSON object, or why the request is refused. */
-export type BodyInput = { type: 'absent' } | { type: 'present'; fields: Record<string, unknown> } | { type: 'refused'; error: ToolError };
+export type BodyInput =
+  { type: 'absent' } | { type: 'present'; fields: Record<string, unknown> } | { type: 'refused'; error: ToolError };
 
 /**
  * Reads a POST route's input from the parsed body. A POST route reads nothing from the query string, so query

@@ -32,15 +32,29 @@ function index(config: Config, tools: readonly AnyToolDefinition[]) {
   return {
     name: 'Tollbooth',
     version: VERSION,
-    about: 'Utility tools sold per call to AI agents and scripts, paid with x402 stablecoin payments. Call a paid tool without payment to receive its price (HTTP 402 with PAYMENT-REQUIRED).',
-    links: { llms: `${base}/llms.txt`, openapi: `${base}/openapi.json`, x402: `${base}/.well-known/x402`, mcp: `${base}/mcp`, health: `${base}/healthz` },
+    about:
+      'Utility tools sold per call to AI agents and scripts, paid with x402 stablecoin payments. Call a paid tool without payment to receive its price (HTTP 402 with PAYMENT-REQUIRED).',
+    links: {
+      llms: `${base}/llms.txt`,
+      openapi: `${base}/openapi.json`,
+      x402: `${base}/.well-known/x402`,
+      mcp: `${base}/mcp`,
+      health: `${base}/healthz`,
+    },
     tools: entries,
   };
 }
 
 function html(doc: ReturnType<typeof index>): string {
-  const rows = doc.tools.map((t) => `<tr><td><code>${escapeHtml(t.name)}</code></td><td>${t.method} <code>${escapeHtml(t.url)}</code></td><td>${escapeHtml(t.price)}</td><td>${escapeHtml(t.description)}</td></tr>`).join('\n');
-  const links = Object.entries(doc.links).map(([k, v]) => `<a href="${escapeHtml(v)}">${k}</a>`).join(' · ');
+  const rows = doc.tools
+    .map(
+      (t) =>
+        `<tr><td><code>${escapeHtml(t.name)}</code></td><td>${t.method} <code>${escapeHtml(t.url)}</code></td><td>${escapeHtml(t.price)}</td><td>${escapeHtml(t.description)}</td></tr>`,
+    )
+    .join('\n');
+  const links = Object.entries(doc.links)
+    .map(([k, v]) => `<a href="${escapeHtml(v)}">${k}</a>`)
+    .join(' · ');
   return `<!doctype html><html><head><meta charset="utf-8"><title>Tollbooth</title></head><body><h1>Tollbooth ${escapeHtml(doc.version)}</h1><p>${escapeHtml(doc.about)}</p><p>${links}</p><table><tr><th>Tool</th><th>Route</th><th>Price</th><th>What it does</th></tr>\n${rows}\n</table></body></html>\n`;
 }
 

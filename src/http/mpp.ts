@@ -9,7 +9,11 @@ import type { AnyPaidToolDefinition } from '../tool.js';
 import { PENDING_RETRY_AFTER_SECONDS, pendingBody, sendError } from './encode.js';
 
 /** Headers of the MPP HTTP binding (the `Payment` authentication scheme). */
-export const MPP_HEADERS = { challenge: 'WWW-Authenticate', credential: 'Authorization', receipt: 'Payment-Receipt' } as const;
+export const MPP_HEADERS = {
+  challenge: 'WWW-Authenticate',
+  credential: 'Authorization',
+  receipt: 'Payment-Receipt',
+} as const;
 
 /** What a request carries in the way of payment, as far as MPP is concerned. */
 export type MppRequestPayment =
@@ -26,7 +30,11 @@ export async function readMppPayment(req: Request): Promise<MppRequestPayment> {
   if (!isPaymentAuthorization(authorization)) return { type: 'none' };
   if (req.header('payment-signature') !== undefined || req.header('x-payment') !== undefined) return { type: 'both' };
   const decoded = await decodeCredential({ from: 'header', value: authorization });
-  return { type: 'mpp', payment: { source: 'mpp', value: decoded }, ...(decoded.ok ? { challengeId: decoded.credential.challenge.id } : {}) };
+  return {
+    type: 'mpp',
+    payment: { source: 'mpp', value: decoded },
+    ...(decoded.ok ? { challengeId: decoded.credential.challenge.id } : {}),
+  };
 }
 
 /** Adds fresh MPP challenges (one per EVM EIP-3009 offer) to a 402 answer; nothing when MPP is off. */
@@ -59,7 +67,8 @@ function sendProblem(res: Response, problem: MppProblem, gate: MppGate, tool: An
 
 /** The 400 for a request that carries both an MPP credential and an x402 payment. */
 export function sendBothProtocols(res: Response): void {
-  const detail = 'The request carries both an MPP credential (Authorization: Payment) and an x402 payment (PAYMENT-SIGNATURE or X-PAYMENT). Send exactly one of them; neither was used and nothing was charged.';
+  const detail =
+    'The request carries both an MPP credential (Authorization: Payment) and an x402 payment (PAYMENT-SIGNATURE or X-PAYMENT). Send exactly one of them; neither was used and nothing was charged.';
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
   res.status(400).end(JSON.stringify(problemFor(MPP_REASONS.bothProtocols, 400, detail)));
@@ -69,10 +78,17 @@ export function sendBothProtocols(res: Response): void {
  * Encodes a pipeline result for a request that paid with MPP: `Payment-Receipt` on success, Problem Details with the
  * MPP error type on a refusal (fresh challenges on a 402); tool errors and pending settlements as for x402.
  */
-export function sendMppCallResult(res: Response, result: CallResult, gate: MppGate, tool: AnyPaidToolDefinition, challengeId: string | undefined): void {
+export function sendMppCallResult(
+  res: Response,
+  result: CallResult,
+  gate: MppGate,
+  tool: AnyPaidToolDefinition,
+  challengeId: string | undefined,
+): void {
   switch (result.type) {
     case 'success':
-      if (challengeId && result.receipt) res.setHeader(MPP_HEADERS.receipt, receiptHeader(mppReceipt(result.receipt, challengeId)));
+      if (challengeId && result.receipt)
+        res.setHeader(MPP_HEADERS.receipt, receiptHeader(mppReceipt(result.receipt, challengeId)));
       res.setHeader('Cache-Control', 'private, no-store');
       res.status(200).json(result.output);
       return;
@@ -101,4 +117,7 @@ export function sendMppCallResult(res: Response, result: CallResult, gate: MppGa
 }
 
 /** Response headers a browser client must be allowed to read or send for MPP. */
-export const MPP_CORS = { allow: MPP_HEADERS.credential, expose: `${MPP_HEADERS.challenge}, ${MPP_HEADERS.receipt}` } as const;
+export const MPP_CORS = {
+  allow: MPP_HEADERS.credential,
+  expose: `${MPP_HEADERS.challenge}, ${MPP_HEADERS.receipt}`,
+} as const;

@@ -9,11 +9,28 @@ export const INDICATORS = ['rsi', 'macd', 'ema', 'sma', 'bollinger', 'atr', 'vwa
 export type Indicator = (typeof INDICATORS)[number];
 
 /** Periods used (docs/spec-notes.md#indicator-periods): RSI 14, MACD 12/26/9, EMA 20/50/200, SMA 20/50, Bollinger 20 × 2σ, ATR 14. */
-export const PERIODS = { rsi: 14, atr: 14, macdFast: 12, macdSlow: 26, macdSignal: 9, bollinger: 20, bollingerMult: 2 } as const;
+export const PERIODS = {
+  rsi: 14,
+  atr: 14,
+  macdFast: 12,
+  macdSlow: 26,
+  macdSignal: 9,
+  bollinger: 20,
+  bollingerMult: 2,
+} as const;
 
 /** Fewest candles each value needs (docs/spec-notes.md#indicator-periods): EMA200 200, MACD 34, RSI/ATR 15, SMA/Bollinger 20. */
 export const CANDLES_NEEDED = {
-  rsi: 15, atr: 15, macd: 34, bollinger: 20, vwap: 1, ema20: 20, ema50: 50, ema200: 200, sma20: 20, sma50: 50,
+  rsi: 15,
+  atr: 15,
+  macd: 34,
+  bollinger: 20,
+  vwap: 1,
+  ema20: 20,
+  ema50: 50,
+  ema200: 200,
+  sma20: 20,
+  sma50: 50,
 } as const;
 
 /** One candle as the indicators read it (oldest first). */
@@ -103,12 +120,30 @@ export function computeLines(candles: readonly Ohlcv[]): Lines {
     ema200: ema(200),
     sma20: sma(20),
     sma50: sma(50),
-    macd: align(withSignal.map((m) => m?.MACD), n),
-    macdSignal: align(withSignal.map((m) => m?.signal), n),
-    macdHistogram: align(withSignal.map((m) => (m?.MACD === undefined || m.signal === undefined ? undefined : m.MACD - m.signal)), n),
-    bbLower: align(bands.map((b) => b.lower), n),
-    bbMiddle: align(bands.map((b) => b.middle), n),
-    bbUpper: align(bands.map((b) => b.upper), n),
+    macd: align(
+      withSignal.map((m) => m?.MACD),
+      n,
+    ),
+    macdSignal: align(
+      withSignal.map((m) => m?.signal),
+      n,
+    ),
+    macdHistogram: align(
+      withSignal.map((m) => (m?.MACD === undefined || m.signal === undefined ? undefined : m.MACD - m.signal)),
+      n,
+    ),
+    bbLower: align(
+      bands.map((b) => b.lower),
+      n,
+    ),
+    bbMiddle: align(
+      bands.map((b) => b.middle),
+      n,
+    ),
+    bbUpper: align(
+      bands.map((b) => b.upper),
+      n,
+    ),
     atr: align(ATR.calculate({ high, low, close: closes, period: PERIODS.atr }), n),
     vwap: align(VWAP.calculate({ high, low, close: closes, volume }), n),
   };

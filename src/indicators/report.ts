@@ -21,7 +21,12 @@ export interface IndicatorReport {
     unavailable?: Unavailable;
   };
   rsi?: { value: Maybe; period: number; series: Point[]; unavailable?: Unavailable };
-  sma?: { sma20: Maybe; sma50: Maybe; series: Array<{ t: number; sma20: number; sma50: Maybe }>; unavailable?: Unavailable };
+  sma?: {
+    sma20: Maybe;
+    sma50: Maybe;
+    series: Array<{ t: number; sma20: number; sma50: Maybe }>;
+    unavailable?: Unavailable;
+  };
   macd?: {
     fast: number;
     slow: number;
@@ -47,7 +52,10 @@ export interface IndicatorReport {
 }
 
 /** The "not enough candles" note for the values of one indicator that need more candles than were available. */
-export function unavailableNote(needs: ReadonlyArray<readonly [string, number]>, available: number): Unavailable | undefined {
+export function unavailableNote(
+  needs: ReadonlyArray<readonly [string, number]>,
+  available: number,
+): Unavailable | undefined {
   const missing = needs.filter(([, need]) => available < need);
   if (missing.length === 0) return undefined;
   const list = missing.map(([name, need]) => `${name} needs ${need}`).join(', ');
@@ -69,7 +77,8 @@ export function buildReport(lines: Lines, wanted: readonly Indicator[], points: 
   const n = lines.times.length;
   const tail = Array.from({ length: Math.min(points, n) }, (_, k) => n - Math.min(points, n) + k);
   const at = (line: Line, i: number) => line[i] ?? null;
-  const series = (line: Line): Point[] => tail.flatMap((i) => (line[i] == null ? [] : [{ t: lines.times[i]!, v: line[i]! }]));
+  const series = (line: Line): Point[] =>
+    tail.flatMap((i) => (line[i] == null ? [] : [{ t: lines.times[i]!, v: line[i]! }]));
   const lastClose = lines.closes[n - 1] ?? null;
   const report: IndicatorReport = {};
   for (const name of wanted) {
@@ -77,7 +86,10 @@ export function buildReport(lines: Lines, wanted: readonly Indicator[], points: 
       case 'atr': {
         const value = last(lines.atr);
         const pctOfClose = value !== null && lastClose ? (value / lastClose) * 100 : null;
-        report.atr = withNote({ value, period: PERIODS.atr, pctOfClose, series: series(lines.atr) }, unavailableNote([['atr', CANDLES_NEEDED.atr]], n));
+        report.atr = withNote(
+          { value, period: PERIODS.atr, pctOfClose, series: series(lines.atr) },
+          unavailableNote([['atr', CANDLES_NEEDED.atr]], n),
+        );
         break;
       }
       case 'ema':
@@ -88,14 +100,26 @@ export function buildReport(lines: Lines, wanted: readonly Indicator[], points: 
             ema200: last(lines.ema200),
             series: tail.flatMap((i) => {
               const ema20 = at(lines.ema20, i);
-              return ema20 === null ? [] : [{ t: lines.times[i]!, ema20, ema50: at(lines.ema50, i), ema200: at(lines.ema200, i) }];
+              return ema20 === null
+                ? []
+                : [{ t: lines.times[i]!, ema20, ema50: at(lines.ema50, i), ema200: at(lines.ema200, i) }];
             }),
           },
-          unavailableNote([['ema20', CANDLES_NEEDED.ema20], ['ema50', CANDLES_NEEDED.ema50], ['ema200', CANDLES_NEEDED.ema200]], n),
+          unavailableNote(
+            [
+              ['ema20', CANDLES_NEEDED.ema20],
+              ['ema50', CANDLES_NEEDED.ema50],
+              ['ema200', CANDLES_NEEDED.ema200],
+            ],
+            n,
+          ),
         );
         break;
       case 'rsi':
-        report.rsi = withNote({ value: last(lines.rsi), period: PERIODS.rsi, series: series(lines.rsi) }, unavailableNote([['rsi', CANDLES_NEEDED.rsi]], n));
+        report.rsi = withNote(
+          { value: last(lines.rsi), period: PERIODS.rsi, series: series(lines.rsi) },
+          unavailableNote([['rsi', CANDLES_NEEDED.rsi]], n),
+        );
         break;
       case 'sma':
         report.sma = withNote(
@@ -107,7 +131,13 @@ export function buildReport(lines: Lines, wanted: readonly Indicator[], points: 
               return sma20 === null ? [] : [{ t: lines.times[i]!, sma20, sma50: at(lines.sma50, i) }];
             }),
           },
-          unavailableNote([['sma20', CANDLES_NEEDED.sma20], ['sma50', CANDLES_NEEDED.sma50]], n),
+          unavailableNote(
+            [
+              ['sma20', CANDLES_NEEDED.sma20],
+              ['sma50', CANDLES_NEEDED.sma50],
+            ],
+            n,
+          ),
         );
         break;
       case 'macd':
@@ -120,15 +150,24 @@ export function buildReport(lines: Lines, wanted: readonly Indicator[], points: 
             signalValue: last(lines.macdSignal),
             histogram: last(lines.macdHistogram),
             series: tail.flatMap((i) => {
-              const [macd, signal, histogram] = [at(lines.macd, i), at(lines.macdSignal, i), at(lines.macdHistogram, i)];
-              return macd === null || signal === null || histogram === null ? [] : [{ t: lines.times[i]!, macd, signal, histogram }];
+              const [macd, signal, histogram] = [
+                at(lines.macd, i),
+                at(lines.macdSignal, i),
+                at(lines.macdHistogram, i),
+              ];
+              return macd === null || signal === null || histogram === null
+                ? []
+                : [{ t: lines.times[i]!, macd, signal, histogram }];
             }),
           },
           unavailableNote([['macd', CANDLES_NEEDED.macd]], n),
         );
         break;
       case 'vwap':
-        report.vwap = withNote({ value: last(lines.vwap), series: series(lines.vwap) }, unavailableNote([['vwap', CANDLES_NEEDED.vwap]], n));
+        report.vwap = withNote(
+          { value: last(lines.vwap), series: series(lines.vwap) },
+          unavailableNote([['vwap', CANDLES_NEEDED.vwap]], n),
+        );
         break;
       case 'bollinger': {
         const [lower, middle, upper] = [last(lines.bbLower), last(lines.bbMiddle), last(lines.bbUpper)];
@@ -144,7 +183,9 @@ export function buildReport(lines: Lines, wanted: readonly Indicator[], points: 
             bandwidthPct: lower === null || upper === null || !middle ? null : ((upper - lower) / middle) * 100,
             series: tail.flatMap((i) => {
               const [lo, mid, up] = [at(lines.bbLower, i), at(lines.bbMiddle, i), at(lines.bbUpper, i)];
-              return lo === null || mid === null || up === null ? [] : [{ t: lines.times[i]!, lower: lo, upper: up, middle: mid }];
+              return lo === null || mid === null || up === null
+                ? []
+                : [{ t: lines.times[i]!, lower: lo, upper: up, middle: mid }];
             }),
           },
           unavailableNote([['bollinger', CANDLES_NEEDED.bollinger]], n),

@@ -30,23 +30,39 @@ export function summarize(lines: Lines, coin: string, interval: string): Summary
   const rsiZone = rsi === null ? 'unknown' : rsi >= 70 ? 'overbought' : rsi <= 30 ? 'oversold' : 'neutral';
   const macdCross = crossOf(lines.macdHistogram);
   const [hist, histBefore] = [last(lines.macdHistogram), previous(lines.macdHistogram)];
-  const macdHistogram = hist === null || histBefore === null ? 'unknown' : hist > histBefore ? 'rising' : hist < histBefore ? 'falling' : 'flat';
+  const macdHistogram =
+    hist === null || histBefore === null
+      ? 'unknown'
+      : hist > histBefore
+        ? 'rising'
+        : hist < histBefore
+          ? 'falling'
+          : 'flat';
 
   const parts: string[] = [`${coin} on ${interval} candles (${n}), last close ${num(close)}.`];
   if (trend === 'unknown') parts.push(`Trend unknown: EMA50 needs ${CANDLES_NEEDED.ema50} candles.`);
   else {
     const side = (x: number) => (close > x ? 'above' : close < x ? 'below' : 'at');
     const long = ema200 === null ? '' : `; it is ${side(ema200)} EMA200 (${num(ema200)})`;
-    parts.push(`Trend ${trend}: close is ${side(ema20!)} EMA20 (${num(ema20!)}) and EMA20 is ${ema20! >= ema50! ? 'above' : 'below'} EMA50 (${num(ema50!)})${long}.`);
+    parts.push(
+      `Trend ${trend}: close is ${side(ema20!)} EMA20 (${num(ema20!)}) and EMA20 is ${ema20! >= ema50! ? 'above' : 'below'} EMA50 (${num(ema50!)})${long}.`,
+    );
   }
-  parts.push(rsi === null ? `RSI unknown: it needs ${CANDLES_NEEDED.rsi} candles.` : `RSI(14) ${num(rsi)}: ${rsiZone}.`);
+  parts.push(
+    rsi === null ? `RSI unknown: it needs ${CANDLES_NEEDED.rsi} candles.` : `RSI(14) ${num(rsi)}: ${rsiZone}.`,
+  );
   const macd = last(lines.macd);
   const signal = last(lines.macdSignal);
   if (macd === null || signal === null) parts.push(`MACD unknown: it needs ${CANDLES_NEEDED.macd} candles.`);
   else {
-    const cross = macdCross === 'none' ? `no cross in the last ${CROSS_LOOKBACK} candles` : `${macdCross} cross in the last ${CROSS_LOOKBACK} candles`;
+    const cross =
+      macdCross === 'none'
+        ? `no cross in the last ${CROSS_LOOKBACK} candles`
+        : `${macdCross} cross in the last ${CROSS_LOOKBACK} candles`;
     const histText = macdHistogram === 'unknown' ? '' : `histogram ${macdHistogram}, `;
-    parts.push(`MACD ${num(macd)} is ${macd >= signal ? 'above' : 'below'} its signal ${num(signal)} (${histText}${cross}).`);
+    parts.push(
+      `MACD ${num(macd)} is ${macd >= signal ? 'above' : 'below'} its signal ${num(signal)} (${histText}${cross}).`,
+    );
   }
   const [lower, upper, atr] = [last(lines.bbLower), last(lines.bbUpper), last(lines.atr)];
   if (lower !== null && upper !== null && upper > lower) {

@@ -15,9 +15,7 @@ export interface BucketRate {
 }
 
 /** What taking tokens from a bucket came to. */
-export type TakeOutcome =
-  | { type: 'taken'; tat: number; remaining: number }
-  | { type: 'limited'; retryAfterMs: number };
+export type TakeOutcome = { type: 'taken'; tat: number; remaining: number } | { type: 'limited'; retryAfterMs: number };
 
 /** Milliseconds one token takes to come back. */
 export function tokenIntervalMs(rate: BucketRate): number {
@@ -29,7 +27,8 @@ export function takeFrom(tat: number | undefined, now: number, rate: BucketRate,
   const interval = tokenIntervalMs(rate);
   const next = Math.max(tat ?? now, now) + cost * interval;
   const limit = rate.capacity * interval;
-  if (next - now <= limit) return { type: 'taken', tat: next, remaining: Math.floor((limit - (next - now)) / interval) };
+  if (next - now <= limit)
+    return { type: 'taken', tat: next, remaining: Math.floor((limit - (next - now)) / interval) };
   // A cost above the capacity can never be served; report the time until the bucket is full.
   const wait = cost > rate.capacity ? Math.max(tat ?? now, now) - now + interval : next - now - limit;
   return { type: 'limited', retryAfterMs: Math.max(1, Math.ceil(wait)) };

@@ -27,5 +27,8 @@ export function clientKey(address: string | undefined): string {
   if (isIP(address) !== 6) return address;
   const groups = ipv6Groups(address);
   if (!groups) return address;
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }

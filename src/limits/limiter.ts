@@ -73,13 +73,21 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
 
   const shared = async (key: string, rate: BucketRate): Promise<TokenTake> => {
     try {
-      return await store.takeTokens({ key, capacity: rate.capacity, refillPerSecond: rate.refillPerSecond, cost: 1, now: now() });
+      return await store.takeTokens({
+        key,
+        capacity: rate.capacity,
+        refillPerSecond: rate.refillPerSecond,
+        cost: 1,
+        now: now(),
+      });
     } catch (err) {
       // A limiter must never take the service down: the store failing lets the request through (the replay guard,
       // which the paid path also needs, fails closed on its own).
       if (now() - lastWarning > WARN_EVERY_MS) {
         lastWarning = now();
-        log.warn('rate-limit store unavailable; requests pass unlimited', { error: String((err as Error)?.message ?? err) });
+        log.warn('rate-limit store unavailable; requests pass unlimited', {
+          error: String((err as Error)?.message ?? err),
+        });
       }
       return { type: 'taken', remaining: 0 };
     }
@@ -88,11 +96,21 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
     if (asks.length === 0) return [];
     try {
       const at = now();
-      return await store.takeTokensFromEach(asks.map(({ key, rate }) => ({ key, capacity: rate.capacity, refillPerSecond: rate.refillPerSecond, cost: 1, now: at })));
+      return await store.takeTokensFromEach(
+        asks.map(({ key, rate }) => ({
+          key,
+          capacity: rate.capacity,
+          refillPerSecond: rate.refillPerSecond,
+          cost: 1,
+          now: at,
+        })),
+      );
     } catch (err) {
       if (now() - lastWarning > WARN_EVERY_MS) {
         lastWarning = now();
-        log.warn('rate-limit store unavailable; requests pass unlimited', { error: String((err as Error)?.message ?? err) });
+        log.warn('rate-limit store unavailable; requests pass unlimited', {
+          error: String((err as Error)?.message ?? err),
+        });
       }
       return asks.map(() => ({ type: 'taken', remaining: 0 }));
     }
@@ -104,7 +122,13 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
     res.setHeader('Cache-Control', 'no-store');
     if (path === '/mcp' || path.startsWith('/mcp/')) {
       // MCP clients read JSON-RPC: the same error, as a transport-level JSON-RPC error (no request id was read).
-      res.status(429).json({ jsonrpc: '2.0', error: { code: -32000, message: error.message, data: error.toBody().error }, id: null });
+      res
+        .status(429)
+        .json({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: error.message, data: error.toBody().error },
+          id: null,
+        });
       return;
     }
     res.status(429).json(error.toBody());
@@ -128,10 +152,13 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
   const admit = async (call: PaidAdmission): Promise<ToolError | undefined> => {
     const toolRate = call.tool in settings.tools ? settings.tools[call.tool] : settings.tool;
     const asks = [
-      ...(settings.payer ? [{ key: `payer:${payerKey(call.payer)}`, rate: settings.payer, scope: 'payer' as const }] : []),
+      ...(settings.payer
+        ? [{ key: `payer:${payerKey(call.payer)}`, rate: settings.payer, scope: 'payer' as const }]
+        : []),
       ...(toolRate ? [{ key: `tool:${call.tool}`, rate: toolRate, scope: 'tool' as const }] : []),
     ];
-    const refusal = (scope: 'payer' | 'tool', retryAfterMs: number) => (scope === 'payer' ? limitedError('payer', retryAfterMs) : limitedError('tool', retryAfterMs, call.tool));
+    const refusal = (scope: 'payer' | 'tool', retryAfterMs: number) =>
+      scope === 'payer' ? limitedError('payer', retryAfterMs) : limitedError('tool', retryAfterMs, call.tool);
     if (!settings.shared) {
       // In memory, a payer over its limit takes nothing from the tool's bucket.
       for (const ask of asks) {
@@ -141,7 +168,8 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
       return undefined;
     }
     const outcomes = await sharedEach(asks);
-    for (const [i, outcome] of outcomes.entries()) if (outcome.type === 'limited') return refusal(asks[i]!.scope, outcome.retryAfterMs);
+    for (const [i, outcome] of outcomes.entries())
+      if (outcome.type === 'limited') return refusal(asks[i]!.scope, outcome.retryAfterMs);
     return undefined;
   };
 
@@ -150,7 +178,9 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
     memory.sweep(now());
     gate.sweep(now());
     if (settings.shared && ++ticks % STORE_PURGE_EVERY === 0) {
-      store.purgeTokenBuckets(now()).catch((err: unknown) => log.warn('purging rate-limit buckets failed', { error: String(err) }));
+      store
+        .purgeTokenBuckets(now())
+        .catch((err: unknown) => log.warn('purging rate-limit buckets failed', { error: String(err) }));
     }
   }, SWEEP_MS);
   sweeper.unref();

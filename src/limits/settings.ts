@@ -57,9 +57,18 @@ export function limitSettings(env: LimitEnv, databaseUrl: string | undefined): L
     overrides = parsed.data;
   }
   return {
-    ip: rate(env.RATE_LIMIT_IP_PER_MINUTE ?? LIMIT_DEFAULTS.ip.perMinute, env.RATE_LIMIT_IP_BURST ?? LIMIT_DEFAULTS.ip.burst),
-    payer: rate(env.RATE_LIMIT_PAYER_PER_MINUTE ?? LIMIT_DEFAULTS.payer.perMinute, env.RATE_LIMIT_PAYER_BURST ?? LIMIT_DEFAULTS.payer.burst),
-    tool: rate(env.RATE_LIMIT_TOOL_PER_MINUTE ?? LIMIT_DEFAULTS.tool.perMinute, env.RATE_LIMIT_TOOL_BURST ?? LIMIT_DEFAULTS.tool.burst),
+    ip: rate(
+      env.RATE_LIMIT_IP_PER_MINUTE ?? LIMIT_DEFAULTS.ip.perMinute,
+      env.RATE_LIMIT_IP_BURST ?? LIMIT_DEFAULTS.ip.burst,
+    ),
+    payer: rate(
+      env.RATE_LIMIT_PAYER_PER_MINUTE ?? LIMIT_DEFAULTS.payer.perMinute,
+      env.RATE_LIMIT_PAYER_BURST ?? LIMIT_DEFAULTS.payer.burst,
+    ),
+    tool: rate(
+      env.RATE_LIMIT_TOOL_PER_MINUTE ?? LIMIT_DEFAULTS.tool.perMinute,
+      env.RATE_LIMIT_TOOL_BURST ?? LIMIT_DEFAULTS.tool.burst,
+    ),
     tools: Object.fromEntries(Object.entries(overrides).map(([name, o]) => [name, rate(o.perMinute, o.burst)])),
     shared: env.RATE_LIMIT_SHARED === undefined ? databaseUrl !== undefined : env.RATE_LIMIT_SHARED === 'true',
   };
@@ -86,10 +95,15 @@ export function parseTrustProxy(value: string | undefined): boolean | number | s
   if (text === '' || text === 'false') return false;
   if (text === 'true') return true;
   if (/^\d+$/.test(text)) return Number(text);
-  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = items.filter((item) => !isAddressOrRange(item));
   if (bad.length > 0) {
-    throw new Error(`TRUST_PROXY: ${bad.join(', ')} is not an IP address, a CIDR range or loopback/linklocal/uniquelocal (or use true, false or a hop count)`);
+    throw new Error(
+      `TRUST_PROXY: ${bad.join(', ')} is not an IP address, a CIDR range or loopback/linklocal/uniquelocal (or use true, false or a hop count)`,
+    );
   }
   return items.join(',');
 }

@@ -24,7 +24,8 @@ function paymentError(structured: Record<string, unknown>): CallToolResult {
  * challenges name the resource `mcp://tool/<name>` (see challenge.ts).
  */
 export function toCallToolResult(result: CallResult, tool?: string): CallToolResult {
-  const asMcp = (challenge: Challenge) => (tool === undefined ? challenge : mcpChallenge(challenge, tool)) as unknown as Record<string, unknown>;
+  const asMcp = (challenge: Challenge) =>
+    (tool === undefined ? challenge : mcpChallenge(challenge, tool)) as unknown as Record<string, unknown>;
   switch (result.type) {
     case 'success':
       return {
@@ -47,7 +48,9 @@ export function toCallToolResult(result: CallResult, tool?: string): CallToolRes
       if (rejection.status === 402 || rejection.status === 412) {
         return paymentError({ ...asMcp(rejection.challenge), message: rejection.message });
       }
-      const body = { error: { code: rejection.reason, message: rejection.message, retryable: rejection.status !== 400 } };
+      const body = {
+        error: { code: rejection.reason, message: rejection.message, retryable: rejection.status !== 400 },
+      };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
     }
     case 'error':

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { initializeParamsError, initializeParamsProblem, isInitializeCall } from './initialize.js';
 import { createMcpServer, type McpDeps } from './server.js';
 
@@ -53,7 +59,13 @@ function bodyMessage(req: Request, type: string | undefined): string {
 const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
   const { status, type, expose } = err as { status?: number; type?: string; expose?: boolean };
   if (!expose || typeof status !== 'number' || status < 400 || status >= 500) return next(err);
-  res.status(status).json({ jsonrpc: '2.0', error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message: bodyMessage(req, type) }, id: null });
+  res
+    .status(status)
+    .json({
+      jsonrpc: '2.0',
+      error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message: bodyMessage(req, type) },
+      id: null,
+    });
 };
 
 /** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
@@ -61,12 +73,19 @@ export function createMcpRouter(deps: McpDeps): { router: Router; close: () => P
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const lastSeen = new Map<string, number>();
   const idleMs = deps.config.mcpSessionIdleMs;
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleMs;
-    for (const [id, seen] of lastSeen) {
-      if (seen < cutoff) void sessions.get(id)?.close().catch(() => {});
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweeper = setInterval(
+    () => {
+      const cutoff = Date.now() - idleMs;
+      for (const [id, seen] of lastSeen) {
+        if (seen < cutoff)
+          void sessions
+            .get(id)
+            ?.close()
+            .catch(() => {});
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweeper.unref();
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));

@@ -1,7 +1,8 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, InitializeRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-const SHAPE = 'initialize needs params.protocolVersion (string), params.capabilities (object) and params.clientInfo (object with name and version strings)';
+const SHAPE =
+  'initialize needs params.protocolVersion (string), params.capabilities (object) and params.clientInfo (object with name and version strings)';
 
 function kindOf(value: unknown): string {
   if (value === undefined) return 'missing';
@@ -10,10 +11,13 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** True when a message is a JSON-RPC request (it has an id) for `initialize`, whatever its params. */
-export function isInitializeCall(message: unknown): message is { jsonrpc: '2.0'; id: string | number; method: 'initialize'; params?: unknown } {
+export function isInitializeCall(
+  message: unknown,
+): message is { jsonrpc: '2.0'; id: string | number; method: 'initialize'; params?: unknown } {
   if (!isObject(message) || message.method !== 'initialize') return false;
   return typeof message.id === 'string' || typeof message.id === 'number';
 }
@@ -22,7 +26,8 @@ export function isInitializeCall(message: unknown): message is { jsonrpc: '2.0';
 export function initializeParamsProblem(message: { params?: unknown }): string | undefined {
   const { params } = message;
   if (!isObject(params)) return `${SHAPE}; params is ${kindOf(params)}.`;
-  if (typeof params.protocolVersion !== 'string') return `${SHAPE}; params.protocolVersion is ${kindOf(params.protocolVersion)}.`;
+  if (typeof params.protocolVersion !== 'string')
+    return `${SHAPE}; params.protocolVersion is ${kindOf(params.protocolVersion)}.`;
   if (!isObject(params.capabilities)) return `${SHAPE}; params.capabilities is ${kindOf(params.capabilities)}.`;
   const info = params.clientInfo;
   if (!isObject(info)) return `${SHAPE}; params.clientInfo is ${kindOf(info)}.`;

@@ -18,16 +18,24 @@ export const MPP_META = {
 const X402_RESPONSE_META = 'x402/payment-response';
 
 /** What a tools/call carries in the way of payment, as far as MPP is concerned. */
-export type McpMppPayment = { type: 'none' } | { type: 'mpp'; payment: RawPayment; challengeId?: string } | { type: 'both' };
+export type McpMppPayment =
+  { type: 'none' } | { type: 'mpp'; payment: RawPayment; challengeId?: string } | { type: 'both' };
 
 /** Reads `_meta["org.paymentauth/credential"]`; with `_meta["x402/payment"]` beside it, the call is refused. */
-export async function readMcpMppPayment(meta: Record<string, unknown> | undefined, x402Key: string): Promise<McpMppPayment> {
+export async function readMcpMppPayment(
+  meta: Record<string, unknown> | undefined,
+  x402Key: string,
+): Promise<McpMppPayment> {
   const value = meta?.[MPP_META.credential];
   if (value === undefined || value === null) return { type: 'none' };
   const x402 = meta?.[x402Key];
   if (x402 !== undefined && x402 !== null) return { type: 'both' };
   const decoded = await decodeCredential({ from: 'meta', value });
-  return { type: 'mpp', payment: { source: 'mpp', value: decoded }, ...(decoded.ok ? { challengeId: decoded.credential.challenge.id } : {}) };
+  return {
+    type: 'mpp',
+    payment: { source: 'mpp', value: decoded },
+    ...(decoded.ok ? { challengeId: decoded.credential.challenge.id } : {}),
+  };
 }
 
 /** The error result of a call that carries both an MPP credential and an x402 payment. */
@@ -37,8 +45,14 @@ export function mppBothResult(): CallToolResult {
 }
 
 function problemResult(problem: MppProblem, challenges: unknown[] = []): CallToolResult {
-  const meta = challenges.length > 0 ? { [MPP_META.paymentRequired]: { httpStatus: problem.status, challenges, problem } } : {};
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(problem) }], structuredContent: { problem } as Record<string, unknown>, _meta: meta };
+  const meta =
+    challenges.length > 0 ? { [MPP_META.paymentRequired]: { httpStatus: problem.status, challenges, problem } } : {};
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(problem) }],
+    structuredContent: { problem } as Record<string, unknown>,
+    _meta: meta,
+  };
 }
 
 /** Fresh MPP challenges of a tool as the MCP binding carries them (JSON objects, `request` not encoded). */
@@ -66,19 +80,36 @@ function paymentRequired(result: CallResult): boolean {
  * `_meta["org.paymentauth/payment-required"]`; for an MPP call, the MPP receipt on success and Problem Details with the
  * MPP error type (plus fresh challenges on a 402) on a refusal. Tool errors and pending settlements are left as they are.
  */
-export function withMpp(encoded: CallToolResult, result: CallResult, gate: MppGate, tool: AnyPaidToolDefinition, payment: McpMppPayment): CallToolResult {
+export function withMpp(
+  encoded: CallToolResult,
+  result: CallResult,
+  gate: MppGate,
+  tool: AnyPaidToolDefinition,
+  payment: McpMppPayment,
+): CallToolResult {
   if (payment.type !== 'mpp') {
     if (!paymentRequired(result)) return encoded;
     const challenges = challengesOf(gate, tool);
     if (challenges.length === 0) return encoded;
-    const problem = paymentRequiredProblem('Payment is required: pay one of the MPP challenges, or one of the x402 `accepts` options.');
-    return { ...encoded, _meta: { ...encoded._meta, [MPP_META.paymentRequired]: { httpStatus: 402, challenges, problem } } };
+    const problem = paymentRequiredProblem(
+      'Payment is required: pay one of the MPP challenges, or one of the x402 `accepts` options.',
+    );
+    return {
+      ...encoded,
+      _meta: { ...encoded._meta, [MPP_META.paymentRequired]: { httpStatus: 402, challenges, problem } },
+    };
   }
   const { challengeId } = payment;
   switch (result.type) {
     case 'success': {
       const { [X402_RESPONSE_META]: _x402, ...meta } = encoded._meta ?? {};
-      return { ...encoded, _meta: challengeId && result.receipt ? { ...meta, [MPP_META.receipt]: mppReceipt(result.receipt, challengeId) } : meta };
+      return {
+        ...encoded,
+        _meta:
+          challengeId && result.receipt
+            ? { ...meta, [MPP_META.receipt]: mppReceipt(result.receipt, challengeId) }
+            : meta,
+      };
     }
     case 'payment_required':
       return problemResult(paymentRequiredProblem('Payment is required.'), challengesOf(gate, tool));

@@ -64,11 +64,17 @@ function kindOf(value: unknown): string {
 export function callParams(request: JSONRPCRequest): CallToolRequest['params'] {
   const params: unknown = request.params;
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new McpError(ErrorCode.InvalidParams, `${CALL_SHAPE}; params is ${params === undefined ? 'missing' : kindOf(params)}.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${CALL_SHAPE}; params is ${params === undefined ? 'missing' : kindOf(params)}.`,
+    );
   }
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
   if (typeof name !== 'string') {
-    throw new McpError(ErrorCode.InvalidParams, `${CALL_SHAPE}; params.name is ${name === undefined ? 'missing' : kindOf(name)}.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${CALL_SHAPE}; params.name is ${name === undefined ? 'missing' : kindOf(name)}.`,
+    );
   }
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     throw new McpError(ErrorCode.InvalidParams, `${CALL_SHAPE}; params.arguments is ${kindOf(args)}.`);
@@ -77,13 +83,22 @@ export function callParams(request: JSONRPCRequest): CallToolRequest['params'] {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.map(String).join('.') : 'params';
-    throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${where}: ${issue?.message ?? 'invalid'}.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid tools/call request: ${where}: ${issue?.message ?? 'invalid'}.`,
+    );
   }
   return parsed.data.params;
 }
 
 function unknownTool(name: string, names: readonly string[]): CallToolResult {
-  const body = { error: { code: 'not_found', message: `Unknown tool "${name}". Available tools: ${names.join(', ')}.`, retryable: false } };
+  const body = {
+    error: {
+      code: 'not_found',
+      message: `Unknown tool "${name}". Available tools: ${names.join(', ')}.`,
+      retryable: false,
+    },
+  };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
@@ -121,17 +136,33 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
   const listed = catalogOf(deps);
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   const extraNames = new Set((executor?.extraTools ?? []).map((t) => t.name));
-  const session = (extra: { signal: AbortSignal; sendNotification: (n: ServerNotification) => Promise<void> }, progressToken: string | number | undefined): McpCallSession => ({
+  const session = (
+    extra: { signal: AbortSignal; sendNotification: (n: ServerNotification) => Promise<void> },
+    progressToken: string | number | undefined,
+  ): McpCallSession => ({
     signal: extra.signal,
     progress: (progress, total, message) => {
       if (progressToken === undefined) return;
-      void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, ...(message ? { message } : {}) } }).catch(() => {});
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress, total, ...(message ? { message } : {}) },
+        })
+        .catch(() => {});
     },
     confirm: async (message) => {
       if (!server.getClientCapabilities()?.elicitation?.form) return 'unavailable';
       try {
         const answer = await server.elicitInput(
-          { mode: 'form', message, requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve', description: 'true to go ahead' } }, required: ['approve'] } },
+          {
+            mode: 'form',
+            message,
+            requestedSchema: {
+              type: 'object',
+              properties: { approve: { type: 'boolean', title: 'Approve', description: 'true to go ahead' } },
+              required: ['approve'],
+            },
+          },
           { signal: extra.signal },
         );
         return answer.action === 'accept' && answer.content?.approve === true ? 'accepted' : 'declined';
@@ -153,14 +184,24 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
       const tool = byName.get(params.name);
       if (tool) return executor.call(tool, args, own);
       if (extraNames.has(params.name) && executor.extra) return executor.extra(params.name, args, own);
-      return unknownTool(params.name, listed.map((t) => t.name));
+      return unknownTool(
+        params.name,
+        listed.map((t) => t.name),
+      );
     }
     const pipeline = local!;
     const tool = byName.get(params.name);
-    if (!tool) return unknownTool(params.name, listed.map((t) => t.name));
+    if (!tool)
+      return unknownTool(
+        params.name,
+        listed.map((t) => t.name),
+      );
     if (!isPaid(tool)) {
       // A free tool: no payment is read (nor any x402/MPP `_meta`), and its result carries no receipt.
-      return toCallToolResult(await invoke(pipeline, { tool, input: params.arguments, transport: 'mcp', signal: extra.signal }), tool.name);
+      return toCallToolResult(
+        await invoke(pipeline, { tool, input: params.arguments, transport: 'mcp', signal: extra.signal }),
+        tool.name,
+      );
     }
     const payment = meta?.[PAYMENT_META_KEY];
     const mpp = await readMcpMppPayment(meta, PAYMENT_META_KEY);
@@ -169,13 +210,21 @@ export function createMcpServer(deps: McpDeps | ExecutorMcpDeps): Server {
     const result = await invoke(pipeline, {
       tool,
       input: params.arguments,
-      payment: mpp.type === 'mpp' ? mpp.payment : payment === undefined || payment === null ? undefined : { source: 'mcp-meta', value: payment },
+      payment:
+        mpp.type === 'mpp'
+          ? mpp.payment
+          : payment === undefined || payment === null
+            ? undefined
+            : { source: 'mcp-meta', value: payment },
       transport: 'mcp',
       signal: extra.signal,
       progress: (progress, total, message) => {
         if (progressToken === undefined) return;
         void extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, ...(message ? { message } : {}) } })
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress, total, ...(message ? { message } : {}) },
+          })
           .catch(() => {});
       },
     });

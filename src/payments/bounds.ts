@@ -45,26 +45,33 @@ export function withinPaymentLimits(value: unknown, limits = PAYMENT_LIMITS): Bo
     } else if (typeof node === 'number') {
       bytes += 8;
     } else if (typeof node === 'string') {
-      if (node.length > limits.maxStringChars) return tooLong(`a string of ${node.length} characters`, `${limits.maxStringChars} characters`);
+      if (node.length > limits.maxStringChars)
+        return tooLong(`a string of ${node.length} characters`, `${limits.maxStringChars} characters`);
       bytes += stringBytes(node);
     } else if (typeof node === 'object') {
       if (depth > limits.maxDepth) return tooLong('nesting', `${limits.maxDepth} levels`);
       if (Array.isArray(node)) {
-        if (node.length > limits.maxArrayItems) return tooLong(`an array of ${node.length} items`, `${limits.maxArrayItems} items`);
+        if (node.length > limits.maxArrayItems)
+          return tooLong(`an array of ${node.length} items`, `${limits.maxArrayItems} items`);
         bytes += 2 + node.length;
         for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], depth: depth + 1 });
       } else {
         const keys = Object.keys(node);
-        if (keys.length > limits.maxObjectKeys) return tooLong(`an object with ${keys.length} keys`, `${limits.maxObjectKeys} keys`);
+        if (keys.length > limits.maxObjectKeys)
+          return tooLong(`an object with ${keys.length} keys`, `${limits.maxObjectKeys} keys`);
         bytes += 2 + keys.length;
         for (const key of keys) {
-          if (key.length > limits.maxStringChars) return tooLong(`a key of ${key.length} characters`, `${limits.maxStringChars} characters`);
+          if (key.length > limits.maxStringChars)
+            return tooLong(`a key of ${key.length} characters`, `${limits.maxStringChars} characters`);
           bytes += stringBytes(key);
           stack.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1 });
         }
       }
     } else {
-      return { ok: false, message: `The payment contains a ${typeof node}, which JSON cannot carry; send a JSON x402 PaymentPayload.` };
+      return {
+        ok: false,
+        message: `The payment contains a ${typeof node}, which JSON cannot carry; send a JSON x402 PaymentPayload.`,
+      };
     }
     if (bytes > limits.maxJsonBytes) return tooLong('the payment', `${limits.maxJsonBytes} bytes of JSON`);
   }
@@ -72,17 +79,25 @@ export function withinPaymentLimits(value: unknown, limits = PAYMENT_LIMITS): Bo
 }
 
 /** Checks the number and the size of the payment's extensions (the payment as a whole is within the limits already). */
-export function extensionsWithinLimits(extensions: Record<string, unknown> | undefined, limits = PAYMENT_LIMITS): BoundsResult {
+export function extensionsWithinLimits(
+  extensions: Record<string, unknown> | undefined,
+  limits = PAYMENT_LIMITS,
+): BoundsResult {
   if (!extensions) return { ok: true };
   const keys = Object.keys(extensions);
-  if (keys.length > limits.maxExtensions) return tooLong(`${keys.length} extensions`, `${limits.maxExtensions} extensions`);
+  if (keys.length > limits.maxExtensions)
+    return tooLong(`${keys.length} extensions`, `${limits.maxExtensions} extensions`);
   for (const key of keys) {
     const size = Buffer.byteLength(JSON.stringify(extensions[key]) ?? '', 'utf8');
-    if (size > limits.maxExtensionBytes) return tooLong(`the extension "${key.slice(0, 64)}" (${size} bytes)`, `${limits.maxExtensionBytes} bytes`);
+    if (size > limits.maxExtensionBytes)
+      return tooLong(`the extension "${key.slice(0, 64)}" (${size} bytes)`, `${limits.maxExtensionBytes} bytes`);
   }
   return { ok: true };
 }
 
 function tooLong(what: string, limit: string): BoundsResult {
-  return { ok: false, message: `The payment is too large: ${what} exceeds the limit of ${limit}. Send the PaymentPayload as the x402 client library builds it, echoing the advertised entry and extensions unchanged.` };
+  return {
+    ok: false,
+    message: `The payment is too large: ${what} exceeds the limit of ${limit}. Send the PaymentPayload as the x402 client library builds it, echoing the advertised entry and extensions unchanged.`,
+  };
 }

@@ -6,7 +6,15 @@ import type { ReceiptRecord, Store, Transport } from '../store/store.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
 import type { RawPayment } from './decode.js';
 import type { Facilitator } from './facilitator.js';
-import { REASONS, openSettlement, pendingReceipt, type BeginOutcome, type PaymentRejection, type PaymentTicket, type SettleOutcome } from './outcomes.js';
+import {
+  REASONS,
+  openSettlement,
+  pendingReceipt,
+  type BeginOutcome,
+  type PaymentRejection,
+  type PaymentTicket,
+  type SettleOutcome,
+} from './outcomes.js';
 import { RAILS } from './rails/index.js';
 import type { Rail } from './rails/rail.js';
 import { PaymentReader } from './reader.js';
@@ -52,7 +60,12 @@ export class PaymentBroker {
   }
 
   /** Reads, matches, claims and verifies a payment for one request; the handler may run only on `verified`. */
-  async begin(tool: AnyPaidToolDefinition, raw: RawPayment, transport: Transport, requestHash: string): Promise<BeginOutcome> {
+  async begin(
+    tool: AnyPaidToolDefinition,
+    raw: RawPayment,
+    transport: Transport,
+    requestHash: string,
+  ): Promise<BeginOutcome> {
     const read = await this.reader.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
@@ -74,25 +87,50 @@ export class PaymentBroker {
       result = await this.reader.server.settlePayment(ticket.payload, ticket.requirements);
     } catch (err) {
       // Timeout or dropped connection: the money may or may not have moved. Keep the claim and the output.
-      this.log.error('settlement outcome unknown', { tool: tool.name, network: ticket.requirements.network, payer: ticket.payer, error: (err as Error).message });
-      result = { success: false, errorReason: REASONS.settlementUnknown, errorMessage: (err as Error).message, transaction: '', network: ticket.requirements.network, payer: ticket.payer };
+      this.log.error('settlement outcome unknown', {
+        tool: tool.name,
+        network: ticket.requirements.network,
+        payer: ticket.payer,
+        error: (err as Error).message,
+      });
+      result = {
+        success: false,
+        errorReason: REASONS.settlementUnknown,
+        errorMessage: (err as Error).message,
+        transaction: '',
+        network: ticket.requirements.network,
+        payer: ticket.payer,
+      };
     }
     if (result.errorMessage) result = { ...result, errorMessage: firstLine(result.errorMessage) };
     result = pendingReceipt(result, ticket.requirements.network);
     if (result.success) {
       await this.complete(ticket, result);
-      if (ticket.idempotencyId) await this.quietly(() => this.store.finishIdempotent(ticket.idempotencyId!, { output, receipt: { ...result } }));
+      if (ticket.idempotencyId)
+        await this.quietly(() =>
+          this.store.finishIdempotent(ticket.idempotencyId!, { output, receipt: { ...result } }),
+        );
       return { type: 'settled', receipt: result };
     }
     if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
     if (result.errorReason === REASONS.settlementPending || result.errorReason === REASONS.settlementUnknown) {
       const { payload, requirements, requestHash } = ticket;
-      await this.store.markPaymentPending(ticket.replayKey, { transaction: result.transaction, payload, requirements, requestHash, output });
+      await this.store.markPaymentPending(ticket.replayKey, {
+        transaction: result.transaction,
+        payload,
+        requirements,
+        requestHash,
+        output,
+      });
       return { type: 'pending', receipt: result };
     }
     await this.store.releasePayment(ticket.replayKey);
     await this.quietly(() => this.store.recordReceipt(this.receiptOf(ticket, result)));
-    return { type: 'failed', receipt: result, challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed') };
+    return {
+      type: 'failed',
+      receipt: result,
+      challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed'),
+    };
   }
 
   /** Releases a claim whose call did not succeed, so nothing is settled and the authorization stays usable. */
@@ -105,16 +143,36 @@ export class PaymentBroker {
   private async admitIdempotent(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
     const id = ticket.idempotencyId!;
     const expiresAt = new Date(Date.now() + this.config.idempotencyTtlSeconds * 1000).toISOString();
-    const begun = await this.store.beginIdempotent({ id, tool: tool.name, requestHash: ticket.requestHash, paymentKey: ticket.replayKey, expiresAt });
+    const begun = await this.store.beginIdempotent({
+      id,
+      tool: tool.name,
+      requestHash: ticket.requestHash,
+      paymentKey: ticket.replayKey,
+      expiresAt,
+    });
     switch (begun.type) {
       case 'done':
-        return { type: 'replayed', output: begun.result.output, receipt: begun.result.receipt as unknown as SettleResponse };
+        return {
+          type: 'replayed',
+          output: begun.result.output,
+          receipt: begun.result.receipt as unknown as SettleResponse,
+        };
       case 'in_flight':
-        return this.reject(tool, 409, REASONS.inFlight, 'The first call with this payment id is still running; retry the same request in a few seconds to receive its result. Nothing was charged twice.');
+        return this.reject(
+          tool,
+          409,
+          REASONS.inFlight,
+          'The first call with this payment id is still running; retry the same request in a few seconds to receive its result. Nothing was charged twice.',
+        );
       case 'conflict':
-        return this.reject(tool, 409, REASONS.identifierConflict, begun.reason === 'different_request'
-          ? 'This payment id was already used for a different request; use a new payment id (and a new payment) for a new request.'
-          : 'This payment id was already used with a different payment; retry with the original payment, or use a new payment id.');
+        return this.reject(
+          tool,
+          409,
+          REASONS.identifierConflict,
+          begun.reason === 'different_request'
+            ? 'This payment id was already used for a different request; use a new payment id (and a new payment) for a new request.'
+            : 'This payment id was already used with a different payment; retry with the original payment, or use a new payment id.',
+        );
       case 'new': {
         const outcome = await this.admit(tool, ticket);
         if (outcome.type !== 'verified') await this.quietly(() => this.store.abandonIdempotent(id));
@@ -127,17 +185,40 @@ export class PaymentBroker {
   private async admit(tool: AnyPaidToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
     const { requirements } = ticket;
     const details = { payload: ticket.payload, requirements, requestHash: ticket.requestHash };
-    const claim = await this.store.claimPayment({ key: ticket.replayKey, tool: tool.name, network: requirements.network, payer: ticket.payer, amount: requirements.amount, transport: ticket.transport, protocol: ticket.protocol ?? 'x402', details });
+    const claim = await this.store.claimPayment({
+      key: ticket.replayKey,
+      tool: tool.name,
+      network: requirements.network,
+      payer: ticket.payer,
+      amount: requirements.amount,
+      transport: ticket.transport,
+      protocol: ticket.protocol ?? 'x402',
+      details,
+    });
     switch (claim.type) {
       case 'claimed':
         return this.verify(tool, ticket);
       case 'in_flight':
-        return this.reject(tool, 409, REASONS.inFlight, 'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.');
+        return this.reject(
+          tool,
+          409,
+          REASONS.inFlight,
+          'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.',
+        );
       case 'spent':
         if (claim.undelivered?.requestHash === ticket.requestHash) {
-          return { type: 'replayed', output: claim.undelivered.output, receipt: this.settledReceipt(ticket, claim.transaction) };
+          return {
+            type: 'replayed',
+            output: claim.undelivered.output,
+            receipt: this.settledReceipt(ticket, claim.transaction),
+          };
         }
-        return this.reject(tool, 402, REASONS.alreadyUsed, `This payment was already used for a call (transaction ${claim.transaction || 'not reported'}); sign a new authorization to pay for another call.`);
+        return this.reject(
+          tool,
+          402,
+          REASONS.alreadyUsed,
+          `This payment was already used for a call (transaction ${claim.transaction || 'not reported'}); sign a new authorization to pay for another call.`,
+        );
       case 'pending': {
         const result = reconciled ? ({ type: 'pending' } as const) : await this.reconciler.reconcile(claim.pending);
         switch (result.type) {
@@ -165,16 +246,33 @@ export class PaymentBroker {
       if (err instanceof VerifyError) return this.notVerified(tool, err.invalidReason, err.invalidMessage);
       // Anything else is the facilitator failing (timeout, unreachable, 5xx, unreadable answer), not the payment.
       const timedOut = err instanceof FacilitatorTimeoutError;
-      this.log.warn('facilitator unavailable during verify', { tool: tool.name, error: String((err as Error)?.message ?? err) });
+      this.log.warn('facilitator unavailable during verify', {
+        tool: tool.name,
+        error: String((err as Error)?.message ?? err),
+      });
       const what = timedOut ? 'did not answer in time' : 'failed or answered something unreadable';
-      return this.reject(tool, 502, REASONS.facilitatorUnavailable, `The payment facilitator ${what}; nothing was charged and the tool did not run. Retry the same payment shortly.`);
+      return this.reject(
+        tool,
+        502,
+        REASONS.facilitatorUnavailable,
+        `The payment facilitator ${what}; nothing was charged and the tool did not run. Retry the same payment shortly.`,
+      );
     }
   }
 
-  private notVerified(tool: AnyPaidToolDefinition, invalidReason: string | undefined, detail: string | undefined): PaymentRejection {
+  private notVerified(
+    tool: AnyPaidToolDefinition,
+    invalidReason: string | undefined,
+    detail: string | undefined,
+  ): PaymentRejection {
     const reason = invalidReason ?? REASONS.malformed;
     const status = reason === 'permit2_allowance_required' ? 412 : 402;
-    return this.reject(tool, status, reason, `The payment did not verify (${reason})${detail ? `: ${firstLine(detail)}` : ''}. Sign a new authorization for one of the accepted options.`);
+    return this.reject(
+      tool,
+      status,
+      reason,
+      `The payment did not verify (${reason})${detail ? `: ${firstLine(detail)}` : ''}. Sign a new authorization for one of the accepted options.`,
+    );
   }
 
   private async complete(ticket: PaymentTicket, result: SettleResponse): Promise<void> {
@@ -200,7 +298,13 @@ export class PaymentBroker {
   }
 
   private settledReceipt(ticket: PaymentTicket, transaction: string): SettleResponse {
-    return { success: true, transaction, network: ticket.requirements.network, payer: ticket.payer, amount: ticket.requirements.amount };
+    return {
+      success: true,
+      transaction,
+      network: ticket.requirements.network,
+      payer: ticket.payer,
+      amount: ticket.requirements.amount,
+    };
   }
 
   private receiptOf(ticket: PaymentTicket, result: SettleResponse): ReceiptRecord {
@@ -219,9 +323,12 @@ export class PaymentBroker {
     };
   }
 
-  private reject(tool: AnyPaidToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
+  private reject(
+    tool: AnyPaidToolDefinition,
+    status: PaymentRejection['status'],
+    reason: string,
+    message: string,
+  ): PaymentRejection {
     return this.reader.reject(tool, status, reason, message);
   }
-
-
 }

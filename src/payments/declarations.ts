@@ -16,7 +16,10 @@ export interface Declaration {
 const PAYMENT_IDENTIFIER_SCHEMA = {
   $schema: DIALECT,
   type: 'object',
-  properties: { required: { type: 'boolean' }, id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' } },
+  properties: {
+    required: { type: 'boolean' },
+    id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' },
+  },
   required: ['required'],
 };
 
@@ -34,7 +37,12 @@ const BUILDER_CODE_SCHEMA = {
   properties: {
     a: { type: 'string', pattern: CODE_PATTERN, description: 'App builder code' },
     w: { type: 'string', pattern: CODE_PATTERN, description: 'Wallet builder code' },
-    s: { type: 'array', maxItems: SERVICE_CODE_SLOTS, items: { type: 'string', pattern: CODE_PATTERN }, description: 'Service builder codes' },
+    s: {
+      type: 'array',
+      maxItems: SERVICE_CODE_SLOTS,
+      items: { type: 'string', pattern: CODE_PATTERN },
+      description: 'Service builder codes',
+    },
   },
   additionalProperties: false,
 };
@@ -45,9 +53,15 @@ export function builderCodeDeclaration(appCode: string): Declaration {
 }
 
 /** `bazaar` (discovery) for an HTTP route: the method, the example input and the input's JSON Schema. */
-export function bazaarDeclaration(method: 'GET' | 'POST', example: Record<string, unknown>, inputSchema: Record<string, unknown>): Declaration {
+export function bazaarDeclaration(
+  method: 'GET' | 'POST',
+  example: Record<string, unknown>,
+  inputSchema: Record<string, unknown>,
+): Declaration {
   const body = method === 'POST';
-  const input = body ? { type: 'http', method, bodyType: 'json', body: example } : { type: 'http', method, queryParams: example };
+  const input = body
+    ? { type: 'http', method, bodyType: 'json', body: example }
+    : { type: 'http', method, queryParams: example };
   const properties = body
     ? {
         type: { type: 'string', const: 'http' },
@@ -63,13 +77,30 @@ export function bazaarDeclaration(method: 'GET' | 'POST', example: Record<string
   const required = body ? ['type', 'method', 'bodyType', 'body'] : ['type', 'method'];
   return {
     info: { input },
-    schema: { $schema: DIALECT, type: 'object', properties: { input: { type: 'object', properties, required, additionalProperties: false } }, required: ['input'] },
+    schema: {
+      $schema: DIALECT,
+      type: 'object',
+      properties: { input: { type: 'object', properties, required, additionalProperties: false } },
+      required: ['input'],
+    },
   };
 }
 
 /** `bazaar` (discovery) for an MCP tool over streamable HTTP: its name, description, input schema and example. */
-export function mcpBazaarDeclaration(toolName: string, description: string, inputSchema: Record<string, unknown>, example?: Record<string, unknown>): { bazaar: Declaration } {
-  const input = { type: 'mcp', toolName, description, transport: 'streamable-http', inputSchema, ...(example === undefined ? {} : { example }) };
+export function mcpBazaarDeclaration(
+  toolName: string,
+  description: string,
+  inputSchema: Record<string, unknown>,
+  example?: Record<string, unknown>,
+): { bazaar: Declaration } {
+  const input = {
+    type: 'mcp',
+    toolName,
+    description,
+    transport: 'streamable-http',
+    inputSchema,
+    ...(example === undefined ? {} : { example }),
+  };
   const properties = {
     type: { type: 'string', const: 'mcp' },
     toolName: { type: 'string' },
@@ -84,7 +115,14 @@ export function mcpBazaarDeclaration(toolName: string, description: string, inpu
       schema: {
         $schema: DIALECT,
         type: 'object',
-        properties: { input: { type: 'object', properties, required: ['type', 'toolName', 'inputSchema'], additionalProperties: false } },
+        properties: {
+          input: {
+            type: 'object',
+            properties,
+            required: ['type', 'toolName', 'inputSchema'],
+            additionalProperties: false,
+          },
+        },
         required: ['input'],
       },
     },

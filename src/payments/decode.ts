@@ -58,7 +58,10 @@ function fromBase64(value: string): { ok: true; json: unknown } | { ok: false; m
   }
   const bytes = Buffer.from(trimmed, 'base64');
   if (bytes.length > PAYMENT_LIMITS.maxJsonBytes) {
-    return { ok: false, message: `The payment is too large: ${bytes.length} bytes of JSON exceed the limit of ${PAYMENT_LIMITS.maxJsonBytes}.` };
+    return {
+      ok: false,
+      message: `The payment is too large: ${bytes.length} bytes of JSON exceed the limit of ${PAYMENT_LIMITS.maxJsonBytes}.`,
+    };
   }
   try {
     return { ok: true, json: JSON.parse(bytes.toString('utf8')) as unknown };
@@ -70,7 +73,10 @@ function fromBase64(value: string): { ok: true; json: unknown } | { ok: false; m
 function invalid(error: z.ZodError): DecodeResult {
   const issue = error.issues[0];
   const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-  return { ok: false, message: `The payment is not a valid x402 PaymentPayload${where}: ${issue?.message ?? 'invalid'}.` };
+  return {
+    ok: false,
+    message: `The payment is not a valid x402 PaymentPayload${where}: ${issue?.message ?? 'invalid'}.`,
+  };
 }
 
 /**

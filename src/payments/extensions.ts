@@ -10,7 +10,11 @@ import { containsSubset } from './json.js';
 import type { Challenge } from './requirements.js';
 
 /** Extension keys this server declares (the names of the x402 extensions). */
-export const EXTENSION_KEYS = { paymentIdentifier: 'payment-identifier', builderCode: 'builder-code', bazaar: 'bazaar' } as const;
+export const EXTENSION_KEYS = {
+  paymentIdentifier: 'payment-identifier',
+  builderCode: 'builder-code',
+  bazaar: 'bazaar',
+} as const;
 
 /** ERC-8021 builder codes: 1–32 of [a-z0-9_]. */
 export const BUILDER_CODE_PATTERN = /^[a-z0-9_]{1,32}$/;
@@ -24,10 +28,17 @@ export type EchoCheck =
 
 type Declared = { info?: unknown; schema?: unknown };
 /** Checks one echoed extension: the `info` to forward, or a refusal. */
-type InfoCheck = (echoedInfo: unknown) => { ok: true; info: unknown; paymentId?: string } | Extract<EchoCheck, { ok: false }>;
+type InfoCheck = (
+  echoedInfo: unknown,
+) => { ok: true; info: unknown; paymentId?: string } | Extract<EchoCheck, { ok: false }>;
 
 const infoOf = (value: unknown): unknown =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, 'info') ? (value as Declared).info : value;
+  value !== null &&
+  typeof value === 'object' &&
+  !Array.isArray(value) &&
+  Object.prototype.hasOwnProperty.call(value, 'info')
+    ? (value as Declared).info
+    : value;
 
 const mismatch = (key: string, message?: string): Extract<EchoCheck, { ok: false }> => ({
   ok: false,
@@ -73,7 +84,10 @@ function builderCodeEcho(declared: unknown): InfoCheck {
     if (parsed.success) return { ok: true, info: parsed.data };
     const issue = parsed.error.issues[0];
     const problem = `builder-code ${issue?.path.join('.') || 'info'}: ${issue?.message ?? 'invalid'}`;
-    return mismatch(key, `The echoed builder-code extension is not acceptable (${problem}); echo "a" unchanged and add at most ${MAX_ECHOED_SERVICE_CODES} service codes matching ^[a-z0-9_]{1,32}$.`);
+    return mismatch(
+      key,
+      `The echoed builder-code extension is not acceptable (${problem}); echo "a" unchanged and add at most ${MAX_ECHOED_SERVICE_CODES} service codes matching ^[a-z0-9_]{1,32}$.`,
+    );
   };
 }
 
@@ -94,7 +108,11 @@ function checkFor(key: string, declared: unknown): InfoCheck {
  */
 export function echoChecker(challenge: Challenge): (echoed: Record<string, unknown> | undefined) => EchoCheck {
   const declared = challenge.x402Version === 2 ? ((challenge.extensions ?? {}) as Record<string, Declared>) : {};
-  const checks = Object.entries(declared).map(([key, ext]) => ({ key, schema: ext.schema, check: checkFor(key, ext.info) }));
+  const checks = Object.entries(declared).map(([key, ext]) => ({
+    key,
+    schema: ext.schema,
+    check: checkFor(key, ext.info),
+  }));
   return (echoed) => {
     if (!echoed || checks.length === 0) return { ok: true, extensions: undefined, paymentId: undefined };
     const forwarded: Record<string, unknown> = {};

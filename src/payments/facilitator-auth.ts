@@ -48,14 +48,30 @@ function safeUrl(key: string): string {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const RESERVED = new Set(['host', 'content-length', 'content-type', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'expect']);
+const RESERVED = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'expect',
+]);
 
 const HeadersSchema = z.record(
   z.string(),
   z.record(
-    z.string().regex(HEADER_NAME, 'is not a valid header name').refine((name) => !RESERVED.has(name.toLowerCase()), 'is set by the client itself'),
+    z
+      .string()
+      .regex(HEADER_NAME, 'is not a valid header name')
+      .refine((name) => !RESERVED.has(name.toLowerCase()), 'is set by the client itself'),
     // The value is never echoed: only what is wrong with it.
-    z.string().min(1, 'is empty').refine((value) => !/[\r\n\0]/.test(value), 'contains a line break'),
+    z
+      .string()
+      .min(1, 'is empty')
+      .refine((value) => !/[\r\n\0]/.test(value), 'contains a line break'),
   ),
 );
 
@@ -67,7 +83,9 @@ export function parseFacilitatorHeaders(text: string | undefined): Record<string
     json = JSON.parse(text);
   } catch {
     // JSON.parse quotes the text it could not read: never pass its message on.
-    throw new Error('FACILITATOR_HEADERS is not valid JSON; expected {"<facilitator URL>": {"<Header-Name>": "<value>"}}');
+    throw new Error(
+      'FACILITATOR_HEADERS is not valid JSON; expected {"<facilitator URL>": {"<Header-Name>": "<value>"}}',
+    );
   }
   const parsed = HeadersSchema.safeParse(json);
   if (!parsed.success) {
@@ -78,13 +96,16 @@ export function parseFacilitatorHeaders(text: string | undefined): Record<string
     const where = [...(url === undefined ? [] : [safeUrl(url)]), ...(invalidName ? [] : rest)].join(' → ');
     const reason = invalidName
       ? `names a header that is not a valid HTTP header name, or one the client sets itself (${[...RESERVED].join(', ')})`
-      : issue.code === 'invalid_type' ? 'must map facilitator URLs to objects of header strings' : issue.message;
+      : issue.code === 'invalid_type'
+        ? 'must map facilitator URLs to objects of header strings'
+        : issue.message;
     throw new Error(`FACILITATOR_HEADERS ${where ? `${where} ` : ''}${reason}`);
   }
   const out: Record<string, Record<string, string>> = {};
   for (const [url, headers] of Object.entries(parsed.data)) {
     // The key is not quoted: a value pasted in the wrong place must not end up in an error.
-    if (!z.string().url().safeParse(url).success) throw new Error('FACILITATOR_HEADERS has a key that is not a facilitator URL');
+    if (!z.string().url().safeParse(url).success)
+      throw new Error('FACILITATOR_HEADERS has a key that is not a facilitator URL');
     out[facilitatorKey(url)] = headers;
   }
   return out;
@@ -102,18 +123,27 @@ export function facilitatorAuthSettings(
   const headers = parseFacilitatorHeaders(headersText);
   const inUse = new Set(urls.map(facilitatorKey));
   for (const url of Object.keys(headers)) {
-    if (!inUse.has(url)) throw new Error(`FACILITATOR_HEADERS names ${shownUrl(url)}, which is not a configured facilitator URL (FACILITATOR_URL or FACILITATOR_URL_<FAMILY>)`);
+    if (!inUse.has(url))
+      throw new Error(
+        `FACILITATOR_HEADERS names ${shownUrl(url)}, which is not a configured facilitator URL (FACILITATOR_URL or FACILITATOR_URL_<FAMILY>)`,
+      );
   }
   const cdpOrigin = cdp.apiUrl ? new URL(cdp.apiUrl).origin : undefined;
-  const cdpUrls = [...inUse].filter((url) => new URL(url).hostname === CDP_API_HOST || new URL(url).origin === cdpOrigin);
+  const cdpUrls = [...inUse].filter(
+    (url) => new URL(url).hostname === CDP_API_HOST || new URL(url).origin === cdpOrigin,
+  );
   for (const url of cdpUrls) {
     if (Object.keys(headers[url] ?? {}).some((name) => name.toLowerCase() === 'authorization')) {
-      throw new Error(`FACILITATOR_HEADERS sets Authorization for ${shownUrl(url)}, which is signed with the CDP key instead`);
+      throw new Error(
+        `FACILITATOR_HEADERS sets Authorization for ${shownUrl(url)}, which is signed with the CDP key instead`,
+      );
     }
   }
   const first = cdpUrls[0];
   if (first && !cdp.hasKey) {
-    throw new Error(`the facilitator ${shownUrl(first)} is the Coinbase Developer Platform's, which authenticates every request: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (a CDP Secret API key)`);
+    throw new Error(
+      `the facilitator ${shownUrl(first)} is the Coinbase Developer Platform's, which authenticates every request: set CDP_API_KEY_ID and CDP_API_KEY_SECRET (a CDP Secret API key)`,
+    );
   }
   return { headers, cdp: cdpUrls };
 }

@@ -6,7 +6,15 @@
  * times more CPU per call, and a paid call makes two of these requests.
  */
 import { FacilitatorResponseError, FacilitatorTimeoutError, type FacilitatorClient } from '@x402/core/server';
-import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type SupportedResponse, type VerifyResponse } from '@x402/core/types';
+import {
+  SettleError,
+  VerifyError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type SupportedResponse,
+  type VerifyResponse,
+} from '@x402/core/types';
 import type { Pool } from 'undici';
 import { z } from 'zod';
 
@@ -43,7 +51,10 @@ export interface HttpFacilitatorOptions {
   /** Time limit of settle (it waits for the chain); past it the outcome is unknown. */
   settleTimeoutMs: number;
   /** Headers sent with every request of an operation (authentication, see facilitator-auth.ts); never logged, never quoted in errors. */
-  headers?: (target: FacilitatorTarget, operation: FacilitatorOperation) => Record<string, string> | Promise<Record<string, string>>;
+  headers?: (
+    target: FacilitatorTarget,
+    operation: FacilitatorOperation,
+  ) => Record<string, string> | Promise<Record<string, string>>;
   /** Most connections kept open to the facilitator. */
   connections?: number;
 }
@@ -52,9 +63,22 @@ export interface HttpFacilitatorOptions {
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const SUPPORTED_ATTEMPTS = 3;
 
-const optionalText = z.string().nullish().transform((v) => v ?? undefined);
-const optionalRecord = z.record(z.string(), z.unknown()).nullish().transform((v) => v ?? undefined);
-const VerifyAnswer = z.object({ isValid: z.boolean(), invalidReason: optionalText, invalidMessage: optionalText, payer: optionalText, extensions: optionalRecord, extra: optionalRecord });
+const optionalText = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
+const optionalRecord = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((v) => v ?? undefined);
+const VerifyAnswer = z.object({
+  isValid: z.boolean(),
+  invalidReason: optionalText,
+  invalidMessage: optionalText,
+  payer: optionalText,
+  extensions: optionalRecord,
+  extra: optionalRecord,
+});
 const SettleAnswer = z.object({
   success: z.boolean(),
   errorReason: optionalText,
@@ -92,7 +116,8 @@ interface Answer {
 function redacted(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
-    for (const part of [secret, secret.replace(/^Bearer\s+/i, '')]) if (part.length >= 4) out = out.split(part).join('[redacted]');
+    for (const part of [secret, secret.replace(/^Bearer\s+/i, '')])
+      if (part.length >= 4) out = out.split(part).join('[redacted]');
   }
   return out;
 }
@@ -116,29 +141,59 @@ function isTimeout(err: unknown): boolean {
 }
 
 /** A FacilitatorClient for one facilitator base URL (e.g. `https://x402.org/facilitator`). */
-export function createHttpFacilitatorClient(baseUrl: string, options: HttpFacilitatorOptions): FacilitatorClient & { close(): Promise<void> } {
+export function createHttpFacilitatorClient(
+  baseUrl: string,
+  options: HttpFacilitatorOptions,
+): FacilitatorClient & { close(): Promise<void> } {
   const base = new URL(baseUrl.replace(/\/+$/, '') + '/');
   // undici loads with the first request to the facilitator, not at start-up.
   let pool: Promise<Pool> | undefined;
-  const poolOf = () => (pool ??= import('undici').then(({ Pool }) => new Pool(base.origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 })));
+  const poolOf = () =>
+    (pool ??= import('undici').then(
+      ({ Pool }) => new Pool(base.origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 }),
+    ));
   // How errors name this facilitator: origin and path, never a user name, password or query.
   const shown = `${base.origin}${base.pathname}`.replace(/\/+$/, '');
-  const urls = { verify: new URL('verify', base), settle: new URL('settle', base), supported: new URL('supported', base) };
+  const urls = {
+    verify: new URL('verify', base),
+    settle: new URL('settle', base),
+    supported: new URL('supported', base),
+  };
 
-  async function exchange(operation: FacilitatorOperation, method: 'GET' | 'POST', body: string | undefined, timeoutMs: number): Promise<Answer> {
+  async function exchange(
+    operation: FacilitatorOperation,
+    method: 'GET' | 'POST',
+    body: string | undefined,
+    timeoutMs: number,
+  ): Promise<Answer> {
     const url = urls[operation];
     const auth = options.headers ? await options.headers({ method, url: url.href }, operation) : {};
-    const headers: Record<string, string> = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth };
+    const headers: Record<string, string> = {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...auth,
+    };
     try {
-      const res = await (await poolOf()).request({ path: url.pathname + url.search, method, headers, ...(body === undefined ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await (
+        await poolOf()
+      ).request({
+        path: url.pathname + url.search,
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       const length = Number(res.headers['content-length'] ?? 0);
       if (length > MAX_ANSWER_BYTES) {
         res.body.destroy();
-        throw new FacilitatorResponseError(`Facilitator ${operation} answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`);
+        throw new FacilitatorResponseError(
+          `Facilitator ${operation} answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`,
+        );
       }
       const retryAfter = res.headers['retry-after'];
       const text = redacted(await res.body.text(), Object.values(auth));
-      if (res.statusCode === 401 || res.statusCode === 403) throw new FacilitatorAuthError(operation, res.statusCode, authReason(text), `the facilitator ${shown}`);
+      if (res.statusCode === 401 || res.statusCode === 403)
+        throw new FacilitatorAuthError(operation, res.statusCode, authReason(text), `the facilitator ${shown}`);
       return { status: res.statusCode, text, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
     } catch (err) {
       if (isTimeout(err)) throw new FacilitatorTimeoutError(operation, timeoutMs);
@@ -154,7 +209,8 @@ export function createHttpFacilitatorClient(baseUrl: string, options: HttpFacili
       throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid JSON: ${excerpt(text)}`);
     }
     const result = schema.safeParse(json);
-    if (!result.success) throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid data: ${excerpt(text)}`);
+    if (!result.success)
+      throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid data: ${excerpt(text)}`);
     return result.data;
   }
 
@@ -166,29 +222,48 @@ export function createHttpFacilitatorClient(baseUrl: string, options: HttpFacili
     } catch {
       return new Error(`Facilitator ${operation} failed (${answer.status}): ${excerpt(answer.text)}`);
     }
-    if (operation === 'verify' && typeof data === 'object' && data !== null && 'isValid' in data) return new VerifyError(answer.status, data as VerifyResponse);
-    if (operation === 'settle' && typeof data === 'object' && data !== null && 'success' in data) return new SettleError(answer.status, data as SettleResponse);
+    if (operation === 'verify' && typeof data === 'object' && data !== null && 'isValid' in data)
+      return new VerifyError(answer.status, data as VerifyResponse);
+    if (operation === 'settle' && typeof data === 'object' && data !== null && 'success' in data)
+      return new SettleError(answer.status, data as SettleResponse);
     return new Error(`Facilitator ${operation} failed (${answer.status}): ${excerpt(JSON.stringify(data))}`);
   }
 
-  async function post<T>(operation: 'verify' | 'settle', schema: z.ZodType<T>, payload: PaymentPayload, requirements: PaymentRequirements, timeoutMs: number): Promise<T> {
-    const body = JSON.stringify({ x402Version: payload.x402Version, paymentPayload: payload, paymentRequirements: requirements }, bigintSafe);
+  async function post<T>(
+    operation: 'verify' | 'settle',
+    schema: z.ZodType<T>,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    timeoutMs: number,
+  ): Promise<T> {
+    const body = JSON.stringify(
+      { x402Version: payload.x402Version, paymentPayload: payload, paymentRequirements: requirements },
+      bigintSafe,
+    );
     const answer = await exchange(operation, 'POST', body, timeoutMs);
     if (answer.status < 200 || answer.status >= 300) throw refusal(operation, answer);
     return parsed(operation, schema, answer.text);
   }
 
   return {
-    verify: (payload, requirements) => post('verify', VerifyAnswer, payload, requirements, options.timeoutMs) as Promise<VerifyResponse>,
-    settle: (payload, requirements) => post('settle', SettleAnswer, payload, requirements, options.settleTimeoutMs) as Promise<SettleResponse>,
+    verify: (payload, requirements) =>
+      post('verify', VerifyAnswer, payload, requirements, options.timeoutMs) as Promise<VerifyResponse>,
+    settle: (payload, requirements) =>
+      post('settle', SettleAnswer, payload, requirements, options.settleTimeoutMs) as Promise<SettleResponse>,
     async getSupported(): Promise<SupportedResponse> {
       for (let attempt = 1; ; attempt++) {
         const answer = await exchange('supported', 'GET', undefined, options.timeoutMs);
-        if (answer.status >= 200 && answer.status < 300) return parsed('supported', SupportedAnswer, answer.text) as SupportedResponse;
+        if (answer.status >= 200 && answer.status < 300)
+          return parsed('supported', SupportedAnswer, answer.text) as SupportedResponse;
         const error = new Error(`Facilitator getSupported failed (${answer.status}): ${excerpt(answer.text)}`);
         if (answer.status !== 429 || attempt >= SUPPORTED_ATTEMPTS) throw error;
         const seconds = Number(answer.retryAfter);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000 * 2 ** (attempt - 1), 30_000)));
+        await new Promise((resolve) =>
+          setTimeout(
+            resolve,
+            Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000 * 2 ** (attempt - 1), 30_000),
+          ),
+        );
       }
     },
     close: async () => {

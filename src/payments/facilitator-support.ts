@@ -12,7 +12,14 @@ import type { Facilitator } from './facilitator.js';
 import { FacilitatorAuthError } from './facilitator-http.js';
 import type { NetworkFamily } from './networks.js';
 import { DEV_FEE_PAYER } from '../config-env.js';
-import { acceptsFor, adoptFeePayer, advertisedOptions, withheldOptions, withholdOptions, type PaymentOption } from './requirements.js';
+import {
+  acceptsFor,
+  adoptFeePayer,
+  advertisedOptions,
+  withheldOptions,
+  withholdOptions,
+  type PaymentOption,
+} from './requirements.js';
 
 /** The `kinds` of a `/supported` answer. */
 export type SupportedKinds = SupportedResponse['kinds'];
@@ -63,9 +70,13 @@ export function facilitatorFailure(err: unknown, name: string): string {
 }
 
 /** The families that have a facilitator, grouped by the client serving them (a shared facilitator is asked once). */
-function byClient(facilitator: Facilitator): Array<{ families: NetworkFamily[]; ask: () => Promise<SupportedResponse> }> {
+function byClient(
+  facilitator: Facilitator,
+): Array<{ families: NetworkFamily[]; ask: () => Promise<SupportedResponse> }> {
   const groups = new Map<unknown, { families: NetworkFamily[]; ask: () => Promise<SupportedResponse> }>();
-  for (const [family, client] of Object.entries(facilitator.clients) as Array<[NetworkFamily, NonNullable<Facilitator['clients'][NetworkFamily]>]>) {
+  for (const [family, client] of Object.entries(facilitator.clients) as Array<
+    [NetworkFamily, NonNullable<Facilitator['clients'][NetworkFamily]>]
+  >) {
     const group = groups.get(client) ?? { families: [], ask: () => client.getSupported() };
     group.families.push(family);
     groups.set(client, group);
@@ -78,7 +89,10 @@ export function facilitatorName(facilitator: Facilitator, family: NetworkFamily)
   return facilitator.shown[family] ?? 'in-process';
 }
 
-const FEE_PAYER_FORMAT: Partial<Record<NetworkFamily, RegExp>> = { svm: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/, algorand: /^[A-Z2-7]{58}$/ };
+const FEE_PAYER_FORMAT: Partial<Record<NetworkFamily, RegExp>> = {
+  svm: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/,
+  algorand: /^[A-Z2-7]{58}$/,
+};
 
 /**
  * Solana and Algorand payments are co-signed by the facilitator's fee payer, which each challenge names. When the
@@ -86,13 +100,21 @@ const FEE_PAYER_FORMAT: Partial<Record<NetworkFamily, RegExp>> = { svm: /^[1-9A-
  * facilitator lists for a network at `/supported` (`extra.feePayer`) is published, so e.g. Solana devnet through the
  * public testnet facilitator works without looking it up by hand.
  */
-export function adoptFeePayers(config: Config, families: readonly NetworkFamily[], kinds: SupportedKinds, log: Logger): void {
+export function adoptFeePayers(
+  config: Config,
+  families: readonly NetworkFamily[],
+  kinds: SupportedKinds,
+  log: Logger,
+): void {
   for (const family of families) {
     const format = FEE_PAYER_FORMAT[family];
-    const placeholder = family === 'svm' ? DEV_FEE_PAYER.svm : family === 'algorand' ? DEV_FEE_PAYER.algorand : undefined;
-    if (!format || config.signers[family as 'svm' | 'algorand'] !== placeholder || config.facilitator.keys[family]) continue;
+    const placeholder =
+      family === 'svm' ? DEV_FEE_PAYER.svm : family === 'algorand' ? DEV_FEE_PAYER.algorand : undefined;
+    if (!format || config.signers[family as 'svm' | 'algorand'] !== placeholder || config.facilitator.keys[family])
+      continue;
     for (const net of config.networks.filter((n) => n.family === family)) {
-      const feePayer = kinds.find((k) => k.network === net.id && typeof k.extra?.feePayer === 'string')?.extra?.feePayer;
+      const feePayer = kinds.find((k) => k.network === net.id && typeof k.extra?.feePayer === 'string')?.extra
+        ?.feePayer;
       if (typeof feePayer !== 'string' || !format.test(feePayer)) continue;
       adoptFeePayer(config, net.id, feePayer);
       log.info('publishing the fee payer the facilitator lists at /supported', { network: net.id, feePayer });
@@ -105,7 +127,12 @@ export function adoptFeePayers(config: Config, families: readonly NetworkFamily[
  * or, with FACILITATOR_UNSUPPORTED=refuse, throws naming them (also when a facilitator cannot be asked). A facilitator
  * that cannot be asked in drop mode is logged and its options stay advertised (`/readyz` reports it not ready).
  */
-export async function settleableOnly(config: Config, facilitator: Facilitator, log: Logger, tools: readonly AnyPaidToolDefinition[]): Promise<void> {
+export async function settleableOnly(
+  config: Config,
+  facilitator: Facilitator,
+  log: Logger,
+  tools: readonly AnyPaidToolDefinition[],
+): Promise<void> {
   const refuse = config.facilitator.unsupported === 'refuse';
   const problems: string[] = [];
   await Promise.all(
@@ -118,7 +145,11 @@ export async function settleableOnly(config: Config, facilitator: Facilitator, l
           const message = facilitatorFailure(err, facilitatorName(facilitator, family));
           problems.push(`${family}: ${message}`);
           const fields = { family, facilitator: facilitatorName(facilitator, family), error: message };
-          if (!refuse) log[err instanceof FacilitatorAuthError ? 'error' : 'warn']('could not compare the advertised payment options with the facilitator; they stay advertised', fields);
+          if (!refuse)
+            log[err instanceof FacilitatorAuthError ? 'error' : 'warn'](
+              'could not compare the advertised payment options with the facilitator; they stay advertised',
+              fields,
+            );
         }
         return;
       }
@@ -127,16 +158,27 @@ export async function settleableOnly(config: Config, facilitator: Facilitator, l
         const missing = unsettleable(config, family, kinds);
         if (missing.length === 0) continue;
         const options = missing.map(optionLabel);
-        problems.push(`${family}: ${theFacilitator(facilitatorName(facilitator, family))} cannot settle ${options.join(', ')}`);
+        problems.push(
+          `${family}: ${theFacilitator(facilitatorName(facilitator, family))} cannot settle ${options.join(', ')}`,
+        );
         if (refuse) continue;
-        withholdOptions(config, missing.map((o) => o.key));
-        log.warn('payment options dropped: the facilitator does not list them in /supported (FACILITATOR_UNSUPPORTED=drop)', { family, facilitator: facilitatorName(facilitator, family), options });
+        withholdOptions(
+          config,
+          missing.map((o) => o.key),
+        );
+        log.warn(
+          'payment options dropped: the facilitator does not list them in /supported (FACILITATOR_UNSUPPORTED=drop)',
+          { family, facilitator: facilitatorName(facilitator, family), options },
+        );
       }
     }),
   );
   if (refuse && problems.length > 0) {
-    throw new Error(`FACILITATOR_UNSUPPORTED=refuse: not every advertised payment option can be settled:\n- ${problems.join('\n- ')}`);
+    throw new Error(
+      `FACILITATOR_UNSUPPORTED=refuse: not every advertised payment option can be settled:\n- ${problems.join('\n- ')}`,
+    );
   }
   const unpayable = tools.filter((tool) => acceptsFor(config, tool).length === 0).map((tool) => tool.name);
-  if (unpayable.length > 0) log.warn('tools left without any payment option: their calls cannot be paid', { tools: unpayable });
+  if (unpayable.length > 0)
+    log.warn('tools left without any payment option: their calls cannot be paid', { tools: unpayable });
 }

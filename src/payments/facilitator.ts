@@ -49,7 +49,8 @@ function inProcessClient(facilitator: x402Facilitator, config: Config): Facilita
   const { timeoutMs, settleTimeoutMs } = config.facilitator;
   return {
     verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.verify(p, r), timeoutMs, 'verify'),
-    settle: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.settle(p, r), settleTimeoutMs, 'settle'),
+    settle: (p: PaymentPayload, r: PaymentRequirements) =>
+      withTimeout(facilitator.settle(p, r), settleTimeoutMs, 'settle'),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
 }
@@ -75,14 +76,17 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
     if (config.facilitator.keys[family]) {
       // A family with a settlement key loads its rails' SDKs now: the operator chose to settle here.
       for (const rail of familyRails) {
-        for (const id of (await rail.sdk()).registerInProcess(local, nets, config)) supported.add(`${id}|${rail.scheme}`);
+        for (const id of (await rail.sdk()).registerInProcess(local, nets, config))
+          supported.add(`${id}|${rail.scheme}`);
       }
       clients.set(family, localClient);
       modes[family] = 'in-process';
     } else if (url) {
       const client = remotes.get(url) ?? remoteClient(url, config);
       remotes.set(url, client);
-      for (const net of nets) for (const rail of familyRails) for (const id of rail.networkIds?.(net) ?? [net.id]) supported.add(`${id}|${rail.scheme}`);
+      for (const net of nets)
+        for (const rail of familyRails)
+          for (const id of rail.networkIds?.(net) ?? [net.id]) supported.add(`${id}|${rail.scheme}`);
       clients.set(family, client);
       shown[family] = shownUrl(url);
       modes[family] = 'remote';
@@ -91,7 +95,8 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
     }
   }
   // Version-1 short names (`base`) are routed to the family of their CAIP-2 network.
-  const familyOf = (network: string): NetworkFamily | undefined => config.networks.find((n) => n.id === canonicalNetworkId(network))?.family;
+  const familyOf = (network: string): NetworkFamily | undefined =>
+    config.networks.find((n) => n.id === canonicalNetworkId(network))?.family;
   const route = (r: PaymentRequirements): FacilitatorClient => {
     const family = familyOf(r.network);
     const client = family ? clients.get(family) : undefined;

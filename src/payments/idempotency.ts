@@ -27,7 +27,8 @@ export function readIdentifier(info: unknown): IdentifierResult {
   if (id === undefined) return { type: 'none' };
   if (typeof id !== 'string') return invalid('id must be a string');
   // The length is checked first, so the pattern only ever runs on a short string.
-  if (id.length > PAYMENT_ID_MAX || !PAYMENT_ID.test(id)) return invalid(`id must be 16–128 characters from [A-Za-z0-9_-], got ${id.length} characters`);
+  if (id.length > PAYMENT_ID_MAX || !PAYMENT_ID.test(id))
+    return invalid(`id must be 16–128 characters from [A-Za-z0-9_-], got ${id.length} characters`);
   return { type: 'id', id };
 }
 

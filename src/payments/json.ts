@@ -21,7 +21,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const left = Object.entries(a as Record<string, unknown>).filter(([, v]) => v !== undefined);
   const right = b as Record<string, unknown>;
   const rightCount = Object.values(right).filter((v) => v !== undefined).length;
-  return left.length === rightCount && left.every(([k, v]) => Object.prototype.hasOwnProperty.call(right, k) && jsonEqual(v, right[k]));
+  return (
+    left.length === rightCount &&
+    left.every(([k, v]) => Object.prototype.hasOwnProperty.call(right, k) && jsonEqual(v, right[k]))
+  );
 }
 
 /**

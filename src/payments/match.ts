@@ -18,7 +18,9 @@ export interface Matched {
 /** The CAIP-2 id of a network named by an x402 version-1 short name (`base` → `eip155:8453`); CAIP-2 ids pass through. */
 export function canonicalNetworkId(network: string): string {
   if (network.includes(':')) return network;
-  const chainId = Object.prototype.hasOwnProperty.call(V1_EVM_CHAIN_IDS, network) ? V1_EVM_CHAIN_IDS[network] : undefined;
+  const chainId = Object.prototype.hasOwnProperty.call(V1_EVM_CHAIN_IDS, network)
+    ? V1_EVM_CHAIN_IDS[network]
+    : undefined;
   return chainId === undefined ? network : `eip155:${chainId}`;
 }
 
@@ -41,9 +43,14 @@ interface V1Entry {
  */
 function matchV1(accepts: readonly PaymentRequirements[], payload: PaymentPayload): Matched | undefined {
   const { scheme, network } = payload as unknown as { scheme?: unknown; network?: unknown };
-  const entry = accepts.find((a) => a.scheme === scheme && a.network === network) as unknown as (PaymentRequirements & V1Entry) | undefined;
+  const entry = accepts.find((a) => a.scheme === scheme && a.network === network) as unknown as
+    (PaymentRequirements & V1Entry) | undefined;
   if (!entry || typeof entry.maxAmountRequired !== 'string') return undefined;
-  return { payload, requirements: { ...entry, amount: entry.maxAmountRequired }, networkId: canonicalNetworkId(entry.network) };
+  return {
+    payload,
+    requirements: { ...entry, amount: entry.maxAmountRequired },
+    networkId: canonicalNetworkId(entry.network),
+  };
 }
 
 /**
@@ -51,7 +58,10 @@ function matchV1(accepts: readonly PaymentRequirements[], payload: PaymentPayloa
  * social order's `base` entry, which also carries the v1 fields) becomes the canonical CAIP-2 requirement of the same
  * chain, asset, amount and payee: the signature covers none of the envelope fields, only the authorization itself.
  */
-function canonicalRequirement(advertised: PaymentRequirements): { requirements: PaymentRequirements; networkId: string } {
+function canonicalRequirement(advertised: PaymentRequirements): {
+  requirements: PaymentRequirements;
+  networkId: string;
+} {
   if (!isShortNetworkName(advertised.network)) return { requirements: advertised, networkId: advertised.network };
   const network = canonicalNetworkId(advertised.network) as PaymentRequirements['network'];
   const { scheme, asset, amount, payTo, maxTimeoutSeconds, extra } = advertised;
@@ -72,7 +82,9 @@ function echoes(advertised: PaymentRequirements, accepted: Record<string, unknow
 }
 
 /** Matches payments against one tool's advertised `accepts`, indexed once by scheme and network. */
-export function createMatcher(accepts: readonly PaymentRequirements[]): (payload: PaymentPayload) => Matched | undefined {
+export function createMatcher(
+  accepts: readonly PaymentRequirements[],
+): (payload: PaymentPayload) => Matched | undefined {
   const byRoute = new Map<string, PaymentRequirements[]>();
   for (const entry of accepts) {
     const route = `${entry.scheme}\n${entry.network}`;
@@ -87,7 +99,11 @@ export function createMatcher(accepts: readonly PaymentRequirements[]): (payload
     if (!advertised) return undefined;
     const { requirements, networkId } = prepared.get(advertised)!;
     const { x402Version, payload: signed } = payload;
-    return { payload: { x402Version, accepted: requirements, payload: signed } as PaymentPayload, requirements, networkId };
+    return {
+      payload: { x402Version, accepted: requirements, payload: signed } as PaymentPayload,
+      requirements,
+      networkId,
+    };
   };
 }
 

@@ -40,9 +40,33 @@ export const TESTNET_NETWORKS: readonly NetworkEntry[] = [
     schemes: ['exact'],
     label: 'Base Sepolia',
   },
-  { id: SOLANA_DEVNET, family: 'svm', asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', decimals: 6, priceColumn: 'default', schemes: ['exact'], label: 'Solana devnet' },
-  { id: STELLAR_TESTNET, family: 'stellar', asset: 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA', decimals: 7, priceColumn: 'stellar', schemes: ['exact'], label: 'Stellar testnet' },
-  { id: ALGORAND_TESTNET, family: 'algorand', asset: '10458941', decimals: 6, priceColumn: 'default', schemes: ['exact'], label: 'Algorand testnet' },
+  {
+    id: SOLANA_DEVNET,
+    family: 'svm',
+    asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+    decimals: 6,
+    priceColumn: 'default',
+    schemes: ['exact'],
+    label: 'Solana devnet',
+  },
+  {
+    id: STELLAR_TESTNET,
+    family: 'stellar',
+    asset: 'CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA',
+    decimals: 7,
+    priceColumn: 'stellar',
+    schemes: ['exact'],
+    label: 'Stellar testnet',
+  },
+  {
+    id: ALGORAND_TESTNET,
+    family: 'algorand',
+    asset: '10458941',
+    decimals: 6,
+    priceColumn: 'default',
+    schemes: ['exact'],
+    label: 'Algorand testnet',
+  },
 ];
 
 /** The built-in table of a set (operator entries from NETWORKS_FILE / NETWORKS_JSON are merged onto it). */
@@ -59,14 +83,21 @@ export const PUBLIC_TESTNET_FACILITATOR_URL = 'https://x402.org/facilitator';
  * devnet (`exact`); Stellar and Algorand testnet are optional in its deployment, so those families keep no default.
  * Mainnet has no default facilitator.
  */
-export const DEFAULT_FACILITATOR_URLS: Readonly<Record<NetworkSet, Readonly<Partial<Record<NetworkFamily, string>>>>> = {
-  mainnet: {},
-  testnet: { evm: PUBLIC_TESTNET_FACILITATOR_URL, svm: PUBLIC_TESTNET_FACILITATOR_URL },
-};
+export const DEFAULT_FACILITATOR_URLS: Readonly<Record<NetworkSet, Readonly<Partial<Record<NetworkFamily, string>>>>> =
+  {
+    mainnet: {},
+    testnet: { evm: PUBLIC_TESTNET_FACILITATOR_URL, svm: PUBLIC_TESTNET_FACILITATOR_URL },
+  };
 
 /** Base and Solana of each set, the set's own first and its twin second (a table may hold either). */
-const BASE_IDS: Record<NetworkSet, readonly string[]> = { mainnet: [BASE_MAINNET, BASE_SEPOLIA], testnet: [BASE_SEPOLIA, BASE_MAINNET] };
-const SOLANA_IDS: Record<NetworkSet, readonly string[]> = { mainnet: [SOLANA_MAINNET, SOLANA_DEVNET], testnet: [SOLANA_DEVNET, SOLANA_MAINNET] };
+const BASE_IDS: Record<NetworkSet, readonly string[]> = {
+  mainnet: [BASE_MAINNET, BASE_SEPOLIA],
+  testnet: [BASE_SEPOLIA, BASE_MAINNET],
+};
+const SOLANA_IDS: Record<NetworkSet, readonly string[]> = {
+  mainnet: [SOLANA_MAINNET, SOLANA_DEVNET],
+  testnet: [SOLANA_DEVNET, SOLANA_MAINNET],
+};
 
 /** The networks the tools with fixed options are paid on: token-report (Base, Solana), smm-order and transfers-evm (Base). */
 export interface FixedNetworks {
@@ -83,7 +114,8 @@ export interface FixedNetworks {
  * neither Base nor Base Sepolia (a replaced table without them), naming what is missing.
  */
 export function fixedNetworks(networks: readonly NetworkEntry[], set: NetworkSet): FixedNetworks {
-  const pick = (ids: readonly string[]) => ids.map((id) => networks.find((n) => n.id === id)).find((n) => n !== undefined);
+  const pick = (ids: readonly string[]) =>
+    ids.map((id) => networks.find((n) => n.id === id)).find((n) => n !== undefined);
   const base = pick(BASE_IDS[set]);
   if (!base) {
     throw new Error(

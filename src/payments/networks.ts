@@ -46,7 +46,10 @@ export const STELLAR_TESTNET = 'stellar:testnet';
 export const ALGORAND_TESTNET = 'algorand:SGO1GKSzyE7IEPItTxCByw9x8FmnrCDexi9/cOUJOiI=';
 
 /** The version-1 short names this server advertises, by the CAIP-2 network that carries them. */
-export const V1_NETWORK_NAMES: Readonly<Record<string, readonly string[]>> = { [BASE_MAINNET]: ['base'], [BASE_SEPOLIA]: ['base-sepolia'] };
+export const V1_NETWORK_NAMES: Readonly<Record<string, readonly string[]>> = {
+  [BASE_MAINNET]: ['base'],
+  [BASE_SEPOLIA]: ['base-sepolia'],
+};
 
 const evm = (
   chainId: number,

@@ -73,9 +73,16 @@ export function pendingReceipt(result: SettleResponse, network: string): SettleR
 
 /** The reason and advice for a payment sent again while its settlement is still open (with or without a known hash). */
 export function openSettlement(transaction: string, network: string): { reason: string; message: string } {
-  const retry = 'Retry the same request with the same payment later to receive its result; do not sign a new payment for it.';
+  const retry =
+    'Retry the same request with the same payment later to receive its result; do not sign a new payment for it.';
   if (!transaction) {
-    return { reason: REASONS.settlementUnknown, message: `This payment paid for a call whose settlement got no answer: no transaction is known yet, and whether the money moved is still being found out. ${retry}` };
+    return {
+      reason: REASONS.settlementUnknown,
+      message: `This payment paid for a call whose settlement got no answer: no transaction is known yet, and whether the money moved is still being found out. ${retry}`,
+    };
   }
-  return { reason: REASONS.settlementPending, message: `This payment paid for a call whose settlement (transaction ${transaction} on ${network}) is still being confirmed. ${retry}` };
+  return {
+    reason: REASONS.settlementPending,
+    message: `This payment paid for a call whose settlement (transaction ${transaction} on ${network}) is still being confirmed. ${retry}`,
+  };
 }

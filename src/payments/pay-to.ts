@@ -44,7 +44,9 @@ export function applyPayToPolicy(facts: PayToFacts): PayToOutcome {
   const networks = facts.networks.filter((n) => !unsafe.includes(n.family));
   const placeholders = facts.placeholders.filter((family) => advertised(family, networks));
   if (facts.production && placeholders.length > 0) {
-    throw new Error(`NODE_ENV=production requires real pay-to addresses; set ${placeholders.map((f) => PAY_TO_VARIABLE[f]).join(', ')}.`);
+    throw new Error(
+      `NODE_ENV=production requires real pay-to addresses; set ${placeholders.map((f) => PAY_TO_VARIABLE[f]).join(', ')}.`,
+    );
   }
   return { networks, placeholders, dropped: unsafe };
 }

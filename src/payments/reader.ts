@@ -54,22 +54,42 @@ export class PaymentReader {
   }
 
   /** A rejection carrying the tool's challenge with the reason as its error. */
-  reject(tool: AnyPaidToolDefinition, status: PaymentRejection['status'], reason: string, message: string): PaymentRejection {
+  reject(
+    tool: AnyPaidToolDefinition,
+    status: PaymentRejection['status'],
+    reason: string,
+    message: string,
+  ): PaymentRejection {
     return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
   }
 
   /** Decodes the proof, checks its version, matches it against the challenge and finds the rail and replay key. */
-  async read(tool: AnyPaidToolDefinition, received: RawPayment): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
+  async read(
+    tool: AnyPaidToolDefinition,
+    received: RawPayment,
+  ): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
     // An MPP credential is matched to its challenge and becomes the x402 payment it stands for: the same path from here.
     const mpp = received.source === 'mpp' ? this.mpp.read(tool, received.value as DecodedCredential) : undefined;
     if (mpp?.type === 'rejected') return this.reject(tool, mpp.status, mpp.reason, mpp.message);
-    const raw: RawPayment = mpp ? { source: mpp.x402Version === 1 ? 'x-payment' : 'payment-signature', value: mpp.payment } : received;
+    const raw: RawPayment = mpp
+      ? { source: mpp.x402Version === 1 ? 'x-payment' : 'payment-signature', value: mpp.payment }
+      : received;
     const v1 = tool.group === 'transfers';
     if (raw.source === 'x-payment' && !v1) {
-      return this.reject(tool, 400, REASONS.wrongVersion, 'This endpoint speaks x402 version 2: send the payment in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).');
+      return this.reject(
+        tool,
+        400,
+        REASONS.wrongVersion,
+        'This endpoint speaks x402 version 2: send the payment in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).',
+      );
     }
     if (raw.source === 'payment-signature' && v1) {
-      return this.reject(tool, 400, REASONS.wrongVersion, 'This endpoint speaks x402 version 1: send the payment in the X-PAYMENT header with x402Version 1.');
+      return this.reject(
+        tool,
+        400,
+        REASONS.wrongVersion,
+        'This endpoint speaks x402 version 1: send the payment in the X-PAYMENT header with x402Version 1.',
+      );
     }
     const decoded = decodePayment(raw);
     if (!decoded.ok) return this.reject(tool, 400, REASONS.malformed, decoded.message);
@@ -77,12 +97,22 @@ export class PaymentReader {
     const expected = v1 ? 1 : 2;
     if (payload.x402Version !== expected) {
       const header = v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE';
-      return this.reject(tool, 400, REASONS.wrongVersion, `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`);
+      return this.reject(
+        tool,
+        400,
+        REASONS.wrongVersion,
+        `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`,
+      );
     }
     const { match, echo } = this.paymentsOf(tool);
     const matched = match(payload);
     if (!matched) {
-      return this.reject(tool, 402, REASONS.noMatch, 'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.');
+      return this.reject(
+        tool,
+        402,
+        REASONS.noMatch,
+        'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.',
+      );
     }
     // Echoed extensions are checked against our own declarations; what is forwarded is ours (never the client's schemas).
     const echoed = echo(payload.x402Version === 2 ? (payload.extensions ?? undefined) : undefined);
@@ -101,11 +131,24 @@ export class PaymentReader {
     const paymentId = echoed.paymentId ?? mpp?.idempotencyId;
     const id = paymentId ? { idempotencyId: paymentId } : {};
     const protocol = mpp ? 'mpp' : 'x402';
-    return { type: 'read', ticket: { tool: tool.name, payload: forwarded, requirements, replayKey: identified.key, payer: identified.payer, protocol, ...id } };
+    return {
+      type: 'read',
+      ticket: {
+        tool: tool.name,
+        payload: forwarded,
+        requirements,
+        replayKey: identified.key,
+        payer: identified.payer,
+        protocol,
+        ...id,
+      },
+    };
   }
 
   private unsupportedMessage(req: PaymentRequirements): string {
-    const accepted = this.config.networks.flatMap((n) => n.schemes.filter((s) => this.facilitator.supports(n.id, s)).map((s) => `${s} on ${n.id}`));
+    const accepted = this.config.networks.flatMap((n) =>
+      n.schemes.filter((s) => this.facilitator.supports(n.id, s)).map((s) => `${s} on ${n.id}`),
+    );
     if (accepted.length === 0) {
       return 'This server has no payment facilitator configured yet (operator: set FACILITATOR_URL or a FACILITATOR_<FAMILY> settlement key); nothing was charged.';
     }
@@ -136,7 +179,11 @@ export class PaymentReader {
     if (!found) {
       if (!this.registry.has(tool.name)) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
       const challenge = buildChallenge(this.config, tool);
-      found = { challenge, match: createMatcher(challenge.accepts as PaymentRequirements[]), echo: echoChecker(challenge) };
+      found = {
+        challenge,
+        match: createMatcher(challenge.accepts as PaymentRequirements[]),
+        echo: echoChecker(challenge),
+      };
       this.perTool.set(tool.name, found);
     }
     return found;

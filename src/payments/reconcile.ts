@@ -8,9 +8,7 @@ import type { LookupResult, Rail } from './rails/rail.js';
 
 /** What reconciling one pending settlement came to. */
 export type Reconciled =
-  | { type: 'settled'; receipt: SettleResponse }
-  | { type: 'failed'; receipt: SettleResponse }
-  | { type: 'pending' };
+  { type: 'settled'; receipt: SettleResponse } | { type: 'failed'; receipt: SettleResponse } | { type: 'pending' };
 
 /** Submits a verified payment's settlement again (safe: every rail's payment is single-use on its chain). */
 export type Resettle = (payload: PaymentPayload, requirements: PaymentRequirements) => Promise<SettleResponse>;
@@ -35,7 +33,8 @@ export class Reconciler {
     if (answer.type === 'pending') {
       const again = await this.settleAgain(pending);
       if (again?.success) answer = { type: 'settled', transaction: again.transaction };
-      else if (again) answer = await this.lookup(again.transaction ? { ...pending, transaction: again.transaction } : pending);
+      else if (again)
+        answer = await this.lookup(again.transaction ? { ...pending, transaction: again.transaction } : pending);
     }
     switch (answer.type) {
       case 'pending':
@@ -43,14 +42,25 @@ export class Reconciler {
       case 'settled': {
         const record = this.record(pending, 'settled', answer.transaction);
         await this.store.completePayment(record);
-        this.log.info('pending settlement confirmed', { key: pending.key, tool: pending.tool, transaction: answer.transaction });
+        this.log.info('pending settlement confirmed', {
+          key: pending.key,
+          tool: pending.tool,
+          transaction: answer.transaction,
+        });
         return { type: 'settled', receipt: this.receipt(pending, true, answer.transaction) };
       }
       case 'failed': {
         const record = { ...this.record(pending, 'failed', pending.transaction), errorReason: answer.reason };
         await this.store.failPending(record);
-        this.log.warn('pending settlement did not happen; the claim is released', { key: pending.key, tool: pending.tool, reason: answer.reason });
-        return { type: 'failed', receipt: { ...this.receipt(pending, false, pending.transaction), errorReason: answer.reason } };
+        this.log.warn('pending settlement did not happen; the claim is released', {
+          key: pending.key,
+          tool: pending.tool,
+          reason: answer.reason,
+        });
+        return {
+          type: 'failed',
+          receipt: { ...this.receipt(pending, false, pending.transaction), errorReason: answer.reason },
+        };
       }
     }
   }
@@ -64,9 +74,22 @@ export class Reconciler {
     try {
       const { lookup } = await rail.sdk();
       if (!lookup) return { type: 'pending' };
-      return await lookup({ key: pending.key, payload: pending.payload as PaymentPayload, requirements, transaction: pending.transaction }, net, this.config);
+      return await lookup(
+        {
+          key: pending.key,
+          payload: pending.payload as PaymentPayload,
+          requirements,
+          transaction: pending.transaction,
+        },
+        net,
+        this.config,
+      );
     } catch (err) {
-      this.log.warn('could not look up a pending settlement', { key: pending.key, network: pending.network, error: (err as Error).message });
+      this.log.warn('could not look up a pending settlement', {
+        key: pending.key,
+        network: pending.network,
+        error: (err as Error).message,
+      });
       return { type: 'pending' };
     }
   }
@@ -93,12 +116,24 @@ export class Reconciler {
         return { type: 'pending' };
       case 'settled':
         await this.store.completePayment(this.record(claim, 'settled', answer.transaction));
-        this.log.error('a call stopped mid-way was paid on chain; its receipt is recorded, its output was lost', { key: claim.key, tool: claim.tool, payer: claim.payer, transaction: answer.transaction });
+        this.log.error('a call stopped mid-way was paid on chain; its receipt is recorded, its output was lost', {
+          key: claim.key,
+          tool: claim.tool,
+          payer: claim.payer,
+          transaction: answer.transaction,
+        });
         return { type: 'settled', receipt: this.receipt(claim, true, answer.transaction) };
       case 'failed':
         await this.store.releasePayment(claim.key);
-        await this.store.recordReceipt({ ...this.record(claim, 'failed', ''), errorReason: `abandoned_call: ${answer.reason}` });
-        this.log.warn('a call stopped mid-way was never paid; its claim is released', { key: claim.key, tool: claim.tool, reason: answer.reason });
+        await this.store.recordReceipt({
+          ...this.record(claim, 'failed', ''),
+          errorReason: `abandoned_call: ${answer.reason}`,
+        });
+        this.log.warn('a call stopped mid-way was never paid; its claim is released', {
+          key: claim.key,
+          tool: claim.tool,
+          reason: answer.reason,
+        });
         return { type: 'failed', receipt: { ...this.receipt(claim, false, ''), errorReason: answer.reason } };
     }
   }
@@ -123,7 +158,18 @@ export class Reconciler {
   }
 
   private record(p: PendingRecord, status: ReceiptRecord['status'], transaction: string): ReceiptRecord {
-    return { key: p.key, tool: p.tool, network: p.network, payer: p.payer, amount: p.amount, transaction, status, transport: p.transport, protocol: p.protocol ?? 'x402', createdAt: new Date().toISOString() };
+    return {
+      key: p.key,
+      tool: p.tool,
+      network: p.network,
+      payer: p.payer,
+      amount: p.amount,
+      transaction,
+      status,
+      transport: p.transport,
+      protocol: p.protocol ?? 'x402',
+      createdAt: new Date().toISOString(),
+    };
   }
 
   private receipt(p: PendingRecord, success: boolean, transaction: string): SettleResponse {

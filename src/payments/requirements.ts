@@ -75,7 +75,9 @@ function toolsGroupAccepts(config: Config, price: PriceTable): PaymentRequiremen
   const exact = (n: NetworkEntry) => n.schemes.includes('exact');
   return [
     ...evm.filter(exact).map((n) => entryFor(config, n, 'exact', priceFor(price, n.priceColumn))),
-    ...evm.filter((n) => n.schemes.includes('upto')).map((n) => entryFor(config, n, 'upto', priceFor(price, n.priceColumn))),
+    ...evm
+      .filter((n) => n.schemes.includes('upto'))
+      .map((n) => entryFor(config, n, 'upto', priceFor(price, n.priceColumn))),
     ...other.filter(exact).map((n) => entryFor(config, n, 'exact', priceFor(price, n.priceColumn))),
   ];
 }
@@ -96,7 +98,10 @@ export function outputJsonSchema(tool: { output: z.ZodType }): Record<string, un
 }
 
 /** JSON Schemas already derived, by zod schema and side: each is derived once (challenges, MCP, discovery share it). */
-const derived = { input: new WeakMap<z.ZodType, Record<string, unknown>>(), output: new WeakMap<z.ZodType, Record<string, unknown>>() };
+const derived = {
+  input: new WeakMap<z.ZodType, Record<string, unknown>>(),
+  output: new WeakMap<z.ZodType, Record<string, unknown>>(),
+};
 
 function jsonSchemaOf(type: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   let schema = derived[io].get(type);
@@ -125,7 +130,8 @@ function discoverySchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(discoverySchema);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) if (!(key === 'additionalProperties' && value === false)) out[key] = discoverySchema(value);
+  for (const [key, value] of Object.entries(node))
+    if (!(key === 'additionalProperties' && value === false)) out[key] = discoverySchema(value);
   return out;
 }
 
@@ -220,10 +226,26 @@ function offered<T extends { network: string; scheme: string }>(config: Config, 
 /** Every option the challenges of this configuration advertise (before any is withheld): what its facilitators must settle. */
 export function advertisedOptions(config: Config): PaymentOption[] {
   const { base, baseV1Name, solana } = fixed(config);
-  const v2 = [...toolsGroupAccepts(config, { default: '0' }), ...[base, ...(solana ? [solana] : [])].map((n) => ({ network: n.id, scheme: 'exact' }))];
+  const v2 = [
+    ...toolsGroupAccepts(config, { default: '0' }),
+    ...[base, ...(solana ? [solana] : [])].map((n) => ({ network: n.id, scheme: 'exact' })),
+  ];
   const options = new Map<string, PaymentOption>();
-  for (const { network, scheme } of v2) options.set(`${network}|${scheme}`, { key: `${network}|${scheme}`, x402Version: 2, scheme, network, networkId: network });
-  options.set(`${baseV1Name}|exact`, { key: `${baseV1Name}|exact`, x402Version: 1, scheme: 'exact', network: baseV1Name, networkId: base.id });
+  for (const { network, scheme } of v2)
+    options.set(`${network}|${scheme}`, {
+      key: `${network}|${scheme}`,
+      x402Version: 2,
+      scheme,
+      network,
+      networkId: network,
+    });
+  options.set(`${baseV1Name}|exact`, {
+    key: `${baseV1Name}|exact`,
+    x402Version: 1,
+    scheme: 'exact',
+    network: baseV1Name,
+    networkId: base.id,
+  });
   return [...options.values()];
 }
 

@@ -58,7 +58,12 @@ export function parseStellarSecret(text: string): string {
 }
 
 /** The public addresses of the configured settlement keys (published in `extra` as fee payer / facilitator). */
-export function signerAddresses(keys: SettlementKeys): { evm?: string; svm?: string; stellar?: string; algorand?: string } {
+export function signerAddresses(keys: SettlementKeys): {
+  evm?: string;
+  svm?: string;
+  stellar?: string;
+  algorand?: string;
+} {
   return {
     ...(keys.evm ? { evm: viemAccounts().privateKeyToAccount(keys.evm).address } : {}),
     ...(keys.svm ? { svm: solana().getBase58Decoder().decode(keys.svm.slice(32)) } : {}),

@@ -9,7 +9,10 @@ export class TtlLruCache<V> {
   private readonly slots = new Map<string, Slot<V>>();
 
   /** Creates a cache holding at most `maxEntries` values (0 disables caching). */
-  constructor(private readonly maxEntries: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The live value under `key` (refreshing its recency), or undefined when absent or expired. */
   get(key: string): V | undefined {

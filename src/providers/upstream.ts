@@ -32,7 +32,11 @@ export class Upstream {
   private calls = 0;
 
   /** Creates the client; nothing is fetched until the first request. */
-  constructor(private readonly settings: UpstreamSettings, private readonly log: Logger, private readonly metrics?: UpstreamMetrics) {
+  constructor(
+    private readonly settings: UpstreamSettings,
+    private readonly log: Logger,
+    private readonly metrics?: UpstreamMetrics,
+  ) {
     this.cache = new TtlLruCache<Entry>(settings.cacheMaxEntries);
   }
 
@@ -51,7 +55,12 @@ export class Upstream {
     if (req.signal?.aborted) throw cancelled();
     const method = req.method ?? 'GET';
     const url = this.url(req.path, req.query);
-    const body = req.form !== undefined ? new URLSearchParams(req.form).toString() : req.body === undefined ? undefined : JSON.stringify(req.body);
+    const body =
+      req.form !== undefined
+        ? new URLSearchParams(req.form).toString()
+        : req.body === undefined
+          ? undefined
+          : JSON.stringify(req.body);
     const key = `${method} ${url} ${body ?? ''}`;
     const shared = req.once !== true;
     const ttlMs = shared ? (req.ttlMs ?? this.settings.cacheTtlMs) : 0;
@@ -146,7 +155,13 @@ export class Upstream {
           shouldRetry: ({ error }) =>
             error instanceof AttemptFailure && (error.retryAfterMs ?? 0) <= MAX_RETRY_AFTER_MS,
           onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-            this.log.warn('upstream attempt failed', { upstream: name, path, attempt: attemptNumber, retriesLeft, error: error.message });
+            this.log.warn('upstream attempt failed', {
+              upstream: name,
+              path,
+              attempt: attemptNumber,
+              retriesLeft,
+              error: error.message,
+            });
             if (error instanceof AttemptFailure && retriesLeft > 0) {
               const wait = error.retryAfterMs ?? 0;
               if (wait > 0 && wait <= MAX_RETRY_AFTER_MS) await sleep(wait, signal);
@@ -170,23 +185,43 @@ export class Upstream {
     if (err instanceof AttemptFailure) {
       switch (err.kind) {
         case 'timeout':
-          return new ToolError('upstream_timeout', `The ${label} did not answer within ${timeoutMs} ms (${tries}). Try again in a minute; ${NOT_CHARGED}.`);
+          return new ToolError(
+            'upstream_timeout',
+            `The ${label} did not answer within ${timeoutMs} ms (${tries}). Try again in a minute; ${NOT_CHARGED}.`,
+          );
         case 'rate_limited': {
           const seconds = err.retryAfterMs === undefined ? undefined : Math.ceil(err.retryAfterMs / 1000);
           const when = seconds === undefined ? 'in a minute' : `in ${Math.max(1, seconds)} s`;
-          return new ToolError('upstream_rate_limited', `The ${label} is rate-limiting requests right now (${tries}). Try again ${when}; ${NOT_CHARGED}.`, {
-            ...(seconds === undefined ? {} : { details: { retryAfterSeconds: seconds } }),
-          });
+          return new ToolError(
+            'upstream_rate_limited',
+            `The ${label} is rate-limiting requests right now (${tries}). Try again ${when}; ${NOT_CHARGED}.`,
+            {
+              ...(seconds === undefined ? {} : { details: { retryAfterSeconds: seconds } }),
+            },
+          );
         }
         case 'unavailable':
-          return new ToolError('upstream_unavailable', `The ${label} is unavailable (${err.message}; ${tries}). Try again in a minute; ${NOT_CHARGED}.`);
+          return new ToolError(
+            'upstream_unavailable',
+            `The ${label} is unavailable (${err.message}; ${tries}). Try again in a minute; ${NOT_CHARGED}.`,
+          );
       }
     }
-    return new ToolError('upstream_unavailable', `The ${label} could not be reached (${tries}). Try again in a minute; ${NOT_CHARGED}.`, { cause: err });
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} could not be reached (${tries}). Try again in a minute; ${NOT_CHARGED}.`,
+      { cause: err },
+    );
   }
 
   /** One HTTP attempt: fetch, classify the status, parse and validate. */
-  private async attempt(method: string, url: string, body: string | undefined, req: UpstreamRequest<z.ZodType>, signal: AbortSignal): Promise<Entry> {
+  private async attempt(
+    method: string,
+    url: string,
+    body: string | undefined,
+    req: UpstreamRequest<z.ZodType>,
+    signal: AbortSignal,
+  ): Promise<Entry> {
     const { label, timeoutMs, name } = this.settings;
     const timeout = AbortSignal.timeout(timeoutMs);
     const both = AbortSignal.any([signal, timeout]);
@@ -199,7 +234,9 @@ export class Upstream {
         method,
         headers: {
           accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': req.form !== undefined ? 'application/x-www-form-urlencoded' : 'application/json' }),
+          ...(body === undefined
+            ? {}
+            : { 'content-type': req.form !== undefined ? 'application/x-www-form-urlencoded' : 'application/json' }),
           ...req.headers,
         },
         body,
@@ -228,17 +265,29 @@ export class Upstream {
     if (status >= 500) throw new AttemptFailure('unavailable', `HTTP ${status}`);
     if (status < 200 || status >= 300) {
       this.log.error('upstream refused our request', { upstream: name, status, body: text.slice(0, 200) });
-      throw new ToolError('upstream_unavailable', `The ${label} refused the request (HTTP ${status}). Try again later; ${NOT_CHARGED}.`);
+      throw new ToolError(
+        'upstream_unavailable',
+        `The ${label} refused the request (HTTP ${status}). Try again later; ${NOT_CHARGED}.`,
+      );
     }
     if (!isJson) {
-      throw new ToolError('upstream_invalid', `The ${label} sent a response that is not valid JSON, so no answer is given. Try again later; ${NOT_CHARGED}.`);
+      throw new ToolError(
+        'upstream_invalid',
+        `The ${label} sent a response that is not valid JSON, so no answer is given. Try again later; ${NOT_CHARGED}.`,
+      );
     }
     const checked = req.schema.safeParse(json);
     if (!checked.success) {
-      this.log.error('upstream response failed its schema', { upstream: name, issues: checked.error.issues.slice(0, 5) });
+      this.log.error('upstream response failed its schema', {
+        upstream: name,
+        issues: checked.error.issues.slice(0, 5),
+      });
       const first = checked.error.issues[0];
       const where = first ? ` (at ${first.path.join('.') || 'the top level'}: ${first.message})` : '';
-      throw new ToolError('upstream_invalid', `The ${label} sent data in an unexpected shape${where}, so no answer is given. Try again later; ${NOT_CHARGED}.`);
+      throw new ToolError(
+        'upstream_invalid',
+        `The ${label} sent data in an unexpected shape${where}, so no answer is given. Try again later; ${NOT_CHARGED}.`,
+      );
     }
     return { data: checked.data, fetchedAt: new Date().toISOString() };
   }

@@ -26,9 +26,13 @@ export function quantityProblem(service: SmmService, quantity: number, chargeUsd
   if (max < service.min) {
     return `${name} needs at least ${service.min} units at $${service.ratePer1000} per 1000, more than the $${chargeUsd.toFixed(2)} order price covers; choose a cheaper service`;
   }
-  if (quantity < service.min) return `quantity ${quantity} is below the minimum of ${service.min} for ${name}; order ${service.min} to ${max}`;
+  if (quantity < service.min)
+    return `quantity ${quantity} is below the minimum of ${service.min} for ${name}; order ${service.min} to ${max}`;
   if (quantity > max) {
-    const why = max < service.max ? `the most the $${chargeUsd.toFixed(2)} order price covers at $${service.ratePer1000} per 1000` : `the maximum of ${name}`;
+    const why =
+      max < service.max
+        ? `the most the $${chargeUsd.toFixed(2)} order price covers at $${service.ratePer1000} per 1000`
+        : `the maximum of ${name}`;
     return `quantity ${quantity} is above ${max}, ${why}; order ${service.min} to ${max}`;
   }
   return undefined;
@@ -41,6 +45,11 @@ export function assertOrderable(service: SmmService, quantity: number, chargeUsd
   const field = maxOrderQuantity(service, chargeUsd) < service.min ? 'serviceId' : 'quantity';
   throw new ToolError('invalid_input', `Invalid input: ${field}: ${problem}. Nothing was charged.`, {
     field,
-    details: { min: service.min, max: maxOrderQuantity(service, chargeUsd), serviceMax: service.max, ratePer1000: service.ratePer1000 },
+    details: {
+      min: service.min,
+      max: maxOrderQuantity(service, chargeUsd),
+      serviceMax: service.max,
+      ratePer1000: service.ratePer1000,
+    },
   });
 }

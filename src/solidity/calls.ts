@@ -9,8 +9,22 @@ export const LOW_LEVEL_MEMBERS = new Set(['call', 'delegatecall', 'staticcall', 
  * operands).
  */
 const STOP_WORDS = new Set([
-  'return', 'emit', 'else', 'do', 'delete', 'if', 'while', 'for', 'revert', 'throw', 'unchecked',
-  'try', 'catch', 'assembly', 'returns', 'new',
+  'return',
+  'emit',
+  'else',
+  'do',
+  'delete',
+  'if',
+  'while',
+  'for',
+  'revert',
+  'throw',
+  'unchecked',
+  'try',
+  'catch',
+  'assembly',
+  'returns',
+  'new',
 ]);
 /** Longest receiver chain walked back before giving up (keeps pathological chains linear). */
 const MAX_RECEIVER_STEPS = 32;

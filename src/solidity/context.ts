@@ -27,7 +27,23 @@ const HASH_WORDS = new Set(['keccak256', 'sha256', 'sha3', 'ripemd160']);
 const NOT_CALLEE = new Set(['return', 'else', 'do', 'delete', 'emit', 'revert']);
 const COMPARISONS = new Set(['==', '!=', '<', '>', '<=', '>=']);
 const SEGMENT_BREAKS = new Set([
-  ',', ';', '?', ':', '&&', '||', '=', '+=', '-=', '*=', '/=', '%=', '|=', '&=', '^=', '<<=', '>>=',
+  ',',
+  ';',
+  '?',
+  ':',
+  '&&',
+  '||',
+  '=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '|=',
+  '&=',
+  '^=',
+  '<<=',
+  '>>=',
 ]);
 const CONVERSION = /^(?:u?int\d*|bytes\d*|address|payable|bool)$/;
 

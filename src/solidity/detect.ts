@@ -36,8 +36,7 @@ function comparedWithMsgSender(tokens: SolToken[], i: number): boolean {
     text(tokens, k) === 'msg' && text(tokens, k + 1) === '.' && text(tokens, k + 2) === 'sender';
   const after = EQUALITY.has(text(tokens, i + 3)) && isMsgSender(i + 4);
   const tail = text(tokens, i + 7);
-  const before =
-    EQUALITY.has(text(tokens, i - 1)) && isMsgSender(i - 4) && text(tokens, i - 5) !== '.';
+  const before = EQUALITY.has(text(tokens, i - 1)) && isMsgSender(i - 4) && text(tokens, i - 5) !== '.';
   return (after && tail !== '.' && tail !== '(' && tail !== '[') || before;
 }
 
@@ -45,12 +44,7 @@ function comparedWithMsgSender(tokens: SolToken[], i: number): boolean {
  * Whether the value at `i` (spanning `width` tokens) is hashed or reduced modulo, i.e. used as
  * randomness.
  */
-function mixedIntoRandomness(
-  tokens: SolToken[],
-  ctx: TokenContext,
-  i: number,
-  width: number,
-): boolean {
+function mixedIntoRandomness(tokens: SolToken[], ctx: TokenContext, i: number, width: number): boolean {
   return ctx.hash[i] === 1 || text(tokens, i + width) === '%';
 }
 

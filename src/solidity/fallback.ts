@@ -8,8 +8,7 @@ interface LineRule {
 
 // Every quantifier that can span a line is bounded so a huge single-line input stays linear.
 const TX_ORIGIN = /(?<![\w$.])tx\s*\.\s*origin\b/g;
-const EOA_CHECK =
-  /tx\s*\.\s*origin\s*[!=]=\s*msg\s*\.\s*sender\b|msg\s*\.\s*sender\s*[!=]=\s*tx\s*\.\s*origin\b/;
+const EOA_CHECK = /tx\s*\.\s*origin\s*[!=]=\s*msg\s*\.\s*sender\b|msg\s*\.\s*sender\s*[!=]=\s*tx\s*\.\s*origin\b/;
 const GUARD = /(?<![\w$.])(?:require|assert|if|while)\s*\(/;
 const EQUALITY = /[!=]=/;
 const COMPARISON = /[!=]=|<=|>=|(?<![<=])<(?![<=])|(?<![>=-])>(?![>=])/;

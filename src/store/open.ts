@@ -5,7 +5,10 @@ import { describeDatabaseUrl } from './dialects/postgres/url.js';
 import type { Store } from './store.js';
 
 /** Where a configuration keeps its payments: PostgreSQL (named without password) or the SQLite file. */
-export function storeLocation(config: Pick<Config, 'databaseUrl' | 'dataDir'>): { kind: 'postgres' | 'sqlite'; where: string } {
+export function storeLocation(config: Pick<Config, 'databaseUrl' | 'dataDir'>): {
+  kind: 'postgres' | 'sqlite';
+  where: string;
+} {
   return config.databaseUrl
     ? { kind: 'postgres', where: describeDatabaseUrl(config.databaseUrl) }
     : { kind: 'sqlite', where: join(config.dataDir, 'tollbooth.db') };

@@ -156,7 +156,10 @@ export interface SpendRecord {
 }
 
 /** A payment about to be made, before its outcome is known. */
-export type NewSpend = Omit<SpendRecord, 'status' | 'payer' | 'transaction' | 'note' | 'payload' | 'createdAt' | 'updatedAt'>;
+export type NewSpend = Omit<
+  SpendRecord,
+  'status' | 'payer' | 'transaction' | 'note' | 'payload' | 'createdAt' | 'updatedAt'
+>;
 
 /** How a reserved or pending payment ended (or that it is still pending, with the payment to retry with). */
 export interface SpendUpdate {

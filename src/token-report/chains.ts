@@ -17,13 +17,55 @@ export interface TokenChain {
 
 /** Supported chains, in the order error messages list them. */
 export const TOKEN_CHAINS: readonly TokenChain[] = [
-  { name: 'eth', label: 'Ethereum', family: 'evm', goplusId: '1', dexscreener: 'ethereum', aliases: ['eth', 'ethereum', 'mainnet', '1'] },
+  {
+    name: 'eth',
+    label: 'Ethereum',
+    family: 'evm',
+    goplusId: '1',
+    dexscreener: 'ethereum',
+    aliases: ['eth', 'ethereum', 'mainnet', '1'],
+  },
   { name: 'base', label: 'Base', family: 'evm', goplusId: '8453', dexscreener: 'base', aliases: ['base', '8453'] },
-  { name: 'bsc', label: 'BNB Smart Chain', family: 'evm', goplusId: '56', dexscreener: 'bsc', aliases: ['bsc', 'bnb', '56'] },
-  { name: 'arbitrum', label: 'Arbitrum One', family: 'evm', goplusId: '42161', dexscreener: 'arbitrum', aliases: ['arbitrum', 'arb', '42161'] },
-  { name: 'polygon', label: 'Polygon', family: 'evm', goplusId: '137', dexscreener: 'polygon', aliases: ['polygon', 'matic', '137'] },
-  { name: 'optimism', label: 'OP Mainnet', family: 'evm', goplusId: '10', dexscreener: 'optimism', aliases: ['optimism', 'op', '10'] },
-  { name: 'avalanche', label: 'Avalanche C-Chain', family: 'evm', goplusId: '43114', dexscreener: 'avalanche', aliases: ['avalanche', 'avax', '43114'] },
+  {
+    name: 'bsc',
+    label: 'BNB Smart Chain',
+    family: 'evm',
+    goplusId: '56',
+    dexscreener: 'bsc',
+    aliases: ['bsc', 'bnb', '56'],
+  },
+  {
+    name: 'arbitrum',
+    label: 'Arbitrum One',
+    family: 'evm',
+    goplusId: '42161',
+    dexscreener: 'arbitrum',
+    aliases: ['arbitrum', 'arb', '42161'],
+  },
+  {
+    name: 'polygon',
+    label: 'Polygon',
+    family: 'evm',
+    goplusId: '137',
+    dexscreener: 'polygon',
+    aliases: ['polygon', 'matic', '137'],
+  },
+  {
+    name: 'optimism',
+    label: 'OP Mainnet',
+    family: 'evm',
+    goplusId: '10',
+    dexscreener: 'optimism',
+    aliases: ['optimism', 'op', '10'],
+  },
+  {
+    name: 'avalanche',
+    label: 'Avalanche C-Chain',
+    family: 'evm',
+    goplusId: '43114',
+    dexscreener: 'avalanche',
+    aliases: ['avalanche', 'avax', '43114'],
+  },
   { name: 'solana', label: 'Solana', family: 'solana', dexscreener: 'solana', aliases: ['solana', 'sol'] },
 ];
 

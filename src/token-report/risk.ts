@@ -54,7 +54,13 @@ export const RISK_FLAGS = {
 export type RiskFlag = keyof typeof RISK_FLAGS;
 
 /** Thresholds of the market and tax flags. */
-export const THRESHOLDS = { highTaxPct: 10, lowLiquidityUsd: 10_000, newTokenDays: 7, concentrationPct: 50, lockedLpShare: 0.5 } as const;
+export const THRESHOLDS = {
+  highTaxPct: 10,
+  lowLiquidityUsd: 10_000,
+  newTokenDays: 7,
+  concentrationPct: 50,
+  lockedLpShare: 0.5,
+} as const;
 
 /** Risk levels by score: below 20 low, below 50 medium, below 80 high, else critical. */
 export type RiskLevel = 'low' | 'medium' | 'high' | 'critical';
@@ -94,7 +100,13 @@ function levelOf(score: number): RiskLevel {
 export function top10Concentration(holders: ReadonlyArray<{ pct: number }>): number | null {
   if (holders.length === 0) return null;
   const top = [...holders].sort((a, b) => b.pct - a.pct).slice(0, 10);
-  return Math.min(100, round(top.reduce((sum, h) => sum + h.pct, 0), 2));
+  return Math.min(
+    100,
+    round(
+      top.reduce((sum, h) => sum + h.pct, 0),
+      2,
+    ),
+  );
 }
 
 function evmFacts(t: EvmTokenSecurity) {
@@ -119,7 +131,9 @@ function evmFacts(t: EvmTokenSecurity) {
   when(t.slippage_modifiable, 'tax_modifiable');
   when(t.personal_slippage_modifiable, 'personal_tax_modifiable');
   const lp = t.lp_holders.filter((h) => h.percent !== undefined);
-  const lockedShare = lp.filter((h) => h.is_locked === true || (h.address !== undefined && BURN.test(h.address))).reduce((s, h) => s + (h.percent ?? 0), 0);
+  const lockedShare = lp
+    .filter((h) => h.is_locked === true || (h.address !== undefined && BURN.test(h.address)))
+    .reduce((s, h) => s + (h.percent ?? 0), 0);
   when(lp.length > 0 && lockedShare < THRESHOLDS.lockedLpShare, 'lp_unlocked');
   when(t.is_blacklisted, 'blacklist');
   when(t.is_proxy, 'proxy');
@@ -129,7 +143,11 @@ function evmFacts(t: EvmTokenSecurity) {
   when(t.anti_whale_modifiable, 'anti_whale_modifiable');
   const owner = t.owner_address?.trim() ?? undefined;
   // No owner function ("") or an owner that is the zero/dead address, and no way to take it back.
-  const renounced = owner !== undefined && (owner === '' || BURN.test(owner)) && t.hidden_owner !== true && t.can_take_back_ownership !== true;
+  const renounced =
+    owner !== undefined &&
+    (owner === '' || BURN.test(owner)) &&
+    t.hidden_owner !== true &&
+    t.can_take_back_ownership !== true;
   return {
     name: t.token_name,
     symbol: t.token_symbol,
@@ -139,7 +157,9 @@ function evmFacts(t: EvmTokenSecurity) {
     raised,
     owners: owner && !BURN.test(owner) ? [owner] : [],
     creators: t.creator_address ? [t.creator_address] : [],
-    holders: t.holders.flatMap((h) => (h.address && h.percent !== undefined ? [{ address: h.address, pct: h.percent * 100 }] : [])),
+    holders: t.holders.flatMap((h) =>
+      h.address && h.percent !== undefined ? [{ address: h.address, pct: h.percent * 100 }] : [],
+    ),
   };
 }
 
@@ -148,13 +168,18 @@ function solanaFacts(t: SolanaTokenSecurity) {
   const when = (cond: boolean | undefined, flag: RiskFlag) => cond === true && raised.push(flag);
   const nonTransferable = t.non_transferable === true || t.none_transferable === true;
   const defaultFrozen = t.default_account_state === '2';
-  const allAuthorities = [t.mintable, t.freezable, t.closable, t.balance_mutable_authority, t.metadata_mutable].flatMap((a) => a.authority);
+  const allAuthorities = [t.mintable, t.freezable, t.closable, t.balance_mutable_authority, t.metadata_mutable].flatMap(
+    (a) => a.authority,
+  );
   const fee = t.transfer_fee?.current_fee_rate;
   when(nonTransferable || defaultFrozen, 'honeypot');
   when(nonTransferable, 'non_transferable');
   when(defaultFrozen, 'default_frozen');
   when(t.balance_mutable_authority.status, 'balance_mutable');
-  when([...allAuthorities, ...t.creators].some((a) => a.malicious_address === true), 'malicious_authority');
+  when(
+    [...allAuthorities, ...t.creators].some((a) => a.malicious_address === true),
+    'malicious_authority',
+  );
   when(t.freezable.status, 'freezable');
   when(t.mintable.status, 'mintable');
   when(fee !== undefined && fee !== null, 'transfer_fee');
@@ -172,7 +197,11 @@ function solanaFacts(t: SolanaTokenSecurity) {
     verified: t.trusted_token === true,
     isHoneypot: nonTransferable || defaultFrozen,
     // No authority left that can mint, freeze, close or change balances.
-    renounced: t.mintable.status === false && t.freezable.status === false && t.closable.status !== true && t.balance_mutable_authority.status !== true,
+    renounced:
+      t.mintable.status === false &&
+      t.freezable.status === false &&
+      t.closable.status !== true &&
+      t.balance_mutable_authority.status !== true,
     raised,
     owners: [t.mintable, t.freezable, t.balance_mutable_authority].flatMap((a) => a.authority.flatMap(address)),
     creators: t.creators.flatMap(address),
@@ -186,7 +215,10 @@ function solanaFacts(t: SolanaTokenSecurity) {
 /** Assesses one token from its GoPlus record and its DexScreener pairs on the same chain, at time `now` (epoch ms). */
 export function assessToken(security: TokenSecurity, pairs: readonly DexPair[], now: number): Assessment {
   const facts = security.family === 'evm' ? evmFacts(security) : solanaFacts(security);
-  const liquidityUsd = round(pairs.reduce((sum, p) => sum + (p.liquidityUsd ?? 0), 0), 2);
+  const liquidityUsd = round(
+    pairs.reduce((sum, p) => sum + (p.liquidityUsd ?? 0), 0),
+    2,
+  );
   const created = pairs.flatMap((p) => (p.createdAt !== undefined && p.createdAt > 0 ? [p.createdAt] : []));
   const ageDays = created.length === 0 ? null : Math.max(0, round((now - Math.min(...created)) / 86_400_000, 1));
   const top10Pct = top10Concentration(facts.holders);
@@ -196,8 +228,15 @@ export function assessToken(security: TokenSecurity, pairs: readonly DexPair[], 
   if (ageDays !== null && ageDays < THRESHOLDS.newTokenDays) raised.add('new_token');
   if (top10Pct !== null && top10Pct > THRESHOLDS.concentrationPct) raised.add('high_holder_concentration');
   const order = Object.keys(RISK_FLAGS) as RiskFlag[];
-  const flags = [...raised].sort((a, b) => RISK_FLAGS[b].weight - RISK_FLAGS[a].weight || order.indexOf(a) - order.indexOf(b));
-  const score = facts.isHoneypot ? 100 : Math.min(100, flags.reduce((sum, f) => sum + RISK_FLAGS[f].weight, 0));
+  const flags = [...raised].sort(
+    (a, b) => RISK_FLAGS[b].weight - RISK_FLAGS[a].weight || order.indexOf(a) - order.indexOf(b),
+  );
+  const score = facts.isHoneypot
+    ? 100
+    : Math.min(
+        100,
+        flags.reduce((sum, f) => sum + RISK_FLAGS[f].weight, 0),
+      );
   const fromPairs = pairs.find((p) => p.tokenName || p.tokenSymbol);
   return {
     name: (facts.name?.trim() || fromPairs?.tokenName || '').trim(),

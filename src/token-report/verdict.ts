@@ -15,16 +15,27 @@ const ADVICE = {
 } as const;
 
 /** Flags about the market rather than the contract; sentence 3 covers them. */
-const MARKET_FLAGS: ReadonlySet<RiskFlag> = new Set(['no_dex_pairs', 'low_liquidity', 'new_token', 'high_holder_concentration']);
+const MARKET_FLAGS: ReadonlySet<RiskFlag> = new Set([
+  'no_dex_pairs',
+  'low_liquidity',
+  'new_token',
+  'high_holder_concentration',
+]);
 
 /** Keeps upstream text from breaking the sentence structure: one line, no sentence-ending marks, at most 48 characters. */
 function clean(text: string): string {
-  return text.replace(/[\s.!?]+/g, ' ').trim().slice(0, 48).trim();
+  return text
+    .replace(/[\s.!?]+/g, ' ')
+    .trim()
+    .slice(0, 48)
+    .trim();
 }
 
 /** Whole US dollars with thousands separators, e.g. `$185,000`. */
 export function usd(amount: number): string {
-  return `$${Math.round(amount).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
+  return `$${Math.round(amount)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 }
 
 function list(items: readonly string[]): string {
@@ -49,7 +60,8 @@ function contractSentence(a: Assessment): string {
   const contract = a.flags.filter((f) => !MARKET_FLAGS.has(f));
   if (contract.length > 0) {
     const shown = contract.slice(0, 3).map((f) => RISK_FLAGS[f].words);
-    const more = contract.length > 3 ? `, plus ${contract.length - 3} more flag${contract.length - 3 === 1 ? '' : 's'}` : '';
+    const more =
+      contract.length > 3 ? `, plus ${contract.length - 3} more flag${contract.length - 3 === 1 ? '' : 's'}` : '';
     return `The main contract concerns are that ${list(shown)}${more}`;
   }
   const owner = a.ownershipRenounced ? 'ownership is renounced' : 'an owner can still change the contract';
@@ -57,10 +69,19 @@ function contractSentence(a: Assessment): string {
 }
 
 function marketSentence(a: Assessment): string {
-  const holders = a.top10Pct === null ? 'holder data is not available' : `the 10 largest holders own ${pct(a.top10Pct)} of the supply`;
-  if (a.pairCount === 0) return `It has no indexed DEX pair, so there is no liquidity to sell into and its age is unknown, and ${holders}`;
+  const holders =
+    a.top10Pct === null
+      ? 'holder data is not available'
+      : `the 10 largest holders own ${pct(a.top10Pct)} of the supply`;
+  if (a.pairCount === 0)
+    return `It has no indexed DEX pair, so there is no liquidity to sell into and its age is unknown, and ${holders}`;
   const pairs = `${a.pairCount} DEX pair${a.pairCount === 1 ? '' : 's'}`;
-  const age = a.ageDays === null ? 'an unknown age' : a.ageDays < 1 ? 'less than a day of trading' : `${Math.floor(a.ageDays)} day${Math.floor(a.ageDays) === 1 ? '' : 's'} of trading`;
+  const age =
+    a.ageDays === null
+      ? 'an unknown age'
+      : a.ageDays < 1
+        ? 'less than a day of trading'
+        : `${Math.floor(a.ageDays)} day${Math.floor(a.ageDays) === 1 ? '' : 's'} of trading`;
   return `It has ${usd(a.liquidityUsd)} of liquidity across ${pairs} and ${age}, and ${holders}`;
 }
 

@@ -24,10 +24,20 @@ export async function measureBrokerLatency(calls: number): Promise<BrokerLatency
   const paid = await startPaidEnvironment(1);
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-bench-'));
   // Limits off: this measures the broker, and 200 calls from one payer would meet the per-payer limit.
-  const limitsOff = { RATE_LIMIT_IP_PER_MINUTE: '0', RATE_LIMIT_PAYER_PER_MINUTE: '0', RATE_LIMIT_TOOL_PER_MINUTE: '0' };
-  const runtime = await createRuntime(loadConfig({ ...paid.env, ...limitsOff, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger, tools: [annuity] as never });
+  const limitsOff = {
+    RATE_LIMIT_IP_PER_MINUTE: '0',
+    RATE_LIMIT_PAYER_PER_MINUTE: '0',
+    RATE_LIMIT_TOOL_PER_MINUTE: '0',
+  };
+  const runtime = await createRuntime(
+    loadConfig({ ...paid.env, ...limitsOff, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+    { log: silentLogger, tools: [annuity] as never },
+  );
   let facilitatorMs = 0;
-  const client = runtime.facilitator.client as unknown as Record<'verify' | 'settle', (...a: unknown[]) => Promise<unknown>>;
+  const client = runtime.facilitator.client as unknown as Record<
+    'verify' | 'settle',
+    (...a: unknown[]) => Promise<unknown>
+  >;
   for (const method of ['verify', 'settle'] as const) {
     const original = client[method].bind(client);
     client[method] = async (...a: unknown[]) => {
@@ -48,7 +58,13 @@ export async function measureBrokerLatency(calls: number): Promise<BrokerLatency
     const payment = await signExactPayment(payer, entry);
     facilitatorMs = 0;
     const t0 = performance.now();
-    const out = await invokePaid(runtime.mcpDeps, { tool: annuity as never, input, payment: { source: 'mcp-meta', value: payment }, transport: 'mcp', signal: new AbortController().signal });
+    const out = await invokePaid(runtime.mcpDeps, {
+      tool: annuity as never,
+      input,
+      payment: { source: 'mcp-meta', value: payment },
+      transport: 'mcp',
+      signal: new AbortController().signal,
+    });
     const total = performance.now() - t0;
     if (out.type !== 'success') throw new Error(`paid call failed: ${JSON.stringify(out)}`);
     if (i < 10) continue; // warm-up

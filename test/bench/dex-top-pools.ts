@@ -57,7 +57,14 @@ export async function measureDexTopPools(calls: number, poolCount = 20_000): Pro
       times.push(ms);
       (byQuery[name] ??= []).push(ms);
     }
-    return { pools: poolCount, calls, times, byQuery, upstreamRequestsWhileMeasuring: upstream.upstreamCalls - before, coldFetchMs };
+    return {
+      pools: poolCount,
+      calls,
+      times,
+      byQuery,
+      upstreamRequestsWhileMeasuring: upstream.upstreamCalls - before,
+      coldFetchMs,
+    };
   } finally {
     await lookalike.stop();
   }

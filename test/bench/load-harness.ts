@@ -72,7 +72,9 @@ export async function startLoadServer(env: Record<string, string>): Promise<Load
   const next = () => new Promise<ServerMessage>((resolve) => waiting.push(resolve));
   const ready = await Promise.race([
     next(),
-    new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the load server exited with code ${code}`)))),
+    new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`the load server exited with code ${code}`))),
+    ),
   ]);
   if (ready.type !== 'ready') throw new Error(`the load server did not start: ${JSON.stringify(ready)}`);
   let queue: Promise<unknown> = Promise.resolve();
@@ -127,7 +129,10 @@ export async function startLoadServer(env: Record<string, string>): Promise<Load
 }
 
 /** Sends each request once with at most `concurrency` in flight; returns the status counts and the bodies' error codes. */
-export async function sendAll(requests: Array<() => Promise<Response>>, concurrency: number): Promise<{ statuses: Record<string, number>; reasons: Record<string, number> }> {
+export async function sendAll(
+  requests: Array<() => Promise<Response>>,
+  concurrency: number,
+): Promise<{ statuses: Record<string, number>; reasons: Record<string, number> }> {
   const out = { statuses: {} as Record<string, number>, reasons: {} as Record<string, number> };
   let index = 0;
   const worker = async () => {
@@ -135,7 +140,8 @@ export async function sendAll(requests: Array<() => Promise<Response>>, concurre
       const res = await requests[index++]!();
       out.statuses[res.status] = (out.statuses[res.status] ?? 0) + 1;
       const body = (await res.json().catch(() => ({}))) as { error?: unknown };
-      const reason = typeof body.error === 'string' ? body.error : ((body.error as { code?: string } | undefined)?.code ?? '(none)');
+      const reason =
+        typeof body.error === 'string' ? body.error : ((body.error as { code?: string } | undefined)?.code ?? '(none)');
       out.reasons[reason] = (out.reasons[reason] ?? 0) + 1;
     }
   };

@@ -32,7 +32,13 @@ export interface ServerStats {
   /** Settled payments without a handler run (must be 0). */
   settledWithoutRun: number;
   /** Receipts in the store by status, the distinct payments among the settled ones and their total amount. */
-  receipts: { settled: number; failed: number; distinctSettled: number; settledAmount: string; failedReasons: Record<string, number> };
+  receipts: {
+    settled: number;
+    failed: number;
+    distinctSettled: number;
+    settledAmount: string;
+    failedReasons: Record<string, number>;
+  };
 }
 
 /** Messages the parent sends. */
@@ -64,7 +70,10 @@ function counted(tool: AnyToolDefinition): AnyToolDefinition {
 }
 
 const send = (message: ServerMessage) => process.send?.(message);
-const runtime = await createRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger, tools: tools.map(counted) });
+const runtime = await createRuntime(loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+  log: silentLogger,
+  tools: tools.map(counted),
+});
 const running = await listen(runtime, 0, '127.0.0.1');
 
 async function settledReceipts() {
@@ -86,7 +95,9 @@ async function stats(): Promise<ServerStats> {
     else unchargedRuns += count;
   }
   const failedReasons: Record<string, number> = {};
-  for (const r of receipts) if (r.status === 'failed') failedReasons[r.errorReason ?? '(none)'] = (failedReasons[r.errorReason ?? '(none)'] ?? 0) + 1;
+  for (const r of receipts)
+    if (r.status === 'failed')
+      failedReasons[r.errorReason ?? '(none)'] = (failedReasons[r.errorReason ?? '(none)'] ?? 0) + 1;
   return {
     runs: { ...runs },
     unpaidRuns,

@@ -11,7 +11,15 @@ import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { paidTools as tools } from '../../tools/index.js';
 import { mint } from '../support/chain/token.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
-import { type CannonRequest, type CannonResult, type LoadServer, cannon, sendAll, startLoadServer, statuses } from './load-harness.js';
+import {
+  type CannonRequest,
+  type CannonResult,
+  type LoadServer,
+  cannon,
+  sendAll,
+  startLoadServer,
+  statuses,
+} from './load-harness.js';
 import { PaymentPool } from './load-payments.js';
 import type { ServerStats } from './load-server.js';
 
@@ -54,7 +62,9 @@ export async function setupLoad(options: { prefill: number; payerCount?: number 
     const tool = tools.find((t) => t.name === call.tool);
     if (!tool) throw new Error(`tool ${call.tool} is not in the registry`);
     const res = await fetch(server.url + tool.path, { method: tool.method });
-    const challenge = JSON.parse(Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as PaymentRequired;
+    const challenge = JSON.parse(
+      Buffer.from(res.headers.get('payment-required') ?? '', 'base64').toString('utf8'),
+    ) as PaymentRequired;
     const entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK);
     if (!entry) throw new Error(`${call.tool} does not advertise the local network`);
     const key = JSON.stringify(entry);
@@ -110,19 +120,29 @@ export function describeRun(result: CannonResult): string {
  * Checks that hold after paid traffic: no unpaid or double execution, one settled receipt per charged run, the chain
  * moved exactly the settled amount, no more settlements than payments used. Returns the problems found.
  */
-export function paidProblems(stats: ServerStats, chain: { payersSpent: bigint; payToGained: bigint }, used: number, ok2xx: number): string[] {
+export function paidProblems(
+  stats: ServerStats,
+  chain: { payersSpent: bigint; payToGained: bigint },
+  used: number,
+  ok2xx: number,
+): string[] {
   const problems: string[] = [];
   if (stats.unpaidRuns !== 0) problems.push(`${stats.unpaidRuns} handler runs without a verified payment`);
   if (stats.doubleExecutions !== 0) problems.push(`${stats.doubleExecutions} payments ran a handler twice`);
-  if (stats.receipts.failed !== 0) problems.push(`${stats.receipts.failed} failed settlements ${JSON.stringify(stats.receipts.failedReasons)}`);
-  if (stats.receipts.distinctSettled !== stats.receipts.settled) problems.push(`${stats.receipts.settled} settled receipts for ${stats.receipts.distinctSettled} distinct payments`);
-  if (stats.chargedRuns !== stats.receipts.settled) problems.push(`${stats.chargedRuns} charged handler runs but ${stats.receipts.settled} settled receipts`);
+  if (stats.receipts.failed !== 0)
+    problems.push(`${stats.receipts.failed} failed settlements ${JSON.stringify(stats.receipts.failedReasons)}`);
+  if (stats.receipts.distinctSettled !== stats.receipts.settled)
+    problems.push(`${stats.receipts.settled} settled receipts for ${stats.receipts.distinctSettled} distinct payments`);
+  if (stats.chargedRuns !== stats.receipts.settled)
+    problems.push(`${stats.chargedRuns} charged handler runs but ${stats.receipts.settled} settled receipts`);
   if (stats.settledWithoutRun !== 0) problems.push(`${stats.settledWithoutRun} payments settled without a handler run`);
   if (stats.receipts.settled > used) problems.push(`${stats.receipts.settled} settlements from ${used} payments`);
   if (ok2xx > stats.receipts.settled) problems.push(`${ok2xx} paid answers but ${stats.receipts.settled} settlements`);
   const amount = BigInt(stats.receipts.settledAmount);
   if (chain.payersSpent !== amount || chain.payToGained !== amount) {
-    problems.push(`chain moved ${chain.payersSpent} from payers / ${chain.payToGained} to pay-to, receipts say ${amount}`);
+    problems.push(
+      `chain moved ${chain.payersSpent} from payers / ${chain.payToGained} to pay-to, receipts say ${amount}`,
+    );
   }
   return problems;
 }
@@ -133,19 +153,31 @@ export function describeExecutions(stats: ServerStats, used: number, starved: nu
 }
 
 function nonceOf(header: string): string {
-  const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload: { authorization: { nonce: string } } };
+  const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as {
+    payload: { authorization: { nonce: string } };
+  };
   return payload.payload.authorization.nonce.toLowerCase();
 }
 
 /** Sends the settled payments of the pools' samples again, `concurrency` at once: each must be refused, nothing may run. */
-export async function replaySettled(setup: LoadSetup, concurrency: number): Promise<{ line: string; problems: string[] }> {
+export async function replaySettled(
+  setup: LoadSetup,
+  concurrency: number,
+): Promise<{ line: string; problems: string[] }> {
   const { server } = setup;
   const settled = new Set(await server.settledNonces());
   const sample = setup.pools.flatMap((p) => p.sample).filter((payment) => settled.has(nonceOf(payment)));
   const before = await server.stats();
   const call = setup.paidCalls[0]!;
   const replay = await sendAll(
-    sample.map((payment) => () => fetch(server.url + call.path, { method: 'POST', headers: { ...call.headers, 'payment-signature': payment }, body: call.body })),
+    sample.map(
+      (payment) => () =>
+        fetch(server.url + call.path, {
+          method: 'POST',
+          headers: { ...call.headers, 'payment-signature': payment },
+          body: call.body,
+        }),
+    ),
     concurrency,
   );
   const after = await server.settle();
@@ -167,29 +199,60 @@ export async function runLoad(seconds: number, connections: number): Promise<boo
   const { server } = setup;
   const problems: string[] = [];
   try {
-    write(`(f) load: ${connections} connections, ${seconds} s per phase, one instance (pid ${server.pid}), embedded SQLite store, in-process facilitator on a local chain, abuse limits off`);
+    write(
+      `(f) load: ${connections} connections, ${seconds} s per phase, one instance (pid ${server.pid}), embedded SQLite store, in-process facilitator on a local chain, abuse limits off`,
+    );
     await cannon({ url: server.url, connections: 20, duration: 1, requests: setup.probes });
-    const probed = await cannon({ url: server.url, connections, duration: seconds, timeout: 30, requests: setup.probes });
+    const probed = await cannon({
+      url: server.url,
+      connections,
+      duration: seconds,
+      timeout: 30,
+      requests: setup.probes,
+    });
     const afterProbes = await server.stats();
-    write(`    (a) unpaid probes of the ${setup.probes.length} paid routes: ${describeRun(probed)}; handler runs ${sum(afterProbes.runs)}`);
+    write(
+      `    (a) unpaid probes of the ${setup.probes.length} paid routes: ${describeRun(probed)}; handler runs ${sum(afterProbes.runs)}`,
+    );
     if (probed.errors || probed.timeouts) problems.push(`probes: ${probed.errors} errors, ${probed.timeouts} timeouts`);
-    if (Object.keys(statuses(probed)).some((s) => s !== '402')) problems.push(`probes answered ${JSON.stringify(statuses(probed))}, expected only 402`);
+    if (Object.keys(statuses(probed)).some((s) => s !== '402'))
+      problems.push(`probes answered ${JSON.stringify(statuses(probed))}, expected only 402`);
     if (sum(afterProbes.runs) !== 0) problems.push(`probes ran ${sum(afterProbes.runs)} handlers`);
 
     const before = await setup.balances();
-    const paidRun = await cannon({ url: server.url, connections, duration: seconds, timeout: 60, requests: setup.paidCalls });
+    const paidRun = await cannon({
+      url: server.url,
+      connections,
+      duration: seconds,
+      timeout: 60,
+      requests: setup.paidCalls,
+    });
     const stats = await server.settle();
     const after = await setup.balances();
     const used = setup.pools.reduce((n, p) => n + p.taken, 0);
     const starved = setup.pools.reduce((n, p) => n + p.starved, 0);
     const ok2xx = statuses(paidRun)['200'] ?? 0;
-    write(`    (b) paid calls (${PAID_CALLS.map((c) => c.tool).join(', ')}; ${setup.paid.payers.length} payers, one fresh EIP-3009 payment each): ${describeRun(paidRun)}`);
-    write(`        ${(stats.receipts.settled / paidRun.duration).toFixed(1)} settlements/s; ${used - ok2xx} calls were still in flight when autocannon stopped and closed their connections`);
+    write(
+      `    (b) paid calls (${PAID_CALLS.map((c) => c.tool).join(', ')}; ${setup.paid.payers.length} payers, one fresh EIP-3009 payment each): ${describeRun(paidRun)}`,
+    );
+    write(
+      `        ${(stats.receipts.settled / paidRun.duration).toFixed(1)} settlements/s; ${used - ok2xx} calls were still in flight when autocannon stopped and closed their connections`,
+    );
     write(`        ${describeExecutions(stats, used, starved)}`);
-    write(`        chain: payers -${before.payers - after.payers}, pay-to +${after.payTo - before.payTo} units (settled receipts: ${stats.receipts.settledAmount})`);
-    if (paidRun.errors || paidRun.timeouts || paidRun.non2xx) problems.push(`paid: ${paidRun.errors} errors, ${paidRun.timeouts} timeouts, ${paidRun.non2xx} non-2xx`);
+    write(
+      `        chain: payers -${before.payers - after.payers}, pay-to +${after.payTo - before.payTo} units (settled receipts: ${stats.receipts.settledAmount})`,
+    );
+    if (paidRun.errors || paidRun.timeouts || paidRun.non2xx)
+      problems.push(`paid: ${paidRun.errors} errors, ${paidRun.timeouts} timeouts, ${paidRun.non2xx} non-2xx`);
     if (starved) problems.push(`paid: ${starved} requests went out without a payment (signer too slow)`);
-    problems.push(...paidProblems(stats, { payersSpent: before.payers - after.payers, payToGained: after.payTo - before.payTo }, used, ok2xx));
+    problems.push(
+      ...paidProblems(
+        stats,
+        { payersSpent: before.payers - after.payers, payToGained: after.payTo - before.payTo },
+        used,
+        ok2xx,
+      ),
+    );
 
     const replay = await replaySettled(setup, connections);
     write(`    (c) ${replay.line}`);
@@ -197,11 +260,16 @@ export async function runLoad(seconds: number, connections: number): Promise<boo
   } finally {
     await setup.stop();
   }
-  write(`    => ${problems.length === 0 ? 'OK: zero errors, zero double executions, every replay refused' : `FAILED: ${problems.join('; ')}`}`);
+  write(
+    `    => ${problems.length === 0 ? 'OK: zero errors, zero double executions, every replay refused' : `FAILED: ${problems.join('; ')}`}`,
+  );
   return problems.length === 0;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const ok = await runLoad(Number(process.env.BENCH_LOAD_SECONDS ?? 30), Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200));
+  const ok = await runLoad(
+    Number(process.env.BENCH_LOAD_SECONDS ?? 30),
+    Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200),
+  );
   process.exit(ok ? 0 : 1);
 }

@@ -24,7 +24,11 @@ const routes = {
       scheme: 'exact',
       network,
       payTo: env.PAY_TO,
-      price: { amount: env.AMOUNT ?? '1000', asset: env.ASSET, extra: { name: env.TOKEN_NAME ?? 'USDC', version: env.TOKEN_VERSION ?? '2' } },
+      price: {
+        amount: env.AMOUNT ?? '1000',
+        asset: env.ASSET,
+        extra: { name: env.TOKEN_NAME ?? 'USDC', version: env.TOKEN_VERSION ?? '2' },
+      },
       maxTimeoutSeconds: Number(env.MAX_TIMEOUT_SECONDS ?? 300),
     },
     description: annuity.title,

@@ -33,7 +33,8 @@ const options = {
   runs: Math.max(1, Number(env.BENCH_PAID_RUNS ?? 3)),
   warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 12),
   starts: Number(env.BENCH_PAID_STARTS ?? 5),
-  profile: env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
+  profile:
+    env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
   mpp: env.BENCH_PAID_MPP !== '0',
 };
 const payers = Array.from({ length: 8 }, () => privateKeyToAccount(generatePrivateKey()));
@@ -104,7 +105,8 @@ async function warmUp(server: Proc, facilitator: Proc, pool: PaymentPool, signer
     const run = await paidRun(server, facilitator, pool, chunk, options.connections);
     runs.push(run);
     loaded += run.seconds;
-    if (run.ok === 0) throw new Error(`${server.name}: no paid call succeeded in the warm-up: ${runProblems(run).join('; ')}`);
+    if (run.ok === 0)
+      throw new Error(`${server.name}: no paid call succeeded in the warm-up: ${runProblems(run).join('; ')}`);
   }
   const later = runs.slice(1);
   const rate = later.reduce((n, r) => n + r.ok, 0) / later.reduce((n, r) => n + r.seconds, 0);
@@ -144,23 +146,44 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     const amounts = warm.map((w) => w.amount);
     for (const [i, pool] of pools.entries()) await signer.fill(pool, amounts[i]! * options.runs);
     if (mppPool && mppWarm) await mppSigner.fill(mppPool, mppWarm.amount * options.runs);
-    write(`${label} paid POST /api/annuity: Tollbooth (node dist/bin/cli.js serve) vs official express + @x402/express, both through one stub facilitator process over HTTP`);
-    write(`    (official x402Facilitator + ExactEvmScheme, chain answered from memory); ${options.connections} connections; after a ~${options.warmupSeconds} s warm-up each, ${options.runs} alternating`);
-    write(`    runs each of a fixed number of calls sized to ~${options.seconds} s at the warm-up rate; each call with its own pre-signed EIP-3009 payment taken from the`);
-    write(`    server's own 402 (${signer.count} signed with viem by ${payers.length} payers in ${f(signer.ms / 1000, 1)} s, all before the runs they are used in)`);
+    write(
+      `${label} paid POST /api/annuity: Tollbooth (node dist/bin/cli.js serve) vs official express + @x402/express, both through one stub facilitator process over HTTP`,
+    );
+    write(
+      `    (official x402Facilitator + ExactEvmScheme, chain answered from memory); ${options.connections} connections; after a ~${options.warmupSeconds} s warm-up each, ${options.runs} alternating`,
+    );
+    write(
+      `    runs each of a fixed number of calls sized to ~${options.seconds} s at the warm-up rate; each call with its own pre-signed EIP-3009 payment taken from the`,
+    );
+    write(
+      `    server's own 402 (${signer.count} signed with viem by ${payers.length} payers in ${f(signer.ms / 1000, 1)} s, all before the runs they are used in)`,
+    );
     for (const [i, w] of warm.entries()) {
-      write(`    warm-up ${servers[i]!.name.padEnd(14)} ${w.calls} paid calls in ${f(w.seconds, 1)} s, ${f(w.rate)} req/s after the first chunk -> ${w.amount} calls per timed run`);
+      write(
+        `    warm-up ${servers[i]!.name.padEnd(14)} ${w.calls} paid calls in ${f(w.seconds, 1)} s, ${f(w.rate)} req/s after the first chunk -> ${w.amount} calls per timed run`,
+      );
     }
     if (mppPool && mppWarm) {
-      write(`    beside them, Tollbooth's MPP path on the same process: Authorization: Payment credentials of mppx's EVM charge client, each for its own fresh`);
-      write(`    challenge (one bare 402 each) with a fresh EIP-3009 authorization (${mppSigner.count} prepared in ${f(mppSigner.ms / 1000, 1)} s, of which ${f(mppPool.challengeMs / 1000, 1)} s fetching challenges, all before the runs)`);
-      write(`    warm-up ${mppServer.name.padEnd(14)} ${mppWarm.calls} paid calls in ${f(mppWarm.seconds, 1)} s, ${f(mppWarm.rate)} req/s after the first chunk -> ${mppWarm.amount} calls per timed run`);
+      write(
+        `    beside them, Tollbooth's MPP path on the same process: Authorization: Payment credentials of mppx's EVM charge client, each for its own fresh`,
+      );
+      write(
+        `    challenge (one bare 402 each) with a fresh EIP-3009 authorization (${mppSigner.count} prepared in ${f(mppSigner.ms / 1000, 1)} s, of which ${f(mppPool.challengeMs / 1000, 1)} s fetching challenges, all before the runs)`,
+      );
+      write(
+        `    warm-up ${mppServer.name.padEnd(14)} ${mppWarm.calls} paid calls in ${f(mppWarm.seconds, 1)} s, ${f(mppWarm.rate)} req/s after the first chunk -> ${mppWarm.amount} calls per timed run`,
+      );
     } else {
-      write(`    MPP path skipped: ${'missing' in mpp ? mpp.missing : 'no pool'} (Tollbooth's MPP server side is off or not there yet)`);
+      write(
+        `    MPP path skipped: ${'missing' in mpp ? mpp.missing : 'no pool'} (Tollbooth's MPP server side is off or not there yet)`,
+      );
     }
     const runs: PaidRun[][] = servers.map(() => []);
     const mppRuns: PaidRun[] = [];
-    const ownCpu = () => [...servers, facilitator].reduce((n, p) => n + cpuMs(p.pid), 0) + process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
+    const ownCpu = () =>
+      [...servers, facilitator].reduce((n, p) => n + cpuMs(p.pid), 0) +
+      process.cpuUsage().user / 1000 +
+      process.cpuUsage().system / 1000;
     const machineBefore = machineCpuMs();
     const ownBefore = ownCpu();
     const wallBefore = performance.now();
@@ -184,17 +207,27 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     const wall = performance.now() - wallBefore;
     const cores = (machineAfter.total - machineBefore.total) / wall;
     const others = (machineAfter.busy - machineBefore.busy - (ownCpu() - ownBefore)) / wall;
-    write(`    machine during the timed runs: ${f(cores, 0)} cores, ${f((machineAfter.busy - machineBefore.busy) / wall, 2)} busy, of which other processes (not this bench) ${f(others, 2)} cores`);
+    write(
+      `    machine during the timed runs: ${f(cores, 0)} cores, ${f((machineAfter.busy - machineBefore.busy) / wall, 2)} busy, of which other processes (not this bench) ${f(others, 2)} cores`,
+    );
     const [ours, official] = runs.map(totals) as [Totals, Totals];
     for (const t of [ours, official]) {
-      write(`    => ${t.name.padEnd(14)} ${f(t.rps).padStart(5)} req/s (mean of runs); server CPU ${f(t.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(t.facilitatorPerCall, 2)} ms per paid call`);
+      write(
+        `    => ${t.name.padEnd(14)} ${f(t.rps).padStart(5)} req/s (mean of runs); server CPU ${f(t.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(t.facilitatorPerCall, 2)} ms per paid call`,
+      );
     }
-    write(`    => ours/official: throughput ${f(ours.rps / official.rps, 2)}x, server CPU per call ${f(ours.cpuPerCall / official.cpuPerCall, 2)}x`);
+    write(
+      `    => ours/official: throughput ${f(ours.rps / official.rps, 2)}x, server CPU per call ${f(ours.cpuPerCall / official.cpuPerCall, 2)}x`,
+    );
     if (mppRuns.length > 0) {
       const ourMpp = totals(mppRuns);
       const ratio = ourMpp.rps / ours.rps;
-      write(`    => ${ourMpp.name.padEnd(14)} ${f(ourMpp.rps).padStart(5)} req/s (mean of runs); server CPU ${f(ourMpp.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(ourMpp.facilitatorPerCall, 2)} ms per paid call`);
-      write(`    => ours MPP/x402: throughput ${f(ratio, 2)}x (target: within 10%, >= 0.90x: ${ratio >= 0.9 ? 'met' : 'NOT met'}), server CPU per call ${f(ourMpp.cpuPerCall / ours.cpuPerCall, 2)}x`);
+      write(
+        `    => ${ourMpp.name.padEnd(14)} ${f(ourMpp.rps).padStart(5)} req/s (mean of runs); server CPU ${f(ourMpp.cpuPerCall, 2)} ms per paid call; facilitator CPU ${f(ourMpp.facilitatorPerCall, 2)} ms per paid call`,
+      );
+      write(
+        `    => ours MPP/x402: throughput ${f(ratio, 2)}x (target: within 10%, >= 0.90x: ${ratio >= 0.9 ? 'met' : 'NOT met'}), server CPU per call ${f(ourMpp.cpuPerCall / ours.cpuPerCall, 2)}x`,
+      );
     }
     const ok = [...runs.flat(), ...mppRuns].reduce((n, r) => n + r.ok, 0);
     write(
@@ -215,7 +248,11 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
 async function profile(facilitator: Proc, label: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-paid-profile-'));
   const flags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
-  const server = await startProc(process.env.BENCH_PROFILE_TARGET === 'official' ? officialSpec(facilitator.url, flags) : oursSpec(facilitator.url, flags));
+  const server = await startProc(
+    process.env.BENCH_PROFILE_TARGET === 'official'
+      ? officialSpec(facilitator.url, flags)
+      : oursSpec(facilitator.url, flags),
+  );
   let window = { fromUs: 0, toUs: 0 };
   let run: PaidRun | undefined;
   try {
@@ -233,7 +270,9 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
   const summary = summarizeProfile(readProfile(dir), window);
   write(`${label} profile of ${server.name} (--cpu-prof) over one timed run: ${describeRun('', run).trim()}`);
   write(`    (profiling slows the server; the profile is in ${dir})`);
-  write(`    CPU time of the process over the run (/proc, all threads): ${f(run.serverCpuMs)} ms; the profile samples the main JavaScript thread only`);
+  write(
+    `    CPU time of the process over the run (/proc, all threads): ${f(run.serverCpuMs)} ms; the profile samples the main JavaScript thread only`,
+  );
   for (const line of describeProfile(summary)) write('    ' + line);
 }
 
@@ -244,11 +283,18 @@ export async function runPaidComparison(label = '(g)'): Promise<boolean> {
   try {
     if (options.profile !== 'only') {
       problems.push(...(await compare(facilitator, label)));
-      const figures = await measureStartups([() => oursSpec(facilitator.url), () => officialSpec(facilitator.url), bareSpec], options.starts);
-      write(`    start-up, median of ${options.starts} starts each (in turn): spawn -> first 402 on POST /api/annuity (polled in a tight loop), then RSS after 1 s idle`);
+      const figures = await measureStartups(
+        [() => oursSpec(facilitator.url), () => officialSpec(facilitator.url), bareSpec],
+        options.starts,
+      );
+      write(
+        `    start-up, median of ${options.starts} starts each (in turn): spawn -> first 402 on POST /api/annuity (polled in a tight loop), then RSS after 1 s idle`,
+      );
       for (const line of describeStartups(figures)) write('      ' + line);
       const [ours, official, bare] = figures.map((x) => ({ ms: median(x.firstAnswerMs), mb: median(x.idleRssMb) }));
-      write(`      ours/official: first 402 ${f(ours!.ms / official!.ms, 2)}x, idle RSS ${f(ours!.mb / official!.mb, 2)}x; ours/bare express: ${f(ours!.ms / bare!.ms, 2)}x, ${f(ours!.mb / bare!.mb, 2)}x`);
+      write(
+        `      ours/official: first 402 ${f(ours!.ms / official!.ms, 2)}x, idle RSS ${f(ours!.mb / official!.mb, 2)}x; ours/bare express: ${f(ours!.ms / bare!.ms, 2)}x, ${f(ours!.mb / bare!.mb, 2)}x`,
+      );
     }
     if (options.profile !== 'off') await profile(facilitator, options.profile === 'only' ? label : '   ');
   } finally {

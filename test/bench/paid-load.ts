@@ -62,7 +62,7 @@ export class SignedPool extends PaymentPool {
   constructor(
     private readonly payers: readonly PrivateKeyAccount[],
     readonly entry: PaymentRequirements,
-  ){
+  ) {
     super();
   }
 
@@ -103,7 +103,16 @@ export interface PaidRun {
   serverSystemMs: number;
   facilitatorCpuMs: number;
   loadGeneratorCpuMs: number;
-  facilitator: { verified: number; invalid: number; settled: number; settleFailed: number; chainTransfers: number; replaysRefused: number; connections: number; reasons: Record<string, number> };
+  facilitator: {
+    verified: number;
+    invalid: number;
+    settled: number;
+    settleFailed: number;
+    chainTransfers: number;
+    replaysRefused: number;
+    connections: number;
+    reasons: Record<string, number>;
+  };
   /** Receipts (PAYMENT-RESPONSE, or Payment-Receipt for MPP) of the 200 answers: successful, distinct transactions, and from payments sent in this run. */
   receipts: { success: number; distinct: number; fromThisRun: number };
   starved: number;
@@ -137,13 +146,24 @@ function diff(after: FacilitatorStats, before: FacilitatorStats): PaidRun['facil
 }
 
 /** Sends `amount` paid calls over `connections` connections, each with the next payment of the pool; measures and checks. */
-export async function paidRun(server: Proc, facilitator: Proc, pool: PaymentPool, amount: number, connections: number): Promise<PaidRun> {
+export async function paidRun(
+  server: Proc,
+  facilitator: Proc,
+  pool: PaymentPool,
+  amount: number,
+  connections: number,
+): Promise<PaidRun> {
   const receipts: string[] = [];
   let wrongBodies = 0;
   const firstTaken = pool.head;
   const starvedBefore = pool.starved;
   const facBefore = await facilitatorStats(facilitator.url);
-  const cpuBefore = { server: cpuMs(server.pid), serverSystem: cpuSplitMs(server.pid).system, facilitator: cpuMs(facilitator.pid), self: process.cpuUsage() };
+  const cpuBefore = {
+    server: cpuMs(server.pid),
+    serverSystem: cpuSplitMs(server.pid).system,
+    facilitator: cpuMs(facilitator.pid),
+    self: process.cpuUsage(),
+  };
   const t0 = performance.now();
   let lastAnswer = t0;
   const options: CannonOptions & { sampleInt: number } = {
@@ -224,13 +244,20 @@ export function runProblems(run: PaidRun): string[] {
   if (run.wrongBodies) p.push(`${run.wrongBodies} 200 answers with a wrong result`);
   if (run.errors || run.timeouts) p.push(`${run.errors} connection errors, ${run.timeouts} timeouts`);
   if (run.starved) p.push(`${run.starved} requests found the payment pool empty`);
-  if (run.receipts.success !== run.ok + run.wrongBodies) p.push(`${run.receipts.success} successful receipts for ${run.ok + run.wrongBodies} 200 answers`);
-  if (run.receipts.distinct !== run.receipts.success) p.push(`${run.receipts.success} receipts name only ${run.receipts.distinct} distinct transactions`);
-  if (run.receipts.fromThisRun !== run.receipts.success) p.push(`${run.receipts.success - run.receipts.fromThisRun} receipts are not for a payment sent in this run`);
-  if (run.facilitator.settled !== run.ok + run.wrongBodies) p.push(`facilitator settled ${run.facilitator.settled} payments for ${run.ok + run.wrongBodies} 200 answers`);
-  if (run.facilitator.chainTransfers !== run.facilitator.settled) p.push(`${run.facilitator.chainTransfers} chain transfers for ${run.facilitator.settled} settlements`);
+  if (run.receipts.success !== run.ok + run.wrongBodies)
+    p.push(`${run.receipts.success} successful receipts for ${run.ok + run.wrongBodies} 200 answers`);
+  if (run.receipts.distinct !== run.receipts.success)
+    p.push(`${run.receipts.success} receipts name only ${run.receipts.distinct} distinct transactions`);
+  if (run.receipts.fromThisRun !== run.receipts.success)
+    p.push(`${run.receipts.success - run.receipts.fromThisRun} receipts are not for a payment sent in this run`);
+  if (run.facilitator.settled !== run.ok + run.wrongBodies)
+    p.push(`facilitator settled ${run.facilitator.settled} payments for ${run.ok + run.wrongBodies} 200 answers`);
+  if (run.facilitator.chainTransfers !== run.facilitator.settled)
+    p.push(`${run.facilitator.chainTransfers} chain transfers for ${run.facilitator.settled} settlements`);
   if (run.facilitator.invalid || run.facilitator.settleFailed || run.facilitator.replaysRefused) {
-    p.push(`facilitator: ${run.facilitator.invalid} invalid, ${run.facilitator.settleFailed} failed settlements, ${run.facilitator.replaysRefused} replays refused ${JSON.stringify(run.facilitator.reasons)}`);
+    p.push(
+      `facilitator: ${run.facilitator.invalid} invalid, ${run.facilitator.settleFailed} failed settlements, ${run.facilitator.replaysRefused} replays refused ${JSON.stringify(run.facilitator.reasons)}`,
+    );
   }
   return p;
 }

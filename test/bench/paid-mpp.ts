@@ -13,16 +13,31 @@ import { SALE } from './paid-servers.js';
 const CHAIN_ID = Number(SALE.network.split(':')[1]);
 
 /** The sale's `evm/charge` challenges in one bare 402 of POST /api/annuity, or why there are none. */
-export async function mppChallenges(serverUrl: string): Promise<{ challenges: Challenge.Challenge[] } | { missing: string }> {
+export async function mppChallenges(
+  serverUrl: string,
+): Promise<{ challenges: Challenge.Challenge[] } | { missing: string }> {
   const res = await bareProbe(`${serverUrl}/api/annuity`);
   const header = res.headers.get('www-authenticate');
   if (res.status !== 402) return { missing: `the bare POST answered ${res.status}, not 402` };
-  if (!header || !/(^|[\s,])Payment\s/i.test(header)) return { missing: 'its 402 carries no WWW-Authenticate: Payment challenge' };
+  if (!header || !/(^|[\s,])Payment\s/i.test(header))
+    return { missing: 'its 402 carries no WWW-Authenticate: Payment challenge' };
   const challenges = Challenge.deserializeList(header).filter((c) => {
-    const r = c.request as { currency?: string; methodDetails?: { chainId?: number }; amount?: string; recipient?: string };
-    return c.method === 'evm' && c.intent === 'charge' && r.methodDetails?.chainId === CHAIN_ID && r.currency?.toLowerCase() === SALE.asset.toLowerCase();
+    const r = c.request as {
+      currency?: string;
+      methodDetails?: { chainId?: number };
+      amount?: string;
+      recipient?: string;
+    };
+    return (
+      c.method === 'evm' &&
+      c.intent === 'charge' &&
+      r.methodDetails?.chainId === CHAIN_ID &&
+      r.currency?.toLowerCase() === SALE.asset.toLowerCase()
+    );
   });
-  return challenges.length > 0 ? { challenges } : { missing: `its Payment challenges offer no evm/charge on ${SALE.network} for the sale's asset` };
+  return challenges.length > 0
+    ? { challenges }
+    : { missing: `its Payment challenges offer no evm/charge on ${SALE.network} for the sale's asset` };
 }
 
 /** A bare POST; a kept-alive connection the server closed meanwhile is retried on a new one (at most twice). */
@@ -48,13 +63,15 @@ export class MppPool extends PaymentPool {
   constructor(
     private readonly payers: readonly PrivateKeyAccount[],
     private readonly serverUrl: string,
-  ){
+  ) {
     super();
   }
 
   async fill(count: number): Promise<void> {
     const asset = getAddress(SALE.asset);
-    const methods = this.payers.map((account) => charge({ account, authorization: { name: SALE.tokenName, version: SALE.tokenVersion }, networks: [CHAIN_ID] }));
+    const methods = this.payers.map((account) =>
+      charge({ account, authorization: { name: SALE.tokenName, version: SALE.tokenVersion }, networks: [CHAIN_ID] }),
+    );
     while (this.headers.length - this.head < count) {
       const t = performance.now();
       const found = await mppChallenges(this.serverUrl);

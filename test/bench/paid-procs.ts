@@ -78,7 +78,9 @@ export async function startProc(spec: ProcSpec, timeoutMs = 60_000): Promise<Pro
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   let gone: number | string | undefined;
   void exited.then((code) => (gone = code));
   const url = `http://127.0.0.1:${port}`;
@@ -86,17 +88,21 @@ export async function startProc(spec: ProcSpec, timeoutMs = 60_000): Promise<Pro
   const expect402 = spec.expect402 ?? true;
   let firstAnswerMs = 0;
   for (;;) {
-    if (gone !== undefined) throw new Error(`${spec.name} exited (${gone}) before answering:\n${readFileSync(logFile, 'utf8').slice(-4000)}`);
+    if (gone !== undefined)
+      throw new Error(`${spec.name} exited (${gone}) before answering:\n${readFileSync(logFile, 'utf8').slice(-4000)}`);
     if (performance.now() - t0 > timeoutMs) {
       child.kill('SIGKILL');
-      throw new Error(`${spec.name} did not answer within ${timeoutMs} ms:\n${readFileSync(logFile, 'utf8').slice(-4000)}`);
+      throw new Error(
+        `${spec.name} did not answer within ${timeoutMs} ms:\n${readFileSync(logFile, 'utf8').slice(-4000)}`,
+      );
     }
     const status = expect402 ? await probe(url + path) : await getStatus(url + path);
     if (expect402 ? status === 402 : typeof status === 'number') {
       firstAnswerMs = performance.now() - t0;
       break;
     }
-    if (typeof status === 'number' && expect402 && status !== 503) throw new Error(`${spec.name} answered ${status} instead of 402`);
+    if (typeof status === 'number' && expect402 && status !== 503)
+      throw new Error(`${spec.name} answered ${status} instead of 402`);
   }
   return {
     name: spec.name,

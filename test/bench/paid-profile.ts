@@ -68,7 +68,11 @@ function top(totals: Map<string, number>, busy: number, count: number): SelfTime
 }
 
 /** Self time by function (name + file:line) and by package/file for the samples between `fromUs` and `toUs`. */
-export function summarizeProfile(profile: CpuProfile, window: { fromUs: number; toUs: number }, counts = { functions: 15, packages: 10 }): ProfileSummary {
+export function summarizeProfile(
+  profile: CpuProfile,
+  window: { fromUs: number; toUs: number },
+  counts = { functions: 15, packages: 10 },
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
@@ -97,7 +101,12 @@ export function summarizeProfile(profile: CpuProfile, window: { fromUs: number; 
     const pkg = packageOf(frame);
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + duration);
   }
-  return { busyMs: busy / 1000, idleMs: idle / 1000, functions: top(byFunction, busy / 1000, counts.functions), packages: top(byPackage, busy / 1000, counts.packages) };
+  return {
+    busyMs: busy / 1000,
+    idleMs: idle / 1000,
+    functions: top(byFunction, busy / 1000, counts.functions),
+    packages: top(byPackage, busy / 1000, counts.packages),
+  };
 }
 
 /** Reads the one `.cpuprofile` a process wrote into `dir`. */
@@ -109,7 +118,8 @@ export function readProfile(dir: string): CpuProfile {
 
 /** The summary as indented lines. */
 export function describeProfile(summary: ProfileSummary): string[] {
-  const row = (r: SelfTime) => `${r.ms.toFixed(0).padStart(7)} ms ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}`;
+  const row = (r: SelfTime) =>
+    `${r.ms.toFixed(0).padStart(7)} ms ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}`;
   return [
     `sampled inside the timed run: ${summary.busyMs.toFixed(0)} ms busy, ${summary.idleMs.toFixed(0)} ms idle (each sample counted for at most 2 sampling intervals; shares are of busy time)`,
     `top ${summary.functions.length} functions by self time:`,

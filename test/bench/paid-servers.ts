@@ -42,7 +42,15 @@ export function facilitatorSpec(): ProcSpec {
 /** `node dist/bin/cli.js serve`: default tables plus the sale's network entry, remote facilitator, SQLite store, info logs to a file. */
 export function oursSpec(facilitatorUrl: string, nodeFlags: string[] = []): ProcSpec {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-ours-'));
-  const network = { id: SALE.network, family: 'evm', asset: SALE.asset, decimals: 6, name: SALE.tokenName, version: SALE.tokenVersion, label: 'Base Sepolia' };
+  const network = {
+    id: SALE.network,
+    family: 'evm',
+    asset: SALE.asset,
+    decimals: 6,
+    name: SALE.tokenName,
+    version: SALE.tokenVersion,
+    label: 'Base Sepolia',
+  };
   return {
     name: 'tollbooth',
     args: [CLI, 'serve'],
@@ -105,7 +113,8 @@ export async function challengeEntry(serverUrl: string): Promise<PaymentRequirem
   const res = await fetch(`${serverUrl}/api/annuity`, { method: 'POST' });
   await res.arrayBuffer();
   const header = res.headers.get('payment-required');
-  if (res.status !== 402 || !header) throw new Error(`${serverUrl} answered ${res.status} without a PAYMENT-REQUIRED header`);
+  if (res.status !== 402 || !header)
+    throw new Error(`${serverUrl} answered ${res.status} without a PAYMENT-REQUIRED header`);
   const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PaymentRequired;
   const entry = challenge.accepts.find((a) => a.network === SALE.network && a.scheme === 'exact');
   if (!entry) throw new Error(`${serverUrl} does not offer exact on ${SALE.network}`);

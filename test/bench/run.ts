@@ -25,27 +25,50 @@ const pct = (values: number[], p: number) => {
 async function unpaidThroughput(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-bench-'));
   // Rate limits off: a per-IP limit would turn most probes into cheap 429s and flatter the figure.
-  const limitsOff = { RATE_LIMIT_IP_PER_MINUTE: '0', RATE_LIMIT_PAYER_PER_MINUTE: '0', RATE_LIMIT_TOOL_PER_MINUTE: '0' };
-  const runtime = await createRuntime(loadConfig({ ...limitsOff, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { log: silentLogger });
+  const limitsOff = {
+    RATE_LIMIT_IP_PER_MINUTE: '0',
+    RATE_LIMIT_PAYER_PER_MINUTE: '0',
+    RATE_LIMIT_TOOL_PER_MINUTE: '0',
+  };
+  const runtime = await createRuntime(loadConfig({ ...limitsOff, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+    log: silentLogger,
+  });
   const ours = await listen(runtime, 0, '127.0.0.1');
   const real = await fetch(`${ours.url}/api/annuity`, { method: 'POST' });
-  const sameBytes = { body: await real.text(), headers: { 'PAYMENT-REQUIRED': real.headers.get('payment-required') ?? '', 'Cache-Control': 'no-store' } };
-  const small = await startBareExpress({ body: JSON.stringify({ x402Version: 2, error: 'Payment required', accepts: [] }) });
+  const sameBytes = {
+    body: await real.text(),
+    headers: { 'PAYMENT-REQUIRED': real.headers.get('payment-required') ?? '', 'Cache-Control': 'no-store' },
+  };
+  const small = await startBareExpress({
+    body: JSON.stringify({ x402Version: 2, error: 'Payment required', accepts: [] }),
+  });
   const same = await startBareExpress(sameBytes);
-  const targets = { tollbooth: ours.url, 'bare express, small fixed JSON': small.url, 'bare express, same fixed bytes': same.url };
+  const targets = {
+    tollbooth: ours.url,
+    'bare express, small fixed JSON': small.url,
+    'bare express, same fixed bytes': same.url,
+  };
   const runs: Record<string, LoadResult[]> = {};
-  for (const url of Object.values(targets)) await load(`${url}/api/annuity`, { method: 'POST', seconds: 1, connections });
+  for (const url of Object.values(targets))
+    await load(`${url}/api/annuity`, { method: 'POST', seconds: 1, connections });
   // Alternate the three targets twice so machine noise is shared evenly.
   for (let i = 0; i < 2; i++) {
-    for (const [name, url] of Object.entries(targets)) (runs[name] ??= []).push(await load(`${url}/api/annuity`, { method: 'POST', seconds, connections, expect: 402 }));
+    for (const [name, url] of Object.entries(targets))
+      (runs[name] ??= []).push(await load(`${url}/api/annuity`, { method: 'POST', seconds, connections, expect: 402 }));
   }
   const avg = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.rps, 0) / rs.length;
-  write(`(a) unpaid 402 probe of POST /api/annuity (${(sameBytes.body.length / 1024).toFixed(1)} KB body + ${(sameBytes.headers['PAYMENT-REQUIRED'].length / 1024).toFixed(1)} KB header), ${connections} connections, ${seconds}s x2 alternating`);
+  write(
+    `(a) unpaid 402 probe of POST /api/annuity (${(sameBytes.body.length / 1024).toFixed(1)} KB body + ${(sameBytes.headers['PAYMENT-REQUIRED'].length / 1024).toFixed(1)} KB header), ${connections} connections, ${seconds}s x2 alternating`,
+  );
   for (const [name, rs] of Object.entries(runs)) {
-    write(`    ${name.padEnd(32)} ${avg(rs).toFixed(0).padStart(6)} req/s, p99 ${Math.max(...rs.map((r) => r.p99ms))} ms, errors ${rs.reduce((s, r) => s + r.errors, 0)}, not 402: ${rs.reduce((s, r) => s + r.unexpected, 0)}`);
+    write(
+      `    ${name.padEnd(32)} ${avg(rs).toFixed(0).padStart(6)} req/s, p99 ${Math.max(...rs.map((r) => r.p99ms))} ms, errors ${rs.reduce((s, r) => s + r.errors, 0)}, not 402: ${rs.reduce((s, r) => s + r.unexpected, 0)}`,
+    );
   }
   const ours_ = avg(runs.tollbooth!);
-  write(`    ratio vs small fixed JSON = ${(ours_ / avg(runs['bare express, small fixed JSON']!)).toFixed(2)} (target >= 0.70); vs same bytes = ${(ours_ / avg(runs['bare express, same fixed bytes']!)).toFixed(2)}`);
+  write(
+    `    ratio vs small fixed JSON = ${(ours_ / avg(runs['bare express, small fixed JSON']!)).toFixed(2)} (target >= 0.70); vs same bytes = ${(ours_ / avg(runs['bare express, same fixed bytes']!)).toFixed(2)}`,
+  );
   await ours.close();
   await small.close();
   await same.close();
@@ -66,22 +89,38 @@ async function scanLargeSource(): Promise<void> {
     times.push(performance.now() - t0);
     findings = out.findings.length;
   }
-  write(`(c) solidity-scan on ${(Buffer.byteLength(source) / 1024).toFixed(0)} KB (${findings} findings): median ${pct(times, 50).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms (target <= 300 ms)`);
+  write(
+    `(c) solidity-scan on ${(Buffer.byteLength(source) / 1024).toFixed(0)} KB (${findings} findings): median ${pct(times, 50).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms (target <= 300 ms)`,
+  );
 }
 
 await unpaidThroughput();
 const broker = await measureBrokerLatency(Number(process.env.BENCH_PAID_CALLS ?? 200));
-write(`(b) broker added latency of a verified paid call (in-process facilitator, chain time excluded), ${broker.calls} calls`);
-write(`    p50 ${pct(broker.added, 50).toFixed(2)} ms, p99 ${pct(broker.added, 99).toFixed(2)} ms (target p50 <= 3 ms); whole call p50 ${pct(broker.total, 50).toFixed(1)} ms, facilitator+chain p50 ${pct(broker.facilitator, 50).toFixed(1)} ms`);
+write(
+  `(b) broker added latency of a verified paid call (in-process facilitator, chain time excluded), ${broker.calls} calls`,
+);
+write(
+  `    p50 ${pct(broker.added, 50).toFixed(2)} ms, p99 ${pct(broker.added, 99).toFixed(2)} ms (target p50 <= 3 ms); whole call p50 ${pct(broker.total, 50).toFixed(1)} ms, facilitator+chain p50 ${pct(broker.facilitator, 50).toFixed(1)} ms`,
+);
 await scanLargeSource();
 const indicators = await measureCryptoIndicators(Number(process.env.BENCH_INDICATOR_CALLS ?? 500));
-write(`(d) crypto-indicators, all indicators on 500 candles from a warm cache (handler level), ${indicators.calls} calls, ${indicators.upstreamRequestsWhileMeasuring} upstream requests`);
-write(`    p50 ${pct(indicators.times, 50).toFixed(2)} ms, p99 ${pct(indicators.times, 99).toFixed(2)} ms (target p50 <= 5 ms)`);
+write(
+  `(d) crypto-indicators, all indicators on 500 candles from a warm cache (handler level), ${indicators.calls} calls, ${indicators.upstreamRequestsWhileMeasuring} upstream requests`,
+);
+write(
+  `    p50 ${pct(indicators.times, 50).toFixed(2)} ms, p99 ${pct(indicators.times, 99).toFixed(2)} ms (target p50 <= 5 ms)`,
+);
 const pools = await measureDexTopPools(Number(process.env.BENCH_POOL_CALLS ?? 1000));
-write(`(e) dex-top-pools over a ${pools.pools}-pool cached list (handler level), ${pools.calls} calls, ${pools.upstreamRequestsWhileMeasuring} upstream requests; the one cold fetch+parse+rank took ${pools.coldFetchMs.toFixed(0)} ms`);
+write(
+  `(e) dex-top-pools over a ${pools.pools}-pool cached list (handler level), ${pools.calls} calls, ${pools.upstreamRequestsWhileMeasuring} upstream requests; the one cold fetch+parse+rank took ${pools.coldFetchMs.toFixed(0)} ms`,
+);
 write(`    p50 ${pct(pools.times, 50).toFixed(3)} ms, p99 ${pct(pools.times, 99).toFixed(3)} ms (target p50 <= 5 ms)`);
-for (const [name, times] of Object.entries(pools.byQuery)) write(`      ${name.padEnd(28)} p50 ${pct(times, 50).toFixed(3)} ms, p99 ${pct(times, 99).toFixed(3)} ms`);
-const loadOk = await runLoad(Number(process.env.BENCH_LOAD_SECONDS ?? 30), Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200));
+for (const [name, times] of Object.entries(pools.byQuery))
+  write(`      ${name.padEnd(28)} p50 ${pct(times, 50).toFixed(3)} ms, p99 ${pct(times, 99).toFixed(3)} ms`);
+const loadOk = await runLoad(
+  Number(process.env.BENCH_LOAD_SECONDS ?? 30),
+  Number(process.env.BENCH_LOAD_CONNECTIONS ?? 200),
+);
 if (!loadOk) process.exitCode = 1;
 // (g) paid path against the official @x402/express middleware, every party in its own process (test/bench/paid-compare.ts).
 if (!(await runPaidComparison('(g)'))) process.exitCode = 1;

@@ -35,25 +35,38 @@ const { server } = setup;
 const problems: string[] = [];
 const traffic = (duration: number) =>
   Promise.all([
-    cannon({ url: server.url, connections: probeConnections, duration, timeout: 30, overallRate: probeRate, requests: setup.probes }),
+    cannon({
+      url: server.url,
+      connections: probeConnections,
+      duration,
+      timeout: 30,
+      overallRate: probeRate,
+      requests: setup.probes,
+    }),
     cannon({ url: server.url, connections: paidConnections, duration, timeout: 60, requests: setup.paidCalls }),
   ]);
 
 try {
-  write(`soak: ${seconds} s of unpaid probes (${probeConnections} connections, at most ${probeRate}/s) and paid calls of ${PAID_CALLS.map((c) => c.tool).join(', ')} (${paidConnections} connections) against one instance (pid ${server.pid}), after a ${warmup} s warm-up`);
+  write(
+    `soak: ${seconds} s of unpaid probes (${probeConnections} connections, at most ${probeRate}/s) and paid calls of ${PAID_CALLS.map((c) => c.tool).join(', ')} (${paidConnections} connections) against one instance (pid ${server.pid}), after a ${warmup} s warm-up`,
+  );
   const initial = await setup.balances();
   await traffic(warmup);
   await server.settle();
   const start = await server.memory();
   const runsBefore = sum((await server.stats()).runs);
-  write(`  start (idle after warm-up, after GC): rss ${mb(start.rss)}, heap used ${mb(start.heapUsed)}, external ${mb(start.external)}`);
+  write(
+    `  start (idle after warm-up, after GC): rss ${mb(start.rss)}, heap used ${mb(start.heapUsed)}, external ${mb(start.external)}`,
+  );
 
   const began = Date.now();
   const samples: Array<{ minute: number; rss: number; heap: number }> = [];
   const sampler = setInterval(() => {
     void server.memory().then((m) => {
       samples.push({ minute: (Date.now() - began) / 60_000, rss: m.rss, heap: m.heapUsed });
-      write(`  ${Math.round((Date.now() - began) / 1000)} s (under load): rss ${mb(m.rss)}, heap used ${mb(m.heapUsed)}`);
+      write(
+        `  ${Math.round((Date.now() - began) / 1000)} s (under load): rss ${mb(m.rss)}, heap used ${mb(m.heapUsed)}`,
+      );
     });
   }, 60_000);
   const [probed, paid] = await traffic(seconds);
@@ -66,23 +79,41 @@ try {
   write(`  paid:   ${describeRun(paid)}`);
   const used = setup.pools.reduce((n, p) => n + p.taken, 0);
   const starved = setup.pools.reduce((n, p) => n + p.starved, 0);
-  write(`  ${describeExecutions(stats, used, starved)} (since the start, warm-up included; ${sum(stats.runs) - runsBefore} runs in the soak)`);
-  write(`  chain: payers -${initial.payers - after.payers}, pay-to +${after.payTo - initial.payTo} units since the start (settled receipts: ${stats.receipts.settledAmount})`);
+  write(
+    `  ${describeExecutions(stats, used, starved)} (since the start, warm-up included; ${sum(stats.runs) - runsBefore} runs in the soak)`,
+  );
+  write(
+    `  chain: payers -${initial.payers - after.payers}, pay-to +${after.payTo - initial.payTo} units since the start (settled receipts: ${stats.receipts.settledAmount})`,
+  );
   if (probed.errors || probed.timeouts) problems.push(`probes: ${probed.errors} errors, ${probed.timeouts} timeouts`);
-  if (Object.keys(statuses(probed)).some((s) => s !== '402')) problems.push(`probes answered ${JSON.stringify(statuses(probed))}`);
-  if (paid.errors || paid.timeouts || paid.non2xx) problems.push(`paid: ${paid.errors} errors, ${paid.timeouts} timeouts, ${paid.non2xx} non-2xx`);
+  if (Object.keys(statuses(probed)).some((s) => s !== '402'))
+    problems.push(`probes answered ${JSON.stringify(statuses(probed))}`);
+  if (paid.errors || paid.timeouts || paid.non2xx)
+    problems.push(`paid: ${paid.errors} errors, ${paid.timeouts} timeouts, ${paid.non2xx} non-2xx`);
   if (starved) problems.push(`${starved} paid requests found no payment ready`);
   // Receipts and handler runs count since the server started, so the chain is compared from before the warm-up.
-  problems.push(...paidProblems(stats, { payersSpent: initial.payers - after.payers, payToGained: after.payTo - initial.payTo }, used, statuses(paid)['200'] ?? 0));
+  problems.push(
+    ...paidProblems(
+      stats,
+      { payersSpent: initial.payers - after.payers, payToGained: after.payTo - initial.payTo },
+      used,
+      statuses(paid)['200'] ?? 0,
+    ),
+  );
 
   const replay = await replaySettled(setup, paidConnections);
   write(`  ${replay.line}`);
   problems.push(...replay.problems);
 
-  if (samples.length >= 3) write(`  trend under load (${samples.length} samples): rss ${slope(samples, 'rss')}, heap used ${slope(samples, 'heap')}`);
+  if (samples.length >= 3)
+    write(
+      `  trend under load (${samples.length} samples): rss ${slope(samples, 'rss')}, heap used ${slope(samples, 'heap')}`,
+    );
   const rssGrowth = (end.rss - start.rss) / start.rss;
   const heapGrowth = (end.heapUsed - start.heapUsed) / start.heapUsed;
-  write(`  end (idle, after GC): rss ${mb(end.rss)} (${(rssGrowth * 100).toFixed(1)}%), heap used ${mb(end.heapUsed)} (${(heapGrowth * 100).toFixed(1)}%), external ${mb(end.external)} (limit +${MAX_GROWTH * 100}%)`);
+  write(
+    `  end (idle, after GC): rss ${mb(end.rss)} (${(rssGrowth * 100).toFixed(1)}%), heap used ${mb(end.heapUsed)} (${(heapGrowth * 100).toFixed(1)}%), external ${mb(end.external)} (limit +${MAX_GROWTH * 100}%)`,
+  );
   if (rssGrowth >= MAX_GROWTH) problems.push(`RSS grew ${(rssGrowth * 100).toFixed(1)}%`);
   if (heapGrowth >= MAX_GROWTH) problems.push(`heap grew ${(heapGrowth * 100).toFixed(1)}%`);
 } finally {

@@ -89,7 +89,8 @@ const signer = {
     }
   },
   writeContract: async ({ address, functionName, args }) => {
-    if (!isAsset(address) || functionName !== 'transferWithAuthorization') throw revert(`unexpected call ${functionName}`);
+    if (!isAsset(address) || functionName !== 'transferWithAuthorization')
+      throw revert(`unexpected call ${functionName}`);
     let key;
     try {
       key = checkTransfer(args);
@@ -150,7 +151,10 @@ async function answer(kind, req, res) {
   const body = await readJson(req);
   if (!body?.paymentPayload || !body.paymentRequirements) {
     count(counters.reasons, 'invalid_request');
-    sendJson(res, 400, { error: 'invalid_request', message: 'expected { x402Version, paymentPayload, paymentRequirements }' });
+    sendJson(res, 400, {
+      error: 'invalid_request',
+      message: 'expected { x402Version, paymentPayload, paymentRequirements }',
+    });
     return;
   }
   try {
@@ -169,11 +173,23 @@ async function answer(kind, req, res) {
     if (err instanceof VerifyError) {
       counters.invalid++;
       count(counters.reasons, err.invalidReason ?? 'verify_error');
-      sendJson(res, err.statusCode, { isValid: false, invalidReason: err.invalidReason, invalidMessage: err.invalidMessage, payer: err.payer });
+      sendJson(res, err.statusCode, {
+        isValid: false,
+        invalidReason: err.invalidReason,
+        invalidMessage: err.invalidMessage,
+        payer: err.payer,
+      });
     } else if (err instanceof SettleError) {
       counters.failed++;
       count(counters.reasons, err.errorReason ?? 'settle_error');
-      sendJson(res, err.statusCode, { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, payer: err.payer, transaction: err.transaction, network: err.network });
+      sendJson(res, err.statusCode, {
+        success: false,
+        errorReason: err.errorReason,
+        errorMessage: err.errorMessage,
+        payer: err.payer,
+        transaction: err.transaction,
+        network: err.network,
+      });
     } else {
       count(counters.reasons, 'internal_error');
       sendJson(res, 500, { error: 'internal_error', message: String(err?.message ?? err) });

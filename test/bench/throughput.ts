@@ -13,7 +13,10 @@ export interface LoadResult {
 }
 
 /** Runs autocannon against a URL for `seconds` with `connections` connections. */
-export async function load(url: string, options: { method?: 'GET' | 'POST'; seconds: number; connections: number; body?: string; expect?: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: { method?: 'GET' | 'POST'; seconds: number; connections: number; body?: string; expect?: number },
+): Promise<LoadResult> {
   const result = await autocannon({
     url,
     method: options.method ?? 'GET',
@@ -24,7 +27,13 @@ export async function load(url: string, options: { method?: 'GET' | 'POST'; seco
   const byStatus = (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
   const total = Object.values(byStatus).reduce((n, s) => n + s.count, 0);
   const unexpected = options.expect === undefined ? 0 : total - (byStatus[String(options.expect)]?.count ?? 0);
-  return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx, unexpected };
+  return {
+    rps: result.requests.average,
+    p99ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    unexpected,
+  };
 }
 
 /** A fixed response for the baseline: a small JSON, or the same bytes our 402 carries. */

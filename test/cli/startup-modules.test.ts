@@ -17,7 +17,15 @@ describe('tollbooth serve at rest', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Payment /);
     const loaded = trace.packages();
     expect(loaded.size).toBeGreaterThan(0);
-    for (const heavy of ['mppx', 'viem', 'ox', '@modelcontextprotocol/sdk', '@solana/kit', '@stellar/stellar-sdk', 'algosdk']) {
+    for (const heavy of [
+      'mppx',
+      'viem',
+      'ox',
+      '@modelcontextprotocol/sdk',
+      '@solana/kit',
+      '@stellar/stellar-sdk',
+      'algosdk',
+    ]) {
       expect(loaded.has(heavy), `${heavy} loaded at rest`).toBe(false);
     }
   });

@@ -37,7 +37,10 @@ describe('--testnet on tollbooth serve and tollbooth stdio', () => {
   it('serve without it says the mainnet set is live', async () => {
     const server = await spawnServe({ LOG_LEVEL: 'info' });
     try {
-      expect(await server.logged('tollbooth listening')).toMatchObject({ networkSet: 'mainnet', networks: DEFAULT_NETWORKS.map((n) => n.id) });
+      expect(await server.logged('tollbooth listening')).toMatchObject({
+        networkSet: 'mainnet',
+        networks: DEFAULT_NETWORKS.map((n) => n.id),
+      });
     } finally {
       await server.stop();
     }
@@ -46,7 +49,10 @@ describe('--testnet on tollbooth serve and tollbooth stdio', () => {
   it('stdio --testnet serves the tools with testnet challenges and says so on its ready line', async () => {
     const stdio = await spawnStdio({ LOG_LEVEL: 'info' }, ['--testnet']);
     try {
-      const result = await stdio.client.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 } });
+      const result = await stdio.client.callTool({
+        name: 'annuity',
+        arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 },
+      });
       expect(result.isError).toBe(true);
       const accepts = (result.structuredContent as { accepts: Array<{ network: string }> }).accepts;
       expect(accepts.map((a) => a.network)).toEqual(TESTNET_IDS);
@@ -63,7 +69,9 @@ describe('--testnet on tollbooth serve and tollbooth stdio', () => {
   });
 
   it('is refused by commands that do not take it (strict options)', async () => {
-    const failed = await run(process.execPath, [CLI_PATH, 'receipts', '--testnet'], { env }).catch((err: { code: number; stderr: string }) => err);
+    const failed = await run(process.execPath, [CLI_PATH, 'receipts', '--testnet'], { env }).catch(
+      (err: { code: number; stderr: string }) => err,
+    );
     expect(failed).toMatchObject({ code: 2, stderr: expect.stringMatching(/--testnet/) });
   });
 });

@@ -22,10 +22,20 @@ afterAll(async () => {
   await base?.stop();
 });
 
-const challenge = async () => decodeHeader((await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+const challenge = async () =>
+  decodeHeader(
+    (await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required'),
+  ) as PaymentRequired;
 const settle = async (payment: PaymentPayload) =>
-  (await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body })).status;
-const state = (payment: PaymentPayload, table = networks) => authorizationState(payment, { network: BASE_MAINNET, asset: base.token }, table, 5000);
+  (
+    await fetch(server.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+      body,
+    })
+  ).status;
+const state = (payment: PaymentPayload, table = networks) =>
+  authorizationState(payment, { network: BASE_MAINNET, asset: base.token }, table, 5000);
 
 describe('refusal reasons that mean "already used"', () => {
   it('are recognised from the one list, and from their shape, never from unrelated reasons', () => {
@@ -56,13 +66,21 @@ describe('asking the chain whether a sent payment was used', () => {
   it('says unknown, never unused, when no RPC is configured or the RPC cannot be reached', async () => {
     const payment = await officialPayment(base.payers[0]!, await challenge(), BASE_MAINNET);
     const withoutRpc = networks.map((n) => (n.id === BASE_MAINNET ? { ...n, rpcUrl: undefined } : n)) as NetworkEntry[];
-    expect(await state(payment, withoutRpc)).toMatchObject({ type: 'unknown', why: expect.stringMatching(/no RPC URL is configured for eip155:8453/) });
+    expect(await state(payment, withoutRpc)).toMatchObject({
+      type: 'unknown',
+      why: expect.stringMatching(/no RPC URL is configured for eip155:8453/),
+    });
     const deadRpc = networks.map((n) => (n.id === BASE_MAINNET ? { ...n, rpcUrl: 'http://127.0.0.1:9' } : n));
-    expect(await state(payment, deadRpc)).toMatchObject({ type: 'unknown', why: expect.stringMatching(/^the chain could not be asked/) });
+    expect(await state(payment, deadRpc)).toMatchObject({
+      type: 'unknown',
+      why: expect.stringMatching(/^the chain could not be asked/),
+    });
   });
 
   it('says unknown for a network this client cannot look up', async () => {
     const payment = await officialPayment(base.payers[0]!, await challenge(), BASE_MAINNET);
-    expect(await authorizationState(payment, { network: 'stellar:pubnet', asset: 'C' }, networks, 1000)).toMatchObject({ type: 'unknown' });
+    expect(await authorizationState(payment, { network: 'stellar:pubnet', asset: 'C' }, networks, 1000)).toMatchObject({
+      type: 'unknown',
+    });
   });
 });

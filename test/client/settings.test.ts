@@ -22,14 +22,25 @@ function failure(env: Record<string, string>): ConfigError {
 
 describe('agent-side settings', () => {
   it('defaults to no remote, no wallet, ten cents a call and one dollar a day', () => {
-    expect(load({})).toEqual({ remote: {}, timeoutMs: DEFAULT_REMOTE_TIMEOUT_MS, wallets: {}, budget: { maxUsdPerCall: 0.1, maxUsdPerDay: 1 }, preference: [], protocols: ['x402', 'mpp'] });
+    expect(load({})).toEqual({
+      remote: {},
+      timeoutMs: DEFAULT_REMOTE_TIMEOUT_MS,
+      wallets: {},
+      budget: { maxUsdPerCall: 0.1, maxUsdPerDay: 1 },
+      preference: [],
+      protocols: ['x402', 'mpp'],
+    });
     expect(DEFAULT_BUDGET).toEqual({ maxUsdPerCall: 0.1, maxUsdPerDay: 1 });
   });
 
   it('pays on one network when BUDGET_NETWORKS is unset: the first of the table it holds a wallet for', () => {
     expect(load({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey() }).budget.networks).toEqual(['eip155:8453']);
-    expect(load({ WALLET_SOLANA_SECRET_KEY: JSON.stringify([...newSolanaKeypairBytes()]) }).budget.networks).toEqual(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
-    expect(load({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey(), BUDGET_NETWORKS: 'eip155:*' }).budget.networks).toEqual(['eip155:*']);
+    expect(load({ WALLET_SOLANA_SECRET_KEY: JSON.stringify([...newSolanaKeypairBytes()]) }).budget.networks).toEqual([
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    ]);
+    expect(load({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey(), BUDGET_NETWORKS: 'eip155:*' }).budget.networks).toEqual(
+      ['eip155:*'],
+    );
     expect(load({}).budget.networks).toBeUndefined();
   });
 
@@ -42,17 +53,31 @@ describe('agent-side settings', () => {
 
   it('gives every tool group REMOTE_URL unless the group has its own, without trailing slashes', () => {
     expect(load({ REMOTE_URL: 'https://remote.example/', REMOTE_URL_SMM: 'https://smm.example/x/' }).remote).toEqual({
-      tools: 'https://remote.example', token: 'https://remote.example', smm: 'https://smm.example/x', transfers: 'https://remote.example',
+      tools: 'https://remote.example',
+      token: 'https://remote.example',
+      smm: 'https://smm.example/x',
+      transfers: 'https://remote.example',
     });
     expect(load({ REMOTE_URL_TOOLS: 'https://tools.example' }).remote).toEqual({ tools: 'https://tools.example' });
   });
 
   it('reads the budget, its allow-lists and the preference order', () => {
     const client = load({
-      BUDGET_MAX_USD_PER_CALL: '0.25', BUDGET_MAX_USD_PER_DAY: '5', BUDGET_ASK_ABOVE_USD: '0.05',
-      BUDGET_NETWORKS: 'eip155:8453, solana:*', BUDGET_TOOLS: 'annuity,geo-distance', PAYMENT_PREFERENCE: 'solana:*,eip155:8453', REMOTE_TIMEOUT_MS: '5000',
+      BUDGET_MAX_USD_PER_CALL: '0.25',
+      BUDGET_MAX_USD_PER_DAY: '5',
+      BUDGET_ASK_ABOVE_USD: '0.05',
+      BUDGET_NETWORKS: 'eip155:8453, solana:*',
+      BUDGET_TOOLS: 'annuity,geo-distance',
+      PAYMENT_PREFERENCE: 'solana:*,eip155:8453',
+      REMOTE_TIMEOUT_MS: '5000',
     });
-    expect(client.budget).toEqual({ maxUsdPerCall: 0.25, maxUsdPerDay: 5, askAboveUsd: 0.05, networks: ['eip155:8453', 'solana:*'], tools: ['annuity', 'geo-distance'] });
+    expect(client.budget).toEqual({
+      maxUsdPerCall: 0.25,
+      maxUsdPerDay: 5,
+      askAboveUsd: 0.05,
+      networks: ['eip155:8453', 'solana:*'],
+      tools: ['annuity', 'geo-distance'],
+    });
     expect(client.preference).toEqual(['solana:*', 'eip155:8453']);
     expect(client.timeoutMs).toBe(5000);
   });
@@ -64,7 +89,11 @@ describe('agent-side settings', () => {
       const solana = newSolanaKeypairBytes();
       const algorand = algosdk.generateAccount();
       writeFileSync(join(dir, 'solana.json'), JSON.stringify([...solana]));
-      const client = load({ WALLET_EVM_PRIVATE_KEY: evm, WALLET_SOLANA_SECRET_KEY_FILE: join(dir, 'solana.json'), WALLET_ALGORAND_MNEMONIC: algosdk.secretKeyToMnemonic(algorand.sk) });
+      const client = load({
+        WALLET_EVM_PRIVATE_KEY: evm,
+        WALLET_SOLANA_SECRET_KEY_FILE: join(dir, 'solana.json'),
+        WALLET_ALGORAND_MNEMONIC: algosdk.secretKeyToMnemonic(algorand.sk),
+      });
       expect(client.wallets).toEqual({ evm, svm: solana, algorand: algorand.sk });
     } finally {
       rmSync(dir, { recursive: true, force: true });

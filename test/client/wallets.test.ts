@@ -12,7 +12,8 @@ import { newSolanaKeypairBytes } from '../support/chain/solana-env.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 const challenge = buildChallenge(config, annuity);
-const entry = (network: string, scheme = 'exact') => (challenge.accepts as PaymentRequirements[]).find((a) => a.network === network && a.scheme === scheme)!;
+const entry = (network: string, scheme = 'exact') =>
+  (challenge.accepts as PaymentRequirements[]).find((a) => a.network === network && a.scheme === scheme)!;
 
 describe("the agent's wallets", () => {
   it('derives the address of each key it is given, and holds a Stellar key without paying with it', async () => {
@@ -20,7 +21,10 @@ describe("the agent's wallets", () => {
     const solana = newSolanaKeypairBytes();
     const algorand = algosdk.generateAccount();
     const stellar = Keypair.random();
-    const wallets = await loadWallets({ evm, svm: solana, algorand: algorand.sk, stellar: stellar.secret() }, config.networks);
+    const wallets = await loadWallets(
+      { evm, svm: solana, algorand: algorand.sk, stellar: stellar.secret() },
+      config.networks,
+    );
     expect(wallets.addresses).toEqual({
       evm: privateKeyToAccount(evm).address,
       svm: (await createKeyPairSignerFromBytes(solana)).address,
@@ -36,7 +40,9 @@ describe("the agent's wallets", () => {
     const wallets = await loadWallets({ evm: generatePrivateKey() }, config.networks);
     expect(wallets.unpayable(entry('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'), 2)).toBe('no_wallet');
     expect(wallets.unpayable({ ...entry('eip155:8453'), network: 'base' } as never, 1)).toBeUndefined();
-    expect(wallets.unpayable({ ...entry('eip155:8453', 'upto'), network: 'base' } as never, 1)).toBe('unsupported_scheme');
+    expect(wallets.unpayable({ ...entry('eip155:8453', 'upto'), network: 'base' } as never, 1)).toBe(
+      'unsupported_scheme',
+    );
     expect(wallets.unpayable({ ...entry('eip155:8453'), scheme: 'batch-settlement' }, 2)).toBe('unsupported_scheme');
   });
 
@@ -44,15 +50,23 @@ describe("the agent's wallets", () => {
     const key = generatePrivateKey();
     const wallets = await loadWallets({ evm: key }, config.networks);
     const option = entry('eip155:8453');
-    const payload = await wallets.clientFor(option, 2, 1000n).createPaymentPayload({ ...challenge, accepts: [option] } as never);
+    const payload = await wallets
+      .clientFor(option, 2, 1000n)
+      .createPaymentPayload({ ...challenge, accepts: [option] } as never);
     expect(payload.accepted).toEqual(option);
     expect(payload.extensions).toMatchObject({ 'builder-code': { info: { a: 'tollbooth' } } });
-    expect((payload.payload as { authorization: Record<string, string> }).authorization).toMatchObject({ from: privateKeyToAccount(key).address, to: option.payTo, value: '1000' });
+    expect((payload.payload as { authorization: Record<string, string> }).authorization).toMatchObject({
+      from: privateKeyToAccount(key).address,
+      to: option.payTo,
+      value: '1000',
+    });
   });
 
   it('never signs above the cap it is given: the official spend controls hold it too', async () => {
     const wallets = await loadWallets({ evm: generatePrivateKey() }, config.networks);
     const option = entry('eip155:8453');
-    await expect(wallets.clientFor(option, 2, 999n).createPaymentPayload({ ...challenge, accepts: [option] } as never)).rejects.toThrow(/spendControls/);
+    await expect(
+      wallets.clientFor(option, 2, 999n).createPaymentPayload({ ...challenge, accepts: [option] } as never),
+    ).rejects.toThrow(/spendControls/);
   });
 });

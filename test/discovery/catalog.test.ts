@@ -4,11 +4,20 @@ import { paidTools as tools } from '../../tools/index.js';
 
 describe('discovery text helpers', () => {
   it('write USD prices as plain decimals without floating-point noise', () => {
-    expect([0.001, 0.005, 0.15, 3, 0.1 + 0.2, 10_000 / 10 ** 7].map(usdString)).toEqual(['0.001', '0.005', '0.15', '3', '0.3', '0.001']);
+    expect([0.001, 0.005, 0.15, 3, 0.1 + 0.2, 10_000 / 10 ** 7].map(usdString)).toEqual([
+      '0.001',
+      '0.005',
+      '0.15',
+      '3',
+      '0.3',
+      '0.001',
+    ]);
   });
 
   it('take the first sentence of a description, not stopping at abbreviations', () => {
-    expect(firstSentence('Computes things for a coin (e.g. BTC, ETH) from candles. Then more.')).toBe('Computes things for a coin (e.g. BTC, ETH) from candles.');
+    expect(firstSentence('Computes things for a coin (e.g. BTC, ETH) from candles. Then more.')).toBe(
+      'Computes things for a coin (e.g. BTC, ETH) from candles.',
+    );
     expect(firstSentence('Prices in dollars, i.e. USD. Second.')).toBe('Prices in dollars, i.e. USD.');
     expect(firstSentence('No full stop at all')).toBe('No full stop at all');
   });

@@ -18,7 +18,12 @@ describe('GET /llms.txt', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe('# Tollbooth');
     expect(lines[2]).toMatch(/^> .*x402/);
-    expect(lines.filter((l) => l.startsWith('## '))).toEqual(['## How to pay', '## Endpoints', '## Paid tools', '## Free tools']);
+    expect(lines.filter((l) => l.startsWith('## '))).toEqual([
+      '## How to pay',
+      '## Endpoints',
+      '## Paid tools',
+      '## Free tools',
+    ]);
   });
 
   it('says how to pay and where the MCP endpoint and the other discovery documents are', () => {

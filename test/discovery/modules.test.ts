@@ -12,7 +12,9 @@ describe('tollbooth serve answering discovery', () => {
     const trace = moduleTrace();
     const server = await spawnServe(trace.env);
     servers.push(server);
-    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { 'x-payment-info'?: { mpp?: unknown } }>> };
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { 'x-payment-info'?: { mpp?: unknown } }>>;
+    };
     expect(openapi.paths['/api/annuity']!.post!['x-payment-info']!.mpp).toBeDefined();
     expect(((await (await fetch(`${server.url}/.well-known/x402`)).json()) as { mpp?: unknown }).mpp).toBeDefined();
     expect(await (await fetch(`${server.url}/llms.txt`)).text()).toContain('Authorization: Payment');

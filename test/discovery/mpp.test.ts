@@ -41,7 +41,15 @@ async function probeOffers(server: TestServer, tool: (typeof tools)[number]): Pr
   if (!res.headers.get('www-authenticate')) return [];
   return Challenge.fromResponseList(res).map((c) => {
     const request = c.request as Json;
-    return { method: c.method, intent: c.intent, realm: c.realm, amount: request.amount, currency: request.currency, recipient: request.recipient, chainId: request.methodDetails.chainId };
+    return {
+      method: c.method,
+      intent: c.intent,
+      realm: c.realm,
+      amount: request.amount,
+      currency: request.currency,
+      recipient: request.recipient,
+      chainId: request.methodDetails.chainId,
+    };
   });
 }
 
@@ -60,7 +68,9 @@ describe('discovery with MPP on (the default)', () => {
     expect(validate(seen.openapi)).toEqual([]);
     const result = await new Validator().validate(structuredClone(seen.openapi));
     expect(result.errors ?? []).toEqual([]);
-    expect(seen.openapi['x-service-info']).toEqual({ docs: { homepage: `${new URL('/', 'http://localhost:4021').href}`, llms: 'http://localhost:4021/llms.txt' } });
+    expect(seen.openapi['x-service-info']).toEqual({
+      docs: { homepage: `${new URL('/', 'http://localhost:4021').href}`, llms: 'http://localhost:4021/llms.txt' },
+    });
   });
 
   it('lists on each paid operation the MPP offers a bare probe is challenged with: same amounts, currencies, recipients and chains, in order', async () => {
@@ -76,19 +86,36 @@ describe('discovery with MPP on (the default)', () => {
       }
       offered += 1;
       expect(info).toMatchObject({ method: 'evm', intent: 'charge', mpp: { realm: 'tools.example.com' } });
-      expect(info.mpp.offers.map((o: Json) => ({ method: o.method, intent: o.intent, realm: info.mpp.realm, amount: o.amount, currency: o.currency, recipient: o.recipient, chainId: o.methodDetails.chainId }))).toEqual(challenged);
+      expect(
+        info.mpp.offers.map((o: Json) => ({
+          method: o.method,
+          intent: o.intent,
+          realm: info.mpp.realm,
+          amount: o.amount,
+          currency: o.currency,
+          recipient: o.recipient,
+          chainId: o.methodDetails.chainId,
+        })),
+      ).toEqual(challenged);
       // mppx reads the flat form as one evm/charge offer, and the listed offers are a valid MPP offer list themselves.
       expect(PaymentInfo.parse(info).offers).toEqual([expect.objectContaining({ method: 'evm', intent: 'charge' })]);
       expect(PaymentInfo.parse({ offers: info.mpp.offers }).offers).toHaveLength(challenged.length);
       const op = operationOf(seen.openapi, tool);
-      expect(op.responses['402'].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+      expect(op.responses['402'].headers['WWW-Authenticate']).toEqual({
+        $ref: '#/components/headers/WWW-Authenticate',
+      });
       expect(op.responses['200'].headers['Payment-Receipt']).toEqual({ $ref: '#/components/headers/Payment-Receipt' });
     }
     expect(offered).toBeGreaterThan(0);
   });
 
   it('/.well-known/x402 keeps its x402 fields and adds an mpp note: realm, evm/charge, where challenges, credentials and receipts go', () => {
-    expect(seen.wellKnown).toMatchObject({ version: 1, x402Version: 2, resources: expect.any(Array), items: expect.any(Array) });
+    expect(seen.wellKnown).toMatchObject({
+      version: 1,
+      x402Version: 2,
+      resources: expect.any(Array),
+      items: expect.any(Array),
+    });
     expect(seen.wellKnown.mpp).toMatchObject({
       realm: 'tools.example.com',
       method: 'evm',
@@ -98,7 +125,9 @@ describe('discovery with MPP on (the default)', () => {
     });
     for (const item of seen.wellKnown.items as Json[]) {
       const tool = tools.find((t) => t.name === item.name)!;
-      expect(item.mpp?.offers ?? [], item.name).toEqual(operationOf(seen.openapi, tool)['x-payment-info'].mpp?.offers ?? []);
+      expect(item.mpp?.offers ?? [], item.name).toEqual(
+        operationOf(seen.openapi, tool)['x-payment-info'].mpp?.offers ?? [],
+      );
     }
   });
 
@@ -131,8 +160,17 @@ describe('discovery with MPP=off', () => {
 
   it('mentions MPP nowhere: no MPP field in /openapi.json, /.well-known/x402 or tools/list, no MPP line in llms.txt or the instructions', async () => {
     const everything = JSON.stringify([seen.openapi, seen.wellKnown, seen.listed]);
-    for (const word of ['mpp', 'MPP', 'org.paymentauth', 'WWW-Authenticate', 'Payment-Receipt', 'x-service-info']) expect(everything).not.toContain(word);
-    for (const tool of tools) expect(Object.keys(operationOf(seen.openapi, tool)['x-payment-info']).sort()).toEqual(['accepts', 'currency', 'price', 'pricingMode', 'protocols', 'x402Version']);
+    for (const word of ['mpp', 'MPP', 'org.paymentauth', 'WWW-Authenticate', 'Payment-Receipt', 'x-service-info'])
+      expect(everything).not.toContain(word);
+    for (const tool of tools)
+      expect(Object.keys(operationOf(seen.openapi, tool)['x-payment-info']).sort()).toEqual([
+        'accepts',
+        'currency',
+        'price',
+        'pricingMode',
+        'protocols',
+        'x402Version',
+      ]);
     expect(seen.llms).not.toMatch(/MPP|org\.paymentauth|Authorization: Payment/);
     expect(seen.instructions).not.toMatch(/MPP|org\.paymentauth/);
     expect((await new Validator().validate(structuredClone(seen.openapi))).valid).toBe(true);

@@ -12,7 +12,10 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 let server: TestServer;
 let doc: Json;
 beforeAll(async () => {
-  server = await startTestServer({ BASE_URL_TOKEN: 'https://token.example.com', BASE_URL_SMM: 'https://smm.example.com' });
+  server = await startTestServer({
+    BASE_URL_TOKEN: 'https://token.example.com',
+    BASE_URL_SMM: 'https://smm.example.com',
+  });
   doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Json;
 });
 afterAll(() => server.close());
@@ -21,7 +24,11 @@ const operation = (path: string, method: string): Json => doc.paths[path]?.[meth
 
 describe('GET /openapi.json', () => {
   it('is an OpenAPI 3.1 document in the 2020-12 schema dialect, also served at /.well-known/openapi.json for any origin', async () => {
-    expect(doc).toMatchObject({ openapi: '3.1.0', jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema', info: { title: 'Tollbooth' } });
+    expect(doc).toMatchObject({
+      openapi: '3.1.0',
+      jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+      info: { title: 'Tollbooth' },
+    });
     const alias = await fetch(`${server.url}/.well-known/openapi.json`);
     expect(alias.headers.get('access-control-allow-origin')).toBe('*');
     expect(alias.headers.get('content-type')).toMatch(/^application\/json/);
@@ -41,7 +48,9 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes).toBeUndefined();
     expect(doc.security).toBeUndefined();
     for (const methods of Object.values(doc.paths) as Json[]) {
-      for (const op of Object.values(methods).filter((o): o is Json => typeof o === 'object' && o !== null && 'operationId' in o)) {
+      for (const op of Object.values(methods).filter(
+        (o): o is Json => typeof o === 'object' && o !== null && 'operationId' in o,
+      )) {
         expect(op.security, op.operationId).toEqual([]);
         if (op['x-payment-info']) expect(op.responses['402'], op.operationId).toBeDefined();
       }
@@ -55,7 +64,13 @@ describe('GET /openapi.json', () => {
     expect(doc.paths[tokenReport.path].servers).toEqual([{ url: 'https://token.example.com' }]);
     expect(doc.paths[smmOrder.path].servers).toEqual([{ url: 'https://smm.example.com' }]);
     expect(doc.paths[annuity.path].servers).toEqual([{ url: 'http://localhost:4021' }]);
-    expect(doc.servers).toEqual(expect.arrayContaining([{ url: 'http://localhost:4021' }, { url: 'https://token.example.com' }, { url: 'https://smm.example.com' }]));
+    expect(doc.servers).toEqual(
+      expect.arrayContaining([
+        { url: 'http://localhost:4021' },
+        { url: 'https://token.example.com' },
+        { url: 'https://smm.example.com' },
+      ]),
+    );
   });
 
   for (const tool of tools) {
@@ -63,15 +78,25 @@ describe('GET /openapi.json', () => {
       const op = operation(tool.path, tool.method);
       expect(op).toMatchObject({ operationId: tool.name, summary: tool.title, tags: [tool.group] });
       expect(doc.components.schemas[`${tool.name}.output`]).toBeDefined();
-      if (tool.method === 'POST') expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${tool.name}.input` });
+      if (tool.method === 'POST')
+        expect(op.requestBody.content['application/json'].schema).toEqual({
+          $ref: `#/components/schemas/${tool.name}.input`,
+        });
       else expect(op.parameters.slice(1).every((p: Json) => p.in === 'query')).toBe(true);
-      expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${tool.name}.output` });
+      expect(op.responses['200'].content['application/json'].schema).toEqual({
+        $ref: `#/components/schemas/${tool.name}.output`,
+      });
 
       const res = await fetch(server.url + tool.path, { method: tool.method });
       const v1 = tool.group === 'transfers';
       const challenge = (v1 ? await res.json() : decodeHeader(res.headers.get('payment-required'))) as Json;
       const info = op['x-payment-info'];
-      expect(info).toMatchObject({ protocols: ['x402', 'mpp'], pricingMode: 'fixed', currency: 'USD', x402Version: challenge.x402Version });
+      expect(info).toMatchObject({
+        protocols: ['x402', 'mpp'],
+        pricingMode: 'fixed',
+        currency: 'USD',
+        x402Version: challenge.x402Version,
+      });
       expect(info.accepts.map((a: Json) => [a.scheme, a.network, a.asset, a.amount])).toEqual(
         challenge.accepts.map((a: Json) => [a.scheme, a.network, a.asset, a.amount ?? a.maxAmountRequired]),
       );
@@ -79,11 +104,20 @@ describe('GET /openapi.json', () => {
       // Payment is described as payment (x-payment-info, the 402, an optional payment header), never as an API key.
       expect(op.security).toEqual([]);
       expect(op.parameters[0]).toEqual({ $ref: `#/components/parameters/${v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE'}` });
-      expect(doc.components.parameters[v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE']).toMatchObject({ in: 'header', required: false });
-      expect(op.responses['402'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${v1 ? 'PaymentRequiredV1' : 'PaymentRequired'}` });
-      expect(op.responses['402'].headers?.['PAYMENT-REQUIRED']).toEqual(v1 ? undefined : { $ref: '#/components/headers/PAYMENT-REQUIRED' });
+      expect(doc.components.parameters[v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE']).toMatchObject({
+        in: 'header',
+        required: false,
+      });
+      expect(op.responses['402'].content['application/json'].schema).toEqual({
+        $ref: `#/components/schemas/${v1 ? 'PaymentRequiredV1' : 'PaymentRequired'}`,
+      });
+      expect(op.responses['402'].headers?.['PAYMENT-REQUIRED']).toEqual(
+        v1 ? undefined : { $ref: '#/components/headers/PAYMENT-REQUIRED' },
+      );
       expect(op.responses['429']).toEqual({ $ref: '#/components/responses/RateLimited' });
-      expect(op.responses['413']).toEqual(tool.method === 'POST' ? { $ref: '#/components/responses/PayloadTooLarge' } : undefined);
+      expect(op.responses['413']).toEqual(
+        tool.method === 'POST' ? { $ref: '#/components/responses/PayloadTooLarge' } : undefined,
+      );
     });
   }
 
@@ -95,14 +129,23 @@ describe('GET /openapi.json', () => {
       expect(op.security).toEqual([]);
       expect(op['x-payment-info']).toBeUndefined();
       expect(op.responses['402']).toBeUndefined();
-      for (const name of params) expect(op.parameters).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
+      for (const name of params)
+        expect(op.parameters).toContainEqual(expect.objectContaining({ name, in: 'path', required: true }));
     }
   });
 
   it('describes errors with the one error body both transports send, and 429 with Retry-After', async () => {
-    expect(doc.components.schemas.Error).toEqual(schemaObject(z.toJSONSchema(ErrorBodySchema, { io: 'output' }) as Json));
-    expect(doc.components.responses.RateLimited.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
-    const bad = await fetch(`${server.url}/api/annuity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"payment":"lots"}' });
+    expect(doc.components.schemas.Error).toEqual(
+      schemaObject(z.toJSONSchema(ErrorBodySchema, { io: 'output' }) as Json),
+    );
+    expect(doc.components.responses.RateLimited.headers['Retry-After']).toEqual({
+      $ref: '#/components/headers/Retry-After',
+    });
+    const bad = await fetch(`${server.url}/api/annuity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"payment":"lots"}',
+    });
     expect(ErrorBodySchema.safeParse(await bad.json()).success).toBe(true);
   });
 

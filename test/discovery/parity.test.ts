@@ -44,7 +44,13 @@ afterAll(async () => {
 function canonical(schema: Json | undefined): Json | undefined {
   if (!schema) return undefined;
   const required = [...((schema.required ?? []) as string[])].sort();
-  return withoutStrictness(portableSchema({ type: 'object', properties: schema.properties ?? {}, ...(required.length > 0 ? { required } : {}) }));
+  return withoutStrictness(
+    portableSchema({
+      type: 'object',
+      properties: schema.properties ?? {},
+      ...(required.length > 0 ? { required } : {}),
+    }),
+  );
 }
 
 /**
@@ -54,7 +60,11 @@ function canonical(schema: Json | undefined): Json | undefined {
 function withoutStrictness(node: unknown): Json {
   if (Array.isArray(node)) return node.map(withoutStrictness);
   if (node === null || typeof node !== 'object') return node as Json;
-  return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === 'additionalProperties' && v === false)).map(([k, v]) => [k, withoutStrictness(v)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === 'additionalProperties' && v === false))
+      .map(([k, v]) => [k, withoutStrictness(v)]),
+  );
 }
 
 /** The cheapest price of an `accepts` list in USD, from each network's decimals (version-1 `base` is eip155:8453). */
@@ -83,14 +93,23 @@ function openApiInput(op: Json): Json {
   const body = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
   if (body) return body.$ref ? openapi.components.schemas[String(body.$ref).split('/').pop()!] : body;
   const params = (op.parameters ?? []) as Json[];
-  return { properties: Object.fromEntries(params.map((p) => [p.name, p.schema])), required: params.filter((p) => p.required).map((p) => p.name) };
+  return {
+    properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+  };
 }
 
 function fromOpenApi(name: string): Seen {
   const found = operations().find((o) => o.op.operationId === name);
   if (!found) return {};
   const price = found.op['x-payment-info']?.price as string | undefined;
-  return { name, method: found.method, path: found.path, ...(price ? { usd: Number(price) } : {}), input: canonical(openApiInput(found.op)) };
+  return {
+    name,
+    method: found.method,
+    path: found.path,
+    ...(price ? { usd: Number(price) } : {}),
+    input: canonical(openApiInput(found.op)),
+  };
 }
 
 /** The caller's input as the bazaar extension describes it (body for POST, query parameters for GET). */
@@ -99,7 +118,8 @@ function bazaarInput(bazaar: Json | undefined): Json | undefined {
   return canonical(input?.body ?? input?.queryParams);
 }
 
-const LLMS_LINE = /^- \[(?<name>[^\]]+)\]\((?<url>[^)]+)\): (?<method>GET|POST) (?<path>\S+) — (?:from \$(?<usd>[\d.]+) per call \(x402 v\d\)|free) — .+$/;
+const LLMS_LINE =
+  /^- \[(?<name>[^\]]+)\]\((?<url>[^)]+)\): (?<method>GET|POST) (?<path>\S+) — (?:from \$(?<usd>[\d.]+) per call \(x402 v\d\)|free) — .+$/;
 
 function fromLlms(name: string): Seen {
   for (const line of llms.split('\n')) {
@@ -118,9 +138,15 @@ describe('every paid tool appears identically in OpenAPI, /.well-known/x402, llm
     const paid = tools.map((t) => t.name);
     const free = freeTools.map((t) => t.name);
     expect(operations().map((o) => o.op.operationId)).toEqual([...paid, ...free]);
-    expect(operations().filter((o) => o.op['x-payment-info']).map((o) => o.op.operationId)).toEqual(paid);
+    expect(
+      operations()
+        .filter((o) => o.op['x-payment-info'])
+        .map((o) => o.op.operationId),
+    ).toEqual(paid);
     expect((wellKnown.items as Json[]).filter((i) => i.type === 'http').map((i) => i.name)).toEqual(paid);
-    expect((wellKnown.items as Json[]).filter((i) => i.type === 'mcp').map((i) => i.extensions.bazaar.info.input.toolName)).toEqual(paid);
+    expect(
+      (wellKnown.items as Json[]).filter((i) => i.type === 'mcp').map((i) => i.extensions.bazaar.info.input.toolName),
+    ).toEqual(paid);
     expect(wellKnown.resources).toEqual(tools.map((t) => resourceUrl(server.runtime.config, t)));
     expect(llms.split('\n').flatMap((l) => LLMS_LINE.exec(l)?.groups?.name ?? [])).toEqual([...paid, ...free]);
     expect(listed.map((t) => t.name)).toEqual([...paid, ...free]);
@@ -139,7 +165,9 @@ describe('every paid tool appears identically in OpenAPI, /.well-known/x402, llm
 
       const res = await fetch(server.url + tool.path, { method: tool.method });
       expect(res.status).toBe(402);
-      const challenge = (tool.group === 'transfers' ? await res.json() : decodeHeader(res.headers.get('payment-required'))) as Json;
+      const challenge = (
+        tool.group === 'transfers' ? await res.json() : decodeHeader(res.headers.get('payment-required'))
+      ) as Json;
       const httpItem = (wellKnown.items as Json[]).find((i) => i.type === 'http' && i.name === tool.name)!;
       const mcpItem = (wellKnown.items as Json[]).find((i) => i.type === 'mcp' && i.name === tool.name)!;
       const mcpTool = listed.find((t) => t.name === tool.name)!;
@@ -162,7 +190,11 @@ describe('every paid tool appears identically in OpenAPI, /.well-known/x402, llm
           usd: cheapest(httpItem.accepts),
           ...(v1 ? {} : { input: bazaarInput(httpItem.extensions?.bazaar) }),
         },
-        wellKnownMcp: { name: mcpItem.extensions.bazaar.info.input.toolName, usd: cheapest(mcpItem.accepts), input: canonical(mcpItem.extensions.bazaar.info.input.inputSchema) },
+        wellKnownMcp: {
+          name: mcpItem.extensions.bazaar.info.input.toolName,
+          usd: cheapest(mcpItem.accepts),
+          input: canonical(mcpItem.extensions.bazaar.info.input.inputSchema),
+        },
         llms: fromLlms(tool.name),
         challenge: challengeSeen,
         mcpList: { name: mcpTool.name, usd: mcpTool._meta['x402/price'].usd, input: canonical(mcpTool.inputSchema) },
@@ -181,7 +213,12 @@ describe('every paid tool appears identically in OpenAPI, /.well-known/x402, llm
       // The well-known file and MCP hand out the very challenge the route answers with.
       expect(httpItem.accepts).toEqual(challenge.accepts);
       expect(mcpCall.structuredContent).toEqual(asMcpChallenge(challenge, tool.name));
-      if (v1) expect(challenge.accepts[0].outputSchema.input).toMatchObject({ type: 'http', method: tool.method, discoverable: true });
+      if (v1)
+        expect(challenge.accepts[0].outputSchema.input).toMatchObject({
+          type: 'http',
+          method: tool.method,
+          discoverable: true,
+        });
       else expect(httpItem.extensions).toEqual(challenge.extensions);
     });
   }

@@ -22,14 +22,31 @@ describe('GET /.well-known/x402', () => {
     expect(doc.version).toBe(1);
     expect(doc.resources).toEqual(tools.map((t) => `http://localhost:4021${t.path}`));
     expect(doc.instructions).toMatch(/PAYMENT-SIGNATURE/);
-    expect(doc).toMatchObject({ openapi: 'http://localhost:4021/openapi.json', llms: 'http://localhost:4021/llms.txt', mcp: 'http://localhost:4021/mcp' });
+    expect(doc).toMatchObject({
+      openapi: 'http://localhost:4021/openapi.json',
+      llms: 'http://localhost:4021/llms.txt',
+      mcp: 'http://localhost:4021/mcp',
+    });
   });
 
   it("lists each paid tool as an http item in the bazaar's discovery-list shape", () => {
     const items = (doc.items as Json[]).filter((i) => i.type === 'http');
     expect(items).toHaveLength(tools.length);
     for (const item of items) {
-      expect(Object.keys(item)).toEqual(expect.arrayContaining(['resource', 'type', 'x402Version', 'accepts', 'lastUpdated', 'description', 'mimeType', 'method', 'name', 'price']));
+      expect(Object.keys(item)).toEqual(
+        expect.arrayContaining([
+          'resource',
+          'type',
+          'x402Version',
+          'accepts',
+          'lastUpdated',
+          'description',
+          'mimeType',
+          'method',
+          'name',
+          'price',
+        ]),
+      );
       expect(new Date(item.lastUpdated).toISOString()).toBe(item.lastUpdated);
       expect(item.accepts.length).toBeGreaterThan(0);
       expect(item.price.currency).toBe('USD');
@@ -53,7 +70,11 @@ describe('GET /.well-known/x402', () => {
     const items = (doc.items as Json[]).filter((i) => i.type === 'mcp');
     expect(items.map((i) => i.resource)).toEqual(tools.map(() => 'http://localhost:4021/mcp'));
     for (const [i, tool] of tools.entries()) {
-      expect(items[i]!.extensions.bazaar.info.input).toMatchObject({ type: 'mcp', toolName: tool.name, transport: 'streamable-http' });
+      expect(items[i]!.extensions.bazaar.info.input).toMatchObject({
+        type: 'mcp',
+        toolName: tool.name,
+        transport: 'streamable-http',
+      });
       expect(items[i]!.extensions.bazaar.info.input.inputSchema.properties).toBeDefined();
     }
   });

@@ -57,7 +57,9 @@ async function pay(server: TestServer, path: string, payer: PrivateKeyAccount, b
   return { res, payment: signed };
 }
 
-type ErrorBody = { error: { code: string; retryable: boolean; message: string; details: { limit: string; retryAfterSeconds: number } } };
+type ErrorBody = {
+  error: { code: string; retryable: boolean; message: string; details: { limit: string; retryAfterSeconds: number } };
+};
 
 describe('per-payer limits after verification never charge', () => {
   it('refuses a payer over its limit with 429 and Retry-After, runs nothing, charges nothing, and the same payment works later', async () => {
@@ -73,7 +75,11 @@ describe('per-payer limits after verification never charge', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(limited.res.headers.get('payment-response')).toBeNull();
     const body = (await limited.res.json()) as ErrorBody;
-    expect(body.error).toMatchObject({ code: 'rate_limited', retryable: true, details: { limit: 'payer', retryAfterSeconds: retryAfter } });
+    expect(body.error).toMatchObject({
+      code: 'rate_limited',
+      retryable: true,
+      details: { limit: 'payer', retryAfterSeconds: retryAfter },
+    });
     expect(runs.get('annuity')).toBe(ran);
     expect(await paid.balance(payer.address)).toBe(afterFirst);
 
@@ -88,13 +94,23 @@ describe('per-payer limits after verification never charge', () => {
   it('answers an MCP call over the limit with an isError rate_limited result, retryable, with the wait in details', async () => {
     const payer = paid.payers[1]!;
     const unpaid = await mcp.callTool({ name: 'geo-distance', arguments: geoBody });
-    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK)!;
-    const first = await mcp.callTool({ name: 'geo-distance', arguments: geoBody, _meta: { 'x402/payment': await signExactPayment(payer, entry) } });
+    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find(
+      (a) => a.network === LOCAL_NETWORK,
+    )!;
+    const first = await mcp.callTool({
+      name: 'geo-distance',
+      arguments: geoBody,
+      _meta: { 'x402/payment': await signExactPayment(payer, entry) },
+    });
     expect(first.isError).toBeFalsy();
     const afterFirst = await paid.balance(payer.address);
     const ran = runs.get('geo-distance') ?? 0;
 
-    const limited = await mcp.callTool({ name: 'geo-distance', arguments: geoBody, _meta: { 'x402/payment': await signExactPayment(payer, entry) } });
+    const limited = await mcp.callTool({
+      name: 'geo-distance',
+      arguments: geoBody,
+      _meta: { 'x402/payment': await signExactPayment(payer, entry) },
+    });
     expect(limited.isError).toBe(true);
     expect(limited._meta?.['x402/payment-response']).toBeUndefined();
     const body = JSON.parse((limited.content as Array<{ text: string }>)[0]!.text) as ErrorBody;

@@ -33,7 +33,13 @@ function agentEnv(i: number, extra: Record<string, string> = {}, dataDir?: strin
   const dir = dataDir ?? agentDataDir();
   if (!dataDir) dirs.push(dir);
   const key = base.chain.accounts.find((a) => a.address === base.payers[i]!.address)!.privateKey;
-  return { DATA_DIR: dir, NETWORKS_JSON: base.env.NETWORKS_JSON!, WALLET_EVM_PRIVATE_KEY: key, BUDGET_NETWORKS: BASE_MAINNET, ...extra };
+  return {
+    DATA_DIR: dir,
+    NETWORKS_JSON: base.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: BASE_MAINNET,
+    ...extra,
+  };
 }
 
 const call = (tool: string, input: unknown, env: Record<string, string>, flags: string[] = []) =>
@@ -54,9 +60,23 @@ describe('tollbooth call: one paid call for scripts', () => {
     const before = { balance: await base.balance(payer), runs: runCount('annuity') };
     const run = await call('annuity', args, agentEnv(0));
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ type: 'ordinary', presentValue: expect.any(Number), futureValue: expect.any(Number) });
-    expect(stderrJson(run, 'receipt')).toMatchObject({ success: true, network: BASE_MAINNET, payer, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(stderrJson(run, 'payment')).toMatchObject({ status: 'settled', network: BASE_MAINNET, amount: '1000', usd: '$0.001' });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      type: 'ordinary',
+      presentValue: expect.any(Number),
+      futureValue: expect.any(Number),
+    });
+    expect(stderrJson(run, 'receipt')).toMatchObject({
+      success: true,
+      network: BASE_MAINNET,
+      payer,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(stderrJson(run, 'payment')).toMatchObject({
+      status: 'settled',
+      network: BASE_MAINNET,
+      amount: '1000',
+      usd: '$0.001',
+    });
     expect(await base.balance(payer)).toBe(before.balance - PRICE);
     expect(runCount('annuity')).toBe(before.runs + 1);
   });
@@ -66,12 +86,28 @@ describe('tollbooth call: one paid call for scripts', () => {
     const before = { balance: await base.balance(payer), runs: runCount('annuity') };
     const run = await call('annuity', args, agentEnv(1), ['--dry-run']);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as { chosen: Record<string, unknown>; options: Array<Record<string, unknown>>; verdict: string; challenge: { accepts: unknown[] }; budget: Record<string, string> };
-    expect(report.chosen).toEqual({ protocol: 'x402', scheme: 'exact', network: BASE_MAINNET, asset: expect.any(String), amount: '1000', usd: '$0.001' });
+    const report = JSON.parse(run.stdout) as {
+      chosen: Record<string, unknown>;
+      options: Array<Record<string, unknown>>;
+      verdict: string;
+      challenge: { accepts: unknown[] };
+      budget: Record<string, string>;
+    };
+    expect(report.chosen).toEqual({
+      protocol: 'x402',
+      scheme: 'exact',
+      network: BASE_MAINNET,
+      asset: expect.any(String),
+      amount: '1000',
+      usd: '$0.001',
+    });
     expect(report.verdict).toBe(`would pay $0.001 with exact on ${BASE_MAINNET}`);
     // The x402 entries, then the MPP evm/charge challenges our server offers beside them (x402 is preferred).
     expect(report.challenge.accepts).toHaveLength(report.options.filter((o) => o.protocol === 'x402').length);
-    expect(report.options.find((o) => o.protocol === 'x402' && o.network === 'eip155:137')).toMatchObject({ usd: '$0.001', rejected: 'network_not_allowed' });
+    expect(report.options.find((o) => o.protocol === 'x402' && o.network === 'eip155:137')).toMatchObject({
+      usd: '$0.001',
+      rejected: 'network_not_allowed',
+    });
     expect(report.budget).toMatchObject({ spentToday: '$0.00', maxPerCall: '$0.10', maxPerDay: '$1.00' });
     expect(run.stderr).toMatch(/^dry run: would pay \$0\.001 with exact on eip155:8453$/m);
     expect(await base.balance(payer)).toBe(before.balance);
@@ -81,11 +117,27 @@ describe('tollbooth call: one paid call for scripts', () => {
   it('pays a version-1 endpoint (transfers-evm, network base) with X-PAYMENT', async () => {
     const payer = base.payers[2]!.address;
     const before = await base.balance(payer);
-    const run = await runCli(['call', 'transfers-evm', '--input', JSON.stringify({ address: payer, limit: 5 }), '--remote-transfers', server.url], agentEnv(2));
+    const run = await runCli(
+      [
+        'call',
+        'transfers-evm',
+        '--input',
+        JSON.stringify({ address: payer, limit: 5 }),
+        '--remote-transfers',
+        server.url,
+      ],
+      agentEnv(2),
+    );
     expect(run.code).toBe(0);
-    const body = JSON.parse(run.stdout) as { address: string; chain: string; transfers: Array<Record<string, unknown>> };
+    const body = JSON.parse(run.stdout) as {
+      address: string;
+      chain: string;
+      transfers: Array<Record<string, unknown>>;
+    };
     expect(body).toMatchObject({ address: payer, chain: 'base' });
-    expect(body.transfers.some((t) => t.to === payer && t.from === '0x0000000000000000000000000000000000000000')).toBe(true);
+    expect(body.transfers.some((t) => t.to === payer && t.from === '0x0000000000000000000000000000000000000000')).toBe(
+      true,
+    );
     expect(stderrJson(run, 'receipt')).toMatchObject({ success: true, network: 'base' });
     expect(await base.balance(payer)).toBe(before - PRICE);
   });
@@ -103,7 +155,9 @@ describe('tollbooth call: one paid call for scripts', () => {
     expect((await call('annuity', args, env)).code).toBe(0);
     const overDay = await call('annuity', { ...args, periods: 11 }, env);
     expect(overDay.code).toBe(3);
-    expect((stderrJson(overDay, 'error').error as { message: string }).message).toMatch(/only \$0\.00 of today's \$0\.001 budget is left/);
+    expect((stderrJson(overDay, 'error').error as { message: string }).message).toMatch(
+      /only \$0\.00 of today's \$0\.001 budget is left/,
+    );
     expect(await base.balance(payer)).toBe(before - PRICE);
   });
 
@@ -123,11 +177,14 @@ describe('tollbooth call: one paid call for scripts', () => {
     const run = await call('annuity', args, env);
     expect(run.code).toBe(3);
     const summary = JSON.parse(run.stdout) as { paid: boolean; reason: string; options: string[]; more: string };
-    expect(summary).toMatchObject({ paid: false, reason: expect.stringMatching(/No wallet is configured/), more: expect.stringMatching(/--dry-run/) });
+    expect(summary).toMatchObject({
+      paid: false,
+      reason: expect.stringMatching(/No wallet is configured/),
+      more: expect.stringMatching(/--dry-run/),
+    });
     expect(summary.options.length).toBeGreaterThan(0);
     expect(summary.options[0]).toMatch(/^exact on eip155:\d+: \d+ units of 0x/);
     expect(run.stdout.split('\n').length).toBeLessThan(40);
     expect(run.stdout).not.toContain('extensions');
   });
 });
-

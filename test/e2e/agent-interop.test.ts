@@ -30,11 +30,20 @@ let agent: AgentProcess;
  * at the path of our geo-distance tool, so the agent's remote mode can call it.
  */
 async function startThirdParty(): Promise<void> {
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register(LOCAL_NETWORK as `${string}:${string}`, new ExactEvmScheme());
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register(
+    LOCAL_NETWORK as `${string}:${string}`,
+    new ExactEvmScheme(),
+  );
   const app = express();
   app.use(
     paymentMiddleware(
-      { 'POST /api/geo-distance': { accepts: { scheme: 'exact', price: '$0.001', network: LOCAL_NETWORK as `${string}:${string}`, payTo }, description: 'Great-circle distance (third-party)', mimeType: 'application/json' } },
+      {
+        'POST /api/geo-distance': {
+          accepts: { scheme: 'exact', price: '$0.001', network: LOCAL_NETWORK as `${string}:${string}`, payTo },
+          description: 'Great-circle distance (third-party)',
+          mimeType: 'application/json',
+        },
+      },
       resourceServer,
     ),
   );
@@ -49,10 +58,20 @@ async function startThirdParty(): Promise<void> {
 
 beforeAll(async () => {
   paid = await startPaidEnvironment(1);
-  facilitator = await startLookalikeFacilitator({ rpcUrl: paid.chain.rpcUrl, chainId: 84532, privateKey: paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`, network: LOCAL_NETWORK });
+  facilitator = await startLookalikeFacilitator({
+    rpcUrl: paid.chain.rpcUrl,
+    chainId: 84532,
+    privateKey: paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`,
+    network: LOCAL_NETWORK,
+  });
   await startThirdParty();
   const key = paid.chain.accounts.find((a) => a.address === paid.payers[0]!.address)!.privateKey;
-  agent = await spawnAgent(['--remote', thirdPartyUrl], { DATA_DIR: dataDir, NETWORKS_JSON: paid.env.NETWORKS_JSON!, WALLET_EVM_PRIVATE_KEY: key, BUDGET_NETWORKS: LOCAL_NETWORK });
+  agent = await spawnAgent(['--remote', thirdPartyUrl], {
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+  });
 }, 120_000);
 afterAll(async () => {
   await agent?.close();
@@ -66,7 +85,11 @@ afterAll(async () => {
 describe('remote mode against a third-party x402 server (official @x402/express middleware)', () => {
   it('pays the route: the third party is paid exactly its price, and the result and receipt come back', async () => {
     const payer = paid.payers[0]!.address;
-    const before = { payer: await paid.balance(payer), payTo: await paid.balance(payTo), settles: facilitator.calls.settle };
+    const before = {
+      payer: await paid.balance(payer),
+      payTo: await paid.balance(payTo),
+      settles: facilitator.calls.settle,
+    };
     const result = await agent.client.callTool({ name: 'geo-distance', arguments: route });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual(await geoDistance.handler(route, testContext()));
@@ -75,7 +98,16 @@ describe('remote mode against a third-party x402 server (official @x402/express 
     expect(await paid.balance(payTo)).toBe(before.payTo + 1000n);
     expect(facilitator.calls.settle).toBe(before.settles + 1);
     expect(handled).toBe(1);
-    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as { payments: Array<Record<string, unknown>> };
-    expect(history.payments).toEqual([expect.objectContaining({ tool: 'geo-distance', resource: `${thirdPartyUrl}/api/geo-distance`, status: 'settled', usd: '$0.001' })]);
+    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+      payments: Array<Record<string, unknown>>;
+    };
+    expect(history.payments).toEqual([
+      expect.objectContaining({
+        tool: 'geo-distance',
+        resource: `${thirdPartyUrl}/api/geo-distance`,
+        status: 'settled',
+        usd: '$0.001',
+      }),
+    ]);
   });
 });

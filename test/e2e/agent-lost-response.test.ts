@@ -95,7 +95,12 @@ async function agentFor(i: number): Promise<AgentProcess> {
   const dataDir = agentDataDir();
   dirs.push(dataDir);
   const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const agent = await spawnAgent(['--remote', proxy.url], { DATA_DIR: dataDir, NETWORKS_JSON: paid.env.NETWORKS_JSON!, WALLET_EVM_PRIVATE_KEY: key, BUDGET_NETWORKS: LOCAL_NETWORK });
+  const agent = await spawnAgent(['--remote', proxy.url], {
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+  });
   agents.push(agent);
   return agent;
 }
@@ -113,7 +118,9 @@ describe('never paying twice when the answer is lost', () => {
     expect(result._meta?.['x402/payment-response']).toMatchObject({ success: true, network: LOCAL_NETWORK });
     expect(await paid.balance(payer)).toBe(before.balance - PRICE);
     expect(runs.get('annuity')).toBe(before.runs + 1);
-    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as { payments: Array<{ status: string }> };
+    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+      payments: Array<{ status: string }>;
+    };
     expect(history.payments.map((p) => p.status)).toEqual(['settled']);
   });
 
@@ -121,7 +128,9 @@ describe('never paying twice when the answer is lost', () => {
     const agent = await agentFor(2);
     const payer = paid.payers[2]!.address;
     const before = { balance: await paid.balance(payer), runs: runs.get('annuity') ?? 0 };
-    const [first, second] = await Promise.all([0, 1].map(() => agent.client.callTool({ name: 'annuity', arguments: { ...args, periods: 14 } })));
+    const [first, second] = await Promise.all(
+      [0, 1].map(() => agent.client.callTool({ name: 'annuity', arguments: { ...args, periods: 14 } })),
+    );
     expect(first!.isError).toBeFalsy();
     expect(second!.structuredContent).toEqual(first!.structuredContent);
     expect(second!._meta?.['x402/payment-response']).toEqual(first!._meta?.['x402/payment-response']);
@@ -137,14 +146,20 @@ describe('never paying twice when the answer is lost', () => {
     const lost = await agent.client.callTool({ name: 'annuity', arguments: { ...args, periods: 13 } });
     proxy.cut(0);
     expect(errorOf(lost)).toMatchObject({ code: 'payment_pending', retryable: true });
-    expect(errorOf(lost).message).toMatch(/call annuity again with the same input later to receive the result; the very same payment is re-sent, never a new one/);
+    expect(errorOf(lost).message).toMatch(
+      /call annuity again with the same input later to receive the result; the very same payment is re-sent, never a new one/,
+    );
     expect(lost._meta?.['tollbooth/payment']).toMatchObject({ status: 'pending', spentToday: '$0.001' });
     expect(await paid.balance(payer)).toBe(before.balance - PRICE);
 
     const again = await agent.client.callTool({ name: 'annuity', arguments: { ...args, periods: 13 } });
     expect(again.isError).toBeFalsy();
     expect(again.structuredContent).toMatchObject({ type: 'ordinary' });
-    expect(again._meta?.['tollbooth/payment']).toMatchObject({ status: 'settled', spentToday: '$0.001', paymentId: (lost._meta?.['tollbooth/payment'] as { paymentId: string }).paymentId });
+    expect(again._meta?.['tollbooth/payment']).toMatchObject({
+      status: 'settled',
+      spentToday: '$0.001',
+      paymentId: (lost._meta?.['tollbooth/payment'] as { paymentId: string }).paymentId,
+    });
     expect(await paid.balance(payer)).toBe(before.balance - PRICE);
     expect(runs.get('annuity')).toBe(before.runs + 1);
   });

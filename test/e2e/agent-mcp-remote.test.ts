@@ -36,7 +36,13 @@ function agentEnv(i: number, extra: Record<string, string> = {}): Record<string,
   const dir = agentDataDir();
   dirs.push(dir);
   const key = base.chain.accounts.find((a) => a.address === base.payers[i]!.address)!.privateKey;
-  return { DATA_DIR: dir, NETWORKS_JSON: base.env.NETWORKS_JSON!, WALLET_EVM_PRIVATE_KEY: key, BUDGET_NETWORKS: BASE_MAINNET, ...extra };
+  return {
+    DATA_DIR: dir,
+    NETWORKS_JSON: base.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: BASE_MAINNET,
+    ...extra,
+  };
 }
 
 function stderrJson(run: CliRun, label: string): Record<string, unknown> {
@@ -45,7 +51,8 @@ function stderrJson(run: CliRun, label: string): Record<string, unknown> {
   return JSON.parse(line.slice(label.length + 2)) as Record<string, unknown>;
 }
 
-const call = (env: Record<string, string>) => runCli(['call', 'annuity', '--input', JSON.stringify(args), '--remote', `${server.url}/mcp`], env);
+const call = (env: Record<string, string>) =>
+  runCli(['call', 'annuity', '--input', JSON.stringify(args), '--remote', `${server.url}/mcp`], env);
 
 describe('paying a remote MCP endpoint (--remote <base>/mcp)', () => {
   it('pays x402 in _meta["x402/payment"] by default', async () => {
@@ -54,7 +61,12 @@ describe('paying a remote MCP endpoint (--remote <base>/mcp)', () => {
     const run = await call(agentEnv(0));
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ type: 'ordinary' });
-    expect(stderrJson(run, 'payment')).toMatchObject({ status: 'settled', protocol: 'x402', network: BASE_MAINNET, amount: '1000' });
+    expect(stderrJson(run, 'payment')).toMatchObject({
+      status: 'settled',
+      protocol: 'x402',
+      network: BASE_MAINNET,
+      amount: '1000',
+    });
     expect(await base.balance(payer)).toBe(before.balance - PRICE);
     expect(runs.get('annuity')).toBe(before.runs + 1);
   });
@@ -64,8 +76,17 @@ describe('paying a remote MCP endpoint (--remote <base>/mcp)', () => {
     const before = { balance: await base.balance(payer), runs: runs.get('annuity') ?? 0 };
     const run = await call(agentEnv(1, { PAYMENT_PROTOCOLS: 'mpp' }));
     expect(run.code, run.stderr).toBe(0);
-    expect(stderrJson(run, 'receipt')).toMatchObject({ method: 'evm', status: 'success', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(stderrJson(run, 'payment')).toMatchObject({ status: 'settled', protocol: 'mpp', network: BASE_MAINNET, amount: '1000' });
+    expect(stderrJson(run, 'receipt')).toMatchObject({
+      method: 'evm',
+      status: 'success',
+      reference: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(stderrJson(run, 'payment')).toMatchObject({
+      status: 'settled',
+      protocol: 'mpp',
+      network: BASE_MAINNET,
+      amount: '1000',
+    });
     expect(await base.balance(payer)).toBe(before.balance - PRICE);
     expect(runs.get('annuity')).toBe(before.runs + 1);
   });
@@ -87,15 +108,28 @@ describe('paying a remote MCP endpoint (--remote <base>/mcp)', () => {
   });
 });
 
-describe('paying an MCP server that offers only MPP (mppx\'s MCP transport)', () => {
+describe("paying an MCP server that offers only MPP (mppx's MCP transport)", () => {
   it('answers the -32042 challenge with _meta["org.paymentauth/credential"] under the default protocols, and moves exactly the price', async () => {
     const payer = base.payers[3]!.address;
     const before = { balance: await base.balance(payer), payee: await base.balance(base.payTo), runs: mppOnly.runs() };
-    const run = await runCli(['call', 'annuity', '--input', JSON.stringify(args), '--remote', mppOnly.url], agentEnv(3));
+    const run = await runCli(
+      ['call', 'annuity', '--input', JSON.stringify(args), '--remote', mppOnly.url],
+      agentEnv(3),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ type: 'ordinary' });
-    expect(stderrJson(run, 'receipt')).toMatchObject({ method: 'evm', status: 'success', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(stderrJson(run, 'payment')).toMatchObject({ status: 'settled', protocol: 'mpp', network: BASE_MAINNET, amount: '1000', spentToday: '$0.001' });
+    expect(stderrJson(run, 'receipt')).toMatchObject({
+      method: 'evm',
+      status: 'success',
+      reference: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(stderrJson(run, 'payment')).toMatchObject({
+      status: 'settled',
+      protocol: 'mpp',
+      network: BASE_MAINNET,
+      amount: '1000',
+      spentToday: '$0.001',
+    });
     expect(await base.balance(payer)).toBe(before.balance - PRICE);
     expect(await base.balance(base.payTo)).toBe(before.payee + PRICE);
     expect(mppOnly.runs()).toBe(before.runs + 1);
@@ -104,7 +138,10 @@ describe('paying an MCP server that offers only MPP (mppx\'s MCP transport)', ()
   it('refuses above the approval threshold without --yes, before any credential is sent', async () => {
     const payer = base.payers[4]!.address;
     const before = { balance: await base.balance(payer), credentials: mppOnly.credentials() };
-    const run = await runCli(['call', 'annuity', '--input', JSON.stringify(args), '--remote', mppOnly.url], agentEnv(4, { BUDGET_ASK_ABOVE_USD: '0.0005' }));
+    const run = await runCli(
+      ['call', 'annuity', '--input', JSON.stringify(args), '--remote', mppOnly.url],
+      agentEnv(4, { BUDGET_ASK_ABOVE_USD: '0.0005' }),
+    );
     expect(run.code).toBe(3);
     expect(stderrJson(run, 'error')).toMatchObject({ error: { code: 'payment_not_approved' } });
     expect(mppOnly.credentials()).toBe(before.credentials);

@@ -30,7 +30,13 @@ function agentEnv(i: number, extra: Record<string, string> = {}): Record<string,
   const dir = agentDataDir();
   dirs.push(dir);
   const key = base.chain.accounts.find((a) => a.address === base.payers[i]!.address)!.privateKey;
-  return { DATA_DIR: dir, NETWORKS_JSON: base.env.NETWORKS_JSON!, WALLET_EVM_PRIVATE_KEY: key, BUDGET_NETWORKS: BASE_MAINNET, ...extra };
+  return {
+    DATA_DIR: dir,
+    NETWORKS_JSON: base.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: BASE_MAINNET,
+    ...extra,
+  };
 }
 
 const call = (seller: MppSeller, env: Record<string, string>, flags: string[] = []) =>
@@ -50,14 +56,26 @@ describe('tollbooth call pays a server that speaks only MPP', () => {
     const run = await call(mppOnly, agentEnv(0));
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ type: 'ordinary', presentValue: expect.any(Number) });
-    expect(stderrJson(run, 'receipt')).toMatchObject({ method: 'evm', status: 'success', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(stderrJson(run, 'payment')).toMatchObject({ status: 'settled', protocol: 'mpp', network: BASE_MAINNET, amount: '1000', usd: '$0.001', spentToday: '$0.001', remainingToday: '$0.999' });
+    expect(stderrJson(run, 'receipt')).toMatchObject({
+      method: 'evm',
+      status: 'success',
+      reference: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    expect(stderrJson(run, 'payment')).toMatchObject({
+      status: 'settled',
+      protocol: 'mpp',
+      network: BASE_MAINNET,
+      amount: '1000',
+      usd: '$0.001',
+      spentToday: '$0.001',
+      remainingToday: '$0.999',
+    });
     expect(await base.balance(payer)).toBe(before.balance - PRICE);
     expect(await base.balance(base.payTo)).toBe(before.payee + PRICE);
     expect(mppOnly.runs()).toBe(before.runs + 1);
   });
 
-  it('counts MPP payments in the same daily budget: the second call over the day\'s limit is refused before signing', async () => {
+  it("counts MPP payments in the same daily budget: the second call over the day's limit is refused before signing", async () => {
     const env = agentEnv(1, { BUDGET_MAX_USD_PER_DAY: '0.0015' });
     const payer = base.payers[1]!.address;
     const first = await call(mppOnly, env);
@@ -100,8 +118,18 @@ describe('tollbooth call pays a server that speaks only MPP', () => {
   it('--dry-run shows the MPP challenge and the option it would pay, and pays nothing', async () => {
     const run = await call(mppOnly, agentEnv(3), ['--dry-run']);
     expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { chosen: Record<string, unknown>; mpp: Array<Record<string, unknown>>; verdict: string };
-    expect(report.chosen).toMatchObject({ protocol: 'mpp', scheme: 'evm/charge', network: BASE_MAINNET, amount: '1000', usd: '$0.001' });
+    const report = JSON.parse(run.stdout) as {
+      chosen: Record<string, unknown>;
+      mpp: Array<Record<string, unknown>>;
+      verdict: string;
+    };
+    expect(report.chosen).toMatchObject({
+      protocol: 'mpp',
+      scheme: 'evm/charge',
+      network: BASE_MAINNET,
+      amount: '1000',
+      usd: '$0.001',
+    });
     expect(report.mpp[0]).toMatchObject({ method: 'evm', intent: 'charge' });
     expect(report.verdict).toBe(`would pay $0.001 with MPP evm/charge on ${BASE_MAINNET}`);
   });
@@ -139,10 +167,27 @@ describe('tollbooth stdio --remote pays an MPP-only server over HTTP', () => {
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ type: 'ordinary' });
       const meta = result._meta as Record<string, Record<string, unknown>>;
-      expect(meta['org.paymentauth/receipt']).toMatchObject({ method: 'evm', status: 'success', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-      expect(meta['tollbooth/payment']).toMatchObject({ status: 'settled', protocol: 'mpp', usd: '$0.001', spentToday: '$0.001' });
-      const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as { payments: Array<Record<string, unknown>> };
-      expect(history.payments[0]).toMatchObject({ tool: 'annuity', protocol: 'mpp', status: 'settled', payer, transaction: meta['org.paymentauth/receipt']!.reference });
+      expect(meta['org.paymentauth/receipt']).toMatchObject({
+        method: 'evm',
+        status: 'success',
+        reference: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      expect(meta['tollbooth/payment']).toMatchObject({
+        status: 'settled',
+        protocol: 'mpp',
+        usd: '$0.001',
+        spentToday: '$0.001',
+      });
+      const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+        payments: Array<Record<string, unknown>>;
+      };
+      expect(history.payments[0]).toMatchObject({
+        tool: 'annuity',
+        protocol: 'mpp',
+        status: 'settled',
+        payer,
+        transaction: meta['org.paymentauth/receipt']!.reference,
+      });
       expect(await base.balance(payer)).toBe(before - PRICE);
     } finally {
       await agent.close();
@@ -152,7 +197,9 @@ describe('tollbooth stdio --remote pays an MPP-only server over HTTP', () => {
   it('refuses above the approval threshold when the user declines, before anything is signed', async () => {
     const payer = base.payers[7]!.address;
     const before = { balance: await base.balance(payer), attempts: mppOnly.paidAttempts() };
-    const agent = await spawnAgent(['--remote', mppOnly.url], agentEnv(7, { BUDGET_ASK_ABOVE_USD: '0.0005' }), () => ({ action: 'decline' }));
+    const agent = await spawnAgent(['--remote', mppOnly.url], agentEnv(7, { BUDGET_ASK_ABOVE_USD: '0.0005' }), () => ({
+      action: 'decline',
+    }));
     try {
       const result = await agent.client.callTool({ name: 'annuity', arguments: args });
       expect(result.isError).toBe(true);

@@ -40,19 +40,37 @@ const agents: AgentProcess[] = [];
  */
 async function startOfficialSeller(): Promise<string> {
   const account = privateKeyToAccount(paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`);
-  const client = createWalletClient({ account, chain: localViemChain(paid.chain), transport: http(paid.chain.rpcUrl) }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-  const facilitator = new x402Facilitator().register(LOCAL_NETWORK as `${string}:${string}`, new ExactEvmFacilitatorScheme(signer));
+  const client = createWalletClient({
+    account,
+    chain: localViemChain(paid.chain),
+    transport: http(paid.chain.rpcUrl),
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<
+    typeof toFacilitatorEvmSigner
+  >[0]);
+  const facilitator = new x402Facilitator().register(
+    LOCAL_NETWORK as `${string}:${string}`,
+    new ExactEvmFacilitatorScheme(signer),
+  );
   const inProcess = {
     verify: (p: PaymentPayload, r: PaymentRequirements) => facilitator.verify(p, r),
     settle: (p: PaymentPayload, r: PaymentRequirements) => facilitator.settle(p, r),
     getSupported: async () => facilitator.getSupported(),
   } as FacilitatorClient;
-  const resourceServer = new x402ResourceServer(inProcess).register(LOCAL_NETWORK as `${string}:${string}`, new ExactEvmScheme());
+  const resourceServer = new x402ResourceServer(inProcess).register(
+    LOCAL_NETWORK as `${string}:${string}`,
+    new ExactEvmScheme(),
+  );
   const app = express();
   app.use(
     paymentMiddleware(
-      { 'POST /api/geo-distance': { accepts: { scheme: 'exact', price: '$0.001', network: LOCAL_NETWORK as `${string}:${string}`, payTo }, description: 'Great-circle distance (official seller)', mimeType: 'application/json' } },
+      {
+        'POST /api/geo-distance': {
+          accepts: { scheme: 'exact', price: '$0.001', network: LOCAL_NETWORK as `${string}:${string}`, payTo },
+          description: 'Great-circle distance (official seller)',
+          mimeType: 'application/json',
+        },
+      },
       resourceServer,
     ),
   );
@@ -101,7 +119,10 @@ interface HistoryEntry {
   note?: string;
 }
 const history = async (agent: AgentProcess) =>
-  (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as { payments: HistoryEntry[]; budget: { spentToday: string } };
+  (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+    payments: HistoryEntry[];
+    budget: { spentToday: string };
+  };
 /** The cancelled spends in an agent's store (read next to the running agent). */
 async function cancelledSpends(dataDir: string) {
   const store = await openStore(loadConfig({ DATA_DIR: dataDir }), silentLogger);
@@ -112,10 +133,16 @@ async function cancelledSpends(dataDir: string) {
   }
 }
 const call = (agent: AgentProcess) => agent.client.callTool({ name: 'geo-distance', arguments: route });
-const paymentOf = (result: Awaited<ReturnType<typeof call>>) => result._meta?.['tollbooth/payment'] as { status: string; spentToday: string } | undefined;
+const paymentOf = (result: Awaited<ReturnType<typeof call>>) =>
+  result._meta?.['tollbooth/payment'] as { status: string; spentToday: string } | undefined;
 
 /** The user's wallet dropped by exactly the settled spends the agent booked, and the budget counts the same. */
-async function expectBookedAsPaid(agent: AgentProcess, payer: `0x${string}`, before: bigint, settledCount: number): Promise<void> {
+async function expectBookedAsPaid(
+  agent: AgentProcess,
+  payer: `0x${string}`,
+  before: bigint,
+  settledCount: number,
+): Promise<void> {
   expect(await paid.balance(payer)).toBe(before - PRICE * BigInt(settledCount));
   const { payments, budget } = await history(agent);
   expect(payments.filter((p) => p.status === 'settled')).toHaveLength(settledCount);
@@ -131,7 +158,9 @@ describe('an official @x402/express seller whose answer to a settled payment doe
     proxy.arm({ type: 'cut' });
     const lost = await call(agent);
     expect(errorOf(lost)).toMatchObject({ code: 'payment_failed' });
-    expect(errorOf(lost).message).toMatch(/was taken, but its answer was lost .*invalid_exact_evm_nonce_already_used.*It is booked as spent; nothing more was paid/);
+    expect(errorOf(lost).message).toMatch(
+      /was taken, but its answer was lost .*invalid_exact_evm_nonce_already_used.*It is booked as spent; nothing more was paid/,
+    );
     expect(paymentOf(lost)).toMatchObject({ status: 'settled', spentToday: '$0.001' });
     expect(handled).toBe(before.handled + 1);
     expect(await paid.balance(payTo)).toBe(before.payTo + PRICE);
@@ -181,7 +210,12 @@ describe('asking the chain before the budget gets a sent payment back', () => {
     const { payments, budget } = await history(agent);
     expect(payments).toEqual([]); // cancelled payments are not history
     expect(budget.spentToday).toBe('$0.00');
-    expect(await cancelledSpends(dirs.at(-1)!)).toEqual([expect.objectContaining({ status: 'cancelled', note: expect.stringMatching(/the chain shows the payment unused/) })]);
+    expect(await cancelledSpends(dirs.at(-1)!)).toEqual([
+      expect.objectContaining({
+        status: 'cancelled',
+        note: expect.stringMatching(/the chain shows the payment unused/),
+      }),
+    ]);
   });
 
   it('when the chain cannot be asked, the payment stays counted and pending, and the user is told so', async () => {
@@ -191,7 +225,9 @@ describe('asking the chain before the budget gets a sent payment back', () => {
     proxy.arm({ type: 'refuse500' });
     const result = await call(agent);
     expect(errorOf(result)).toMatchObject({ code: 'payment_pending' });
-    expect(errorOf(result).message).toMatch(/whether it was taken cannot be checked on chain: the chain could not be asked .*It is not booked as free: it counts against today's budget and is kept/);
+    expect(errorOf(result).message).toMatch(
+      /whether it was taken cannot be checked on chain: the chain could not be asked .*It is not booked as free: it counts against today's budget and is kept/,
+    );
     expect(paymentOf(result)).toMatchObject({ status: 'pending', spentToday: '$0.001' });
     expect(await paid.balance(payer)).toBe(before);
     expect((await history(agent)).payments).toEqual([expect.objectContaining({ status: 'pending' })]);

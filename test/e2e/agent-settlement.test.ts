@@ -34,12 +34,22 @@ const gatedAnnuity = {
 
 beforeAll(async () => {
   paid = await startPaidEnvironment(3);
-  facilitator = await startLookalikeFacilitator({ rpcUrl: paid.chain.rpcUrl, chainId: 84532, privateKey: paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`, network: LOCAL_NETWORK });
+  facilitator = await startLookalikeFacilitator({
+    rpcUrl: paid.chain.rpcUrl,
+    chainId: 84532,
+    privateKey: paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`,
+    network: LOCAL_NETWORK,
+  });
   const counted = countingTools([gatedAnnuity]);
   runs = counted.runs;
   const { FACILITATOR_EVM_PRIVATE_KEY: _settledElsewhere, ...env } = paid.env;
   server = await startTestServer(
-    { ...env, FACILITATOR_URL: facilitator.url, FACILITATOR_EVM_ADDRESS: facilitator.address, FACILITATOR_SETTLE_TIMEOUT_MS: '1500' },
+    {
+      ...env,
+      FACILITATOR_URL: facilitator.url,
+      FACILITATOR_EVM_ADDRESS: facilitator.address,
+      FACILITATOR_SETTLE_TIMEOUT_MS: '1500',
+    },
     { tools: counted.tools },
   );
 }, 120_000);
@@ -55,7 +65,12 @@ async function agentFor(i: number): Promise<AgentProcess> {
   const dataDir = agentDataDir();
   dirs.push(dataDir);
   const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const agent = await spawnAgent(['--remote', server.url], { DATA_DIR: dataDir, NETWORKS_JSON: paid.env.NETWORKS_JSON!, WALLET_EVM_PRIVATE_KEY: key, BUDGET_NETWORKS: LOCAL_NETWORK });
+  const agent = await spawnAgent(['--remote', server.url], {
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+  });
   agents.push(agent);
   return agent;
 }
@@ -64,20 +79,39 @@ async function agentFor(i: number): Promise<AgentProcess> {
 async function drain(i: number, to: `0x${string}`): Promise<bigint> {
   const account = paid.payers[i]!;
   const amount = await paid.balance(account.address);
-  const wallet = createWalletClient({ account, chain: localViemChain(paid.chain), transport: localTransport(paid.chain) });
-  const hash = await wallet.writeContract({ address: paid.token, abi: testUsdcAbi, functionName: 'transfer', args: [to, amount] });
-  await createPublicClient({ transport: localTransport(paid.chain) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  const wallet = createWalletClient({
+    account,
+    chain: localViemChain(paid.chain),
+    transport: localTransport(paid.chain),
+  });
+  const hash = await wallet.writeContract({
+    address: paid.token,
+    abi: testUsdcAbi,
+    functionName: 'transfer',
+    args: [to, amount],
+  });
+  await createPublicClient({ transport: localTransport(paid.chain) }).waitForTransactionReceipt({
+    hash,
+    pollingInterval: 20,
+  });
   return amount;
 }
 
 const history = async (agent: AgentProcess) =>
-  ((await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as { payments: Array<Record<string, unknown>>; budget: Record<string, string> });
+  (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+    payments: Array<Record<string, unknown>>;
+    budget: Record<string, string>;
+  };
 
 describe('settlements that fail or do not answer', () => {
   it('reports a settlement that failed after the tool ran, and never pays again on its own', async () => {
     const agent = await agentFor(0);
     const elsewhere = privateKeyToAccount(generatePrivateKey()).address;
-    const before = { payTo: await paid.balance(paid.payTo), settles: facilitator.calls.settle, runs: runs.get('annuity') ?? 0 };
+    const before = {
+      payTo: await paid.balance(paid.payTo),
+      settles: facilitator.calls.settle,
+      runs: runs.get('annuity') ?? 0,
+    };
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
     const running = new Promise<void>((resolve) => (entered = resolve));
@@ -87,21 +121,33 @@ describe('settlements that fail or do not answer', () => {
     open();
     const result = await call;
     expect(errorOf(result)).toMatchObject({ code: 'payment_failed', retryable: false });
-    expect(errorOf(result).message).toMatch(/^The remote ran annuity but could not settle the payment \(.+\); nothing was charged and the result was withheld\. Tollbooth does not pay again on its own/);
+    expect(errorOf(result).message).toMatch(
+      /^The remote ran annuity but could not settle the payment \(.+\); nothing was charged and the result was withheld\. Tollbooth does not pay again on its own/,
+    );
     expect(result._meta?.['x402/payment-response']).toMatchObject({ success: false });
     expect(facilitator.calls.settle).toBe(before.settles + 1);
     expect(runs.get('annuity')).toBe(before.runs + 1);
     expect(await paid.balance(elsewhere)).toBe(drained);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo);
     const { payments, budget } = await history(agent);
-    expect(payments).toEqual([expect.objectContaining({ tool: 'annuity', status: 'failed', note: expect.stringMatching(/^settlement failed: /) })]);
+    expect(payments).toEqual([
+      expect.objectContaining({
+        tool: 'annuity',
+        status: 'failed',
+        note: expect.stringMatching(/^settlement failed: /),
+      }),
+    ]);
     expect(budget.spentToday).toBe('$0.00');
   });
 
   it('waits for a settlement the remote is still confirming and collects the result with the same payment', async () => {
     const agent = await agentFor(1);
     const payer = paid.payers[1]!.address;
-    const before = { balance: await paid.balance(payer), settles: facilitator.calls.settle, runs: runs.get('annuity') ?? 0 };
+    const before = {
+      balance: await paid.balance(payer),
+      settles: facilitator.calls.settle,
+      runs: runs.get('annuity') ?? 0,
+    };
     facilitator.setMode({ settle: 'work-then-hang' });
     try {
       const result = await agent.client.callTool({ name: 'annuity', arguments: { ...args, periods: 7 } });

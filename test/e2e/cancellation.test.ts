@@ -26,7 +26,13 @@ async function localEntry(client: Client, name: string, args: Record<string, unk
 }
 
 /** Calls a tool with a payment and an abort signal; resolves how the client saw the call end. */
-function cancellableCall(client: Client, name: string, args: Record<string, unknown>, payment: unknown, signal: AbortSignal) {
+function cancellableCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  payment: unknown,
+  signal: AbortSignal,
+) {
   return client.callTool({ name, arguments: args, _meta: { 'x402/payment': payment } }, undefined, { signal }).then(
     (result) => ({ answered: result }),
     (err: Error) => ({ failed: err.message }),
@@ -73,9 +79,17 @@ describe('MCP notifications/cancelled for a paid call in flight', () => {
 
   it('over stdio: the upstream request is abandoned, nothing settles, and the same payment then pays once', async () => {
     const hyperliquid = await startHyperliquidLookalike();
-    const proxy = await startHoldingProxy(hyperliquid.url, (body) => (body as { type?: unknown } | undefined)?.type === 'candleSnapshot');
+    const proxy = await startHoldingProxy(
+      hyperliquid.url,
+      (body) => (body as { type?: unknown } | undefined)?.type === 'candleSnapshot',
+    );
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-cancel-'));
-    const stdio = await spawnStdio({ ...paid.env, HYPERLIQUID_API_URL: proxy.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    const stdio = await spawnStdio({
+      ...paid.env,
+      HYPERLIQUID_API_URL: proxy.url,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    });
     try {
       const args = { coin: 'ETH', interval: '1h', limit: 3 };
       const payer = paid.payers[1]!;
@@ -93,10 +107,18 @@ describe('MCP notifications/cancelled for a paid call in flight', () => {
       proxy.release();
 
       // Until the cancelled call has released its claim, the same payment is "in flight"; then it pays exactly once.
-      let retried = await stdio.client.callTool({ name: 'perp-klines', arguments: args, _meta: { 'x402/payment': payment } });
+      let retried = await stdio.client.callTool({
+        name: 'perp-klines',
+        arguments: args,
+        _meta: { 'x402/payment': payment },
+      });
       while ((retried.structuredContent as { error?: string } | undefined)?.error === 'payment_in_flight') {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        retried = await stdio.client.callTool({ name: 'perp-klines', arguments: args, _meta: { 'x402/payment': payment } });
+        retried = await stdio.client.callTool({
+          name: 'perp-klines',
+          arguments: args,
+          _meta: { 'x402/payment': payment },
+        });
       }
       expect(retried.isError).toBeFalsy();
       expect((retried.structuredContent as { count: number }).count).toBe(3);

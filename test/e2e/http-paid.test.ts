@@ -19,9 +19,18 @@ beforeAll(async () => {
   paid = await startPaidEnvironment(5);
   const drainer = paid.payers[4]!;
   const drain = sideEffectTool('drains-payer', async () => {
-    const wallet = createWalletClient({ account: drainer, chain: localViemChain(paid.chain), transport: http(paid.chain.rpcUrl) });
+    const wallet = createWalletClient({
+      account: drainer,
+      chain: localViemChain(paid.chain),
+      transport: http(paid.chain.rpcUrl),
+    });
     const all = await paid.balance(drainer.address);
-    await wallet.writeContract({ address: paid.token, abi: testUsdcAbi, functionName: 'transfer', args: [paid.payTo, all] });
+    await wallet.writeContract({
+      address: paid.token,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [paid.payTo, all],
+    });
   });
   const slow = sideEffectTool('slow', () => new Promise((r) => setTimeout(r, 400)));
   const counted = countingTools([annuity, failingTool, drain, notBuiltTool, slow] as AnyToolDefinition[]);
@@ -44,7 +53,10 @@ async function localEntry(path: string): Promise<PaymentRequirements> {
 function pay(path: string, payment: unknown, payload = body) {
   return fetch(server.url + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'payment-signature': typeof payment === 'string' ? payment : encodePayment(payment) },
+    headers: {
+      'content-type': 'application/json',
+      'payment-signature': typeof payment === 'string' ? payment : encodePayment(payment),
+    },
     body: payload,
   });
 }
@@ -58,13 +70,24 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
     expect(res.status).toBe(200);
     const result = (await res.json()) as { presentValue: number };
     expect(result.presentValue).toBeCloseTo(772.1734929, 5);
-    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; transaction: string; network: string; payer: string };
+    const receipt = decodeHeader(res.headers.get('payment-response')) as {
+      success: boolean;
+      transaction: string;
+      network: string;
+      payer: string;
+    };
     expect(receipt).toMatchObject({ success: true, network: LOCAL_NETWORK, payer: payer.address });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
     const stored = await server.runtime.store.listReceipts({ limit: 5 });
-    expect(stored[0]).toMatchObject({ tool: 'annuity', status: 'settled', transaction: receipt.transaction, amount: '1000', transport: 'http' });
+    expect(stored[0]).toMatchObject({
+      tool: 'annuity',
+      status: 'settled',
+      transaction: receipt.transaction,
+      amount: '1000',
+      transport: 'http',
+    });
   });
 
   it('refuses the same authorization sent again, without running the tool a second time', async () => {
@@ -160,20 +183,42 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
 
 describe('tampered and malformed payments are refused before the tool runs', () => {
   const cases: Array<[string, (e: PaymentRequirements) => Promise<unknown>]> = [
-    ['a lower amount than advertised', async (e) => signExactPayment(paid.payers[0]!, { ...e, amount: '1' }, { value: '1' })],
+    [
+      'a lower amount than advertised',
+      async (e) => signExactPayment(paid.payers[0]!, { ...e, amount: '1' }, { value: '1' }),
+    ],
     ['an authorization for less than the price', async (e) => signExactPayment(paid.payers[0]!, e, { value: '999' })],
-    ['another pay-to address', async (e) => signExactPayment(paid.payers[0]!, { ...e, payTo: paid.payers[1]!.address }, { to: paid.payers[1]!.address })],
-    ['an authorization to another recipient', async (e) => signExactPayment(paid.payers[0]!, e, { to: paid.payers[1]!.address })],
+    [
+      'another pay-to address',
+      async (e) =>
+        signExactPayment(paid.payers[0]!, { ...e, payTo: paid.payers[1]!.address }, { to: paid.payers[1]!.address }),
+    ],
+    [
+      'an authorization to another recipient',
+      async (e) => signExactPayment(paid.payers[0]!, e, { to: paid.payers[1]!.address }),
+    ],
     ['another network', async (e) => signExactPayment(paid.payers[0]!, { ...e, network: 'eip155:8453' })],
     ['a signature for another chain id', async (e) => signExactPayment(paid.payers[0]!, e, { chainId: 1 })],
-    ['an expired authorization', async (e) => signExactPayment(paid.payers[0]!, e, { validBefore: BigInt(Math.floor(Date.now() / 1000) - 60) })],
-    ['an authorization not yet valid', async (e) => signExactPayment(paid.payers[0]!, e, { validAfter: BigInt(Math.floor(Date.now() / 1000) + 3600) })],
-    ['a forged signature', async (e) => {
-      const p = (await signExactPayment(paid.payers[0]!, e)) as unknown as { payload: { signature: string } };
-      p.payload.signature = p.payload.signature.slice(0, -4) + (p.payload.signature.endsWith('1b') ? '0000' : '1b1b');
-      return p;
-    }],
-    ['a payment signed by someone without funds', async (e) => signExactPayment((await import('viem/accounts')).privateKeyToAccount(`0x${'42'.repeat(32)}`), e)],
+    [
+      'an expired authorization',
+      async (e) => signExactPayment(paid.payers[0]!, e, { validBefore: BigInt(Math.floor(Date.now() / 1000) - 60) }),
+    ],
+    [
+      'an authorization not yet valid',
+      async (e) => signExactPayment(paid.payers[0]!, e, { validAfter: BigInt(Math.floor(Date.now() / 1000) + 3600) }),
+    ],
+    [
+      'a forged signature',
+      async (e) => {
+        const p = (await signExactPayment(paid.payers[0]!, e)) as unknown as { payload: { signature: string } };
+        p.payload.signature = p.payload.signature.slice(0, -4) + (p.payload.signature.endsWith('1b') ? '0000' : '1b1b');
+        return p;
+      },
+    ],
+    [
+      'a payment signed by someone without funds',
+      async (e) => signExactPayment((await import('viem/accounts')).privateKeyToAccount(`0x${'42'.repeat(32)}`), e),
+    ],
   ];
   for (const [label, make] of cases) {
     it(`refuses ${label} with a reason and never runs the tool`, async () => {
@@ -213,7 +258,11 @@ describe('tampered and malformed payments are refused before the tool runs', () 
   });
 
   it('answers a v1 X-PAYMENT header on a v2 endpoint with the header and version to use', async () => {
-    const res = await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'x-payment': encodePayment({ x402Version: 1 }) }, body });
+    const res = await fetch(server.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-payment': encodePayment({ x402Version: 1 }) },
+      body,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/PAYMENT-SIGNATURE/);
   });
@@ -234,9 +283,21 @@ describe('the replay guard survives a restart', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-restart-'));
     const payer = paid.payers[0]!;
     const first = await startTestServer(paid.env, { dataDir });
-    const challenge = decodeHeader((await fetch(first.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
-    const payment = encodePayment(await signExactPayment(payer, challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!));
-    const call = (url: string) => fetch(url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payment }, body });
+    const challenge = decodeHeader(
+      (await fetch(first.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required'),
+    ) as PaymentRequired;
+    const payment = encodePayment(
+      await signExactPayment(
+        payer,
+        challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!,
+      ),
+    );
+    const call = (url: string) =>
+      fetch(url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': payment },
+        body,
+      });
     expect((await call(first.url)).status).toBe(200);
     await first.close();
     const second = await startTestServer(paid.env, { dataDir });

@@ -63,7 +63,12 @@ async function challengeOf(path: string): Promise<PaymentRequired> {
 }
 
 /** Signs the local entry and echoes the declared extensions with the given payment id added, as a client would. */
-async function paymentWithId(payerIndex: number, path: string, id: string | undefined, edit?: (ext: Record<string, unknown>) => void): Promise<PaymentPayload> {
+async function paymentWithId(
+  payerIndex: number,
+  path: string,
+  id: string | undefined,
+  edit?: (ext: Record<string, unknown>) => void,
+): Promise<PaymentPayload> {
   const challenge = await challengeOf(path);
   const entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK) as PaymentRequirements;
   const payment = await signExactPayment(paid.payers[payerIndex]!, entry);
@@ -83,7 +88,8 @@ function post(path: string, payment: PaymentPayload, body: unknown): Promise<Res
   });
 }
 
-const receiptOf = (res: Response) => decodeHeader(res.headers.get('payment-response')) as { success: boolean; transaction: string };
+const receiptOf = (res: Response) =>
+  decodeHeader(res.headers.get('payment-response')) as { success: boolean; transaction: string };
 
 describe('payment-identifier idempotency', () => {
   it('returns the stored response and receipt to a retry with the same id and payment, without running or settling again', async () => {
@@ -140,9 +146,17 @@ describe('payment-identifier idempotency', () => {
 
   it('refuses the same id with a different payment with 409, and never runs the tool for it', async () => {
     const runsBefore = runs.get('annuity') ?? 0;
-    const first = await post('/api/annuity', await paymentWithId(3, '/api/annuity', 'pay_one_id_two_payments_0004'), args);
+    const first = await post(
+      '/api/annuity',
+      await paymentWithId(3, '/api/annuity', 'pay_one_id_two_payments_0004'),
+      args,
+    );
     expect(first.status).toBe(200);
-    const other = await post('/api/annuity', await paymentWithId(3, '/api/annuity', 'pay_one_id_two_payments_0004'), args);
+    const other = await post(
+      '/api/annuity',
+      await paymentWithId(3, '/api/annuity', 'pay_one_id_two_payments_0004'),
+      args,
+    );
     expect(other.status).toBe(409);
     expect(await other.json()).toMatchObject({ error: { code: 'payment_identifier_conflict' } });
     expect(runs.get('annuity')).toBe(runsBefore + 1);
@@ -184,16 +198,19 @@ describe('payment-identifier idempotency', () => {
     ['too short', 'short_id'],
     ['with forbidden characters', 'pay/with/slashes/and/more'],
     ['too long', 'x'.repeat(129)],
-  ])('answers an id that is %s with 400 invalid_payment_identifier before anything runs or is charged', async (_label, id) => {
-    const payer = paid.payers[6]!;
-    const before = await paid.balance(payer.address);
-    const runsBefore = runs.get('annuity') ?? 0;
-    const res = await post('/api/annuity', await paymentWithId(6, '/api/annuity', id), args);
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { code: 'invalid_payment_identifier' } });
-    expect(runs.get('annuity') ?? 0).toBe(runsBefore);
-    expect(await paid.balance(payer.address)).toBe(before);
-  });
+  ])(
+    'answers an id that is %s with 400 invalid_payment_identifier before anything runs or is charged',
+    async (_label, id) => {
+      const payer = paid.payers[6]!;
+      const before = await paid.balance(payer.address);
+      const runsBefore = runs.get('annuity') ?? 0;
+      const res = await post('/api/annuity', await paymentWithId(6, '/api/annuity', id), args);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: 'invalid_payment_identifier' } });
+      expect(runs.get('annuity') ?? 0).toBe(runsBefore);
+      expect(await paid.balance(payer.address)).toBe(before);
+    },
+  );
 
   it('answers an invalid id over MCP with an error result naming it', async () => {
     const payment = await paymentWithId(6, '/api/annuity', 'tiny');
@@ -226,7 +243,10 @@ describe('builder-code echoes', () => {
 
   it('refuses more service codes than the extension allows', async () => {
     const payment = await paymentWithId(6, '/api/annuity', undefined, (ext) => {
-      (ext['builder-code'] as { info: Record<string, unknown> }).info.s = Array.from({ length: 12 }, (_, i) => `svc${i}`);
+      (ext['builder-code'] as { info: Record<string, unknown> }).info.s = Array.from(
+        { length: 12 },
+        (_, i) => `svc${i}`,
+      );
     });
     const res = await post('/api/annuity', payment, args);
     expect(res.status).toBe(402);

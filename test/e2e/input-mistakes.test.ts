@@ -39,13 +39,26 @@ async function localEntry(method: 'GET' | 'POST', path: string): Promise<Payment
 }
 
 /** A raw POST through node:http, so that exactly the given headers (or none) are sent. */
-function rawPost(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; error: { code: string; field?: string } }> {
+function rawPost(
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; error: { code: string; field?: string } }> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, server.url), { method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, error: (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { code: string } }).error }));
-    });
+    const req = request(
+      new URL(path, server.url),
+      { method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            error: (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: { code: string } }).error,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -61,7 +74,13 @@ describe('a paid HTTP call with an input mistake is refused before its payment i
     const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo) };
     const json = { 'content-type': 'application/json', 'payment-signature': payment };
     const mistakes: Array<[string, string, Record<string, string>, number, string]> = [
-      ['unknown field', JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10, tipe: 'due' }), json, 400, 'tipe'],
+      [
+        'unknown field',
+        JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10, tipe: 'due' }),
+        json,
+        400,
+        'tipe',
+      ],
       ['query parameter on a POST route', annuityBody, json, 400, 'type'],
       ['no Content-Type', annuityBody, { 'payment-signature': payment }, 400, '(body)'],
       ['text/plain', annuityBody, { ...json, 'content-type': 'text/plain' }, 400, '(body)'],
@@ -79,7 +98,9 @@ describe('a paid HTTP call with an input mistake is refused before its payment i
     expect(runs.get('annuity') ?? 0).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before.payer);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo);
-    expect((await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.tool === 'annuity')).toHaveLength(0);
+    expect((await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.tool === 'annuity')).toHaveLength(
+      0,
+    );
 
     const corrected = await rawPost('/api/annuity', annuityBody, json);
     expect(corrected.status).toBe(200);
@@ -91,7 +112,10 @@ describe('a paid HTTP call with an input mistake is refused before its payment i
     const payer = paid.payers[1]!;
     const payment = encodePayment(await signExactPayment(payer, await localEntry('GET', '/api/development-indicator')));
     const before = await paid.balance(payer.address);
-    const res = await fetch(`${server.url}/api/development-indicator?country=BR&indicator=NY.GDP.MKTP.CD&startYer=2019`, { headers: { 'payment-signature': payment } });
+    const res = await fetch(
+      `${server.url}/api/development-indicator?country=BR&indicator=NY.GDP.MKTP.CD&startYer=2019`,
+      { headers: { 'payment-signature': payment } },
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('payment-response')).toBeNull();
     const { error } = (await res.json()) as { error: { code: string; field: string; message: string } };
@@ -99,7 +123,9 @@ describe('a paid HTTP call with an input mistake is refused before its payment i
     expect(error.message).toContain('This endpoint takes: country, indicator, startYear, endYear');
     expect(runs.get('development-indicator') ?? 0).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before);
-    expect((await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.tool === 'development-indicator')).toHaveLength(0);
+    expect(
+      (await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.tool === 'development-indicator'),
+    ).toHaveLength(0);
   });
 });
 
@@ -107,21 +133,42 @@ describe('a paid MCP call with an input mistake is refused before its payment is
   it('refuses an unknown argument and malformed params, then the same payment buys the corrected call once', async () => {
     const payer = paid.payers[2]!;
     const unpaid = (await mcp.callTool({ name: 'geo-distance', arguments: geoArgs })) as CallToolResult;
-    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK)!;
+    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find(
+      (a) => a.network === LOCAL_NETWORK,
+    )!;
     const payment = await signExactPayment(payer, entry);
     const before = await paid.balance(payer.address);
     const _meta = { 'x402/payment': payment };
 
-    const unknown = (await mcp.callTool({ name: 'geo-distance', arguments: { ...geoArgs, unit: 'km' }, _meta })) as CallToolResult;
+    const unknown = (await mcp.callTool({
+      name: 'geo-distance',
+      arguments: { ...geoArgs, unit: 'km' },
+      _meta,
+    })) as CallToolResult;
     expect(unknown.isError).toBe(true);
     expect(unknown._meta?.['x402/payment-response']).toBeUndefined();
-    expect(JSON.parse((unknown.content[0] as { text: string }).text).error).toMatchObject({ code: 'invalid_input', field: 'unit' });
+    expect(JSON.parse((unknown.content[0] as { text: string }).text).error).toMatchObject({
+      code: 'invalid_input',
+      field: 'unit',
+    });
 
-    const nested = (await mcp.callTool({ name: 'geo-distance', arguments: { ...geoArgs, to: { ...geoArgs.to, alt: 35 } }, _meta })) as CallToolResult;
-    expect(JSON.parse((nested.content[0] as { text: string }).text).error).toMatchObject({ code: 'invalid_input', field: 'to.alt' });
+    const nested = (await mcp.callTool({
+      name: 'geo-distance',
+      arguments: { ...geoArgs, to: { ...geoArgs.to, alt: 35 } },
+      _meta,
+    })) as CallToolResult;
+    expect(JSON.parse((nested.content[0] as { text: string }).text).error).toMatchObject({
+      code: 'invalid_input',
+      field: 'to.alt',
+    });
 
     for (const args of [[geoArgs], 'from London to Paris', null]) {
-      const error = await mcp.request({ method: 'tools/call', params: { name: 'geo-distance', arguments: args, _meta } } as never, CallToolResultSchema).catch((err: unknown) => err);
+      const error = await mcp
+        .request(
+          { method: 'tools/call', params: { name: 'geo-distance', arguments: args, _meta } } as never,
+          CallToolResultSchema,
+        )
+        .catch((err: unknown) => err);
       expect(error, JSON.stringify(args)).toBeInstanceOf(McpError);
       expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
     }

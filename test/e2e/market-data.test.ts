@@ -23,7 +23,12 @@ let nextLimit = 200;
 beforeAll(async () => {
   paid = await startPaidEnvironment(3);
   hyperliquid = await startHyperliquidLookalike({ slowMs: 1500 });
-  server = await startTestServer({ ...paid.env, HYPERLIQUID_API_URL: hyperliquid.url, UPSTREAM_RETRIES: '1', UPSTREAM_TIMEOUT_MS: '300' });
+  server = await startTestServer({
+    ...paid.env,
+    HYPERLIQUID_API_URL: hyperliquid.url,
+    UPSTREAM_RETRIES: '1',
+    UPSTREAM_TIMEOUT_MS: '300',
+  });
   mcp = await connectHttpClient(server.url);
 }, 120_000);
 afterAll(async () => {
@@ -60,7 +65,12 @@ async function overHttp(payer: PrivateKeyAccount, tool: ToolName, input: Record<
     body: JSON.stringify(input),
   });
   const header = res.headers.get('payment-response');
-  return { ok: res.ok, status: res.status, body: (await res.json()) as Record<string, unknown>, receipt: header ? (decodeHeader(header) as Outcome['receipt']) : undefined };
+  return {
+    ok: res.ok,
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    receipt: header ? (decodeHeader(header) as Outcome['receipt']) : undefined,
+  };
 }
 
 /** One paid call over MCP streamable HTTP: the payment in `_meta`. */
@@ -71,7 +81,9 @@ async function overMcp(payer: PrivateKeyAccount, tool: ToolName, input: Record<s
   return {
     ok: !result.isError,
     status: undefined,
-    body: (result.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>),
+    body:
+      (result.structuredContent as Record<string, unknown> | undefined) ??
+      (JSON.parse(text) as Record<string, unknown>),
     receipt: result._meta?.['x402/payment-response'] as Outcome['receipt'],
   };
 }
@@ -119,21 +131,24 @@ describe.each(transports)('market data over %s, paid and settled on the local ch
     { mode: 'empty', count: 1, status: 404, code: 'not_found' },
   ];
 
-  it.each(failures)('answers an upstream "$mode" with $status $code and settles nothing', async ({ mode, count, status, code }) => {
-    const payer = paid.payers[1]!;
-    for (const tool of ['perp-klines', 'crypto-indicators'] as const) {
-      await call(payer, tool, { coin: 'SOL', limit: 5 }); // the coin list is cached before the failure is queued
-      const before = await paid.balance(payer.address);
-      hyperliquid.failNext(mode, count, infoType('candleSnapshot'));
-      const out = await call(payer, tool, { coin: 'SOL', limit: nextLimit++ });
-      expect(out.ok, `${tool} ${mode}`).toBe(false);
-      if (transport === 'HTTP') expect(out.status).toBe(status);
-      expect((out.body.error as { code: string }).code).toBe(code);
-      expect((out.body.error as { message: string }).message).toMatch(/not charged/);
-      expect(out.receipt).toBeUndefined();
-      expect(await paid.balance(payer.address)).toBe(before);
-    }
-  });
+  it.each(failures)(
+    'answers an upstream "$mode" with $status $code and settles nothing',
+    async ({ mode, count, status, code }) => {
+      const payer = paid.payers[1]!;
+      for (const tool of ['perp-klines', 'crypto-indicators'] as const) {
+        await call(payer, tool, { coin: 'SOL', limit: 5 }); // the coin list is cached before the failure is queued
+        const before = await paid.balance(payer.address);
+        hyperliquid.failNext(mode, count, infoType('candleSnapshot'));
+        const out = await call(payer, tool, { coin: 'SOL', limit: nextLimit++ });
+        expect(out.ok, `${tool} ${mode}`).toBe(false);
+        if (transport === 'HTTP') expect(out.status).toBe(status);
+        expect((out.body.error as { code: string }).code).toBe(code);
+        expect((out.body.error as { message: string }).message).toMatch(/not charged/);
+        expect(out.receipt).toBeUndefined();
+        expect(await paid.balance(payer.address)).toBe(before);
+      }
+    },
+  );
 
   it('answers an unknown coin with 404 naming valid coins, and settles nothing', async () => {
     const payer = paid.payers[1]!;
@@ -171,7 +186,12 @@ describe('the upstream cache and coalescing behind paid calls', () => {
     // Two slow answers past the 300 ms timeout keep the shared attempt open for about a second.
     hyperliquid.failNext('slow', 2, infoType('candleSnapshot'));
     const input = { coin: 'DOGE', interval: '2h', limit: 120 };
-    const outs = await Promise.all([overHttp(payer, 'crypto-indicators', input), overHttp(payer, 'crypto-indicators', input), overMcp(payer, 'crypto-indicators', input), overMcp(payer, 'crypto-indicators', input)]);
+    const outs = await Promise.all([
+      overHttp(payer, 'crypto-indicators', input),
+      overHttp(payer, 'crypto-indicators', input),
+      overMcp(payer, 'crypto-indicators', input),
+      overMcp(payer, 'crypto-indicators', input),
+    ]);
     expect(outs.map((o) => (o.body.error as { code: string }).code)).toEqual(Array(4).fill('upstream_timeout'));
     expect(hyperliquid.requests - requests).toBe(2); // one attempt + one retry, shared by all four calls
     expect(await paid.balance(payer.address)).toBe(before);

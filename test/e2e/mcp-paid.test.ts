@@ -39,7 +39,11 @@ describe('paid MCP calls settle on the local chain', () => {
     const payer = paid.payers[0]!;
     const before = await paid.balance(payer.address);
     const payment = await signExactPayment(payer, await localEntry(httpClient));
-    const result = await httpClient.callTool({ name: 'geo-distance', arguments: args, _meta: { 'x402/payment': payment } });
+    const result = await httpClient.callTool({
+      name: 'geo-distance',
+      arguments: args,
+      _meta: { 'x402/payment': payment },
+    });
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { km: number }).km).toBeCloseTo(343.56, 1);
     const receipt = result._meta?.['x402/payment-response'] as { success: boolean; transaction: string };
@@ -52,7 +56,11 @@ describe('paid MCP calls settle on the local chain', () => {
     const payer = paid.payers[1]!;
     const before = await paid.balance(payer.address);
     const payment = await signExactPayment(payer, await localEntry(stdio.client));
-    const result = await stdio.client.callTool({ name: 'geo-distance', arguments: args, _meta: { 'x402/payment': encodePayment(payment) } });
+    const result = await stdio.client.callTool({
+      name: 'geo-distance',
+      arguments: args,
+      _meta: { 'x402/payment': encodePayment(payment) },
+    });
     expect(result.isError).toBeFalsy();
     const receipt = result._meta?.['x402/payment-response'] as { success: boolean };
     expect(receipt.success).toBe(true);
@@ -70,12 +78,20 @@ describe('paid MCP calls settle on the local chain', () => {
     });
     expect(res.status).toBe(200);
     for (const client of [httpClient, stdio.client]) {
-      const again = await client.callTool({ name: 'geo-distance', arguments: args, _meta: { 'x402/payment': viaHttp } });
+      const again = await client.callTool({
+        name: 'geo-distance',
+        arguments: args,
+        _meta: { 'x402/payment': viaHttp },
+      });
       expect(again.isError).toBe(true);
       expect((again.structuredContent as { error: string }).error).toBe('payment_already_used');
     }
     const viaMcp = await signExactPayment(payer, entry);
-    const ok = await stdio.client.callTool({ name: 'geo-distance', arguments: args, _meta: { 'x402/payment': viaMcp } });
+    const ok = await stdio.client.callTool({
+      name: 'geo-distance',
+      arguments: args,
+      _meta: { 'x402/payment': viaMcp },
+    });
     expect(ok.isError).toBeFalsy();
     const replay = await fetch(server.url + '/api/geo-distance', {
       method: 'POST',

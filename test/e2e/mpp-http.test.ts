@@ -7,7 +7,15 @@ import { annuity } from '../../tools/annuity.js';
 import { cardValidate } from '../../tools/card-validate.js';
 import { developmentIndicator } from '../../tools/development-indicator.js';
 import { geoDistance } from '../../tools/geo-distance.js';
-import { decodeCredentialValue, decodeReceipt, encodeRequest, mppClient, signCredential, tampered, wireRequest } from '../support/mpp.js';
+import {
+  decodeCredentialValue,
+  decodeReceipt,
+  encodeRequest,
+  mppClient,
+  signCredential,
+  tampered,
+  wireRequest,
+} from '../support/mpp.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, officialPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
@@ -21,7 +29,10 @@ let runs: Map<string, number>;
 const calls = {
   annuity: { path: '/api/annuity', body: { payment: 100, ratePerPeriod: 0.05, periods: 10 } },
   'card-validate': { path: '/api/card-validate', body: { number: '4242 4242 4242 4242' } },
-  'geo-distance': { path: '/api/geo-distance', body: { from: { lat: 51.5074, lng: -0.1278 }, to: { lat: 48.8566, lng: 2.3522 } } },
+  'geo-distance': {
+    path: '/api/geo-distance',
+    body: { from: { lat: 51.5074, lng: -0.1278 }, to: { lat: 48.8566, lng: 2.3522 } },
+  },
 } as const;
 type Name = keyof typeof calls;
 
@@ -75,7 +86,11 @@ describe('a bare probe of a paid route', () => {
         amount: entry.amount,
         currency: entry.asset,
         recipient: entry.payTo,
-        methodDetails: { chainId: Number(entry.network.split(':')[1]), credentialTypes: ['authorization'], decimals: 6 },
+        methodDetails: {
+          chainId: Number(entry.network.split(':')[1]),
+          credentialTypes: ['authorization'],
+          decimals: 6,
+        },
       });
       expect(Date.parse(challenge.expires!)).toBeGreaterThan(Date.now());
       expect(Challenge.verify(challenge, { secretKey: SECRET })).toBe(true);
@@ -87,7 +102,14 @@ describe('a bare probe of a paid route', () => {
     expect(head.status).toBe(402);
     expect(Challenge.fromResponseList(head).length).toBeGreaterThan(0);
     const credential = await signCredential(paid.payers[6]!, url('annuity'), post('annuity'));
-    expect((await fetch(`${server.url}${developmentIndicator.path}`, { method: 'HEAD', headers: { authorization: credential } })).status).toBe(405);
+    expect(
+      (
+        await fetch(`${server.url}${developmentIndicator.path}`, {
+          method: 'HEAD',
+          headers: { authorization: credential },
+        })
+      ).status,
+    ).toBe(405);
   });
 
   it('lets browsers send the credential and read the challenges and the receipt (CORS)', async () => {
@@ -98,7 +120,8 @@ describe('a bare probe of a paid route', () => {
 
   it('issues a new challenge id every time (the EIP-3009 nonce derives from it, so it must never repeat)', async () => {
     const ids = new Set<string>();
-    for (let i = 0; i < 3; i++) for (const c of Challenge.fromResponseList(await fetch(url('annuity'), { method: 'POST' }))) ids.add(c.id);
+    for (let i = 0; i < 3; i++)
+      for (const c of Challenge.fromResponseList(await fetch(url('annuity'), { method: 'POST' }))) ids.add(c.id);
     expect(ids.size).toBe(3 * Challenge.fromResponseList(await fetch(url('annuity'), { method: 'POST' })).length);
   });
 });
@@ -108,7 +131,11 @@ describe('the official mppx client paying over HTTP on a local chain', () => {
     const payer = paid.payers[0]!;
     const client = mppClient(payer);
     for (const name of ['annuity', 'card-validate', 'geo-distance'] as const) {
-      const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo), runs: handlerRuns(name) };
+      const before = {
+        payer: await paid.balance(payer.address),
+        payTo: await paid.balance(paid.payTo),
+        runs: handlerRuns(name),
+      };
       const res = await client.fetch(url(name), post(name));
       expect(res.status).toBe(200);
       const receipt = decodeReceipt(res);
@@ -119,13 +146,26 @@ describe('the official mppx client paying over HTTP on a local chain', () => {
       expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
       expect(handlerRuns(name)).toBe(before.runs + 1);
       const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
-      expect(stored).toMatchObject({ tool: name, status: 'settled', transaction: receipt.reference, amount: '1000', transport: 'http', protocol: 'mpp', payer: payer.address });
+      expect(stored).toMatchObject({
+        tool: name,
+        status: 'settled',
+        transaction: receipt.reference,
+        amount: '1000',
+        transport: 'http',
+        protocol: 'mpp',
+        payer: payer.address,
+      });
     }
   });
 
   it('serves an x402-only client and an MPP-only client on the same route, and records each protocol', async () => {
     const { challenge } = await localEntry('annuity');
-    const x402 = await fetch(url('annuity'), post('annuity', { 'payment-signature': encodePayment(await officialPayment(paid.payers[1]!, challenge, LOCAL_NETWORK)) }));
+    const x402 = await fetch(
+      url('annuity'),
+      post('annuity', {
+        'payment-signature': encodePayment(await officialPayment(paid.payers[1]!, challenge, LOCAL_NETWORK)),
+      }),
+    );
     expect(x402.status).toBe(200);
     expect(x402.headers.get('payment-response')).not.toBeNull();
     expect(x402.headers.get('payment-receipt')).toBeNull();
@@ -139,11 +179,17 @@ describe('the official mppx client paying over HTTP on a local chain', () => {
   it('refuses a request carrying both an MPP credential and an x402 payment with a clear 400, running nothing', async () => {
     const credential = await signCredential(paid.payers[2]!, url('annuity'), post('annuity'));
     const before = handlerRuns('annuity');
-    const res = await fetch(url('annuity'), post('annuity', { authorization: credential, 'payment-signature': await asX402(credential, 'annuity') }));
+    const res = await fetch(
+      url('annuity'),
+      post('annuity', { authorization: credential, 'payment-signature': await asX402(credential, 'annuity') }),
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const problem = (await res.json()) as { type: string; detail: string; reason: string };
-    expect(problem).toMatchObject({ type: 'https://paymentauth.org/problems/bad-request', reason: 'mpp_and_x402_together' });
+    expect(problem).toMatchObject({
+      type: 'https://paymentauth.org/problems/bad-request',
+      reason: 'mpp_and_x402_together',
+    });
     expect(problem.detail).toMatch(/exactly one/);
     expect(handlerRuns('annuity')).toBe(before);
   });
@@ -171,7 +217,12 @@ describe('one EIP-3009 authorization offered through both protocols over HTTP', 
 /** Signs an evm/charge credential by hand (for challenges the mppx client would refuse to pay, such as expired ones). */
 async function handSigned(challenge: Challenge.Challenge, name: Name): Promise<string> {
   const payer = paid.payers[4]!;
-  const request = challenge.request as { amount: string; currency: Hex; recipient: Hex; methodDetails: { chainId: number } };
+  const request = challenge.request as {
+    amount: string;
+    currency: Hex;
+    recipient: Hex;
+    methodDetails: { chainId: number };
+  };
   const message = {
     from: payer.address,
     to: request.recipient,
@@ -187,7 +238,16 @@ async function handSigned(challenge: Challenge.Challenge, name: Name): Promise<s
     message,
   });
   void name;
-  const payload = { type: 'authorization', from: message.from, to: message.to, value: request.amount, validAfter: '0', validBefore: String(message.validBefore), nonce: message.nonce, signature };
+  const payload = {
+    type: 'authorization',
+    from: message.from,
+    to: message.to,
+    value: request.amount,
+    validAfter: '0',
+    validBefore: String(message.validBefore),
+    nonce: message.nonce,
+    signature,
+  };
   const { meta: _meta, ...wire } = challenge;
   return `Payment ${Buffer.from(JSON.stringify({ challenge: { ...wire, request: encodeRequest(challenge.request) }, payload }), 'utf8').toString('base64url')}`;
 }
@@ -195,15 +255,51 @@ async function handSigned(challenge: Challenge.Challenge, name: Name): Promise<s
 describe('tampered or misdirected MPP credentials', () => {
   const flip = (hex: string) => `${hex.slice(0, -4)}${hex.slice(-4) === 'abcd' ? '1234' : 'abcd'}`;
   const cases: Array<{ what: string; type: string; edit: Parameters<typeof tampered>[1] }> = [
-    { what: 'the amount of the challenge', type: 'invalid-challenge', edit: (w) => (w.challenge.request = encodeRequest({ ...wireRequest(w), amount: '1' })) },
-    { what: 'the recipient of the challenge', type: 'invalid-challenge', edit: (w) => (w.challenge.request = encodeRequest({ ...wireRequest(w), recipient: paid.payers[5]!.address })) },
-    { what: 'the chain of the challenge', type: 'invalid-challenge', edit: (w) => (w.challenge.request = encodeRequest({ ...wireRequest(w), methodDetails: { ...(wireRequest(w).methodDetails as object), chainId: 8453 } })) },
-    { what: 'the challenge id', type: 'invalid-challenge', edit: (w) => (w.challenge.id = `${String(w.challenge.id).slice(0, -2)}AA`) },
-    { what: 'the expiry of the challenge', type: 'invalid-challenge', edit: (w) => (w.challenge.expires = new Date(Date.now() + 86_400_000).toISOString()) },
-    { what: 'the realm of the challenge', type: 'invalid-challenge', edit: (w) => (w.challenge.realm = 'evil.example') },
+    {
+      what: 'the amount of the challenge',
+      type: 'invalid-challenge',
+      edit: (w) => (w.challenge.request = encodeRequest({ ...wireRequest(w), amount: '1' })),
+    },
+    {
+      what: 'the recipient of the challenge',
+      type: 'invalid-challenge',
+      edit: (w) => (w.challenge.request = encodeRequest({ ...wireRequest(w), recipient: paid.payers[5]!.address })),
+    },
+    {
+      what: 'the chain of the challenge',
+      type: 'invalid-challenge',
+      edit: (w) =>
+        (w.challenge.request = encodeRequest({
+          ...wireRequest(w),
+          methodDetails: { ...(wireRequest(w).methodDetails as object), chainId: 8453 },
+        })),
+    },
+    {
+      what: 'the challenge id',
+      type: 'invalid-challenge',
+      edit: (w) => (w.challenge.id = `${String(w.challenge.id).slice(0, -2)}AA`),
+    },
+    {
+      what: 'the expiry of the challenge',
+      type: 'invalid-challenge',
+      edit: (w) => (w.challenge.expires = new Date(Date.now() + 86_400_000).toISOString()),
+    },
+    {
+      what: 'the realm of the challenge',
+      type: 'invalid-challenge',
+      edit: (w) => (w.challenge.realm = 'evil.example'),
+    },
     { what: 'the authorized amount', type: 'verification-failed', edit: (w) => (w.payload.value = '1') },
-    { what: 'the authorized recipient', type: 'verification-failed', edit: (w) => (w.payload.to = paid.payers[5]!.address) },
-    { what: 'the signature', type: 'verification-failed', edit: (w) => (w.payload.signature = flip(String(w.payload.signature))) },
+    {
+      what: 'the authorized recipient',
+      type: 'verification-failed',
+      edit: (w) => (w.payload.to = paid.payers[5]!.address),
+    },
+    {
+      what: 'the signature',
+      type: 'verification-failed',
+      edit: (w) => (w.payload.signature = flip(String(w.payload.signature))),
+    },
   ];
   for (const { what, type, edit } of cases) {
     it(`refuses a credential whose ${what} was changed, with the MPP problem "${type}", running nothing and charging nothing`, async () => {
@@ -223,7 +319,12 @@ describe('tampered or misdirected MPP credentials', () => {
   it('refuses a credential for an expired challenge with "payment-expired"', async () => {
     const probe = Challenge.fromResponseList(await fetch(url('annuity'), { method: 'POST' }))[0]!;
     const { id: _id, opaque: _opaque, ...fields } = probe;
-    const expired = Challenge.from({ ...fields, meta: { tool: 'annuity', salt: 'x' }, expires: new Date(Date.now() - 1000).toISOString(), secretKey: SECRET });
+    const expired = Challenge.from({
+      ...fields,
+      meta: { tool: 'annuity', salt: 'x' },
+      expires: new Date(Date.now() - 1000).toISOString(),
+      secretKey: SECRET,
+    });
     const before = handlerRuns('annuity');
     const res = await fetch(url('annuity'), post('annuity', { authorization: await handSigned(expired, 'annuity') }));
     expect(res.status).toBe(402);
@@ -231,7 +332,7 @@ describe('tampered or misdirected MPP credentials', () => {
     expect(handlerRuns('annuity')).toBe(before);
   });
 
-  it('refuses a credential answering another route\'s challenge (same price and pay-to), and one from another realm that shares the key', async () => {
+  it("refuses a credential answering another route's challenge (same price and pay-to), and one from another realm that shares the key", async () => {
     const credential = await signCredential(paid.payers[4]!, url('card-validate'), post('card-validate'));
     const before = handlerRuns('annuity');
     const other = await fetch(url('annuity'), post('annuity', { authorization: credential }));
@@ -239,7 +340,12 @@ describe('tampered or misdirected MPP credentials', () => {
     expect(((await other.json()) as { detail: string }).detail).toMatch(/another tool/);
     const probe = Challenge.fromResponseList(await fetch(url('annuity'), { method: 'POST' }))[0]!;
     const { id: _id, opaque: _opaque, ...fields } = probe;
-    const foreign = Challenge.from({ ...fields, realm: 'other.example', meta: { tool: 'annuity', salt: 'y' }, secretKey: SECRET });
+    const foreign = Challenge.from({
+      ...fields,
+      realm: 'other.example',
+      meta: { tool: 'annuity', salt: 'y' },
+      secretKey: SECRET,
+    });
     const res = await fetch(url('annuity'), post('annuity', { authorization: await handSigned(foreign, 'annuity') }));
     expect(res.status).toBe(402);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/realm/);
@@ -257,22 +363,34 @@ describe('tampered or misdirected MPP credentials', () => {
 
   it('still refuses an invalid body with 400 naming the field before reading the credential', async () => {
     const credential = await signCredential(paid.payers[4]!, url('annuity'), post('annuity'));
-    const res = await fetch(url('annuity'), { method: 'POST', headers: { 'content-type': 'application/json', authorization: credential }, body: JSON.stringify({ payment: 'x' }) });
+    const res = await fetch(url('annuity'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: credential },
+      body: JSON.stringify({ payment: 'x' }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_input');
   });
 });
 
 describe('several instances', () => {
-  it('accept each other\'s challenges when they share MPP_SECRET_KEY (stateless check), and refuse them with another key', async () => {
-    const twin = await startTestServer({ ...paid.env, MPP_SECRET_KEY: SECRET, MPP_REALM: REALM }, { tools: [annuity] as AnyToolDefinition[], dataDir: server.dataDir });
-    const stranger = await startTestServer({ ...paid.env, MPP_SECRET_KEY: `${SECRET}-other`, MPP_REALM: REALM }, { tools: [annuity] as AnyToolDefinition[] });
+  it("accept each other's challenges when they share MPP_SECRET_KEY (stateless check), and refuse them with another key", async () => {
+    const twin = await startTestServer(
+      { ...paid.env, MPP_SECRET_KEY: SECRET, MPP_REALM: REALM },
+      { tools: [annuity] as AnyToolDefinition[], dataDir: server.dataDir },
+    );
+    const stranger = await startTestServer(
+      { ...paid.env, MPP_SECRET_KEY: `${SECRET}-other`, MPP_REALM: REALM },
+      { tools: [annuity] as AnyToolDefinition[] },
+    );
     try {
       const payer = paid.payers[6]!;
       const fromFirst = await signCredential(payer, url('annuity'), post('annuity'));
       const refused = await fetch(`${stranger.url}/api/annuity`, post('annuity', { authorization: fromFirst }));
       expect(refused.status).toBe(402);
-      expect(((await refused.json()) as { type: string }).type).toBe('https://paymentauth.org/problems/invalid-challenge');
+      expect(((await refused.json()) as { type: string }).type).toBe(
+        'https://paymentauth.org/problems/invalid-challenge',
+      );
       const before = await paid.balance(payer.address);
       const accepted = await fetch(`${twin.url}/api/annuity`, post('annuity', { authorization: fromFirst }));
       expect(accepted.status).toBe(200);
@@ -292,7 +410,10 @@ describe('MPP turned off (MPP=off)', () => {
   afterAll(async () => off?.close());
 
   it('offers no MPP challenge and leaves the x402 challenge byte for byte as with MPP on', async () => {
-    const [withMpp, without] = await Promise.all([fetch(url('annuity'), { method: 'POST' }), fetch(off.url + '/api/annuity', { method: 'POST' })]);
+    const [withMpp, without] = await Promise.all([
+      fetch(url('annuity'), { method: 'POST' }),
+      fetch(off.url + '/api/annuity', { method: 'POST' }),
+    ]);
     expect(without.status).toBe(402);
     expect(without.headers.get('www-authenticate')).toBeNull();
     expect(withMpp.headers.get('www-authenticate')).not.toBeNull();

@@ -36,9 +36,14 @@ async function payMpp(payer: PaidEnvironment['payers'][number]): Promise<Respons
 
 /** Pays with x402: an EIP-3009 payment for the local option of the route's challenge. */
 async function payX402(payer: PaidEnvironment['payers'][number]): Promise<Response> {
-  const challenge = decodeHeader((await fetch(url(server), { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+  const challenge = decodeHeader(
+    (await fetch(url(server), { method: 'POST' })).headers.get('payment-required'),
+  ) as PaymentRequired;
   const entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
-  return fetch(url(server), { ...post, headers: { ...post.headers, 'payment-signature': encodePayment(await signExactPayment(payer, entry)) } });
+  return fetch(url(server), {
+    ...post,
+    headers: { ...post.headers, 'payment-signature': encodePayment(await signExactPayment(payer, entry)) },
+  });
 }
 
 describe('abuse limits on MPP payments', () => {
@@ -52,7 +57,10 @@ describe('abuse limits on MPP payments', () => {
     const again = await payMpp(payer);
     expect(again.status).toBe(429);
     // A limit is not a payment failure: the one error body, as for x402, says which limit and how long to wait.
-    expect(((await again.json()) as { error: { code: string; details: { limit: string } } }).error).toMatchObject({ code: 'rate_limited', details: { limit: 'payer' } });
+    expect(((await again.json()) as { error: { code: string; details: { limit: string } } }).error).toMatchObject({
+      code: 'rate_limited',
+      details: { limit: 'payer' },
+    });
     expect(again.headers.get('payment-receipt')).toBeNull();
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const viaX402 = await payX402(payer);

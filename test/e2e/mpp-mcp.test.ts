@@ -46,7 +46,9 @@ const asMeta = (credential: string) => Credential.deserialize(credential) as unk
 /** The x402 payment carrying the same authorization as an MPP credential, for the annuity route's local entry. */
 async function sameAuthorizationAsX402(credential: string): Promise<Record<string, unknown>> {
   const probe = await fetch(`${server.url}/api/annuity`, { method: 'POST' });
-  const entry = (decodeHeader(probe.headers.get('payment-required')) as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK && a.scheme === 'exact')!;
+  const entry = (decodeHeader(probe.headers.get('payment-required')) as PaymentRequired).accepts.find(
+    (a) => a.network === LOCAL_NETWORK && a.scheme === 'exact',
+  )!;
   const { signature, type: _type, ...authorization } = decodeCredentialValue(credential).payload;
   return { x402Version: 2, accepted: entry, payload: { signature, authorization } };
 }
@@ -57,10 +59,17 @@ describe('MPP over MCP', () => {
     expect(result.isError).toBe(true);
     const x402 = result.structuredContent as unknown as PaymentRequired;
     expect(x402.x402Version).toBe(2);
-    const mpp = (result._meta as Record<string, { httpStatus: number; challenges: Challenge.Challenge[]; problem: { type: string } }>)['org.paymentauth/payment-required']!;
+    const mpp = (
+      result._meta as Record<
+        string,
+        { httpStatus: number; challenges: Challenge.Challenge[]; problem: { type: string } }
+      >
+    )['org.paymentauth/payment-required']!;
     expect(mpp.httpStatus).toBe(402);
     expect(mpp.problem.type).toBe('https://paymentauth.org/problems/payment-required');
-    expect(mpp.challenges.length).toBe(x402.accepts.filter((a) => a.network.startsWith('eip155:') && a.scheme === 'exact').length);
+    expect(mpp.challenges.length).toBe(
+      x402.accepts.filter((a) => a.network.startsWith('eip155:') && a.scheme === 'exact').length,
+    );
     for (const challenge of mpp.challenges) {
       expect(challenge).toMatchObject({ method: 'evm', intent: 'charge', realm: 'localhost:4021' }); // MPP_REALM unset: the tools base URL's host
       expect(Challenge.verify(Challenge.Schema.parse(challenge), { secretKey: SECRET })).toBe(true);
@@ -71,14 +80,26 @@ describe('MPP over MCP', () => {
     const payer = paid.payers[0]!;
     // The wrapper makes the client it wraps pay by itself: a connection of its own, so the other tests' calls stay unpaid.
     const own = await connectHttpClient(server.url);
-    const client = McpClient.wrap(own, { methods: [evm.charge({ account: payer, authorization: { name: 'USDC', version: '2' } })], orderChallenges: localChallengesFirst });
-    const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo), runs: annuityRuns() };
+    const client = McpClient.wrap(own, {
+      methods: [evm.charge({ account: payer, authorization: { name: 'USDC', version: '2' } })],
+      orderChallenges: localChallengesFirst,
+    });
+    const before = {
+      payer: await paid.balance(payer.address),
+      payTo: await paid.balance(paid.payTo),
+      runs: annuityRuns(),
+    };
     const result = await client.callTool({ name: 'annuity', arguments: annuityArgs });
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
-    const receipt = (result._meta as Record<string, { status: string; method: string; reference: string; challengeId: string }>)['org.paymentauth/receipt']!;
+    const receipt = (
+      result._meta as Record<string, { status: string; method: string; reference: string; challengeId: string }>
+    )['org.paymentauth/receipt']!;
     expect(receipt).toMatchObject({ status: 'success', method: 'evm' });
-    expect(Receipt.from(receipt as unknown as Receipt.Receipt)).toMatchObject({ status: 'success', reference: receipt.reference });
+    expect(Receipt.from(receipt as unknown as Receipt.Receipt)).toMatchObject({
+      status: 'success',
+      reference: receipt.reference,
+    });
     expect(receipt.reference).toMatch(/^0x[0-9a-f]{64}$/);
     expect(receipt.challengeId.length).toBeGreaterThan(20);
     expect((result._meta as Record<string, unknown>)['x402/payment-response']).toBeUndefined();
@@ -86,7 +107,12 @@ describe('MPP over MCP', () => {
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
     expect(annuityRuns()).toBe(before.runs + 1);
     const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', transport: 'mcp', protocol: 'mpp', transaction: receipt.reference });
+    expect(stored).toMatchObject({
+      tool: 'annuity',
+      transport: 'mcp',
+      protocol: 'mpp',
+      transaction: receipt.reference,
+    });
     await own.close();
   });
 
@@ -94,7 +120,11 @@ describe('MPP over MCP', () => {
     const payer = paid.payers[1]!;
     const credential = await signCredential(payer, `${server.url}/api/annuity`, annuityInit());
     const before = await paid.balance(payer.address);
-    const result = await mcp.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'org.paymentauth/credential': asMeta(credential) } });
+    const result = await mcp.callTool({
+      name: 'annuity',
+      arguments: annuityArgs,
+      _meta: { 'org.paymentauth/credential': asMeta(credential) },
+    });
     expect(result.isError).toBeFalsy();
     expect(await paid.balance(payer.address)).toBe(before - 1000n);
   });
@@ -102,18 +132,38 @@ describe('MPP over MCP', () => {
   it('refuses a credential for another tool, and a tampered one, with the MPP problem and fresh challenges, running nothing', async () => {
     const payer = paid.payers[2]!;
     const before = annuityRuns();
-    const forCard = await signCredential(payer, `${server.url}/api/card-validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ number: '4242 4242 4242 4242' }) });
-    const other = await mcp.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'org.paymentauth/credential': asMeta(forCard) } });
+    const forCard = await signCredential(payer, `${server.url}/api/card-validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ number: '4242 4242 4242 4242' }),
+    });
+    const other = await mcp.callTool({
+      name: 'annuity',
+      arguments: annuityArgs,
+      _meta: { 'org.paymentauth/credential': asMeta(forCard) },
+    });
     expect(other.isError).toBe(true);
-    const required = (other._meta as Record<string, { httpStatus: number; challenges: unknown[]; problem: { type: string; detail: string } }>)['org.paymentauth/payment-required']!;
+    const required = (
+      other._meta as Record<
+        string,
+        { httpStatus: number; challenges: unknown[]; problem: { type: string; detail: string } }
+      >
+    )['org.paymentauth/payment-required']!;
     expect(required.problem.type).toBe('https://paymentauth.org/problems/invalid-challenge');
     expect(required.problem.detail).toMatch(/another tool/);
     expect(required.challenges.length).toBeGreaterThan(0);
     const own = await signCredential(payer, `${server.url}/api/annuity`, annuityInit());
     const bad = tampered(own, (w) => (w.payload.value = '1'));
-    const refused = await mcp.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'org.paymentauth/credential': asMeta(bad) } });
+    const refused = await mcp.callTool({
+      name: 'annuity',
+      arguments: annuityArgs,
+      _meta: { 'org.paymentauth/credential': asMeta(bad) },
+    });
     expect(refused.isError).toBe(true);
-    expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ type: 'https://paymentauth.org/problems/verification-failed', reason: 'mpp_amount_mismatch' });
+    expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+      type: 'https://paymentauth.org/problems/verification-failed',
+      reason: 'mpp_amount_mismatch',
+    });
     expect(annuityRuns()).toBe(before);
   });
 
@@ -123,10 +173,16 @@ describe('MPP over MCP', () => {
     const result = await mcp.callTool({
       name: 'annuity',
       arguments: annuityArgs,
-      _meta: { 'org.paymentauth/credential': asMeta(credential), 'x402/payment': await sameAuthorizationAsX402(credential) },
+      _meta: {
+        'org.paymentauth/credential': asMeta(credential),
+        'x402/payment': await sameAuthorizationAsX402(credential),
+      },
     });
     expect(result.isError).toBe(true);
-    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ status: 400, reason: 'mpp_and_x402_together' });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+      status: 400,
+      reason: 'mpp_and_x402_together',
+    });
     expect(annuityRuns()).toBe(before);
   });
 });
@@ -137,9 +193,16 @@ describe('one EIP-3009 authorization sent one after the other through both proto
     const credential = await signCredential(payer, `${server.url}/api/annuity`, annuityInit());
     const x402 = await sameAuthorizationAsX402(credential);
     const before = { runs: annuityRuns(), payer: await paid.balance(payer.address) };
-    const first = await mcp.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'org.paymentauth/credential': asMeta(credential) } });
+    const first = await mcp.callTool({
+      name: 'annuity',
+      arguments: annuityArgs,
+      _meta: { 'org.paymentauth/credential': asMeta(credential) },
+    });
     expect(first.isError).toBeFalsy();
-    const x402Http = await fetch(`${server.url}/api/annuity`, annuityInit({ 'payment-signature': encodePayment(x402) }));
+    const x402Http = await fetch(
+      `${server.url}/api/annuity`,
+      annuityInit({ 'payment-signature': encodePayment(x402) }),
+    );
     expect(x402Http.status).toBe(402);
     expect(((await x402Http.json()) as { error: string }).error).toBe('payment_already_used');
     const x402Mcp = await mcp.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'x402/payment': x402 } });
@@ -157,19 +220,35 @@ describe('one EIP-3009 authorization sent 20 times at once, through both protoco
     const payer = paid.payers[3]!;
     const credential = await signCredential(payer, `${server.url}/api/annuity`, annuityInit());
     const x402 = await sameAuthorizationAsX402(credential);
-    const before = { runs: annuityRuns(), payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo) };
+    const before = {
+      runs: annuityRuns(),
+      payer: await paid.balance(payer.address),
+      payTo: await paid.balance(paid.payTo),
+    };
     const clients = await Promise.all(Array.from({ length: 4 }, () => connectHttpClient(server.url)));
     const ok = (status: number) => status === 200;
     const attempts = Array.from({ length: 20 }, (_, i): Promise<boolean> => {
       switch (i % 4) {
         case 0:
-          return fetch(`${server.url}/api/annuity`, annuityInit({ authorization: credential })).then((r) => ok(r.status));
+          return fetch(`${server.url}/api/annuity`, annuityInit({ authorization: credential })).then((r) =>
+            ok(r.status),
+          );
         case 1:
-          return fetch(`${server.url}/api/annuity`, annuityInit({ 'payment-signature': encodePayment(x402) })).then((r) => ok(r.status));
+          return fetch(`${server.url}/api/annuity`, annuityInit({ 'payment-signature': encodePayment(x402) })).then(
+            (r) => ok(r.status),
+          );
         case 2:
-          return clients[i % 4]!.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'org.paymentauth/credential': asMeta(credential) } }).then((r) => !r.isError);
+          return clients[i % 4]!.callTool({
+            name: 'annuity',
+            arguments: annuityArgs,
+            _meta: { 'org.paymentauth/credential': asMeta(credential) },
+          }).then((r) => !r.isError);
         default:
-          return clients[i % 4]!.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'x402/payment': x402 } }).then((r) => !r.isError);
+          return clients[i % 4]!.callTool({
+            name: 'annuity',
+            arguments: annuityArgs,
+            _meta: { 'x402/payment': x402 },
+          }).then((r) => !r.isError);
       }
     });
     const outcomes = await Promise.all(attempts);
@@ -179,7 +258,9 @@ describe('one EIP-3009 authorization sent 20 times at once, through both protoco
     expect(annuityRuns()).toBe(before.runs + 1);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
-    const settled = (await server.runtime.store.listReceipts({ limit: 50 })).filter((r) => r.payer === payer.address && r.status === 'settled');
+    const settled = (await server.runtime.store.listReceipts({ limit: 50 })).filter(
+      (r) => r.payer === payer.address && r.status === 'settled',
+    );
     expect(settled).toHaveLength(1);
   });
 });
@@ -193,9 +274,16 @@ describe('MPP turned off (MPP=off) over MCP', () => {
       expect(unpaid.isError).toBe(true);
       expect((unpaid._meta ?? {})['org.paymentauth/payment-required']).toBeUndefined();
       const credential = await signCredential(paid.payers[5]!, `${server.url}/api/annuity`, annuityInit());
-      const refused = await client.callTool({ name: 'annuity', arguments: annuityArgs, _meta: { 'org.paymentauth/credential': asMeta(credential) } });
+      const refused = await client.callTool({
+        name: 'annuity',
+        arguments: annuityArgs,
+        _meta: { 'org.paymentauth/credential': asMeta(credential) },
+      });
       expect(refused.isError).toBe(true);
-      expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ status: 400, reason: 'mpp_disabled' });
+      expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)).toMatchObject({
+        status: 400,
+        reason: 'mpp_disabled',
+      });
     } finally {
       await client.close();
       await off.close();

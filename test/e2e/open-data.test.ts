@@ -20,7 +20,11 @@ import { generatePools, startYieldsLookalike } from '../support/upstreams/yields
 
 const SLOW_MS = 1_500;
 /** Spare events so every Kalshi failure mode asks for its own ticker (an `empty` answer is a valid, cached event). */
-const spareEvents: EventSpec[] = Array.from({ length: 20 }, (_, i) => ({ ...KALSHI_FIXTURE[0]!, event_ticker: `KXSPARE-${i}`, series_ticker: 'KXSPARE' }));
+const spareEvents: EventSpec[] = Array.from({ length: 20 }, (_, i) => ({
+  ...KALSHI_FIXTURE[0]!,
+  event_ticker: `KXSPARE-${i}`,
+  series_ticker: 'KXSPARE',
+}));
 
 let paid: PaidEnvironment;
 const upstreams = {} as Record<'stablecoins' | 'yields' | 'worldbank' | 'kalshi', Lookalike>;
@@ -59,10 +63,38 @@ interface Endpoint {
 }
 
 const endpoints: Endpoint[] = [
-  { tool: 'stablecoins', method: 'POST', path: '/api/stablecoins', input: { limit: 5 }, price: 3000n, upstream: () => upstreams.stablecoins },
-  { tool: 'dex-top-pools', method: 'POST', path: '/api/dex-top-pools', input: { chain: 'ethereum', limit: 5 }, price: 1000n, upstream: () => upstreams.yields },
-  { tool: 'venue-event', method: 'POST', path: '/api/venue-event', input: { eventTicker: 'KXFEDDECISION-25DEC' }, price: 2000n, upstream: () => upstreams.kalshi },
-  { tool: 'development-indicator', method: 'GET', path: '/api/development-indicator', input: { country: 'BR', indicator: 'NY.GDP.MKTP.CD' }, price: 10000n, upstream: () => upstreams.worldbank },
+  {
+    tool: 'stablecoins',
+    method: 'POST',
+    path: '/api/stablecoins',
+    input: { limit: 5 },
+    price: 3000n,
+    upstream: () => upstreams.stablecoins,
+  },
+  {
+    tool: 'dex-top-pools',
+    method: 'POST',
+    path: '/api/dex-top-pools',
+    input: { chain: 'ethereum', limit: 5 },
+    price: 1000n,
+    upstream: () => upstreams.yields,
+  },
+  {
+    tool: 'venue-event',
+    method: 'POST',
+    path: '/api/venue-event',
+    input: { eventTicker: 'KXFEDDECISION-25DEC' },
+    price: 2000n,
+    upstream: () => upstreams.kalshi,
+  },
+  {
+    tool: 'development-indicator',
+    method: 'GET',
+    path: '/api/development-indicator',
+    input: { country: 'BR', indicator: 'NY.GDP.MKTP.CD' },
+    price: 10000n,
+    upstream: () => upstreams.worldbank,
+  },
 ];
 
 async function localEntry(server: TestServer, endpoint: Endpoint): Promise<PaymentRequirements> {
@@ -75,7 +107,12 @@ async function localEntry(server: TestServer, endpoint: Endpoint): Promise<Payme
 }
 
 /** A paid HTTP call: query string on GET, JSON body on POST, the payment in PAYMENT-SIGNATURE. */
-async function payHttp(server: TestServer, endpoint: Endpoint, payer: PrivateKeyAccount, input = endpoint.input): Promise<Response> {
+async function payHttp(
+  server: TestServer,
+  endpoint: Endpoint,
+  payer: PrivateKeyAccount,
+  input = endpoint.input,
+): Promise<Response> {
   const payment = encodePayment(await signExactPayment(payer, await localEntry(server, endpoint)));
   if (endpoint.method === 'GET') {
     const query = new URLSearchParams(Object.entries(input).map(([k, v]): [string, string] => [k, String(v)]));
@@ -88,7 +125,13 @@ async function payHttp(server: TestServer, endpoint: Endpoint, payer: PrivateKey
   });
 }
 
-async function payMcp(client: Client, server: TestServer, endpoint: Endpoint, payer: PrivateKeyAccount, input = endpoint.input) {
+async function payMcp(
+  client: Client,
+  server: TestServer,
+  endpoint: Endpoint,
+  payer: PrivateKeyAccount,
+  input = endpoint.input,
+) {
   const payment = await signExactPayment(payer, await localEntry(server, endpoint));
   return client.callTool({ name: endpoint.tool, arguments: input, _meta: { 'x402/payment': payment } });
 }
@@ -131,24 +174,43 @@ describe('paid open-data calls settle after a real answer', () => {
   }
 
   it('serves the specification-shaped answers the tools promise', async () => {
-    const stable = (await (await payHttp(server, endpoints[0]!, paid.payers[0]!)).json()) as { source: string; cached: boolean; stablecoins: Array<{ symbol: string; rank: number }> };
+    const stable = (await (await payHttp(server, endpoints[0]!, paid.payers[0]!)).json()) as {
+      source: string;
+      cached: boolean;
+      stablecoins: Array<{ symbol: string; rank: number }>;
+    };
     expect(stable.source).toBe('DefiLlama stablecoins API');
     expect(stable.stablecoins.map((r) => r.rank)).toEqual([1, 2, 3, 4, 5]);
-    const pools = (await (await payHttp(server, endpoints[1]!, paid.payers[1]!)).json()) as { chain: string; pools: Array<{ chain: string }> };
+    const pools = (await (await payHttp(server, endpoints[1]!, paid.payers[1]!)).json()) as {
+      chain: string;
+      pools: Array<{ chain: string }>;
+    };
     expect(pools.chain).toBe('Ethereum');
     expect(pools.pools.every((p) => p.chain === 'Ethereum')).toBe(true);
-    const event = (await (await payHttp(server, endpoints[2]!, paid.payers[2]!)).json()) as { mutuallyExclusive: boolean; markets: Array<{ yesBid: number; venueUrl: string }> };
+    const event = (await (await payHttp(server, endpoints[2]!, paid.payers[2]!)).json()) as {
+      mutuallyExclusive: boolean;
+      markets: Array<{ yesBid: number; venueUrl: string }>;
+    };
     expect(event.mutuallyExclusive).toBe(true);
     expect(typeof event.markets[0]!.yesBid).toBe('number');
-    const series = (await (await payHttp(server, endpoints[3]!, paid.payers[3]!)).json()) as { count: number; series: Array<{ year: number }> };
+    const series = (await (await payHttp(server, endpoints[3]!, paid.payers[3]!)).json()) as {
+      count: number;
+      series: Array<{ year: number }>;
+    };
     expect(series.series.map((p) => p.year)).toEqual([2018, 2019, 2020, 2021, 2022, 2023]);
   });
 
   it('answers a repeated call from the cache: no upstream request, `cached` true, the first fetch time', async () => {
     const endpoint = endpoints[0]!;
-    const first = (await (await payHttp(server, endpoint, paid.payers[0]!, { peg: 'USD', limit: 3 })).json()) as { cached: boolean; fetchedAt: string };
+    const first = (await (await payHttp(server, endpoint, paid.payers[0]!, { peg: 'USD', limit: 3 })).json()) as {
+      cached: boolean;
+      fetchedAt: string;
+    };
     const before = upstreams.stablecoins.requests;
-    const again = (await (await payHttp(server, endpoint, paid.payers[0]!, { peg: 'USD', limit: 4 })).json()) as { cached: boolean; fetchedAt: string };
+    const again = (await (await payHttp(server, endpoint, paid.payers[0]!, { peg: 'USD', limit: 4 })).json()) as {
+      cached: boolean;
+      fetchedAt: string;
+    };
     expect(upstreams.stablecoins.requests).toBe(before);
     expect(again.cached).toBe(true);
     expect(again.fetchedAt).toBe(first.fetchedAt);
@@ -162,7 +224,12 @@ describe('paid open-data calls settle after a real answer', () => {
   it('asks the upstream again for a query it has not cached (a cache miss)', async () => {
     const endpoint = endpoints[3]!;
     const before = upstreams.worldbank.requests;
-    const res = await payHttp(server, endpoint, paid.payers[3]!, { country: 'DEU', indicator: 'SP.POP.TOTL', startYear: 2010, endYear: 2012 });
+    const res = await payHttp(server, endpoint, paid.payers[3]!, {
+      country: 'DEU',
+      indicator: 'SP.POP.TOTL',
+      startYear: 2010,
+      endYear: 2012,
+    });
     expect(res.status).toBe(200);
     expect(upstreams.worldbank.requests).toBe(before + 1);
   });
@@ -187,7 +254,9 @@ describe('concurrent paid calls share one upstream request', () => {
       expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       if (endpoint.tool === 'stablecoins') {
         // Joined or served from the cache it filled, every answer carries the one upstream fetch's time.
-        const times = await Promise.all(responses.map(async (r) => ((await r.clone().json()) as { fetchedAt: string }).fetchedAt));
+        const times = await Promise.all(
+          responses.map(async (r) => ((await r.clone().json()) as { fetchedAt: string }).fetchedAt),
+        );
         expect(new Set(times).size).toBe(1);
       }
       for (const [i, payer] of paid.payers.entries()) {
@@ -213,14 +282,86 @@ describe('an upstream failure is answered with its documented error and never ch
 
   /** Mode, attempts it must fail (retryable modes fail both attempts), and per endpoint the status and error code. */
   const table: Array<[FailureMode, number, Record<string, [number, string]>]> = [
-    ['429', 2, { stablecoins: [503, 'upstream_rate_limited'], 'dex-top-pools': [503, 'upstream_rate_limited'], 'venue-event': [503, 'upstream_rate_limited'], 'development-indicator': [503, 'upstream_rate_limited'] }],
-    ['500', 2, { stablecoins: [502, 'upstream_unavailable'], 'dex-top-pools': [502, 'upstream_unavailable'], 'venue-event': [502, 'upstream_unavailable'], 'development-indicator': [502, 'upstream_unavailable'] }],
-    ['reset', 2, { stablecoins: [502, 'upstream_unavailable'], 'dex-top-pools': [502, 'upstream_unavailable'], 'venue-event': [502, 'upstream_unavailable'], 'development-indicator': [502, 'upstream_unavailable'] }],
-    ['slow', 2, { stablecoins: [504, 'upstream_timeout'], 'dex-top-pools': [504, 'upstream_timeout'], 'venue-event': [504, 'upstream_timeout'], 'development-indicator': [504, 'upstream_timeout'] }],
-    ['malformed', 1, { stablecoins: [502, 'upstream_invalid'], 'dex-top-pools': [502, 'upstream_invalid'], 'venue-event': [502, 'upstream_invalid'], 'development-indicator': [502, 'upstream_invalid'] }],
-    ['mismatch', 1, { stablecoins: [502, 'upstream_invalid'], 'dex-top-pools': [502, 'upstream_invalid'], 'venue-event': [502, 'upstream_invalid'], 'development-indicator': [502, 'upstream_invalid'] }],
-    ['error200', 1, { stablecoins: [502, 'upstream_invalid'], 'dex-top-pools': [502, 'upstream_unavailable'], 'venue-event': [502, 'upstream_unavailable'], 'development-indicator': [502, 'upstream_unavailable'] }],
-    ['empty', 1, { stablecoins: [502, 'upstream_unavailable'], 'dex-top-pools': [502, 'upstream_unavailable'], 'venue-event': [404, 'not_found'], 'development-indicator': [404, 'not_found'] }],
+    [
+      '429',
+      2,
+      {
+        stablecoins: [503, 'upstream_rate_limited'],
+        'dex-top-pools': [503, 'upstream_rate_limited'],
+        'venue-event': [503, 'upstream_rate_limited'],
+        'development-indicator': [503, 'upstream_rate_limited'],
+      },
+    ],
+    [
+      '500',
+      2,
+      {
+        stablecoins: [502, 'upstream_unavailable'],
+        'dex-top-pools': [502, 'upstream_unavailable'],
+        'venue-event': [502, 'upstream_unavailable'],
+        'development-indicator': [502, 'upstream_unavailable'],
+      },
+    ],
+    [
+      'reset',
+      2,
+      {
+        stablecoins: [502, 'upstream_unavailable'],
+        'dex-top-pools': [502, 'upstream_unavailable'],
+        'venue-event': [502, 'upstream_unavailable'],
+        'development-indicator': [502, 'upstream_unavailable'],
+      },
+    ],
+    [
+      'slow',
+      2,
+      {
+        stablecoins: [504, 'upstream_timeout'],
+        'dex-top-pools': [504, 'upstream_timeout'],
+        'venue-event': [504, 'upstream_timeout'],
+        'development-indicator': [504, 'upstream_timeout'],
+      },
+    ],
+    [
+      'malformed',
+      1,
+      {
+        stablecoins: [502, 'upstream_invalid'],
+        'dex-top-pools': [502, 'upstream_invalid'],
+        'venue-event': [502, 'upstream_invalid'],
+        'development-indicator': [502, 'upstream_invalid'],
+      },
+    ],
+    [
+      'mismatch',
+      1,
+      {
+        stablecoins: [502, 'upstream_invalid'],
+        'dex-top-pools': [502, 'upstream_invalid'],
+        'venue-event': [502, 'upstream_invalid'],
+        'development-indicator': [502, 'upstream_invalid'],
+      },
+    ],
+    [
+      'error200',
+      1,
+      {
+        stablecoins: [502, 'upstream_invalid'],
+        'dex-top-pools': [502, 'upstream_unavailable'],
+        'venue-event': [502, 'upstream_unavailable'],
+        'development-indicator': [502, 'upstream_unavailable'],
+      },
+    ],
+    [
+      'empty',
+      1,
+      {
+        stablecoins: [502, 'upstream_unavailable'],
+        'dex-top-pools': [502, 'upstream_unavailable'],
+        'venue-event': [404, 'not_found'],
+        'development-indicator': [404, 'not_found'],
+      },
+    ],
   ];
 
   /** A fresh query per test for the upstreams whose URL varies, so no cached answer hides the failure. */

@@ -34,46 +34,86 @@ afterAll(async () => {
 });
 
 async function challenge(): Promise<PaymentRequired> {
-  const res = await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   expect(res.status).toBe(402);
   return decodeHeader(res.headers.get('payment-required')) as PaymentRequired;
 }
 
 const entryOf = (c: PaymentRequired) => c.accepts.find((a) => a.network === algo.network) as PaymentRequirements;
-const payOfficially = async (i: number) => officialAlgorandPayment(algo.payers[i]!, await challenge(), algo.network, algo.algod.url);
+const payOfficially = async (i: number) =>
+  officialAlgorandPayment(algo.payers[i]!, await challenge(), algo.network, algo.algod.url);
 const post = (payment: PaymentPayload) =>
-  fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body });
+  fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body,
+  });
 const ran = () => runs.get('annuity') ?? 0;
 
 describe('paying Tollbooth on Algorand with the official @x402/avm client', () => {
   it('advertises the Algorand entry with our fee payer and the tollbooth tag', async () => {
-    expect(entryOf(await challenge())).toMatchObject({ scheme: 'exact', asset: algo.assetId.toString(), amount: '1000', payTo: algo.payTo, extra: { feePayer: algo.feePayer.addr.toString(), tag: 'tollbooth' } });
+    expect(entryOf(await challenge())).toMatchObject({
+      scheme: 'exact',
+      asset: algo.assetId.toString(),
+      amount: '1000',
+      payTo: algo.payTo,
+      extra: { feePayer: algo.feePayer.addr.toString(), tag: 'tollbooth' },
+    });
   });
 
   it('pays over HTTP through @x402/fetch: the tool runs once, the receipt names the txid and the ASA moves', async () => {
     const payer = algo.payers[0]!;
     const client = new x402Client((_v, reqs) => reqs.find((r) => r.network === algo.network)!);
     client.setSpendControls({ allowedAssets: true });
-    client.register('algorand:*', new ExactAvmScheme(toClientAvmSigner(Buffer.from(payer.sk).toString('base64')), { algodUrl: algo.algod.url }) as never);
+    client.register(
+      'algorand:*',
+      new ExactAvmScheme(toClientAvmSigner(Buffer.from(payer.sk).toString('base64')), {
+        algodUrl: algo.algod.url,
+      }) as never,
+    );
     const before = { payer: algo.balance(payer.addr.toString()), payTo: algo.balance(algo.payTo), runs: ran() };
-    const res = await wrapFetchWithPayment(fetch, client)(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await wrapFetchWithPayment(fetch, client)(server.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);
     expect(receipt).toMatchObject({ success: true, network: algo.network, payer: payer.addr.toString() });
-    expect(algo.ledger.confirmed.get(receipt.transaction)?.stxn.txn.assetTransfer?.receiver.toString()).toBe(algo.payTo);
+    expect(algo.ledger.confirmed.get(receipt.transaction)?.stxn.txn.assetTransfer?.receiver.toString()).toBe(
+      algo.payTo,
+    );
     expect(algo.balance(payer.addr.toString())).toBe(before.payer - 1000n);
     expect(algo.balance(algo.payTo)).toBe(before.payTo + 1000n);
     expect(ran()).toBe(before.runs + 1);
     const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', status: 'settled', network: algo.network, transaction: receipt.transaction, amount: '1000' });
+    expect(stored).toMatchObject({
+      tool: 'annuity',
+      status: 'settled',
+      network: algo.network,
+      transaction: receipt.transaction,
+      amount: '1000',
+    });
   });
 
   it('pays over MCP (streamable HTTP) with the payment in _meta and returns the receipt in _meta', async () => {
     const before = { payTo: algo.balance(algo.payTo), runs: ran() };
-    const result = await mcp.callTool({ name: 'annuity', arguments: input, _meta: { 'x402/payment': await payOfficially(1) } });
+    const result = await mcp.callTool({
+      name: 'annuity',
+      arguments: input,
+      _meta: { 'x402/payment': await payOfficially(1) },
+    });
     expect(result.isError).toBeFalsy();
-    expect(result._meta?.['x402/payment-response']).toMatchObject({ success: true, network: algo.network, transaction: expect.stringMatching(/^[A-Z2-7]{52}$/) });
+    expect(result._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      network: algo.network,
+      transaction: expect.stringMatching(/^[A-Z2-7]{52}$/),
+    });
     expect(algo.balance(algo.payTo)).toBe(before.payTo + 1000n);
     expect(ran()).toBe(before.runs + 1);
   });
@@ -82,7 +122,9 @@ describe('paying Tollbooth on Algorand with the official @x402/avm client', () =
 describe('tampered and replayed Algorand payments never run the tool', () => {
   it('refuses over HTTP a group that asks our fee payer to sign twice, with the reason', async () => {
     const before = { runs: ran(), submitted: algo.ledger.accepted.length };
-    const res = await post(buildAlgorandPayment(algo.ledger, algo.payers[2]!, entryOf(await challenge()), { extraFeePayerTxn: true }));
+    const res = await post(
+      buildAlgorandPayment(algo.ledger, algo.payers[2]!, entryOf(await challenge()), { extraFeePayerTxn: true }),
+    );
     expect(res.status).toBe(402);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_exact_avm_invalid_fee_payer');
     expect(ran()).toBe(before.runs);
@@ -91,7 +133,11 @@ describe('tampered and replayed Algorand payments never run the tool', () => {
 
   it('refuses over MCP a payment whose signature was corrupted, with the reason', async () => {
     const before = ran();
-    const result = await mcp.callTool({ name: 'annuity', arguments: input, _meta: { 'x402/payment': corruptedSignature(await payOfficially(2)) } });
+    const result = await mcp.callTool({
+      name: 'annuity',
+      arguments: input,
+      _meta: { 'x402/payment': corruptedSignature(await payOfficially(2)) },
+    });
     expect(result.isError).toBe(true);
     expect((result.structuredContent as { error: string }).error).toBe('invalid_exact_avm_invalid_signature');
     expect(ran()).toBe(before);
@@ -100,7 +146,10 @@ describe('tampered and replayed Algorand payments never run the tool', () => {
   it('refuses a payment whose accepted entry changed the tag: the echo must match what was advertised', async () => {
     const payment = await payOfficially(2);
     const before = ran();
-    const res = await post({ ...payment, accepted: { ...payment.accepted, extra: { ...payment.accepted.extra, tag: 'someone-else' } } });
+    const res = await post({
+      ...payment,
+      accepted: { ...payment.accepted, extra: { ...payment.accepted.extra, tag: 'someone-else' } },
+    });
     expect(res.status).toBe(402);
     expect(((await res.json()) as { error: string }).error).toBe('no_matching_payment_requirements');
     expect(ran()).toBe(before);
@@ -129,8 +178,14 @@ describe('tampered and replayed Algorand payments never run the tool', () => {
       const error = ((await r.json()) as { error: string | { code: string } }).error;
       return typeof error === 'string' ? error : error.code;
     };
-    const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(async (r) => [r.status, await reasonOf(r)]));
-    for (const [status, reason] of refusals) expect([[409, 'payment_in_flight'], [402, 'payment_already_used']]).toContainEqual([status, reason]);
+    const refusals = await Promise.all(
+      responses.filter((r) => r.status !== 200).map(async (r) => [r.status, await reasonOf(r)]),
+    );
+    for (const [status, reason] of refusals)
+      expect([
+        [409, 'payment_in_flight'],
+        [402, 'payment_already_used'],
+      ]).toContainEqual([status, reason]);
     expect(ran()).toBe(before.runs + 1);
     expect(algo.balance(algo.payTo)).toBe(before.payTo + 1000n);
     expect(algo.ledger.accepted.length).toBe(before.submitted + 1);
@@ -143,7 +198,11 @@ describe('tampered and replayed Algorand payments never run the tool', () => {
     try {
       const first = await post(payment);
       expect(first.status).toBe(503);
-      expect(decodePaymentResponseHeader(first.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: expect.stringMatching(/^[A-Z2-7]{52}$/) });
+      expect(decodePaymentResponseHeader(first.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: expect.stringMatching(/^[A-Z2-7]{52}$/),
+      });
       expect(algo.balance(algo.payTo)).toBe(before.payTo);
     } finally {
       algo.ledger.releaseHeld();
@@ -151,7 +210,10 @@ describe('tampered and replayed Algorand payments never run the tool', () => {
     const retried = await post(payment);
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
-    expect(decodePaymentResponseHeader(retried.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: true, network: algo.network });
+    expect(decodePaymentResponseHeader(retried.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+      success: true,
+      network: algo.network,
+    });
     expect(ran()).toBe(before.runs + 1);
     expect(algo.balance(algo.payTo)).toBe(before.payTo + 1000n);
   });

@@ -59,8 +59,16 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     const payer = base.payers[0]!;
     const client = new x402Client((_v, reqs) => reqs.find((r) => r.scheme === 'upto' && r.network === BASE_MAINNET)!);
     client.register('eip155:*', new UptoEvmScheme(payer));
-    const before = { payer: await base.balance(payer.address), payTo: await base.balance(base.payTo), runs: runCount() };
-    const res = await wrapFetchWithPayment(fetch, client)(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const before = {
+      payer: await base.balance(payer.address),
+      payTo: await base.balance(base.payTo),
+      runs: runCount(),
+    };
+    const res = await wrapFetchWithPayment(fetch, client)(server.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);
@@ -69,7 +77,13 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await base.balance(base.payTo)).toBe(before.payTo + 1000n);
     const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', status: 'settled', network: BASE_MAINNET, amount: '1000', transaction: receipt.transaction });
+    expect(stored).toMatchObject({
+      tool: 'annuity',
+      status: 'settled',
+      network: BASE_MAINNET,
+      amount: '1000',
+      transaction: receipt.transaction,
+    });
   });
 
   it('is paid over MCP (streamable HTTP) with the upto payment in _meta and the receipt in _meta', async () => {
@@ -78,7 +92,12 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     const payment = await officialUptoPayment(payer, await challenge(), BASE_MAINNET);
     const result = await mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } });
     expect(result.isError).toBeFalsy();
-    expect(result._meta?.['x402/payment-response']).toMatchObject({ success: true, network: BASE_MAINNET, payer: payer.address, amount: '1000' });
+    expect(result._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      network: BASE_MAINNET,
+      payer: payer.address,
+      amount: '1000',
+    });
     expect(runCount()).toBe(before.runs + 1);
     expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
   });
@@ -95,12 +114,30 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     const payer = base.payers[2]!;
     const official = await officialUptoPayment(payer, await challenge(), BASE_MAINNET);
     const cases: [PaymentPayload, number, string][] = [
-      [await resignUpto(payer, official, (a) => void (a.witness.to = base.payers[3]!.address)), 402, 'invalid_permit2_recipient_mismatch'],
-      [await resignUpto(payer, official, (a) => void (a.witness.facilitator = base.payers[3]!.address)), 402, 'upto_facilitator_mismatch'],
+      [
+        await resignUpto(payer, official, (a) => void (a.witness.to = base.payers[3]!.address)),
+        402,
+        'invalid_permit2_recipient_mismatch',
+      ],
+      [
+        await resignUpto(payer, official, (a) => void (a.witness.facilitator = base.payers[3]!.address)),
+        402,
+        'upto_facilitator_mismatch',
+      ],
       [await resignUpto(payer, official, (a) => void (a.permitted.amount = '999')), 402, 'permit2_amount_mismatch'],
       // A client that lowers the advertised maximum no longer echoes our entry.
       [{ ...official, accepted: { ...official.accepted, amount: '999' } }, 402, 'no_matching_payment_requirements'],
-      [{ ...official, accepted: { ...official.accepted, extra: { ...official.accepted.extra, facilitatorAddress: base.payers[3]!.address } } }, 402, 'no_matching_payment_requirements'],
+      [
+        {
+          ...official,
+          accepted: {
+            ...official.accepted,
+            extra: { ...official.accepted.extra, facilitatorAddress: base.payers[3]!.address },
+          },
+        },
+        402,
+        'no_matching_payment_requirements',
+      ],
     ];
     const before = { runs: runCount(), payer: await base.balance(payer.address) };
     for (const [payment, status, reason] of cases) {
@@ -134,7 +171,9 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     // 409 answers carry the error body ({ error: { code } }), 402 answers the challenge ({ error: reason }).
-    const refusals = await Promise.all(answers.filter((r) => r.status !== 200).map(async (r) => reasonOf(await r.json())));
+    const refusals = await Promise.all(
+      answers.filter((r) => r.status !== 200).map(async (r) => reasonOf(await r.json())),
+    );
     for (const reason of refusals) expect(['payment_in_flight', 'payment_already_used']).toContain(reason);
     expect(runCount()).toBe(before.runs + 1);
     expect(await base.balance(payer.address)).toBe(before.payer - 1000n);

@@ -24,7 +24,12 @@ beforeAll(async () => {
   runs = counted.runs;
   // The facilitator reaches algod only through the flaky proxy; short timeouts keep the hangs quick.
   const [entry] = (JSON.parse(algo.env.NETWORKS_JSON!) as { networks: Array<Record<string, unknown>> }).networks;
-  const env = { ...algo.env, NETWORKS_JSON: JSON.stringify({ networks: [{ ...entry, rpcUrl: rpc.url }] }), FACILITATOR_TIMEOUT_MS: '2000', FACILITATOR_SETTLE_TIMEOUT_MS: '4000' };
+  const env = {
+    ...algo.env,
+    NETWORKS_JSON: JSON.stringify({ networks: [{ ...entry, rpcUrl: rpc.url }] }),
+    FACILITATOR_TIMEOUT_MS: '2000',
+    FACILITATOR_SETTLE_TIMEOUT_MS: '4000',
+  };
   server = await startTestServer(env, { tools: counted.tools });
 }, 60_000);
 afterAll(async () => {
@@ -42,11 +47,25 @@ function rail(): RailUnderTest {
     url: server.url,
     price: 1000n,
     pay: async () => {
-      const res = await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(server.url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       // The official client reads algod directly, not through the flaky proxy.
-      return officialAlgorandPayment(payer, decodeHeader(res.headers.get('payment-required')) as PaymentRequired, algo.network, algo.algod.url);
+      return officialAlgorandPayment(
+        payer,
+        decodeHeader(res.headers.get('payment-required')) as PaymentRequired,
+        algo.network,
+        algo.algod.url,
+      );
     },
-    send: (payment) => fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment as PaymentPayload) }, body }),
+    send: (payment) =>
+      fetch(server.url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment as PaymentPayload) },
+        body,
+      }),
     balance: async () => algo.balance(payer.addr.toString()),
     runs: () => runs.get('annuity') ?? 0,
     submit: (req) => req.httpMethod === 'POST' && req.path === '/v2/transactions',

@@ -44,8 +44,16 @@ beforeAll(async () => {
   const counted = countingTools([annuity, v1Echo] as AnyToolDefinition[]);
   runs = counted.runs;
   // Every chain request of the server goes through the flaky RPC; short timeouts keep the hangs quick.
-  const env = { ...base.env, NETWORKS_JSON: JSON.stringify({ networks: [{ id: BASE_MAINNET, rpcUrl: rpc.url, label: 'Base (local chain behind a flaky RPC)' }] }) };
-  server = await startTestServer({ ...env, FACILITATOR_TIMEOUT_MS: '2000', FACILITATOR_SETTLE_TIMEOUT_MS: '4000' }, { tools: counted.tools });
+  const env = {
+    ...base.env,
+    NETWORKS_JSON: JSON.stringify({
+      networks: [{ id: BASE_MAINNET, rpcUrl: rpc.url, label: 'Base (local chain behind a flaky RPC)' }],
+    }),
+  };
+  server = await startTestServer(
+    { ...env, FACILITATOR_TIMEOUT_MS: '2000', FACILITATOR_SETTLE_TIMEOUT_MS: '4000' },
+    { tools: counted.tools },
+  );
 }, 120_000);
 afterAll(async () => {
   process.off('unhandledRejection', recordUnhandled);
@@ -63,13 +71,30 @@ interface RailCase {
   send(payment: PaymentPayload): Promise<Response>;
 }
 
-const v2Challenge = async (): Promise<PaymentRequired> => decodeHeader((await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+const v2Challenge = async (): Promise<PaymentRequired> =>
+  decodeHeader(
+    (await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required'),
+  ) as PaymentRequired;
 const postAnnuity = (payment: PaymentPayload) =>
-  fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body });
+  fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body,
+  });
 
 const RAILS: RailCase[] = [
-  { name: 'EVM exact (EIP-3009)', tool: 'annuity', pay: async (payer) => officialPayment(payer, await v2Challenge(), BASE_MAINNET), send: postAnnuity },
-  { name: 'EVM upto (Permit2)', tool: 'annuity', pay: async (payer) => officialUptoPayment(payer, await v2Challenge(), BASE_MAINNET), send: postAnnuity },
+  {
+    name: 'EVM exact (EIP-3009)',
+    tool: 'annuity',
+    pay: async (payer) => officialPayment(payer, await v2Challenge(), BASE_MAINNET),
+    send: postAnnuity,
+  },
+  {
+    name: 'EVM upto (Permit2)',
+    tool: 'annuity',
+    pay: async (payer) => officialUptoPayment(payer, await v2Challenge(), BASE_MAINNET),
+    send: postAnnuity,
+  },
   {
     name: 'EVM exact version 1',
     tool: 'v1-echo',
@@ -77,7 +102,8 @@ const RAILS: RailCase[] = [
       const challenge = (await (await fetch(server.url + '/api/test/v1-echo')).json()) as PaymentRequired;
       return new x402Client().registerV1('base', new ExactEvmSchemeV1(payer)).createPaymentPayload(challenge as never);
     },
-    send: (payment) => fetch(server.url + '/api/test/v1-echo?note=paid', { headers: { 'x-payment': encodePayment(payment) } }),
+    send: (payment) =>
+      fetch(server.url + '/api/test/v1-echo?note=paid', { headers: { 'x-payment': encodePayment(payment) } }),
   },
 ];
 
@@ -97,7 +123,11 @@ const healthy = async () => (await fetch(server.url + '/healthz')).status;
  * call ran out of time before the rail could name its transaction).
  */
 async function openSettlement(res: Response): Promise<void> {
-  const receipt = decodeHeader(res.headers.get('payment-response') ?? res.headers.get('x-payment-response')) as { success: boolean; errorReason: string; transaction: string };
+  const receipt = decodeHeader(res.headers.get('payment-response') ?? res.headers.get('x-payment-response')) as {
+    success: boolean;
+    errorReason: string;
+    transaction: string;
+  };
   expect(await outcome(res)).toEqual({ status: 503, code: receipt.errorReason, delivered: false });
   expect(receipt.success).toBe(false);
   if (receipt.errorReason === 'settlement_pending') expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
@@ -105,12 +135,21 @@ async function openSettlement(res: Response): Promise<void> {
 }
 
 /** Heals the RPC, pays the same payment again and checks it buys exactly one call, and no second one. */
-async function paysOnceWhenHealed(rail: RailCase, payer: PrivateKeyAccount, payment: PaymentPayload, before: bigint): Promise<void> {
+async function paysOnceWhenHealed(
+  rail: RailCase,
+  payer: PrivateKeyAccount,
+  payment: PaymentPayload,
+  before: bigint,
+): Promise<void> {
   rpc.heal();
   const ran = runs.get(rail.tool) ?? 0;
   expect(await outcome(await rail.send(payment))).toMatchObject({ status: 200, delivered: true });
   expect(await base.balance(payer.address)).toBe(before - 1000n);
-  expect(await outcome(await rail.send(payment))).toMatchObject({ status: 402, code: 'payment_already_used', delivered: false });
+  expect(await outcome(await rail.send(payment))).toMatchObject({
+    status: 402,
+    code: 'payment_already_used',
+    delivered: false,
+  });
   expect(runs.get(rail.tool)).toBe(ran + 1);
   expect(await base.balance(payer.address)).toBe(before - 1000n);
 }
@@ -125,7 +164,11 @@ describe.each(RAILS.map((rail, i) => ({ rail, i })))('$rail.name through an RPC 
     const ran = runs.get(rail.tool) ?? 0;
     for (const fault of FAULTS) {
       rpc.fail(fault);
-      expect(await outcome(await rail.send(payment)), fault).toEqual({ status: 502, code: 'facilitator_unavailable', delivered: false });
+      expect(await outcome(await rail.send(payment)), fault).toEqual({
+        status: 502,
+        code: 'facilitator_unavailable',
+        delivered: false,
+      });
       rpc.heal();
       expect(await healthy()).toBe(200);
     }
@@ -141,11 +184,19 @@ describe.each(RAILS.map((rail, i) => ({ rail, i })))('$rail.name through an RPC 
     const before = await base.balance(payer.address);
     for (const fault of ['429', '500', 'garbage', 'wrong'] as const) {
       rpc.fail(fault, rpcMethods('eth_getTransactionCount', 'eth_estimateGas'));
-      expect(await outcome(await rail.send(payment)), fault).toEqual({ status: 402, code: 'facilitator_unavailable', delivered: false });
+      expect(await outcome(await rail.send(payment)), fault).toEqual({
+        status: 402,
+        code: 'facilitator_unavailable',
+        delivered: false,
+      });
       rpc.heal();
     }
     rpc.fail('429', rpcMethods('eth_sendRawTransaction'));
-    expect(await outcome(await rail.send(payment))).toEqual({ status: 402, code: 'facilitator_unavailable', delivered: false });
+    expect(await outcome(await rail.send(payment))).toEqual({
+      status: 402,
+      code: 'facilitator_unavailable',
+      delivered: false,
+    });
     expect(await base.balance(payer.address)).toBe(before);
     expect(await healthy()).toBe(200);
     await paysOnceWhenHealed(rail, payer, payment, before);
@@ -160,7 +211,11 @@ describe.each(RAILS.map((rail, i) => ({ rail, i })))('$rail.name through an RPC 
     rpc.fail('lose', rpcMethods('eth_sendRawTransaction'), 1);
     expect(await outcome(await rail.send(payment))).toMatchObject({ status: 200, delivered: true });
     expect(await base.balance(payer.address)).toBe(before - 1000n);
-    expect(await outcome(await rail.send(payment))).toMatchObject({ status: 402, code: 'payment_already_used', delivered: false });
+    expect(await outcome(await rail.send(payment))).toMatchObject({
+      status: 402,
+      code: 'payment_already_used',
+      delivered: false,
+    });
     expect(runs.get(rail.tool)).toBe(ran + 1);
     expect(await base.balance(payer.address)).toBe(before - 1000n);
     expect(unhandled).toEqual([]);

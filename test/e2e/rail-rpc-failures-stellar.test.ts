@@ -22,7 +22,12 @@ beforeAll(async () => {
   const counted = countingTools([annuity] as AnyToolDefinition[]);
   runs = counted.runs;
   // Our facilitator reaches the network only through the flaky RPC; short timeouts keep the hangs quick.
-  const env = { ...stellar.env, NETWORKS_JSON: JSON.stringify({ networks: [{ ...stellar.networkEntry, rpcUrl: rpc.url }] }), FACILITATOR_TIMEOUT_MS: '2000', FACILITATOR_SETTLE_TIMEOUT_MS: '4000' };
+  const env = {
+    ...stellar.env,
+    NETWORKS_JSON: JSON.stringify({ networks: [{ ...stellar.networkEntry, rpcUrl: rpc.url }] }),
+    FACILITATOR_TIMEOUT_MS: '2000',
+    FACILITATOR_SETTLE_TIMEOUT_MS: '4000',
+  };
   server = await startTestServer(env, { tools: counted.tools });
 }, 60_000);
 afterAll(async () => {
@@ -40,11 +45,24 @@ function rail(): RailUnderTest {
     url: server.url,
     price: 10_000n,
     pay: async () => {
-      const res = await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await fetch(server.url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       // The official client talks to the look-alike network directly, not through the flaky RPC.
-      return officialStellarPayment(stellar, payer, decodeHeader(res.headers.get('payment-required')) as PaymentRequired);
+      return officialStellarPayment(
+        stellar,
+        payer,
+        decodeHeader(res.headers.get('payment-required')) as PaymentRequired,
+      );
     },
-    send: (payment) => fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment as PaymentPayload) }, body }),
+    send: (payment) =>
+      fetch(server.url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment as PaymentPayload) },
+        body,
+      }),
     balance: async () => stellar.balance(payer.publicKey()),
     runs: () => runs.get('annuity') ?? 0,
     submit: rpcMethods('sendTransaction'),

@@ -4,7 +4,14 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { officialStellarClient, officialStellarPayment, payStellar, startStellarEnvironment, throughLookAlike, type StellarEnvironment } from '../support/chain/stellar.js';
+import {
+  officialStellarClient,
+  officialStellarPayment,
+  payStellar,
+  startStellarEnvironment,
+  throughLookAlike,
+  type StellarEnvironment,
+} from '../support/chain/stellar.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
@@ -34,7 +41,11 @@ afterAll(async () => {
 });
 
 async function challenge(): Promise<PaymentRequired> {
-  const res = await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   expect(res.status).toBe(402);
   return decodeHeader(res.headers.get('payment-required')) as PaymentRequired;
 }
@@ -42,7 +53,11 @@ async function challenge(): Promise<PaymentRequired> {
 const entryOf = (c: PaymentRequired) => c.accepts.find((a) => a.network === stellar.network) as PaymentRequirements;
 const payOfficially = async (i: number) => officialStellarPayment(stellar, stellar.payers[i]!, await challenge());
 const post = (payment: PaymentPayload) =>
-  fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body });
+  fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body,
+  });
 const ran = () => runs.get('annuity') ?? 0;
 const submitted = () => stellar.rpc.calls.get('sendTransaction') ?? 0;
 const payTo = () => stellar.balance(stellar.payTo.publicKey());
@@ -56,24 +71,46 @@ function mcpReason(result: Awaited<ReturnType<Client['callTool']>>): string {
 
 describe('paying Tollbooth on Stellar with the official @x402/stellar client', () => {
   it('advertises the Stellar entry: the asset contract, the 7-decimal Stellar price, sponsored fees', async () => {
-    expect(entryOf(await challenge())).toEqual({ scheme: 'exact', network: stellar.network, asset: stellar.usdc.contract, amount: PRICE.toString(), payTo: stellar.payTo.publicKey(), maxTimeoutSeconds: 300, extra: { areFeesSponsored: true } });
+    expect(entryOf(await challenge())).toEqual({
+      scheme: 'exact',
+      network: stellar.network,
+      asset: stellar.usdc.contract,
+      amount: PRICE.toString(),
+      payTo: stellar.payTo.publicKey(),
+      maxTimeoutSeconds: 300,
+      extra: { areFeesSponsored: true },
+    });
   });
 
   it('pays over HTTP through @x402/fetch: the tool runs once, PAYMENT-RESPONSE names the transaction and USDC moves', async () => {
     const payer = stellar.payers[0]!.publicKey();
     const before = { payer: stellar.balance(payer), payTo: payTo(), runs: ran() };
     const paidFetch = wrapFetchWithPayment(fetch, officialStellarClient(stellar, stellar.payers[0]!));
-    const res = await throughLookAlike(stellar, () => paidFetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+    const res = await throughLookAlike(stellar, () =>
+      paidFetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+    );
     expect(res.status).toBe(200);
     expect(((await res.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);
-    expect(receipt).toMatchObject({ success: true, network: stellar.network, payer, transaction: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(receipt).toMatchObject({
+      success: true,
+      network: stellar.network,
+      payer,
+      transaction: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(stellar.rpc.included).toContain(receipt.transaction);
     expect(stellar.balance(payer)).toBe(before.payer - PRICE);
     expect(payTo()).toBe(before.payTo + PRICE);
     expect(ran()).toBe(before.runs + 1);
     const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', status: 'settled', network: stellar.network, payer, transaction: receipt.transaction, amount: PRICE.toString() });
+    expect(stored).toMatchObject({
+      tool: 'annuity',
+      status: 'settled',
+      network: stellar.network,
+      payer,
+      transaction: receipt.transaction,
+      amount: PRICE.toString(),
+    });
     expect(stellar.rpc.refusals).toEqual([]);
   });
 
@@ -81,10 +118,18 @@ describe('paying Tollbooth on Stellar with the official @x402/stellar client', (
     const unpaid = await mcp.callTool({ name: 'annuity', arguments: input });
     expect(unpaid.isError).toBe(true);
     const before = { payTo: payTo(), runs: ran() };
-    const payment = await officialStellarPayment(stellar, stellar.payers[1]!, unpaid.structuredContent as unknown as PaymentRequired);
+    const payment = await officialStellarPayment(
+      stellar,
+      stellar.payers[1]!,
+      unpaid.structuredContent as unknown as PaymentRequired,
+    );
     const result = await mcp.callTool({ name: 'annuity', arguments: input, _meta: { 'x402/payment': payment } });
     expect(result.isError).toBeFalsy();
-    expect(result._meta?.['x402/payment-response']).toMatchObject({ success: true, network: stellar.network, transaction: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(result._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      network: stellar.network,
+      transaction: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(payTo()).toBe(before.payTo + PRICE);
     expect(ran()).toBe(before.runs + 1);
   });
@@ -93,7 +138,9 @@ describe('paying Tollbooth on Stellar with the official @x402/stellar client', (
 describe('tampered and replayed Stellar payments never run the tool', () => {
   it('refuses over HTTP a payment signed for less than the price, with the reason, and submits nothing', async () => {
     const before = { runs: ran(), submitted: submitted() };
-    const res = await post(await payStellar(stellar, stellar.payers[2]!, entryOf(await challenge()), { amount: (PRICE - 1n).toString() }));
+    const res = await post(
+      await payStellar(stellar, stellar.payers[2]!, entryOf(await challenge()), { amount: (PRICE - 1n).toString() }),
+    );
     expect(res.status).toBe(402);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_exact_stellar_payload_wrong_amount');
     expect(ran()).toBe(before.runs);
@@ -102,7 +149,9 @@ describe('tampered and replayed Stellar payments never run the tool', () => {
 
   it('refuses over MCP a payment that pays someone else, with the reason', async () => {
     const before = ran();
-    const payment = await payStellar(stellar, stellar.payers[2]!, entryOf(await challenge()), { payTo: stellar.payers[5]!.publicKey() });
+    const payment = await payStellar(stellar, stellar.payers[2]!, entryOf(await challenge()), {
+      payTo: stellar.payers[5]!.publicKey(),
+    });
     const result = await mcp.callTool({ name: 'annuity', arguments: input, _meta: { 'x402/payment': payment } });
     expect(result.isError).toBe(true);
     expect(mcpReason(result)).toBe('invalid_exact_stellar_payload_wrong_recipient');
@@ -136,7 +185,8 @@ describe('tampered and replayed Stellar payments never run the tool', () => {
     };
     const outcomes = await Promise.all([viaHttp(), viaMcp(), viaHttp(), viaMcp(), viaHttp()]);
     expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
-    for (const o of outcomes.filter((x) => !x.ok)) expect(['payment_in_flight', 'payment_already_used']).toContain(o.reason);
+    for (const o of outcomes.filter((x) => !x.ok))
+      expect(['payment_in_flight', 'payment_already_used']).toContain(o.reason);
     expect(ran()).toBe(before.runs + 1);
     expect(payTo()).toBe(before.payTo + PRICE);
     expect(stellar.rpc.included.length).toBe(before.included + 1);
@@ -149,7 +199,11 @@ describe('tampered and replayed Stellar payments never run the tool', () => {
     try {
       const first = await post(payment);
       expect(first.status).toBe(503);
-      expect(decodePaymentResponseHeader(first.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(decodePaymentResponseHeader(first.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       expect(payTo()).toBe(before.payTo);
     } finally {
       stellar.rpc.release();
@@ -157,7 +211,10 @@ describe('tampered and replayed Stellar payments never run the tool', () => {
     const retried = await post(payment);
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
-    expect(decodePaymentResponseHeader(retried.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: true, network: stellar.network });
+    expect(decodePaymentResponseHeader(retried.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+      success: true,
+      network: stellar.network,
+    });
     expect(ran()).toBe(before.runs + 1);
     expect(payTo()).toBe(before.payTo + PRICE);
     // The core retries a pending settlement once and the reconciler asks again: still one transaction submitted.
@@ -178,13 +235,26 @@ describe('Stellar on stellar:pubnet, the specification’s network, with its ent
   });
 
   it('advertises the overridden asset on stellar:pubnet and settles the official client’s payment there', async () => {
-    const unpaid = await fetch(pubnetServer.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const unpaid = await fetch(pubnetServer.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     const offer = decodeHeader(unpaid.headers.get('payment-required')) as PaymentRequired;
-    expect(offer.accepts.filter((a) => a.network.startsWith('stellar:'))).toEqual([expect.objectContaining({ network: 'stellar:pubnet', asset: pubnet.usdc.contract, amount: PRICE.toString() })]);
+    expect(offer.accepts.filter((a) => a.network.startsWith('stellar:'))).toEqual([
+      expect.objectContaining({ network: 'stellar:pubnet', asset: pubnet.usdc.contract, amount: PRICE.toString() }),
+    ]);
     const payment = await officialStellarPayment(pubnet, pubnet.payers[0]!, offer);
-    const res = await fetch(pubnetServer.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body });
+    const res = await fetch(pubnetServer.url + '/api/annuity', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+      body,
+    });
     expect(res.status).toBe(200);
-    expect(decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: true, network: 'stellar:pubnet' });
+    expect(decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+      success: true,
+      network: 'stellar:pubnet',
+    });
     expect(pubnet.balance(pubnet.payTo.publicKey())).toBe(PRICE);
   });
 });

@@ -6,8 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS, SVM_LIMITS } from '../../src/payments/rails/svm/rail.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { LOCAL_SOLANA_NETWORK, signSvmPayment, startSolanaEnvironment, svmClient, type SolanaEnvironment } from '../support/chain/solana-env.js';
-import { appendInstruction, computeUnitPrice, memoSignedBy, replaceInstruction, resign, withSignature, withTransferAccount } from '../support/chain/solana-tamper.js';
+import {
+  LOCAL_SOLANA_NETWORK,
+  signSvmPayment,
+  startSolanaEnvironment,
+  svmClient,
+  type SolanaEnvironment,
+} from '../support/chain/solana-env.js';
+import {
+  appendInstruction,
+  computeUnitPrice,
+  memoSignedBy,
+  replaceInstruction,
+  resign,
+  withSignature,
+  withTransferAccount,
+} from '../support/chain/solana-tamper.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
@@ -55,10 +69,18 @@ async function pay(payer: KeyPairSigner, change: Partial<PaymentRequirements> = 
 }
 
 function post(payment: PaymentPayload) {
-  return fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body });
+  return fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body,
+  });
 }
 
-const ledgerState = async () => ({ runs: runs.get('annuity') ?? 0, landed: sol.rpc.landed.length, payTo: await sol.balance(sol.payTo) });
+const ledgerState = async () => ({
+  runs: runs.get('annuity') ?? 0,
+  landed: sol.rpc.landed.length,
+  payTo: await sol.balance(sol.payTo),
+});
 
 describe('a paid call on Solana, settled on the local SVM', () => {
   it('pays over HTTP with @x402/fetch and the official ExactSvmScheme client, and returns the receipt', async () => {
@@ -78,7 +100,14 @@ describe('a paid call on Solana, settled on the local SVM', () => {
     expect(await sol.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await sol.balance(sol.payTo)).toBe(before.payTo + 1000n);
     const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', status: 'settled', network: LOCAL_SOLANA_NETWORK, transaction: receipt.transaction, amount: '1000', transport: 'http' });
+    expect(stored).toMatchObject({
+      tool: 'annuity',
+      status: 'settled',
+      network: LOCAL_SOLANA_NETWORK,
+      transaction: receipt.transaction,
+      amount: '1000',
+      transport: 'http',
+    });
   });
 
   it('pays over MCP (streamable HTTP) with the payment in _meta and returns the receipt in _meta', async () => {
@@ -86,7 +115,9 @@ describe('a paid call on Solana, settled on the local SVM', () => {
     const before = { ...(await ledgerState()), payer: await sol.balance(payer.address) };
     const unpaid = await mcp.callTool({ name: 'annuity', arguments: args });
     expect(unpaid.isError).toBe(true);
-    const payment = await svmClient(payer, sol.rpc.url).createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
+    const payment = await svmClient(payer, sol.rpc.url).createPaymentPayload(
+      unpaid.structuredContent as unknown as PaymentRequired,
+    );
     expect(payment.accepted.network).toBe(LOCAL_SOLANA_NETWORK);
     const result = await mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } });
     expect(result.isError).toBeFalsy();
@@ -101,17 +132,55 @@ describe('a paid call on Solana, settled on the local SVM', () => {
 
 type Tamper = [label: string, reason: string, make: (payer: KeyPairSigner) => Promise<PaymentPayload>];
 const tampered: Tamper[] = [
-  ['an amount other than the price (echoed in accepted)', 'no_matching_payment_requirements', (p) => pay(p, { amount: '1' })],
-  ['an amount other than the price (accepted left unchanged)', 'invalid_exact_svm_payload_amount_mismatch', async (p) => ({ ...(await pay(p, { amount: '999' })), accepted: await solanaEntry() })],
-  ['a transfer to an account that is not the pay-to’s', 'invalid_exact_svm_payload_recipient_mismatch', async (p) => resign(await pay(p), p, (m) => withTransferAccount(m, 2, stranger.address))],
-  ['another mint', 'invalid_exact_svm_payload_mint_mismatch', async (p) => ({ ...(await pay(p, { asset: sol.otherMint })), accepted: await solanaEntry() })],
-  ['another network', 'no_matching_payment_requirements', (p) => pay(p, { network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' })],
-  ['a forged payer signature', 'invalid_exact_svm_payload_signature_invalid', async (p) => withSignature(await pay(p), p.address, 'flipped')],
+  [
+    'an amount other than the price (echoed in accepted)',
+    'no_matching_payment_requirements',
+    (p) => pay(p, { amount: '1' }),
+  ],
+  [
+    'an amount other than the price (accepted left unchanged)',
+    'invalid_exact_svm_payload_amount_mismatch',
+    async (p) => ({ ...(await pay(p, { amount: '999' })), accepted: await solanaEntry() }),
+  ],
+  [
+    'a transfer to an account that is not the pay-to’s',
+    'invalid_exact_svm_payload_recipient_mismatch',
+    async (p) => resign(await pay(p), p, (m) => withTransferAccount(m, 2, stranger.address)),
+  ],
+  [
+    'another mint',
+    'invalid_exact_svm_payload_mint_mismatch',
+    async (p) => ({ ...(await pay(p, { asset: sol.otherMint })), accepted: await solanaEntry() }),
+  ],
+  [
+    'another network',
+    'no_matching_payment_requirements',
+    (p) => pay(p, { network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }),
+  ],
+  [
+    'a forged payer signature',
+    'invalid_exact_svm_payload_signature_invalid',
+    async (p) => withSignature(await pay(p), p.address, 'flipped'),
+  ],
   ['our fee payer as the transfer authority', FEE_PAYER_TRANSFERRING_FUNDS, () => pay(sol.feePayer)],
-  ['our fee payer listed in another instruction', FEE_PAYER_NOT_ISOLATED, async (p) => resign(await pay(p), p, (m) => appendInstruction(m, memoSignedBy(sol.feePayer.address)))],
-  ['a transaction paid by another fee payer', 'invalid_exact_svm_fee_payer_mismatch', async (p) => ({ ...(await pay(p, { extra: { feePayer: stranger.address } })), accepted: await solanaEntry() })],
-  ['a compute unit price above the cap', 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high', async (p) =>
-    resign(await pay(p), p, (m) => replaceInstruction(m, 1, computeUnitPrice(BigInt(SVM_LIMITS.maxPriorityFeeMicroLamports) * 100n)))],
+  [
+    'our fee payer listed in another instruction',
+    FEE_PAYER_NOT_ISOLATED,
+    async (p) => resign(await pay(p), p, (m) => appendInstruction(m, memoSignedBy(sol.feePayer.address))),
+  ],
+  [
+    'a transaction paid by another fee payer',
+    'invalid_exact_svm_fee_payer_mismatch',
+    async (p) => ({ ...(await pay(p, { extra: { feePayer: stranger.address } })), accepted: await solanaEntry() }),
+  ],
+  [
+    'a compute unit price above the cap',
+    'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high',
+    async (p) =>
+      resign(await pay(p), p, (m) =>
+        replaceInstruction(m, 1, computeUnitPrice(BigInt(SVM_LIMITS.maxPriorityFeeMicroLamports) * 100n)),
+      ),
+  ],
 ];
 
 describe('tampered Solana payments are refused with their reason and the tool never runs', () => {
@@ -155,7 +224,11 @@ describe('one Solana payment buys one execution and one settlement', () => {
     const viaMcp = await mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } });
     expect(viaMcp.isError).toBe(true);
     expect((viaMcp.structuredContent as { error: string }).error).toBe('payment_already_used');
-    expect(await ledgerState()).toEqual({ runs: before.runs + 1, landed: before.landed + 1, payTo: before.payTo + 1000n });
+    expect(await ledgerState()).toEqual({
+      runs: before.runs + 1,
+      landed: before.landed + 1,
+      payTo: before.payTo + 1000n,
+    });
   });
 
   it('lets 5 concurrent copies of one transaction run the tool once and land once', async () => {
@@ -165,12 +238,18 @@ describe('one Solana payment buys one execution and one settlement', () => {
     const responses = await Promise.all(Array.from({ length: 5 }, () => post(payment)));
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    const refusals = await Promise.all(responses.filter((r) => r.status !== 200).map(async (r) => [r.status, JSON.stringify(await r.json())] as const));
+    const refusals = await Promise.all(
+      responses.filter((r) => r.status !== 200).map(async (r) => [r.status, JSON.stringify(await r.json())] as const),
+    );
     for (const [status, text] of refusals) {
       expect([402, 409]).toContain(status);
       expect(text).toMatch(/payment_in_flight|payment_already_used/);
     }
-    expect(await ledgerState()).toEqual({ runs: before.runs + 1, landed: before.landed + 1, payTo: before.payTo + 1000n });
+    expect(await ledgerState()).toEqual({
+      runs: before.runs + 1,
+      landed: before.landed + 1,
+      payTo: before.payTo + 1000n,
+    });
     expect(await sol.balance(payer.address)).toBe(before.payer - 1000n);
   });
 
@@ -178,13 +257,26 @@ describe('one Solana payment buys one execution and one settlement', () => {
     const payer = sol.payers[5]!;
     const payment = await pay(payer);
     const before = await ledgerState();
-    const [http, viaMcp] = await Promise.all([post(payment), mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } })]);
+    const [http, viaMcp] = await Promise.all([
+      post(payment),
+      mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } }),
+    ]);
     expect([http.status === 200, !viaMcp.isError].filter(Boolean)).toHaveLength(1);
-    expect(await ledgerState()).toEqual({ runs: before.runs + 1, landed: before.landed + 1, payTo: before.payTo + 1000n });
+    expect(await ledgerState()).toEqual({
+      runs: before.runs + 1,
+      landed: before.landed + 1,
+      payTo: before.payTo + 1000n,
+    });
   });
 
   it('asked the look-alike RPC only for methods it implements', () => {
     expect(sol.rpc.unknownMethods).toEqual([]);
-    expect([...sol.rpc.calls.keys()].sort()).toEqual(['getAccountInfo', 'getLatestBlockhash', 'getSignatureStatuses', 'sendTransaction', 'simulateTransaction']);
+    expect([...sol.rpc.calls.keys()].sort()).toEqual([
+      'getAccountInfo',
+      'getLatestBlockhash',
+      'getSignatureStatuses',
+      'sendTransaction',
+      'simulateTransaction',
+    ]);
   });
 });

@@ -93,7 +93,10 @@ async function v1Challenge(path = '/api/test/v1-echo'): Promise<PaymentRequiredV
 }
 
 /** An official v1 payment for the v1 entry, optionally signed for a changed requirement (tamper tests). */
-async function v1Payment(payer: PrivateKeyAccount, change: Partial<PaymentRequirementsV1> = {}): Promise<PaymentPayload> {
+async function v1Payment(
+  payer: PrivateKeyAccount,
+  change: Partial<PaymentRequirementsV1> = {},
+): Promise<PaymentPayload> {
   const challenge = await v1Challenge();
   const accepts = challenge.accepts.map((a) => ({ ...a, ...change }));
   const client = v1Client(payer);
@@ -110,12 +113,23 @@ describe('version 1 on the transfers group: X-PAYMENT in, X-PAYMENT-RESPONSE out
     const challenge = await v1Challenge();
     expect(challenge.x402Version).toBe(1);
     expect(challenge.accepts).toHaveLength(1);
-    expect(challenge.accepts[0]).toMatchObject({ scheme: 'exact', network: 'base', maxAmountRequired: '1000', payTo: base.payTo, asset: base.token, maxTimeoutSeconds: 60 });
+    expect(challenge.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      network: 'base',
+      maxAmountRequired: '1000',
+      payTo: base.payTo,
+      asset: base.token,
+      maxTimeoutSeconds: 60,
+    });
   });
 
   it('is paid by the official fetch client with the v1 scheme: the receipt comes back in X-PAYMENT-RESPONSE', async () => {
     const payer = base.payers[0]!;
-    const before = { payer: await base.balance(payer.address), payTo: await base.balance(base.payTo), runs: runCount('v1-echo') };
+    const before = {
+      payer: await base.balance(payer.address),
+      payTo: await base.balance(base.payTo),
+      runs: runCount('v1-echo'),
+    };
     const res = await wrapFetchWithPayment(fetch, v1Client(payer))(server.url + '/api/test/v1-echo?note=hello');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ note: 'hello' });
@@ -135,9 +149,17 @@ describe('version 1 on the transfers group: X-PAYMENT in, X-PAYMENT-RESPONSE out
     expect(challenge.x402Version).toBe(1);
     const payment = await v1Client(payer).createPaymentPayload(challenge as never);
     const before = await base.balance(payer.address);
-    const result = await mcp.callTool({ name: 'v1-echo', arguments: { note: 'mcp' }, _meta: { 'x402/payment': payment } });
+    const result = await mcp.callTool({
+      name: 'v1-echo',
+      arguments: { note: 'mcp' },
+      _meta: { 'x402/payment': payment },
+    });
     expect(result.isError).toBeFalsy();
-    expect(result._meta?.['x402/payment-response']).toMatchObject({ success: true, network: 'base', payer: payer.address });
+    expect(result._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      network: 'base',
+      payer: payer.address,
+    });
     expect(await base.balance(payer.address)).toBe(before - 1000n);
   });
 
@@ -157,13 +179,48 @@ describe('version 1 on the transfers group: X-PAYMENT in, X-PAYMENT-RESPONSE out
   });
 
   const tampered: [string, (payer: PrivateKeyAccount) => Promise<PaymentPayload>, number, string][] = [
-    ['another network name', async (p) => ({ ...(await v1Payment(p)), network: 'base-sepolia' }) as PaymentPayload, 402, 'no_matching_payment_requirements'],
-    ['another scheme', async (p) => ({ ...(await v1Payment(p)), scheme: 'upto' }) as PaymentPayload, 402, 'no_matching_payment_requirements'],
-    ['a signed value below the price', (p) => v1Payment(p, { maxAmountRequired: '999' }), 402, 'invalid_exact_evm_authorization_value'],
-    ['a signed payee that is not ours', (p) => v1Payment(p, { payTo: base.payers[7]!.address }), 402, 'invalid_exact_evm_recipient_mismatch'],
-    ['an authorization that already expired', (p) => v1Payment(p, { maxTimeoutSeconds: -120 }), 402, 'invalid_exact_evm_payload_authorization_valid_before'],
-    ['a signature for another token', (p) => v1Payment(p, { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }), 402, 'invalid_exact_evm_signature'],
-    ['a corrupted signature', async (p) => withFlippedSignature(await v1Payment(p)), 402, 'invalid_exact_evm_signature'],
+    [
+      'another network name',
+      async (p) => ({ ...(await v1Payment(p)), network: 'base-sepolia' }) as PaymentPayload,
+      402,
+      'no_matching_payment_requirements',
+    ],
+    [
+      'another scheme',
+      async (p) => ({ ...(await v1Payment(p)), scheme: 'upto' }) as PaymentPayload,
+      402,
+      'no_matching_payment_requirements',
+    ],
+    [
+      'a signed value below the price',
+      (p) => v1Payment(p, { maxAmountRequired: '999' }),
+      402,
+      'invalid_exact_evm_authorization_value',
+    ],
+    [
+      'a signed payee that is not ours',
+      (p) => v1Payment(p, { payTo: base.payers[7]!.address }),
+      402,
+      'invalid_exact_evm_recipient_mismatch',
+    ],
+    [
+      'an authorization that already expired',
+      (p) => v1Payment(p, { maxTimeoutSeconds: -120 }),
+      402,
+      'invalid_exact_evm_payload_authorization_valid_before',
+    ],
+    [
+      'a signature for another token',
+      (p) => v1Payment(p, { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }),
+      402,
+      'invalid_exact_evm_signature',
+    ],
+    [
+      'a corrupted signature',
+      async (p) => withFlippedSignature(await v1Payment(p)),
+      402,
+      'invalid_exact_evm_signature',
+    ],
   ];
   for (const [label, make, status, reason] of tampered) {
     it(`refuses ${label} (${reason}) without running the tool`, async () => {
@@ -188,7 +245,8 @@ describe('version 1 on the transfers group: X-PAYMENT in, X-PAYMENT-RESPONSE out
     const concurrent = await v1Payment(payer);
     const answers = await Promise.all(Array.from({ length: 5 }, () => getV1('/api/test/v1-echo?note=2', concurrent)));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
-    for (const r of answers.filter((a) => a.status !== 200)) expect(['payment_in_flight', 'payment_already_used']).toContain(reasonOf(await r.json()));
+    for (const r of answers.filter((a) => a.status !== 200))
+      expect(['payment_in_flight', 'payment_already_used']).toContain(reasonOf(await r.json()));
     expect(runCount('v1-echo')).toBe(before.runs + 2);
     expect(await base.balance(payer.address)).toBe(before.payer - 2000n);
   });
@@ -234,12 +292,28 @@ describe('a version mismatch is refused with the header and version to use', () 
 
   it('refuses a version-2 payload in X-PAYMENT, and a version-1 payload over MCP for a v2 tool', async () => {
     const payer = base.payers[6]!;
-    const v2Payload = { x402Version: 2, accepted: { scheme: 'exact', network: BASE_MAINNET, asset: base.token, amount: '1000', payTo: base.payTo, maxTimeoutSeconds: 60, extra: {} }, payload: (await v1Payment(payer)).payload };
+    const v2Payload = {
+      x402Version: 2,
+      accepted: {
+        scheme: 'exact',
+        network: BASE_MAINNET,
+        asset: base.token,
+        amount: '1000',
+        payTo: base.payTo,
+        maxTimeoutSeconds: 60,
+        extra: {},
+      },
+      payload: (await v1Payment(payer)).payload,
+    };
     const res = await getV1('/api/test/v1-echo?note=x', v2Payload);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/version 1.*X-PAYMENT/);
     const before = runCount('annuity');
-    const overMcp = await mcp.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 }, _meta: { 'x402/payment': await v1Payment(payer) } });
+    const overMcp = await mcp.callTool({
+      name: 'annuity',
+      arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 },
+      _meta: { 'x402/payment': await v1Payment(payer) },
+    });
     expect(overMcp.isError).toBe(true);
     expect(JSON.stringify(overMcp.content)).toMatch(/invalid_x402_version/);
     expect(runCount('annuity')).toBe(before);
@@ -256,7 +330,14 @@ describe("the social order's v2 entry named base, with both amount fields", () =
     const challenge = await orderChallenge('/smm/v1/smm-order');
     expect(challenge.x402Version).toBe(2);
     expect(challenge.accepts).toHaveLength(1);
-    expect(challenge.accepts[0]).toMatchObject({ scheme: 'exact', network: 'base', amount: '3000000', maxAmountRequired: '3000000', asset: base.token, payTo: base.payTo });
+    expect(challenge.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      network: 'base',
+      amount: '3000000',
+      maxAmountRequired: '3000000',
+      asset: base.token,
+      payTo: base.payTo,
+    });
   });
 
   it('refuses smm-order before any payment when no marketing panel is configured (SMM_PANEL_URL): nothing runs or settles', async () => {
@@ -279,12 +360,24 @@ describe("the social order's v2 entry named base, with both amount fields", () =
     const payment = await baseEntryClient(payer).createPaymentPayload(challenge);
     expect(payment.accepted).toEqual(challenge.accepts[0]);
     const send = (p: unknown) =>
-      fetch(server.url + '/smm/v1/test-echo', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(p) }, body: JSON.stringify({ note: 'order' }) });
-    const before = { payer: await base.balance(payer.address), payTo: await base.balance(base.payTo), runs: runCount('smm-echo') };
+      fetch(server.url + '/smm/v1/test-echo', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(p) },
+        body: JSON.stringify({ note: 'order' }),
+      });
+    const before = {
+      payer: await base.balance(payer.address),
+      payTo: await base.balance(base.payTo),
+      runs: runCount('smm-echo'),
+    };
     const res = await send(payment);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ note: 'order' });
-    expect(decodeHeader(res.headers.get('payment-response'))).toMatchObject({ success: true, network: BASE_MAINNET, payer: payer.address });
+    expect(decodeHeader(res.headers.get('payment-response'))).toMatchObject({
+      success: true,
+      network: BASE_MAINNET,
+      payer: payer.address,
+    });
     expect(await base.balance(payer.address)).toBe(before.payer - 5000n);
     expect(await base.balance(base.payTo)).toBe(before.payTo + 5000n);
     const again = await send(payment);
@@ -298,7 +391,10 @@ describe("the social order's v2 entry named base, with both amount fields", () =
     const challenge = await orderChallenge('/smm/v1/test-echo');
     const entry = challenge.accepts[0] as PaymentRequirements & { maxAmountRequired: string };
     const official = await baseEntryClient(payer).createPaymentPayload(challenge);
-    const underpaid = await baseEntryClient(payer).createPaymentPayload({ ...challenge, accepts: [{ ...entry, amount: '4000', maxAmountRequired: '4000' } as PaymentRequirements] });
+    const underpaid = await baseEntryClient(payer).createPaymentPayload({
+      ...challenge,
+      accepts: [{ ...entry, amount: '4000', maxAmountRequired: '4000' } as PaymentRequirements],
+    });
     const cases: [unknown, string][] = [
       [{ ...official, accepted: { ...entry, maxAmountRequired: '1' } }, 'no_matching_payment_requirements'],
       [{ ...official, accepted: { ...entry, network: BASE_MAINNET } }, 'no_matching_payment_requirements'],

@@ -33,7 +33,14 @@ afterAll(async () => {
 /** The server's environment: the in-process EVM facilitator on the local chain, reached only through the flaky RPC. */
 function environment(extra: Record<string, string> = {}): Record<string, string> {
   const [network] = (JSON.parse(paid.env.NETWORKS_JSON!) as { networks: Array<Record<string, unknown>> }).networks;
-  return { ...paid.env, NETWORKS_JSON: JSON.stringify({ networks: [{ ...network, rpcUrl: rpc.url }] }), LOG_LEVEL: 'info', FACILITATOR_TIMEOUT_MS: '3000', FACILITATOR_SETTLE_TIMEOUT_MS: '5000', ...extra };
+  return {
+    ...paid.env,
+    NETWORKS_JSON: JSON.stringify({ networks: [{ ...network, rpcUrl: rpc.url }] }),
+    LOG_LEVEL: 'info',
+    FACILITATOR_TIMEOUT_MS: '3000',
+    FACILITATOR_SETTLE_TIMEOUT_MS: '5000',
+    ...extra,
+  };
 }
 
 const unhandledLogged = (stderr: string) => stderr.split('\n').filter((l) => l.includes('unhandled promise rejection'));
@@ -42,8 +49,15 @@ describe('tollbooth serve with the in-process EVM facilitator, its chain RPC ans
   it('answers the paid call 502 facilitator_unavailable, charges nothing, keeps running with no unhandled rejection, and takes the same payment once the RPC recovers', async () => {
     const server = await spawnServe(environment());
     child = server;
-    const post = (payment: unknown) => fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body: JSON.stringify(body) });
-    const challenge = decodeHeader((await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+    const post = (payment: unknown) =>
+      fetch(server.url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+        body: JSON.stringify(body),
+      });
+    const challenge = decodeHeader(
+      (await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required'),
+    ) as PaymentRequired;
     const entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK) as PaymentRequirements;
     const payer = paid.payers[0]!;
     const before = await paid.balance(payer.address);
@@ -51,21 +65,38 @@ describe('tollbooth serve with the in-process EVM facilitator, its chain RPC ans
 
     rpc.fail('429');
     // Several calls, each abandoning the library's asset check on the first visit (the crash path), then more requests.
-    for (let i = 0; i < 3; i++) expect(await callOutcome(await post(payment))).toEqual({ status: 502, code: 'facilitator_unavailable', delivered: false });
-    expect(await callOutcome(await post(await signExactPayment(payer, entry)))).toEqual({ status: 502, code: 'facilitator_unavailable', delivered: false });
+    for (let i = 0; i < 3; i++)
+      expect(await callOutcome(await post(payment))).toEqual({
+        status: 502,
+        code: 'facilitator_unavailable',
+        delivered: false,
+      });
+    expect(await callOutcome(await post(await signExactPayment(payer, entry)))).toEqual({
+      status: 502,
+      code: 'facilitator_unavailable',
+      delivered: false,
+    });
     expect((await fetch(server.url + '/healthz')).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
     expect(await paid.balance(payer.address)).toBe(before);
 
     rpc.heal();
     expect(await callOutcome(await post(payment))).toMatchObject({ status: 200, delivered: true });
-    expect(await callOutcome(await post(payment))).toEqual({ status: 402, code: 'payment_already_used', delivered: false });
+    expect(await callOutcome(await post(payment))).toEqual({
+      status: 402,
+      code: 'payment_already_used',
+      delivered: false,
+    });
     expect(await paid.balance(payer.address)).toBe(before - 1000n);
 
     // Throttled again while settling (the asset is known by now): the output is withheld, nothing is charged.
     const late = await signExactPayment(payer, entry);
     rpc.fail('429', rpcMethods('eth_getTransactionCount', 'eth_estimateGas', 'eth_sendRawTransaction'));
-    expect(await callOutcome(await post(late))).toEqual({ status: 402, code: 'facilitator_unavailable', delivered: false });
+    expect(await callOutcome(await post(late))).toEqual({
+      status: 402,
+      code: 'facilitator_unavailable',
+      delivered: false,
+    });
     expect(await paid.balance(payer.address)).toBe(before - 1000n);
 
     const metrics = await (await fetch(server.url + '/metrics')).text();
@@ -88,7 +119,11 @@ describe('tollbooth stdio with the in-process EVM facilitator, its chain RPC ans
       const before = await paid.balance(payer.address);
       rpc.fail('429');
       for (let i = 0; i < 3; i++) {
-        const result = await stdio.client.callTool({ name: 'annuity', arguments: body, _meta: { 'x402/payment': await signExactPayment(payer, entry) } });
+        const result = await stdio.client.callTool({
+          name: 'annuity',
+          arguments: body,
+          _meta: { 'x402/payment': await signExactPayment(payer, entry) },
+        });
         expect(result.isError).toBe(true);
         expect(JSON.stringify(result.content)).toContain('facilitator_unavailable');
       }

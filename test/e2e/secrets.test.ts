@@ -43,7 +43,11 @@ async function paidCall(url: string, path: string, body: unknown, payerIndex = 0
   const challenge = decodeHeader(probe.headers.get('payment-required')) as PaymentRequired;
   const entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
   const payment = encodePayment(await signExactPayment(paid.payers[payerIndex]!, entry));
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payment }, body: JSON.stringify(body) });
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': payment },
+    body: JSON.stringify(body),
+  });
   return { res, payment };
 }
 
@@ -52,7 +56,15 @@ describe('secrets stay secret', () => {
     expect((await paidCall(server.url, '/api/password-strength', { password: PASSWORD })).res.status).toBe(200);
     expect((await paidCall(server.url, '/api/card-validate', { number: CARD })).res.status).toBe(200);
     expect((await paidCall(server.url, '/api/card-validate', { number: `${CARD} x` })).res.status).toBe(400);
-    expect((await fetch(server.url + '/api/password-strength', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"password":"${PASSWORD}",` })).status).toBe(400);
+    expect(
+      (
+        await fetch(server.url + '/api/password-strength', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: `{"password":"${PASSWORD}",`,
+        })
+      ).status,
+    ).toBe(400);
 
     const logs = lines.join('');
     for (const secret of secrets()) expect(logs).not.toContain(secret);
@@ -67,9 +79,21 @@ describe('secrets stay secret', () => {
     const payer = paid.payers[0]!.address;
     // Two settled calls and one invalid card number; the three probes (402) carried no payment and are not logged,
     // and the unparseable body never reaches the pipeline.
-    expect(calls.map((c) => `${c.tool} ${c.outcome}`)).toEqual(['password-strength settled', 'card-validate settled', 'card-validate error']);
-    expect(calls[0]).toMatchObject({ level: 'info', transport: 'http', network: LOCAL_NETWORK, amount: '1000', payer, transaction: expect.stringMatching(/^0x/) });
-    for (const stage of ['verifyMs', 'handlerMs', 'settleMs', 'totalMs']) expect(calls[0]![stage]).toEqual(expect.any(Number));
+    expect(calls.map((c) => `${c.tool} ${c.outcome}`)).toEqual([
+      'password-strength settled',
+      'card-validate settled',
+      'card-validate error',
+    ]);
+    expect(calls[0]).toMatchObject({
+      level: 'info',
+      transport: 'http',
+      network: LOCAL_NETWORK,
+      amount: '1000',
+      payer,
+      transaction: expect.stringMatching(/^0x/),
+    });
+    for (const stage of ['verifyMs', 'handlerMs', 'settleMs', 'totalMs'])
+      expect(calls[0]![stage]).toEqual(expect.any(Number));
     expect(calls[2]).toMatchObject({ outcome: 'error', reason: 'invalid_input' });
     for (const call of calls) expect(Object.keys(call)).not.toContain('input');
   });
@@ -85,7 +109,13 @@ describe('the logs of a whole run of the built server', () => {
 
   it('carry no key, password, card number, token, panel key or signed payment', async () => {
     panel = await startSmmPanelLookalike();
-    spawned = await spawnServe({ ...paid.env, LOG_LEVEL: 'info', METRICS_TOKEN, SMM_PANEL_URL: `${panel.url}/api/v2`, SMM_PANEL_KEY: PANEL_KEY });
+    spawned = await spawnServe({
+      ...paid.env,
+      LOG_LEVEL: 'info',
+      METRICS_TOKEN,
+      SMM_PANEL_URL: `${panel.url}/api/v2`,
+      SMM_PANEL_KEY: PANEL_KEY,
+    });
     const url = spawned.url;
     const signed: string[] = [];
     for (const [path, body, status] of [
@@ -99,15 +129,27 @@ describe('the logs of a whole run of the built server', () => {
     }
     const mcp = await connectHttpClient(url);
     const unpaid = await mcp.callTool({ name: 'password-strength', arguments: { password: PASSWORD } });
-    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK)!;
+    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find(
+      (a) => a.network === LOCAL_NETWORK,
+    )!;
     const payment = await signExactPayment(paid.payers[1]!, entry);
-    expect((await mcp.callTool({ name: 'password-strength', arguments: { password: PASSWORD }, _meta: { 'x402/payment': payment } })).isError).toBeFalsy();
+    expect(
+      (
+        await mcp.callTool({
+          name: 'password-strength',
+          arguments: { password: PASSWORD },
+          _meta: { 'x402/payment': payment },
+        })
+      ).isError,
+    ).toBeFalsy();
     await mcp.close();
     panel.failNext('500', 3);
     expect((await fetch(`${url}/v1/smm-quote?serviceId=1&quantity=1000`)).status).toBe(502);
     expect((await fetch(`${url}/v1/smm-quote?serviceId=1&quantity=1000`)).status).toBe(200);
     expect((await fetch(url + '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(200);
-    expect((await fetch(url + '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}-wrong` } })).status).toBe(401);
+    expect(
+      (await fetch(url + '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}-wrong` } })).status,
+    ).toBe(401);
 
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
@@ -121,7 +163,12 @@ describe('the logs of a whole run of the built server', () => {
   it('never shows the DATABASE_URL password, also when the database cannot be reached at start-up', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-dburl-'));
     try {
-      const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', DATABASE_URL: `postgres://tollbooth:${DB_PASSWORD}@127.0.0.1:1/tollbooth` };
+      const env = {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: dataDir,
+        PORT: '0',
+        DATABASE_URL: `postgres://tollbooth:${DB_PASSWORD}@127.0.0.1:1/tollbooth`,
+      };
       for (const command of ['serve', 'receipts']) {
         const run = spawnSync(process.execPath, [CLI_PATH, command], { env, encoding: 'utf8', timeout: 60_000 });
         expect(run.status, command).not.toBe(0);

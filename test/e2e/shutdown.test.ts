@@ -38,7 +38,13 @@ afterAll(async () => {
 /** Where perp-klines' candles come from: the look-alike behind a proxy that holds candle requests until released. */
 async function environment(dataDir: string): Promise<Record<string, string>> {
   proxy = await startHoldingProxy(hyperliquid.url, isCandles);
-  return { ...paid.env, HYPERLIQUID_API_URL: proxy.url, DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '60000' };
+  return {
+    ...paid.env,
+    HYPERLIQUID_API_URL: proxy.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '60000',
+  };
 }
 
 function freshRequest(url: string): Promise<number | string> {
@@ -69,13 +75,19 @@ describe('SIGTERM in the middle of a paid call (the built CLI)', () => {
     const server: SpawnedServer = await spawnServe(await environment(dataDir));
     running = { stop: async () => (await server.stop(), rmSync(dataDir, { recursive: true, force: true })) };
     const probe = await fetch(server.url + '/api/perp-klines', { method: 'POST' });
-    const entry = (decodeHeader(probe.headers.get('payment-required')) as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK) as PaymentRequirements;
+    const entry = (decodeHeader(probe.headers.get('payment-required')) as PaymentRequired).accepts.find(
+      (a) => a.network === LOCAL_NETWORK,
+    ) as PaymentRequirements;
     const payer = paid.payers[0]!;
     const before = await paid.balance(payer.address);
     const payment = encodePayment(await signExactPayment(payer, entry));
 
     const held = proxy.held();
-    const call = fetch(server.url + '/api/perp-klines', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payment }, body: JSON.stringify(ARGS) });
+    const call = fetch(server.url + '/api/perp-klines', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': payment },
+      body: JSON.stringify(ARGS),
+    });
     await held;
     server.child.kill('SIGTERM');
     await server.logged('shutting down');
@@ -88,9 +100,13 @@ describe('SIGTERM in the middle of a paid call (the built CLI)', () => {
     expect((decodeHeader(res.headers.get('payment-response')) as { success: boolean }).success).toBe(true);
     expect(await server.exited).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before - BigInt(entry.amount));
-    expect(await storedReceipts(dataDir)).toMatchObject([{ tool: 'perp-klines', status: 'settled', payer: payer.address, transport: 'http' }]);
+    expect(await storedReceipts(dataDir)).toMatchObject([
+      { tool: 'perp-klines', status: 'settled', payer: payer.address, transport: 'http' },
+    ]);
     const line = server.logs().filter((l) => l.msg === 'paid call' && l.outcome === 'settled');
-    expect(line).toMatchObject([{ tool: 'perp-klines', network: LOCAL_NETWORK, amount: entry.amount, payer: payer.address }]);
+    expect(line).toMatchObject([
+      { tool: 'perp-klines', network: LOCAL_NETWORK, amount: entry.amount, payer: payer.address },
+    ]);
     expect(server.logs().find((l) => l.msg === 'stopped')).toMatchObject({ drained: true });
   });
 
@@ -99,7 +115,9 @@ describe('SIGTERM in the middle of a paid call (the built CLI)', () => {
     const stdio: SpawnedStdio = await spawnStdio(await environment(dataDir));
     running = { stop: async () => (await stdio.stop(), rmSync(dataDir, { recursive: true, force: true })) };
     const unpaid = await stdio.client.callTool({ name: 'perp-klines', arguments: ARGS });
-    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK)!;
+    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find(
+      (a) => a.network === LOCAL_NETWORK,
+    )!;
     const payer = paid.payers[1]!;
     const before = await paid.balance(payer.address);
     const payment = await signExactPayment(payer, entry);

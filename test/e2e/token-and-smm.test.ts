@@ -32,7 +32,11 @@ let env: Record<string, string>;
 const counted = countingTools(tools);
 const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-token-smm-'));
 const logLines: string[] = [];
-const log: Logger = { info: (m, f) => logLines.push(JSON.stringify({ m, ...f })), warn: (m, f) => logLines.push(JSON.stringify({ m, ...f })), error: (m, f) => logLines.push(JSON.stringify({ m, ...f })) };
+const log: Logger = {
+  info: (m, f) => logLines.push(JSON.stringify({ m, ...f })),
+  warn: (m, f) => logLines.push(JSON.stringify({ m, ...f })),
+  error: (m, f) => logLines.push(JSON.stringify({ m, ...f })),
+};
 
 async function start(): Promise<void> {
   server = await startTestServer(env, { tools: counted.tools, dataDir, log });
@@ -40,7 +44,12 @@ async function start(): Promise<void> {
 }
 
 beforeAll(async () => {
-  [base, goplus, dex, panel] = await Promise.all([startBaseEnvironment(6), startGoPlusLookalike({ slowMs: 1500 }), startDexScreenerLookalike({ slowMs: 1500 }), startSmmPanelLookalike({ slowMs: 1500 })]);
+  [base, goplus, dex, panel] = await Promise.all([
+    startBaseEnvironment(6),
+    startGoPlusLookalike({ slowMs: 1500 }),
+    startDexScreenerLookalike({ slowMs: 1500 }),
+    startSmmPanelLookalike({ slowMs: 1500 }),
+  ]);
   runs = counted.runs;
   env = {
     ...base.env,
@@ -64,14 +73,18 @@ const runCount = (tool: string) => runs.get(tool) ?? 0;
 const payers = () => base.payers;
 
 async function entryOf(method: 'GET' | 'POST', path: string, network: string): Promise<PaymentRequirements> {
-  const challenge = decodeHeader((await fetch(server.url + path, { method })).headers.get('payment-required')) as PaymentRequired;
+  const challenge = decodeHeader(
+    (await fetch(server.url + path, { method })).headers.get('payment-required'),
+  ) as PaymentRequired;
   const found = challenge.accepts.find((a) => a.network === network);
   if (!found) throw new Error(`${network} is not advertised on ${path}`);
   return found;
 }
-const reportPayment = async (payer: PrivateKeyAccount) => signExactPayment(payer, await entryOf('GET', '/report', BASE_MAINNET));
+const reportPayment = async (payer: PrivateKeyAccount) =>
+  signExactPayment(payer, await entryOf('GET', '/report', BASE_MAINNET));
 // The order's entry is version 2 but named `base` (spec §9): signed for chain 8453.
-const orderPayment = async (payer: PrivateKeyAccount) => signExactPayment(payer, await entryOf('POST', '/smm/v1/smm-order', 'base'), { chainId: 8453 });
+const orderPayment = async (payer: PrivateKeyAccount) =>
+  signExactPayment(payer, await entryOf('POST', '/smm/v1/smm-order', 'base'), { chainId: 8453 });
 
 interface Outcome {
   ok: boolean;
@@ -81,22 +94,51 @@ interface Outcome {
 }
 
 async function reportOverHttp(payer: PrivateKeyAccount, query: Record<string, string>): Promise<Outcome> {
-  const res = await fetch(`${server.url}/report?${new URLSearchParams(query)}`, { headers: { 'payment-signature': encodePayment(await reportPayment(payer)) } });
+  const res = await fetch(`${server.url}/report?${new URLSearchParams(query)}`, {
+    headers: { 'payment-signature': encodePayment(await reportPayment(payer)) },
+  });
   const header = res.headers.get('payment-response');
-  return { ok: res.ok, status: res.status, body: (await res.json()) as Record<string, unknown>, receipt: header ? (decodeHeader(header) as Outcome['receipt']) : undefined };
+  return {
+    ok: res.ok,
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    receipt: header ? (decodeHeader(header) as Outcome['receipt']) : undefined,
+  };
 }
 async function orderOverHttp(payer: PrivateKeyAccount, body: Record<string, unknown>): Promise<Outcome> {
-  const res = await fetch(`${server.url}/smm/v1/smm-order`, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(await orderPayment(payer)) }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/smm/v1/smm-order`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(await orderPayment(payer)) },
+    body: JSON.stringify(body),
+  });
   const header = res.headers.get('payment-response');
-  return { ok: res.ok, status: res.status, body: (await res.json()) as Record<string, unknown>, receipt: header ? (decodeHeader(header) as Outcome['receipt']) : undefined };
+  return {
+    ok: res.ok,
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    receipt: header ? (decodeHeader(header) as Outcome['receipt']) : undefined,
+  };
 }
 async function overMcp(name: string, args: Record<string, unknown>, payment?: unknown): Promise<Outcome> {
-  const result = await mcp.callTool({ name, arguments: args, ...(payment ? { _meta: { 'x402/payment': payment } } : {}) });
+  const result = await mcp.callTool({
+    name,
+    arguments: args,
+    ...(payment ? { _meta: { 'x402/payment': payment } } : {}),
+  });
   const text = (result.content as Array<{ text: string }>)[0]!.text;
-  return { ok: !result.isError, status: undefined, body: (result.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>), receipt: result._meta?.['x402/payment-response'] as Outcome['receipt'] };
+  return {
+    ok: !result.isError,
+    status: undefined,
+    body:
+      (result.structuredContent as Record<string, unknown> | undefined) ??
+      (JSON.parse(text) as Record<string, unknown>),
+    receipt: result._meta?.['x402/payment-response'] as Outcome['receipt'],
+  };
 }
-const reportOverMcp = async (payer: PrivateKeyAccount, query: Record<string, string>) => overMcp('token-report', query, await reportPayment(payer));
-const orderOverMcp = async (payer: PrivateKeyAccount, body: Record<string, unknown>) => overMcp('smm-order', body, await orderPayment(payer));
+const reportOverMcp = async (payer: PrivateKeyAccount, query: Record<string, string>) =>
+  overMcp('token-report', query, await reportPayment(payer));
+const orderOverMcp = async (payer: PrivateKeyAccount, body: Record<string, unknown>) =>
+  overMcp('smm-order', body, await orderPayment(payer));
 const codeOf = (o: Outcome) => (o.body.error as { code: string; field?: string }).code;
 
 describe.each([
@@ -108,7 +150,14 @@ describe.each([
     const before = await base.balance(payer.address);
     const out = await call(payer, { chain: 'base', token: TOKENS.clean });
     expect(out.ok).toBe(true);
-    expect(out.body).toMatchObject({ schemaVersion: '2.0.0', name: 'Example', symbol: 'EXM', risk_score: 0, liquidity_usd: 227000.62, token_age_days: 400 });
+    expect(out.body).toMatchObject({
+      schemaVersion: '2.0.0',
+      name: 'Example',
+      symbol: 'EXM',
+      risk_score: 0,
+      liquidity_usd: 227000.62,
+      token_age_days: 400,
+    });
     expect((out.body.verdict as string).split(/(?<=\.)\s+/)).toHaveLength(3);
     expect(out.receipt?.success).toBe(true);
     expect(await base.balance(payer.address)).toBe(before - REPORT_PRICE);
@@ -117,9 +166,27 @@ describe.each([
   const notCharged: Array<[string, () => void, Record<string, string>, number, string]> = [
     ['an unknown token', () => {}, { chain: 'base', token: TOKENS.unknown }, 404, 'not_found'],
     ['a wallet given as the token', () => {}, { chain: 'base', token: TOKENS.wallet }, 404, 'not_found'],
-    ['the security API throttling (HTTP 200, code 4029)', () => goplus.failNext('error200'), { chain: 'eth', token: TOKENS.risky }, 503, 'upstream_rate_limited'],
-    ['the security API timing out', () => goplus.failNext('slow', 2), { chain: 'base', token: TOKENS.honeypot }, 504, 'upstream_timeout'],
-    ['the DEX API sending the wrong shape', () => dex.failNext('mismatch'), { chain: 'solana', token: TOKENS.solRisky }, 502, 'upstream_invalid'],
+    [
+      'the security API throttling (HTTP 200, code 4029)',
+      () => goplus.failNext('error200'),
+      { chain: 'eth', token: TOKENS.risky },
+      503,
+      'upstream_rate_limited',
+    ],
+    [
+      'the security API timing out',
+      () => goplus.failNext('slow', 2),
+      { chain: 'base', token: TOKENS.honeypot },
+      504,
+      'upstream_timeout',
+    ],
+    [
+      'the DEX API sending the wrong shape',
+      () => dex.failNext('mismatch'),
+      { chain: 'solana', token: TOKENS.solRisky },
+      502,
+      'upstream_invalid',
+    ],
   ];
   it.each(notCharged)('answers %s as an error and settles nothing', async (_what, fail, query, status, code) => {
     const payer = payers()[1]!;
@@ -137,7 +204,11 @@ describe.each([
   it('refuses an unsupported chain, a malformed address and conflicting aliases before payment: the handler never runs', async () => {
     const payer = payers()[1]!;
     const before = { balance: await base.balance(payer.address), runs: runCount('token-report') };
-    for (const [query, field] of [[{ chain: 'fantom', token: TOKENS.clean }, 'chain'], [{ chain: 'base', token: TOKENS.solClean }, 'token'], [{ token: TOKENS.clean, contract: TOKENS.risky }, 'contract']] as const) {
+    for (const [query, field] of [
+      [{ chain: 'fantom', token: TOKENS.clean }, 'chain'],
+      [{ chain: 'base', token: TOKENS.solClean }, 'token'],
+      [{ token: TOKENS.clean, contract: TOKENS.risky }, 'contract'],
+    ] as const) {
       const out = await call(payer, query);
       if (transport === 'HTTP') expect(out.status).toBe(400);
       expect(out.body.error).toMatchObject({ code: 'invalid_input', field });
@@ -151,7 +222,10 @@ describe('HEAD and DELETE on the report', () => {
   it('answers HEAD like the unpaid GET, without a body: 402 with the requirements, 400 for an invalid query', async () => {
     const probe = await fetch(`${server.url}/report`, { method: 'HEAD' });
     expect(probe.status).toBe(402);
-    expect(decodeHeader(probe.headers.get('payment-required'))).toMatchObject({ x402Version: 2, accepts: expect.any(Array) });
+    expect(decodeHeader(probe.headers.get('payment-required'))).toMatchObject({
+      x402Version: 2,
+      accepts: expect.any(Array),
+    });
     expect(await probe.text()).toBe('');
     const bad = await fetch(`${server.url}/report?chain=fantom&token=${TOKENS.clean}`, { method: 'HEAD' });
     expect(bad.status).toBe(400);
@@ -189,9 +263,21 @@ const link = () => `https://www.instagram.com/p/e2e-${++n}/`;
 describe('smm-order, paid with the base entry', () => {
   it('answers a bad quantity or service with 400 before payment, with or without a payment, and never runs the order', async () => {
     const payer = payers()[3]!;
-    const before = { balance: await base.balance(payer.address), runs: runCount('smm-order'), adds: panel.actions.add ?? 0 };
-    for (const [body, field] of [[{ serviceId: 1, link: link(), quantity: 10 }, 'quantity'], [{ serviceId: 1, link: link(), quantity: 5000 }, 'quantity'], [{ serviceId: 99, link: link(), quantity: 100 }, 'serviceId']] as const) {
-      const unpaid = await fetch(`${server.url}/smm/v1/smm-order`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const before = {
+      balance: await base.balance(payer.address),
+      runs: runCount('smm-order'),
+      adds: panel.actions.add ?? 0,
+    };
+    for (const [body, field] of [
+      [{ serviceId: 1, link: link(), quantity: 10 }, 'quantity'],
+      [{ serviceId: 1, link: link(), quantity: 5000 }, 'quantity'],
+      [{ serviceId: 99, link: link(), quantity: 100 }, 'serviceId'],
+    ] as const) {
+      const unpaid = await fetch(`${server.url}/smm/v1/smm-order`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(unpaid.status).toBe(400);
       expect(((await unpaid.json()) as { error: { field: string } }).error.field).toBe(field);
       expect((await orderOverHttp(payer, body)).status).toBe(400);
@@ -216,7 +302,12 @@ describe('smm-order, paid with the base entry', () => {
     expect(out.receipt?.success).toBe(true);
     expect(panel.orders.length).toBe(before.orders + 1);
     expect(await base.balance(payer.address)).toBe(before.balance - ORDER_PRICE);
-    expect(await server.runtime.store.getOrder(out.body.orderId as string)).toMatchObject({ ...body, status: 'ordered', chargeUsd: 3, payer: payer.address });
+    expect(await server.runtime.store.getOrder(out.body.orderId as string)).toMatchObject({
+      ...body,
+      status: 'ordered',
+      chargeUsd: 3,
+      payer: payer.address,
+    });
   });
 
   /** An order someone placed at the panel directly, still active: the next order for its link is a duplicate. */
@@ -227,8 +318,18 @@ describe('smm-order, paid with the base entry', () => {
   const refusals: Array<[string, (target: string) => Promise<void> | void, number, string]> = [
     ['a duplicate active link (HTTP 200 error)', activeOrderAtPanel, 409, 'conflict'],
     ['an empty panel account (HTTP 200 error)', () => panel.setBalance(0), 502, 'upstream_unavailable'],
-    ['a panel timeout', () => panel.failNext('slow', 1, (r) => r.rawBody.includes('action=add')), 504, 'upstream_timeout'],
-    ['a panel 500 (never retried)', () => panel.failNext('500', 1, (r) => r.rawBody.includes('action=add')), 502, 'upstream_unavailable'],
+    [
+      'a panel timeout',
+      () => panel.failNext('slow', 1, (r) => r.rawBody.includes('action=add')),
+      504,
+      'upstream_timeout',
+    ],
+    [
+      'a panel 500 (never retried)',
+      () => panel.failNext('500', 1, (r) => r.rawBody.includes('action=add')),
+      502,
+      'upstream_unavailable',
+    ],
   ];
   it.each(refusals)('settles nothing when the panel fails after payment: %s', async (_what, fail, status, code) => {
     const payer = payers()[5]!;
@@ -268,11 +369,22 @@ describe('free smm helpers over HTTP and MCP, and orders across a restart', () =
     const res = await fetch(`${server.url}/v1/smm-order/${orderId}`);
     expect(res.status).toBe(200);
     const status = await res.json();
-    expect(status).toMatchObject({ orderId, status: 'in_progress', panelStatus: 'In progress', remains: 400, serviceId: 3, quantity: 1000, chargeUsd: 3 });
+    expect(status).toMatchObject({
+      orderId,
+      status: 'in_progress',
+      panelStatus: 'In progress',
+      remains: 400,
+      serviceId: 3,
+      quantity: 1000,
+      chargeUsd: 3,
+    });
     expect((await overMcp('smm-order-status', { orderId })).body).toEqual(status);
     const missing = await fetch(`${server.url}/v1/smm-order/999999`);
     expect(missing.status).toBe(404);
-    expect((await overMcp('smm-order-status', { orderId: '999999' })).body.error).toMatchObject({ code: 'not_found', field: 'orderId' });
+    expect((await overMcp('smm-order-status', { orderId: '999999' })).body.error).toMatchObject({
+      code: 'not_found',
+      field: 'orderId',
+    });
   });
 
   it('never writes the panel key into a log line', () => {

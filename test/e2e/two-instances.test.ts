@@ -42,7 +42,11 @@ function payHttp(server: TestServer, payment: PaymentPayload): Promise<Response>
 }
 
 function payMcp(client: Client, payment: PaymentPayload): Promise<CallToolResult> {
-  return client.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } }) as Promise<CallToolResult>;
+  return client.callTool({
+    name: 'annuity',
+    arguments: args,
+    _meta: { 'x402/payment': payment },
+  }) as Promise<CallToolResult>;
 }
 
 /** The refusal reason of an HTTP answer: a 402 challenge's `error`, or the error body's `code`. */
@@ -60,7 +64,9 @@ function mcpReason(result: CallToolResult): string {
 }
 
 async function settledReceiptsOf(payer: Address) {
-  return (await a.runtime.store.listReceipts({ limit: 1000 })).filter((r) => r.payer === payer && r.status === 'settled');
+  return (await a.runtime.store.listReceipts({ limit: 1000 })).filter(
+    (r) => r.payer === payer && r.status === 'settled',
+  );
 }
 
 describeWithPostgres('two Tollbooth instances on one PostgreSQL', () => {
@@ -71,7 +77,10 @@ describeWithPostgres('two Tollbooth instances on one PostgreSQL', () => {
     runs = counted.runs;
     // Both start at once on an empty schema: the migrations take turns under the advisory lock.
     const env = { ...paid.env, DATABASE_URL: schema.url };
-    [a, b] = await Promise.all([startTestServer(env, { tools: counted.tools }), startTestServer(env, { tools: counted.tools })]);
+    [a, b] = await Promise.all([
+      startTestServer(env, { tools: counted.tools }),
+      startTestServer(env, { tools: counted.tools }),
+    ]);
     [mcpA, mcpB] = await Promise.all([connectHttpClient(a.url), connectHttpClient(b.url)]);
   }, 120_000);
   afterAll(async () => {
@@ -88,7 +97,11 @@ describeWithPostgres('two Tollbooth instances on one PostgreSQL', () => {
 
   it('sells one payment once when it reaches both at the same moment, over HTTP on one and MCP on the other', async () => {
     const payer = paid.payers[0]!;
-    const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo), runs: runs.get('annuity') ?? 0 };
+    const before = {
+      payer: await paid.balance(payer.address),
+      payTo: await paid.balance(paid.payTo),
+      runs: runs.get('annuity') ?? 0,
+    };
     const payment = await signExactPayment(payer, (await entryOf(a)).entry);
     const [http, mcp] = await Promise.all([payHttp(a, payment), payMcp(mcpB, payment)]);
     const wins = [http.status === 200, !mcp.isError].filter(Boolean);
@@ -146,7 +159,8 @@ describeWithPostgres('two Tollbooth instances on one PostgreSQL', () => {
     const retried = await payHttp(b, payment);
     expect(retried.status).toBe(200);
     expect(await retried.json()).toEqual(await first.json());
-    const receipt = (res: Response) => (decodeHeader(res.headers.get('payment-response')) as { transaction: string }).transaction;
+    const receipt = (res: Response) =>
+      (decodeHeader(res.headers.get('payment-response')) as { transaction: string }).transaction;
     expect(receipt(retried)).toBe(receipt(first));
     expect(runs.get('annuity')).toBe(before.runs + 1);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);

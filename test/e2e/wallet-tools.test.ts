@@ -55,9 +55,25 @@ beforeAll(async () => {
   const key = cdpTestKey('ec');
   cdp = await startCdpLookalike(key);
   const networks = [
-    { id: LOCAL_NETWORK, family: 'evm', asset: paid.token, decimals: 6, name: 'USDC', version: '2', rpcUrl: proxy.url, label: 'Base Sepolia (local chain)' },
+    {
+      id: LOCAL_NETWORK,
+      family: 'evm',
+      asset: paid.token,
+      decimals: 6,
+      name: 'USDC',
+      version: '2',
+      rpcUrl: proxy.url,
+      label: 'Base Sepolia (local chain)',
+    },
     { id: BASE_MAINNET, rpcUrl: base.chain.rpcUrl, label: 'Base (local chain 8453)' },
-    { id: SOLANA_DEVNET, family: 'svm', asset: usdcMint, decimals: 6, rpcUrl: solana.url, label: 'Solana devnet (local ledger)' },
+    {
+      id: SOLANA_DEVNET,
+      family: 'svm',
+      asset: usdcMint,
+      decimals: 6,
+      rpcUrl: solana.url,
+      label: 'Solana devnet (local ledger)',
+    },
   ];
   const env = {
     ...paid.env,
@@ -92,7 +108,9 @@ const entries = new Map<string, PaymentRequirements>();
 async function entry(url: string): Promise<PaymentRequirements> {
   const known = entries.get(url);
   if (known) return known;
-  const challenge = decodeHeader((await fetch(url, { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+  const challenge = decodeHeader(
+    (await fetch(url, { method: 'POST' })).headers.get('payment-required'),
+  ) as PaymentRequired;
   const found = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
   entries.set(url, found);
   return found;
@@ -105,24 +123,55 @@ interface Outcome {
   receipt?: { success: boolean; transaction: string };
 }
 
-async function overHttp(payer: PrivateKeyAccount, path: string, input: Record<string, unknown>, on: TestServer = server): Promise<Outcome> {
+async function overHttp(
+  payer: PrivateKeyAccount,
+  path: string,
+  input: Record<string, unknown>,
+  on: TestServer = server,
+): Promise<Outcome> {
   const payment = await signExactPayment(payer, await entry(on.url + path));
-  const res = await fetch(on.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body: JSON.stringify(input) });
+  const res = await fetch(on.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body: JSON.stringify(input),
+  });
   const header = res.headers.get('payment-response');
-  return { ok: res.ok, status: res.status, body: (await res.json()) as Record<string, unknown>, ...(header ? { receipt: decodeHeader(header) as Outcome['receipt'] } : {}) };
+  return {
+    ok: res.ok,
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    ...(header ? { receipt: decodeHeader(header) as Outcome['receipt'] } : {}),
+  };
 }
 
-async function overMcp(payer: PrivateKeyAccount, tool: string, path: string, input: Record<string, unknown>, progress?: (p: { progress: number; total?: number }) => void): Promise<Outcome> {
+async function overMcp(
+  payer: PrivateKeyAccount,
+  tool: string,
+  path: string,
+  input: Record<string, unknown>,
+  progress?: (p: { progress: number; total?: number }) => void,
+): Promise<Outcome> {
   const payment = await signExactPayment(payer, await entry(server.url + path));
-  const result = await mcp.callTool({ name: tool, arguments: input, _meta: { 'x402/payment': payment } }, undefined, progress ? { onprogress: progress } : {});
+  const result = await mcp.callTool(
+    { name: tool, arguments: input, _meta: { 'x402/payment': payment } },
+    undefined,
+    progress ? { onprogress: progress } : {},
+  );
   const text = (result.content as Array<{ text: string }>)[0]!.text;
   const receipt = result._meta?.['x402/payment-response'] as Outcome['receipt'];
-  return { ok: !result.isError, body: (result.structuredContent as Record<string, unknown> | undefined) ?? (JSON.parse(text) as Record<string, unknown>), ...(receipt ? { receipt } : {}) };
+  return {
+    ok: !result.isError,
+    body:
+      (result.structuredContent as Record<string, unknown> | undefined) ??
+      (JSON.parse(text) as Record<string, unknown>),
+    ...(receipt ? { receipt } : {}),
+  };
 }
 
 const fresh = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 const codeOf = (o: Outcome) => (o.body.error as { code: string }).code;
-const ethOf = (who: Address) => createPublicClient({ transport: localTransport(paid.chain) }).getBalance({ address: who });
+const ethOf = (who: Address) =>
+  createPublicClient({ transport: localTransport(paid.chain) }).getBalance({ address: who });
 
 describe('testnet-fund, paid and settled on the local chain', () => {
   it('drips 1 USDC over HTTP from the self-hosted faucet: the recipient gains it and the payer pays the price', async () => {
@@ -131,7 +180,12 @@ describe('testnet-fund, paid and settled on the local chain', () => {
     const before = { payer: await paid.balance(payer.address), faucet: await paid.balance(faucetAddress) };
     const out = await overHttp(payer, '/api/testnet-fund', { address: to.toLowerCase() });
     expect(out.status).toBe(200);
-    expect(out.body).toMatchObject({ funded: true, network: 'base-sepolia', token: 'usdc', transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(out.body).toMatchObject({
+      funded: true,
+      network: 'base-sepolia',
+      token: 'usdc',
+      transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(out.body.explorer).toBe(`https://sepolia.basescan.org/tx/${String(out.body.transactionHash)}`);
     expect(out.receipt?.success).toBe(true);
     expect(await paid.balance(to)).toBe(1_000_000n);
@@ -162,10 +216,20 @@ describe('testnet-fund, paid and settled on the local chain', () => {
     const payer = paid.payers[1]!;
     const to = fresh();
     const path = '/api/testnet-fund';
-    const payments = await Promise.all(Array.from({ length: 10 }, async () => encodePayment(await signExactPayment(payer, await entry(server.url + path)))));
+    const payments = await Promise.all(
+      Array.from({ length: 10 }, async () =>
+        encodePayment(await signExactPayment(payer, await entry(server.url + path))),
+      ),
+    );
     const before = { payer: await paid.balance(payer.address), faucet: await paid.balance(faucetAddress) };
     const answers = await Promise.all(
-      payments.map((p) => fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': p }, body: JSON.stringify({ address: to }) })),
+      payments.map((p) =>
+        fetch(server.url + path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'payment-signature': p },
+          body: JSON.stringify({ address: to }),
+        }),
+      ),
     );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 429, 429, 429, 429, 429, 429, 429, 429]);
@@ -180,7 +244,11 @@ describe('testnet-fund, paid and settled on the local chain', () => {
 
   it('answers an address that does not match the network with 400 naming the field, before any payment', async () => {
     const solanaAddress = 'HpabPRRCFbBKSuJr5PdkVvQc85FyxyTWkFM2obBRSvHT';
-    const unpaid = await fetch(server.url + '/api/testnet-fund', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: solanaAddress }) });
+    const unpaid = await fetch(server.url + '/api/testnet-fund', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: solanaAddress }),
+    });
     expect(unpaid.status).toBe(400);
     expect(((await unpaid.json()) as { error: { field: string } }).error.field).toBe('address');
     const before = await paid.balance(paid.payers[0]!.address);
@@ -218,7 +286,12 @@ describe('wallet-readiness, paid and settled on the local chain', () => {
     expect(out.status).toBe(200);
     expect(out.body.summary).toBe('3/3 steps succeeded');
     const balances = steps(out).find((s) => s.slug === 'wallet-balances')!.result;
-    expect(balances).toMatchObject({ networks: [{ network: LOCAL_NETWORK, ok: true, native: { raw: '0' }, stablecoin: { raw: '4200000', formatted: '4.2' } }], stablecoinTotalUsd: '4.2' });
+    expect(balances).toMatchObject({
+      networks: [
+        { network: LOCAL_NETWORK, ok: true, native: { raw: '0' }, stablecoin: { raw: '4200000', formatted: '4.2' } },
+      ],
+      stablecoinTotalUsd: '4.2',
+    });
     expect(steps(out).find((s) => s.slug === 'onramp-link')!.result.url).toBe(cdp.sessions.at(-1)!.url);
     expect(out.receipt?.success).toBe(true);
     expect(await paid.balance(payer.address)).toBe(before - PRICE.readiness);
@@ -229,11 +302,19 @@ describe('wallet-readiness, paid and settled on the local chain', () => {
     const solanaAddress = (await generateKeyPairSigner()).address;
     await ledger.fund(solanaAddress, usdcMint, 2_500_000n);
     const events: Array<{ progress: number; total?: number }> = [];
-    const out = await overMcp(payer, 'wallet-readiness', path, { address: fresh(), solanaAddress }, (p) => events.push(p));
+    const out = await overMcp(payer, 'wallet-readiness', path, { address: fresh(), solanaAddress }, (p) =>
+      events.push(p),
+    );
     expect(out.ok).toBe(true);
     expect(out.body.summary).toBe('3/3 steps succeeded');
-    const networks = steps(out).find((s) => s.slug === 'wallet-balances')!.result.networks as Array<Record<string, unknown>>;
-    expect(networks.find((n) => n.network === SOLANA_DEVNET)).toMatchObject({ ok: true, address: solanaAddress, stablecoin: { raw: '2500000' } });
+    const networks = steps(out).find((s) => s.slug === 'wallet-balances')!.result.networks as Array<
+      Record<string, unknown>
+    >;
+    expect(networks.find((n) => n.network === SOLANA_DEVNET)).toMatchObject({
+      ok: true,
+      address: solanaAddress,
+      stablecoin: { raw: '2500000' },
+    });
     expect(events.map((e) => e.progress)).toEqual(expect.arrayContaining([1, 2, 3]));
     expect(events.every((e) => e.total === 3)).toBe(true);
   });
@@ -250,7 +331,10 @@ describe('wallet-readiness, paid and settled on the local chain', () => {
     const out = await overHttp(payer, path, { address: fresh() });
     expect(out.status).toBe(200);
     expect(out.body.summary).toBe('2/3 steps succeeded');
-    expect(steps(out).find((s) => s.slug === slug)).toMatchObject({ ok: false, result: { code: expect.any(String), error: expect.any(String) } });
+    expect(steps(out).find((s) => s.slug === slug)).toMatchObject({
+      ok: false,
+      result: { code: expect.any(String), error: expect.any(String) },
+    });
     expect(await paid.balance(payer.address)).toBe(before - PRICE.readiness);
   });
 
@@ -271,24 +355,59 @@ describe('transfers-evm, paid with x402 version 1 on the local Base chain', () =
 
   it('lists a transfer made in the test, newest first, paid by the official client over X-PAYMENT', async () => {
     const [sender, receiver] = [base.payers[0]!, base.payers[1]!];
-    const wallet = createWalletClient({ account: sender, chain: localViemChain(base.chain), transport: localTransport(base.chain) });
-    const hash = await wallet.writeContract({ address: base.token, abi: testUsdcAbi, functionName: 'transfer', args: [receiver.address, 500_000n] });
-    await createPublicClient({ transport: localTransport(base.chain) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    const wallet = createWalletClient({
+      account: sender,
+      chain: localViemChain(base.chain),
+      transport: localTransport(base.chain),
+    });
+    const hash = await wallet.writeContract({
+      address: base.token,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [receiver.address, 500_000n],
+    });
+    await createPublicClient({ transport: localTransport(base.chain) }).waitForTransactionReceipt({
+      hash,
+      pollingInterval: 20,
+    });
     const before = await base.balance(sender.address);
-    const res = await wrapFetchWithPayment(fetch, v1Client(sender))(`${server.url}/api/transfers/evm?address=${receiver.address}&limit=10`);
+    const res = await wrapFetchWithPayment(
+      fetch,
+      v1Client(sender),
+    )(`${server.url}/api/transfers/evm?address=${receiver.address}&limit=10`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { address: string; chain: string; count: number; fromBlock: number; transfers: Array<Record<string, unknown>> };
+    const body = (await res.json()) as {
+      address: string;
+      chain: string;
+      count: number;
+      fromBlock: number;
+      transfers: Array<Record<string, unknown>>;
+    };
     expect(body).toMatchObject({ address: receiver.address, chain: 'base', fromBlock: 0 });
-    expect(body.transfers[0]).toMatchObject({ hash, from: sender.address, to: receiver.address, token: base.token, symbol: 'USDC', decimals: 6, value: '500000', formatted: '0.5', direction: 'in' });
+    expect(body.transfers[0]).toMatchObject({
+      hash,
+      from: sender.address,
+      to: receiver.address,
+      token: base.token,
+      symbol: 'USDC',
+      decimals: 6,
+      value: '500000',
+      formatted: '0.5',
+      direction: 'in',
+    });
     expect(body.transfers.some((t) => t.from === '0x0000000000000000000000000000000000000000')).toBe(true); // the mint that funded it
-    expect(decodePaymentResponseHeader(res.headers.get('X-PAYMENT-RESPONSE')!)).toMatchObject({ success: true, network: 'base' });
+    expect(decodePaymentResponseHeader(res.headers.get('X-PAYMENT-RESPONSE')!)).toMatchObject({
+      success: true,
+      network: 'base',
+    });
     expect(await base.balance(sender.address)).toBe(before - PRICE.transfers);
   });
 
   it('lists over MCP with a version-1 payment, including the settlement of the previous paid call', async () => {
     const payer = base.payers[0]!;
     const args = { address: payer.address, limit: 5 };
-    const challenge = (await mcp.callTool({ name: 'transfers-evm', arguments: args })).structuredContent as unknown as PaymentRequiredV1;
+    const challenge = (await mcp.callTool({ name: 'transfers-evm', arguments: args }))
+      .structuredContent as unknown as PaymentRequiredV1;
     expect(challenge.x402Version).toBe(1);
     const payment = await v1Client(payer).createPaymentPayload(challenge as never);
     const result = await mcp.callTool({ name: 'transfers-evm', arguments: args, _meta: { 'x402/payment': payment } });
@@ -303,10 +422,12 @@ describe('transfers-evm, paid with x402 version 1 on the local Base chain', () =
     expect(invalid.status).toBe(400);
     const payer = base.payers[2]!;
     const before = await base.balance(payer.address);
-    const res = await wrapFetchWithPayment(fetch, v1Client(payer))(`${server.url}/api/transfers/evm?address=${payer.address}&fromBlock=99999999`);
+    const res = await wrapFetchWithPayment(
+      fetch,
+      v1Client(payer),
+    )(`${server.url}/api/transfers/evm?address=${payer.address}&fromBlock=99999999`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { field: string } }).error.field).toBe('fromBlock');
     expect(await base.balance(payer.address)).toBe(before);
   });
 });
-

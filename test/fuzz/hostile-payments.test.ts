@@ -34,11 +34,19 @@ beforeAll(async () => {
   runs = counted.runs;
   server = await startTestServer({ ...paid.env, ...LIMITS_OFF }, { tools: counted.tools });
   mcp = await connectHttpClient(server.url);
-  const challenge = decodeHeader((await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required')) as PaymentRequired;
+  const challenge = decodeHeader(
+    (await fetch(server.url + '/api/annuity', { method: 'POST' })).headers.get('payment-required'),
+  ) as PaymentRequired;
   entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
   declared = challenge.extensions as typeof declared;
   const signedForMore = await signExactPayment(paid.payers[0]!, entry, { value: '999999' });
-  unsigned = { ...signedForMore, payload: { ...signedForMore.payload, authorization: { ...(signedForMore.payload.authorization as object), value: entry.amount } } };
+  unsigned = {
+    ...signedForMore,
+    payload: {
+      ...signedForMore.payload,
+      authorization: { ...(signedForMore.payload.authorization as object), value: entry.amount },
+    },
+  };
 }, 120_000);
 afterAll(async () => {
   await mcp?.close();
@@ -82,11 +90,20 @@ const CATASTROPHIC = ['^(a+)+$', '^(a|aa)+$', '^([a-zA-Z0-9]+)*$', '^(.*a){25}$'
 
 /** A JSON Schema a hostile client might echo: nested quantifiers, huge enums, deep $ref chains, deep nesting. */
 const hostileSchema: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(...CATASTROPHIC).map((pattern) => ({ type: 'object', properties: { id: { type: 'string', pattern } }, required: ['id'] })),
-  fc.integer({ min: 10, max: 3000 }).map((n) => ({ type: 'string', enum: Array.from({ length: n }, (_, i) => `v${i}`) })),
+  fc
+    .constantFrom(...CATASTROPHIC)
+    .map((pattern) => ({ type: 'object', properties: { id: { type: 'string', pattern } }, required: ['id'] })),
+  fc
+    .integer({ min: 10, max: 3000 })
+    .map((n) => ({ type: 'string', enum: Array.from({ length: n }, (_, i) => `v${i}`) })),
   fc.integer({ min: 2, max: 300 }).map((n) => ({
     $ref: '#/$defs/d0',
-    $defs: Object.fromEntries(Array.from({ length: n }, (_, i) => [`d${i}`, i + 1 < n ? { $ref: `#/$defs/d${i + 1}` } : { type: 'string', pattern: '^(a+)+$' }])),
+    $defs: Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [
+        `d${i}`,
+        i + 1 < n ? { $ref: `#/$defs/d${i + 1}` } : { type: 'string', pattern: '^(a+)+$' },
+      ]),
+    ),
   })),
   fc.integer({ min: 2, max: 80 }).map((depth) => {
     let node: unknown = { type: 'string', pattern: '^(a|a)*$' };
@@ -118,7 +135,10 @@ const hostilePayment: fc.Arbitrary<{ what: string; payment: PaymentPayload }> = 
     };
     for (const [name, schema] of extraExtensions) extensions[name] = { info: { id }, schema };
     const payment = { ...unsigned, extensions } as PaymentPayload;
-    return { what: `id ${JSON.stringify(id).slice(0, 40)}…, ${Object.keys(extensions).length} extensions, ${JSON.stringify(payment).length} bytes`, payment };
+    return {
+      what: `id ${JSON.stringify(id).slice(0, 40)}…, ${Object.keys(extensions).length} extensions, ${JSON.stringify(payment).length} bytes`,
+      payment,
+    };
   });
 
 async function payOverHttp(payment: PaymentPayload): Promise<number> {
@@ -133,7 +153,11 @@ async function payOverHttp(payment: PaymentPayload): Promise<number> {
 }
 
 async function payOverMcp(payment: PaymentPayload): Promise<{ isError: boolean; text: string }> {
-  const result = await mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } }, undefined, { timeout: ANSWER_WITHIN_MS });
+  const result = await mcp.callTool(
+    { name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } },
+    undefined,
+    { timeout: ANSWER_WITHIN_MS },
+  );
   return { isError: result.isError === true, text: JSON.stringify(result.content) };
 }
 
@@ -142,7 +166,12 @@ describe('hostile payment payloads never stall the server', () => {
     const poll = pollHealth();
     const attack = (id: string) => ({
       ...unsigned,
-      extensions: { 'payment-identifier': { info: { required: false, id }, schema: { type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } } } } },
+      extensions: {
+        'payment-identifier': {
+          info: { required: false, id },
+          schema: { type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+$' } } },
+        },
+      },
     });
     // Valid ids by the x402 rule that the client's pattern fails to match only after exponential backtracking ("_"):
     // our fixed rule accepts them, the schema is never run, and verification refuses the signature.
@@ -175,7 +204,9 @@ describe('hostile payment payloads never stall the server', () => {
 
   it('answers every generated hostile payment with a 4xx over HTTP, and as an error result over MCP, while /healthz keeps answering', async () => {
     const poll = pollHealth();
-    const settledBefore = (await server.runtime.store.listReceipts({ limit: 100 })).filter((r) => r.status === 'settled').length;
+    const settledBefore = (await server.runtime.store.listReceipts({ limit: 100 })).filter(
+      (r) => r.status === 'settled',
+    ).length;
     await fc.assert(
       fc.asyncProperty(hostilePayment, fc.boolean(), async ({ what, payment }, overMcp) => {
         if (overMcp) {
@@ -193,7 +224,9 @@ describe('hostile payment payloads never stall the server', () => {
     expect(health.polls).toBeGreaterThan(10);
     process.stderr.write(`hostile payments: ${health.polls} health polls, longest gap ${health.maxGapMs} ms\n`);
     expect(totalRuns(runs)).toBe(0);
-    const settledAfter = (await server.runtime.store.listReceipts({ limit: 100 })).filter((r) => r.status === 'settled').length;
+    const settledAfter = (await server.runtime.store.listReceipts({ limit: 100 })).filter(
+      (r) => r.status === 'settled',
+    ).length;
     expect(settledAfter).toBe(settledBefore);
   }, 300_000);
 });

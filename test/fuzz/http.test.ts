@@ -7,8 +7,27 @@ import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { countingTools } from '../support/paid.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { PANEL_KEY, startSmmPanelLookalike, type SmmPanelLookalike } from '../support/upstreams/smm-panel.js';
-import { fuzzOptions, hostileBody, hostileKey, hostileQuery, hostileValue, inputSchemaOf, type RawBody, wellFormed } from './arbitraries.js';
-import { accepts, expectChallenge, expectInvalidInput, expectNoServerError, expectUnpolluted, jsonOf, LIMITS_OFF, OTHER_PATHS, totalRuns } from './support.js';
+import {
+  fuzzOptions,
+  hostileBody,
+  hostileKey,
+  hostileQuery,
+  hostileValue,
+  inputSchemaOf,
+  type RawBody,
+  wellFormed,
+} from './arbitraries.js';
+import {
+  accepts,
+  expectChallenge,
+  expectInvalidInput,
+  expectNoServerError,
+  expectUnpolluted,
+  jsonOf,
+  LIMITS_OFF,
+  OTHER_PATHS,
+  totalRuns,
+} from './support.js';
 
 const DEFAULT_LIMIT = 64 * 1024;
 let server: TestServer;
@@ -19,7 +38,10 @@ beforeAll(async () => {
   panel = await startSmmPanelLookalike();
   const counted = countingTools(tools);
   runs = counted.runs;
-  server = await startTestServer({ ...LIMITS_OFF, SMM_PANEL_URL: `${panel.url}/api/v2`, SMM_PANEL_KEY: PANEL_KEY }, { tools: counted.tools });
+  server = await startTestServer(
+    { ...LIMITS_OFF, SMM_PANEL_URL: `${panel.url}/api/v2`, SMM_PANEL_KEY: PANEL_KEY },
+    { tools: counted.tools },
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -52,12 +74,22 @@ function verdict(tool: AnyToolDefinition, body: RawBody): 'probe' | 'unsupported
 }
 
 function post(path: string, body: RawBody): Promise<Response> {
-  return fetch(server.url + path, { method: 'POST', headers: body.contentType ? { 'content-type': body.contentType } : {}, body: body.bytes });
+  return fetch(server.url + path, {
+    method: 'POST',
+    headers: body.contentType ? { 'content-type': body.contentType } : {},
+    body: body.bytes,
+  });
 }
 
 describe('fuzzing the paid routes over HTTP (never a 5xx, never a handler run without payment)', () => {
   it('answers any body on a paid POST route with 400 naming a field, 413, 415, or the 402 challenge only for a JSON body its schema accepts', async () => {
-    const cases = fc.constantFrom(...postTools).chain((name) => hostileBody(inputSchemaOf(toolNamed(name).input), toolNamed(name).maxBodyBytes ?? DEFAULT_LIMIT).map((body) => ({ name, body })));
+    const cases = fc
+      .constantFrom(...postTools)
+      .chain((name) =>
+        hostileBody(inputSchemaOf(toolNamed(name).input), toolNamed(name).maxBodyBytes ?? DEFAULT_LIMIT).map(
+          (body) => ({ name, body }),
+        ),
+      );
     await fc.assert(
       fc.asyncProperty(cases, async ({ name, body }) => {
         const tool = toolNamed(name);
@@ -97,7 +129,9 @@ describe('fuzzing the paid routes over HTTP (never a 5xx, never a handler run wi
   });
 
   it('answers any query string on a paid GET route (and HEAD) with 400 naming a field or the 402 challenge only for a query its schema accepts', async () => {
-    const cases = fc.constantFrom(...getTools).chain((name) => hostileQuery(inputSchemaOf(toolNamed(name).input)).map((query) => ({ name, query })));
+    const cases = fc
+      .constantFrom(...getTools)
+      .chain((name) => hostileQuery(inputSchemaOf(toolNamed(name).input)).map((query) => ({ name, query })));
     await fc.assert(
       fc.asyncProperty(cases, async ({ name, query }) => {
         const tool = toolNamed(name);
@@ -130,16 +164,44 @@ describe('fuzzing every route and method', () => {
   const paths = [...tools.map((t) => t.path), ...freePaths, ...OTHER_PATHS];
   const path = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...paths) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...freePaths.filter((p) => p.includes(':'))), fc.string({ maxLength: 40 })).map(([p, id]) => p.replace(/:[A-Za-z]+/, encodeURIComponent(wellFormed(id)))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...freePaths.filter((p) => p.includes(':'))), fc.string({ maxLength: 40 }))
+        .map(([p, id]) => p.replace(/:[A-Za-z]+/, encodeURIComponent(wellFormed(id)))),
+    },
     { weight: 1, arbitrary: fc.webPath() },
-    { weight: 1, arbitrary: fc.constantFrom('/api/../api/annuity', '/API/ANNUITY', '/api/annuity/', '/api/annuity%00', '/%2e%2e/etc/passwd', '//api//annuity', '/api/annuity?x=1#frag', '/mcp/extra') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '/api/../api/annuity',
+        '/API/ANNUITY',
+        '/api/annuity/',
+        '/api/annuity%00',
+        '/%2e%2e/etc/passwd',
+        '//api//annuity',
+        '/api/annuity?x=1#frag',
+        '/mcp/extra',
+      ),
+    },
   );
   const request = fc.record({
     path,
     method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
     query: fc.option(hostileQuery({ type: 'object', properties: { q: { type: 'string' } } }), { nil: undefined }),
     body: fc.option(hostileBody({ type: 'object', additionalProperties: {} }, DEFAULT_LIMIT), { nil: undefined }),
-    headers: fc.dictionary(fc.constantFrom('accept', 'mcp-session-id', 'mcp-protocol-version', 'origin', 'x-forwarded-for', 'if-none-match', 'range'), fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 })),
+    headers: fc.dictionary(
+      fc.constantFrom(
+        'accept',
+        'mcp-session-id',
+        'mcp-protocol-version',
+        'origin',
+        'x-forwarded-for',
+        'if-none-match',
+        'range',
+      ),
+      fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
+    ),
   });
 
   it('never answers a request to any path, with any method, query, body and headers, with a server error or a handler run', async () => {
@@ -150,7 +212,11 @@ describe('fuzzing every route and method', () => {
         const what = `${method} ${target.slice(server.url.length, 300)}${hasBody ? ` with ${body.kind}` : ''} ${JSON.stringify(headers)}`;
         let res: Response;
         try {
-          res = await fetch(target, { method, headers: { ...headers, ...(hasBody && body.contentType ? { 'content-type': body.contentType } : {}) }, ...(hasBody ? { body: body.bytes } : {}) });
+          res = await fetch(target, {
+            method,
+            headers: { ...headers, ...(hasBody && body.contentType ? { 'content-type': body.contentType } : {}) },
+            ...(hasBody ? { body: body.bytes } : {}),
+          });
         } catch (err) {
           // fetch itself refuses some combinations (e.g. a header value it will not send); nothing reached the server.
           if (err instanceof TypeError && !/fetch failed/.test(err.message)) return;
@@ -172,7 +238,12 @@ describe('fuzzing every route and method', () => {
         name: fc.constant(name),
         query: hostileQuery(inputSchemaOf(freeNamed.get(name)!.input)),
         body: hostileBody(inputSchemaOf(freeNamed.get(name)!.input), DEFAULT_LIMIT),
-        id: fc.oneof(fc.string({ maxLength: 30 }), fc.nat().map(String), hostileValue.map((v) => JSON.stringify(v) ?? ''), hostileKey),
+        id: fc.oneof(
+          fc.string({ maxLength: 30 }),
+          fc.nat().map(String),
+          hostileValue.map((v) => JSON.stringify(v) ?? ''),
+          hostileKey,
+        ),
       }),
     );
     await fc.assert(
@@ -183,7 +254,8 @@ describe('fuzzing every route and method', () => {
         const what = `${tool.method} ${p} ${tool.method === 'GET' ? query.slice(0, 200) : body.kind}`;
         expectNoServerError(res.status, p, what);
         const answer = await jsonOf(res);
-        if (res.status === 400) expect((answer?.error as { code?: string } | undefined)?.code, what).toBeTypeOf('string');
+        if (res.status === 400)
+          expect((answer?.error as { code?: string } | undefined)?.code, what).toBeTypeOf('string');
         expectUnpolluted();
       }),
       fuzzOptions(120),

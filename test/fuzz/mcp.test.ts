@@ -26,8 +26,13 @@ beforeAll(async () => {
   client = await connectHttpClient(server.url);
   // A real signature for an advertised entry (signed offline); its near misses are what the fuzzer sends.
   const unpaid = await client.callTool({ name: tools[0]!.name });
-  const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.scheme === 'exact' && a.network.startsWith('eip155:'))!;
-  signed = (await signExactPayment(privateKeyToAccount(generatePrivateKey()), entry)) as unknown as Record<string, unknown>;
+  const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find(
+    (a) => a.scheme === 'exact' && a.network.startsWith('eip155:'),
+  )!;
+  signed = (await signExactPayment(privateKeyToAccount(generatePrivateKey()), entry)) as unknown as Record<
+    string,
+    unknown
+  >;
 });
 afterAll(async () => {
   await client?.close();
@@ -42,7 +47,12 @@ describe('fuzzing tools/call over MCP (a sample of what HTTP gets)', () => {
       const schema = inputSchemaOf(byName.get(name)!.input);
       return fc.record({
         name: fc.constant(name),
-        args: fc.oneof(arbitraryFor(schema), mutated(arbitraryFor(schema)), fc.dictionary(hostileKey, hostileValue, { maxKeys: 4 }), hostileValue),
+        args: fc.oneof(
+          arbitraryFor(schema),
+          mutated(arbitraryFor(schema)),
+          fc.dictionary(hostileKey, hostileValue, { maxKeys: 4 }),
+          hostileValue,
+        ),
         payment: fc.option(
           fc.oneof(
             hostileValue,
@@ -58,7 +68,14 @@ describe('fuzzing tools/call over MCP (a sample of what HTTP gets)', () => {
         const what = `tools/call ${name} ${JSON.stringify(args)?.slice(0, 200)} payment ${JSON.stringify(payment)?.slice(0, 200)}`;
         try {
           const result = await client.request(
-            { method: 'tools/call', params: { name, arguments: args as Record<string, unknown>, ...(payment === undefined ? {} : { _meta: { 'x402/payment': payment } }) } },
+            {
+              method: 'tools/call',
+              params: {
+                name,
+                arguments: args as Record<string, unknown>,
+                ...(payment === undefined ? {} : { _meta: { 'x402/payment': payment } }),
+              },
+            },
             // Any result shape: the fuzzer checks isError itself rather than let the client's output validation decide.
             ResultSchema,
           );
@@ -80,26 +97,64 @@ describe('fuzzing tools/call over MCP (a sample of what HTTP gets)', () => {
 
   it('answers any JSON posted to /mcp, with or without a session, with a JSON-RPC answer or a 4xx, never a server error', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+    };
     const opened = await fetch(server.url + '/mcp', { method: 'POST', headers, body: JSON.stringify(init) });
     await opened.text();
     const session = opened.headers.get('mcp-session-id')!;
-    await fetch(server.url + '/mcp', { method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    await fetch(server.url + '/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': session },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     const message = fc.oneof(
       fc.jsonValue(),
       hostileValue,
       fc.record({
         jsonrpc: fc.oneof(fc.constant('2.0'), hostileValue),
         id: fc.oneof(fc.nat(), fc.string({ maxLength: 10 }), hostileValue),
-        method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'logging/setLevel', 'completion/complete', 'resources/list', 'prompts/get', 'notifications/cancelled'), fc.string({ maxLength: 20 })),
-        params: fc.oneof(fc.dictionary(hostileKey, hostileValue, { maxKeys: 4 }), hostileValue, fc.record({ name: fc.constantFrom(...byName.keys()), arguments: hostileValue, _meta: fc.dictionary(hostileKey, hostileValue, { maxKeys: 3 }) })),
+        method: fc.oneof(
+          fc.constantFrom(
+            'tools/call',
+            'tools/list',
+            'initialize',
+            'ping',
+            'logging/setLevel',
+            'completion/complete',
+            'resources/list',
+            'prompts/get',
+            'notifications/cancelled',
+          ),
+          fc.string({ maxLength: 20 }),
+        ),
+        params: fc.oneof(
+          fc.dictionary(hostileKey, hostileValue, { maxKeys: 4 }),
+          hostileValue,
+          fc.record({
+            name: fc.constantFrom(...byName.keys()),
+            arguments: hostileValue,
+            _meta: fc.dictionary(hostileKey, hostileValue, { maxKeys: 3 }),
+          }),
+        ),
       }),
     );
     await fc.assert(
       fc.asyncProperty(message, fc.boolean(), fc.boolean(), async (body, withSession, batch) => {
-        const res = await fetch(server.url + '/mcp', { method: 'POST', headers: { ...headers, ...(withSession ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(batch ? [body] : body) ?? 'null' });
+        const res = await fetch(server.url + '/mcp', {
+          method: 'POST',
+          headers: { ...headers, ...(withSession ? { 'mcp-session-id': session } : {}) },
+          body: JSON.stringify(batch ? [body] : body) ?? 'null',
+        });
         await res.text();
-        expectNoServerError(res.status, '/mcp', `POST /mcp ${withSession ? 'in a session' : 'without a session'}: ${JSON.stringify(body)?.slice(0, 300)}`);
+        expectNoServerError(
+          res.status,
+          '/mcp',
+          `POST /mcp ${withSession ? 'in a session' : 'without a session'}: ${JSON.stringify(body)?.slice(0, 300)}`,
+        );
         expect(totalRuns(runs)).toBe(0);
       }),
       fuzzOptions(200),

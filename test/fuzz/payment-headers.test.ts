@@ -31,7 +31,9 @@ const targets: Target[] = [];
 const sameEntry: Target[] = [];
 
 function queryOf(value: Record<string, unknown>): string {
-  return new URLSearchParams(Object.entries(value).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
+  return new URLSearchParams(
+    Object.entries(value).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')]),
+  ).toString();
 }
 
 /** The first input the schema generator yields that the tool accepts (GET: after the round trip through a query string). */
@@ -41,8 +43,17 @@ function validTarget(tool: AnyToolDefinition): Target | undefined {
     if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) continue;
     if (tool.method === 'GET') {
       const query = queryOf(candidate as Record<string, unknown>);
-      if (query && tool.input.safeParse(parseQuery(query)).success) return { name: tool.name, header, method: tool.method, path: tool.path, query, body: undefined };
-    } else if (tool.input.safeParse(candidate).success) return { name: tool.name, header, method: tool.method, path: tool.path, query: '', body: JSON.stringify(candidate) };
+      if (query && tool.input.safeParse(parseQuery(query)).success)
+        return { name: tool.name, header, method: tool.method, path: tool.path, query, body: undefined };
+    } else if (tool.input.safeParse(candidate).success)
+      return {
+        name: tool.name,
+        header,
+        method: tool.method,
+        path: tool.path,
+        query: '',
+        body: JSON.stringify(candidate),
+      };
   }
   return undefined;
 }
@@ -54,7 +65,9 @@ beforeAll(async () => {
   server = await startTestServer({ ...paid.env, ...LIMITS_OFF }, { tools: counted.tools });
   // Tools whose precheck asks an upstream before the payment is read are left out: here the header must decide.
   const probe = await fetch(server.url + '/api/annuity', { method: 'POST' });
-  const entry = (decodeHeader(probe.headers.get('payment-required')) as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK)!;
+  const entry = (decodeHeader(probe.headers.get('payment-required')) as PaymentRequired).accepts.find(
+    (a) => a.network === LOCAL_NETWORK,
+  )!;
   signed = (await signExactPayment(paid.payers[0]!, entry)) as unknown as Record<string, unknown>;
   for (const tool of tools.filter((t) => !t.precheck) as AnyToolDefinition[]) {
     const target = validTarget(tool);
@@ -88,7 +101,11 @@ describe('fuzzing the payment headers (random, near-miss and oversize payments n
     await fc.assert(
       fc.asyncProperty(cases, async ({ target, wrongHeader, payment }) => {
         const { method, path, query, body } = target;
-        const header = wrongHeader ? (target.header === 'x-payment' ? 'payment-signature' : 'x-payment') : target.header;
+        const header = wrongHeader
+          ? target.header === 'x-payment'
+            ? 'payment-signature'
+            : 'x-payment'
+          : target.header;
         const res = await fetch(`${server.url}${path}${query ? '?' + query : ''}`, {
           method,
           headers: { [header]: payment.value, ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -2,10 +2,23 @@ import { expect } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
 
 /** Abuse limits off: the fuzz runs send thousands of requests from 127.0.0.1 and must meet the routes, not the buckets. */
-export const LIMITS_OFF = { RATE_LIMIT_IP_PER_MINUTE: '0', RATE_LIMIT_PAYER_PER_MINUTE: '0', RATE_LIMIT_TOOL_PER_MINUTE: '0' };
+export const LIMITS_OFF = {
+  RATE_LIMIT_IP_PER_MINUTE: '0',
+  RATE_LIMIT_PAYER_PER_MINUTE: '0',
+  RATE_LIMIT_TOOL_PER_MINUTE: '0',
+};
 
 /** Paths besides the tools' that every instance serves (health, metrics, discovery, MCP) or may serve. */
-export const OTHER_PATHS = ['/', '/mcp', '/healthz', '/readyz', '/metrics', '/openapi.json', '/.well-known/x402', '/llms.txt'];
+export const OTHER_PATHS = [
+  '/',
+  '/mcp',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/.well-known/x402',
+  '/llms.txt',
+];
 
 /** Statuses the server may answer whatever it is sent: anything but a server error (readiness says 503 by design). */
 export function expectNoServerError(status: number, path: string, what: string): void {

@@ -8,9 +8,14 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function post(path: string, body: string, headers: Record<string, string> = {}) {
-  return fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return fetch(server.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
-const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; field?: string; message: string } }).error;
+const errorOf = async (res: Response) =>
+  ((await res.json()) as { error: { code: string; field?: string; message: string } }).error;
 
 describe('HTTP routes validate before they charge', () => {
   it('answers a present but invalid body with 400 naming the field, never 402', async () => {
@@ -97,24 +102,45 @@ describe('HTTP routing', () => {
 
   it('reads GET inputs from the query string: a bare probe gets the 402, an invalid query a 400', async () => {
     expect((await fetch(server.url + '/api/development-indicator')).status).toBe(402);
-    const bad = await fetch(server.url + '/api/development-indicator?country=GBR&indicator=NY.GDP.MKTP.CD&startYear=abc');
+    const bad = await fetch(
+      server.url + '/api/development-indicator?country=GBR&indicator=NY.GDP.MKTP.CD&startYear=abc',
+    );
     expect(bad.status).toBe(400);
     expect((await errorOf(bad)).field).toBe('startYear');
-    const ok = await fetch(server.url + '/api/development-indicator?country=GBR&indicator=NY.GDP.MKTP.CD&startYear=2010');
+    const ok = await fetch(
+      server.url + '/api/development-indicator?country=GBR&indicator=NY.GDP.MKTP.CD&startYear=2010',
+    );
     expect(ok.status).toBe(402);
   });
 
   it('serves a health check that says whether development addresses are in use', async () => {
     const res = await fetch(server.url + '/healthz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ok', devPayTo: ['evm', 'svm', 'stellar', 'algorand'], facilitator: 'none' });
+    expect(await res.json()).toMatchObject({
+      status: 'ok',
+      devPayTo: ['evm', 'svm', 'stellar', 'algorand'],
+      facilitator: 'none',
+    });
   });
 
   it('refuses a payment when no facilitator is configured, telling the operator what to set', async () => {
-    const probe = (await (await fetch(server.url + '/api/annuity', { method: 'POST' })).json()) as { accepts: unknown[] };
-    const authorization = { from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, value: '1000', validAfter: '0', validBefore: '9999999999', nonce: `0x${'3'.repeat(64)}` };
-    const payment = Buffer.from(JSON.stringify({ x402Version: 2, accepted: probe.accepts[0], payload: { signature: '0x00', authorization } })).toString('base64');
-    const res = await post('/api/annuity', JSON.stringify({ payment: 1, ratePerPeriod: 0, periods: 1 }), { 'payment-signature': payment });
+    const probe = (await (await fetch(server.url + '/api/annuity', { method: 'POST' })).json()) as {
+      accepts: unknown[];
+    };
+    const authorization = {
+      from: `0x${'1'.repeat(40)}`,
+      to: `0x${'2'.repeat(40)}`,
+      value: '1000',
+      validAfter: '0',
+      validBefore: '9999999999',
+      nonce: `0x${'3'.repeat(64)}`,
+    };
+    const payment = Buffer.from(
+      JSON.stringify({ x402Version: 2, accepted: probe.accepts[0], payload: { signature: '0x00', authorization } }),
+    ).toString('base64');
+    const res = await post('/api/annuity', JSON.stringify({ payment: 1, ratePerPeriod: 0, periods: 1 }), {
+      'payment-signature': payment,
+    });
     expect(res.status).toBe(402);
     const body = (await res.json()) as { error: string; message: string };
     expect(body.error).toBe('unsupported_payment_rail');

@@ -14,17 +14,28 @@ const annuity = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 
 type ErrorBody = { error: { code: string; message: string; retryable: boolean; field?: string } };
 
 /** A raw POST (node:http, so no Content-Type is added for us), with a fake payment attached unless told otherwise. */
-function post(path: string, body: Buffer | string | undefined, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; json: unknown }> {
+function post(
+  path: string,
+  body: Buffer | string | undefined,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown>; json: unknown }> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, server.url);
-    const req = request(url, { method: 'POST', headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text ? JSON.parse(text) : undefined });
-      });
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text ? JSON.parse(text) : undefined });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -36,14 +47,24 @@ const fakePayment = { 'payment-signature': 'bm90IGEgcGF5bWVudA==' };
 
 describe('a POST body must be JSON sent as JSON', () => {
   it('accepts application/json with a charset and application/*+json (the valid body then gets the 402)', async () => {
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/vnd.api+json']) {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'Application/JSON;charset=UTF-8',
+      'application/vnd.api+json',
+    ]) {
       const res = await post('/api/annuity', annuity, { 'content-type': type });
       expect(res.status, type).toBe(402);
     }
   });
 
   it('answers a body without a JSON Content-Type with 400 saying to send Content-Type: application/json, even with a payment', async () => {
-    const types: Array<Record<string, string>> = [{}, { 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'multipart/form-data; boundary=x' }];
+    const types: Array<Record<string, string>> = [
+      {},
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+    ];
     for (const headers of types) {
       const res = await post('/api/annuity', annuity, { ...headers, ...fakePayment });
       expect(res.status, JSON.stringify(headers)).toBe(400);
@@ -71,7 +92,9 @@ describe('a POST body must be JSON sent as JSON', () => {
       expect(res.status, body).toBe(400);
       const { error } = res.json as ErrorBody;
       expect(error, body).toMatchObject({ code: 'invalid_input', field: '(body)' });
-      expect(error.message, body).toMatch(/^The request body must be a JSON object of fields \(payment, ratePerPeriod, periods, type\)/);
+      expect(error.message, body).toMatch(
+        /^The request body must be a JSON object of fields \(payment, ratePerPeriod, periods, type\)/,
+      );
     }
   });
 

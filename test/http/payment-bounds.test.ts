@@ -5,19 +5,60 @@ import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const args = { payment: 100, ratePerPeriod: 0.05, periods: 10 };
-const accepted = { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000', payTo: '0x1', maxTimeoutSeconds: 300, extra: {} };
+const accepted = {
+  scheme: 'exact',
+  network: 'eip155:8453',
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  amount: '1000',
+  payTo: '0x1',
+  maxTimeoutSeconds: 300,
+  extra: {},
+};
 const envelope = (extra: Record<string, unknown>) => ({ x402Version: 2, accepted, payload: {}, ...extra });
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
-const nested = (levels: number): unknown => Array.from({ length: levels }).reduce<unknown>((node) => ({ n: node }), 'leaf');
+const nested = (levels: number): unknown =>
+  Array.from({ length: levels }).reduce<unknown>((node) => ({ n: node }), 'leaf');
 
 /** One payment over each bound, and the limit its refusal must name. */
 const OVER_THE_LIMITS: Array<[string, unknown, string]> = [
   ['nesting', envelope({ payload: nested(PAYMENT_LIMITS.maxDepth + 5) }), `${PAYMENT_LIMITS.maxDepth} levels`],
-  ['a long string', envelope({ payload: { signature: '0x' + 'a'.repeat(PAYMENT_LIMITS.maxStringChars) } }), `${PAYMENT_LIMITS.maxStringChars} characters`],
-  ['a huge enum', envelope({ extensions: { bazaar: { info: {}, schema: { enum: Array.from({ length: PAYMENT_LIMITS.maxArrayItems + 1 }, (_, i) => i) } } } }), `${PAYMENT_LIMITS.maxArrayItems} items`],
-  ['a wide object', envelope({ payload: Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxObjectKeys + 1 }, (_, i) => [`k${i}`, i])) }), `${PAYMENT_LIMITS.maxObjectKeys} keys`],
-  ['too many extensions', envelope({ extensions: Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxExtensions + 1 }, (_, i) => [`e${i}`, { info: {} }])) }), `${PAYMENT_LIMITS.maxExtensions} extensions`],
-  ['one big extension', envelope({ extensions: { bazaar: { info: {}, schema: { description: 'd'.repeat(PAYMENT_LIMITS.maxExtensionBytes) } } } }), `${PAYMENT_LIMITS.maxExtensionBytes} bytes`],
+  [
+    'a long string',
+    envelope({ payload: { signature: '0x' + 'a'.repeat(PAYMENT_LIMITS.maxStringChars) } }),
+    `${PAYMENT_LIMITS.maxStringChars} characters`,
+  ],
+  [
+    'a huge enum',
+    envelope({
+      extensions: {
+        bazaar: { info: {}, schema: { enum: Array.from({ length: PAYMENT_LIMITS.maxArrayItems + 1 }, (_, i) => i) } },
+      },
+    }),
+    `${PAYMENT_LIMITS.maxArrayItems} items`,
+  ],
+  [
+    'a wide object',
+    envelope({
+      payload: Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxObjectKeys + 1 }, (_, i) => [`k${i}`, i])),
+    }),
+    `${PAYMENT_LIMITS.maxObjectKeys} keys`,
+  ],
+  [
+    'too many extensions',
+    envelope({
+      extensions: Object.fromEntries(
+        Array.from({ length: PAYMENT_LIMITS.maxExtensions + 1 }, (_, i) => [`e${i}`, { info: {} }]),
+      ),
+    }),
+    `${PAYMENT_LIMITS.maxExtensions} extensions`,
+  ],
+  [
+    'one big extension',
+    envelope({
+      extensions: { bazaar: { info: {}, schema: { description: 'd'.repeat(PAYMENT_LIMITS.maxExtensionBytes) } } },
+    }),
+    `${PAYMENT_LIMITS.maxExtensionBytes} bytes`,
+  ],
 ];
 
 let server: TestServer;
@@ -32,7 +73,11 @@ afterAll(async () => {
 });
 
 async function pay(header: string): Promise<{ status: number; body: { error?: { code?: string; message?: string } } }> {
-  const res = await fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': header }, body: JSON.stringify(args) });
+  const res = await fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': header },
+    body: JSON.stringify(args),
+  });
   return { status: res.status, body: (await res.json()) as { error?: { code?: string; message?: string } } };
 }
 

@@ -20,40 +20,61 @@ function query(fields: Record<string, unknown>): string {
 }
 
 /** Calls a route with the given input where that route reads it: the query string (GET) or a JSON body (POST). */
-function call(method: 'GET' | 'POST' | 'HEAD', path: string, input: Record<string, unknown>, headers: Record<string, string> = {}) {
+function call(
+  method: 'GET' | 'POST' | 'HEAD',
+  path: string,
+  input: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   if (method === 'POST') {
-    return fetch(server.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(input) });
+    return fetch(server.url + path, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(input),
+    });
   }
   const qs = query(input);
   return fetch(server.url + path + (qs ? `?${qs}` : ''), { method, headers });
 }
 
 describe('every tool refuses an unknown field before any payment is read', () => {
-  it.each(tools.map((tool) => [tool.name, tool] as const))('%s answers an unknown field with 400 naming it, never 402, even with a payment attached', async (_name, tool) => {
-    const input = { ...(tool.example as Record<string, unknown> | undefined), zzUnknown: 'x' };
-    const res = await call(tool.method, tool.path, input, fakePayment);
-    expect(res.status).toBe(400);
-    expect(res.headers.get('payment-required')).toBeNull();
-    const { error } = (await res.json()) as ErrorBody;
-    expect(error.code).toBe('invalid_input');
-    expect(error.field).toBe('zzUnknown');
-    expect(error.message).toMatch(/^Unknown field: zzUnknown\. This endpoint takes: /);
-    expect(error.message).toContain('Nothing was charged');
-  });
+  it.each(tools.map((tool) => [tool.name, tool] as const))(
+    '%s answers an unknown field with 400 naming it, never 402, even with a payment attached',
+    async (_name, tool) => {
+      const input = { ...(tool.example as Record<string, unknown> | undefined), zzUnknown: 'x' };
+      const res = await call(tool.method, tool.path, input, fakePayment);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('payment-required')).toBeNull();
+      const { error } = (await res.json()) as ErrorBody;
+      expect(error.code).toBe('invalid_input');
+      expect(error.field).toBe('zzUnknown');
+      expect(error.message).toMatch(/^Unknown field: zzUnknown\. This endpoint takes: /);
+      expect(error.message).toContain('Nothing was charged');
+    },
+  );
 
-  const validFree: Record<string, Record<string, unknown>> = { 'smm-quote': { serviceId: 1, quantity: 100 }, 'smm-services': { q: 'likes' }, 'smm-order-status': {} };
-  it.each(freeTools.map((tool) => [tool.name, tool] as const))('free %s answers an unknown field with 400 naming it', async (_name, tool) => {
-    const path = tool.path.replace(':orderId', 'ord_123');
-    const res = await call(tool.method, path, { ...validFree[tool.name], zzUnknown: 'x' });
-    expect(res.status).toBe(400);
-    const { error } = (await res.json()) as ErrorBody;
-    expect(error).toMatchObject({ code: 'invalid_input', field: 'zzUnknown' });
-  });
+  const validFree: Record<string, Record<string, unknown>> = {
+    'smm-quote': { serviceId: 1, quantity: 100 },
+    'smm-services': { q: 'likes' },
+    'smm-order-status': {},
+  };
+  it.each(freeTools.map((tool) => [tool.name, tool] as const))(
+    'free %s answers an unknown field with 400 naming it',
+    async (_name, tool) => {
+      const path = tool.path.replace(':orderId', 'ord_123');
+      const res = await call(tool.method, path, { ...validFree[tool.name], zzUnknown: 'x' });
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as ErrorBody;
+      expect(error).toMatchObject({ code: 'invalid_input', field: 'zzUnknown' });
+    },
+  );
 
   it('keeps path parameters of free endpoints as inputs: /v1/smm-order/:orderId is not refused for orderId', async () => {
     const res = await fetch(`${server.url}/v1/smm-order/ord_123`);
     expect(res.status).toBe(404);
-    expect(((await res.json()) as ErrorBody).error.message).toContain('No order ord_123 was placed through this server');
+    expect(((await res.json()) as ErrorBody).error.message).toContain(
+      'No order ord_123 was placed through this server',
+    );
   });
 });
 
@@ -65,7 +86,9 @@ describe('a typo in a paid GET query does not buy a report on the defaults', () 
       expect(res.headers.get('payment-required')).toBeNull();
       const { error } = (await res.json()) as ErrorBody;
       expect(error).toMatchObject({ code: 'invalid_input', field: 'chian' });
-      expect(error.message).toBe('Unknown field: chian. This endpoint takes: chain, token, wallet, address, contract. Nothing was charged.');
+      expect(error.message).toBe(
+        'Unknown field: chian. This endpoint takes: chain, token, wallet, address, contract. Nothing was charged.',
+      );
     }
   });
 
@@ -92,7 +115,9 @@ describe('unknown fields in a POST body', () => {
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as ErrorBody;
     expect(error).toMatchObject({ code: 'invalid_input', field: 'tipe' });
-    expect(error.message).toBe('Unknown field: tipe. This endpoint takes: payment, ratePerPeriod, periods, type. Nothing was charged.');
+    expect(error.message).toBe(
+      'Unknown field: tipe. This endpoint takes: payment, ratePerPeriod, periods, type. Nothing was charged.',
+    );
   });
 
   it('refuses unknown fields inside nested objects too, with the dotted path', async () => {

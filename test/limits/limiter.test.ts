@@ -31,8 +31,14 @@ describe('the per-IP limit in front of every HTTP request', () => {
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    const body = (await res.json()) as { error: { code: string; retryable: boolean; message: string; details: Record<string, unknown> } };
-    expect(body.error).toMatchObject({ code: 'rate_limited', retryable: true, details: { limit: 'ip', retryAfterSeconds: retryAfter } });
+    const body = (await res.json()) as {
+      error: { code: string; retryable: boolean; message: string; details: Record<string, unknown> };
+    };
+    expect(body.error).toMatchObject({
+      code: 'rate_limited',
+      retryable: true,
+      details: { limit: 'ip', retryAfterSeconds: retryAfter },
+    });
     expect(body.error.message).toMatch(/retry in \d+ seconds?/);
   });
 
@@ -56,7 +62,11 @@ describe('the per-IP limit in front of every HTTP request', () => {
       body: JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 }),
     });
     expect(payment.status).toBe(429);
-    const huge = await fetch(`${s.url}/api/annuity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"pad":"${'x'.repeat(200_000)}"}` });
+    const huge = await fetch(`${s.url}/api/annuity`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"pad":"${'x'.repeat(200_000)}"}`,
+    });
     expect(huge.status).toBe(429);
   });
 
@@ -66,19 +76,33 @@ describe('the per-IP limit in front of every HTTP request', () => {
     const res = await fetch(`${s.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const body = (await res.json()) as { jsonrpc: string; id: null; error: { code: number; data: { code: string; retryable: boolean; details: { retryAfterSeconds: number } } } };
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: { code: 'rate_limited', retryable: true } } });
+    const body = (await res.json()) as {
+      jsonrpc: string;
+      id: null;
+      error: { code: number; data: { code: string; retryable: boolean; details: { retryAfterSeconds: number } } };
+    };
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, data: { code: 'rate_limited', retryable: true } },
+    });
     expect(body.error.data.details.retryAfterSeconds).toBe(Number(res.headers.get('retry-after')));
   });
 
   it('ignores X-Forwarded-For by default: a client cannot pick a fresh address per request', async () => {
     const s = await server(TIGHT);
     const statuses = [];
-    for (let i = 1; i <= 4; i++) statuses.push((await fetch(`${s.url}/healthz`, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status);
+    for (let i = 1; i <= 4; i++)
+      statuses.push((await fetch(`${s.url}/healthz`, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
@@ -106,7 +130,11 @@ describe('the rate_limited error', () => {
   it('tells a limited payer that the payment was not used and may be sent again', () => {
     const error = limitedError('payer', 2500);
     expect(error.httpStatus).toBe(429);
-    expect(error.toBody().error).toMatchObject({ code: 'rate_limited', retryable: true, details: { limit: 'payer', retryAfterSeconds: 3 } });
+    expect(error.toBody().error).toMatchObject({
+      code: 'rate_limited',
+      retryable: true,
+      details: { limit: 'payer', retryAfterSeconds: 3 },
+    });
     expect(error.message).toMatch(/payment was not used/);
     expect(limitedError('tool', 1000, 'annuity').message).toMatch(/annuity/);
   });

@@ -5,15 +5,24 @@ import { LIMIT_DEFAULTS, limitSettings, parseTrustProxy } from '../../src/limits
 describe('abuse-limit settings', () => {
   it('turns per-minute rates and bursts into buckets, with defaults for everything', () => {
     const settings = limitSettings({ RATE_LIMIT_PAYER_PER_MINUTE: 30, RATE_LIMIT_PAYER_BURST: 5 }, undefined);
-    expect(settings.ip).toEqual({ capacity: LIMIT_DEFAULTS.ip.burst, refillPerSecond: LIMIT_DEFAULTS.ip.perMinute / 60 });
+    expect(settings.ip).toEqual({
+      capacity: LIMIT_DEFAULTS.ip.burst,
+      refillPerSecond: LIMIT_DEFAULTS.ip.perMinute / 60,
+    });
     expect(settings.payer).toEqual({ capacity: 5, refillPerSecond: 0.5 });
-    expect(settings.tool).toEqual({ capacity: LIMIT_DEFAULTS.tool.burst, refillPerSecond: LIMIT_DEFAULTS.tool.perMinute / 60 });
+    expect(settings.tool).toEqual({
+      capacity: LIMIT_DEFAULTS.tool.burst,
+      refillPerSecond: LIMIT_DEFAULTS.tool.perMinute / 60,
+    });
     expect(settings.shared).toBe(false);
   });
 
   it('turns a limit off with a rate of 0, and takes per-tool replacements from RATE_LIMIT_TOOLS', () => {
     const settings = limitSettings(
-      { RATE_LIMIT_IP_PER_MINUTE: 0, RATE_LIMIT_TOOLS: '{"solidity-scan":{"perMinute":60,"burst":10},"annuity":{"perMinute":0,"burst":1}}' },
+      {
+        RATE_LIMIT_IP_PER_MINUTE: 0,
+        RATE_LIMIT_TOOLS: '{"solidity-scan":{"perMinute":60,"burst":10},"annuity":{"perMinute":0,"burst":1}}',
+      },
       undefined,
     );
     expect(settings.ip).toBeNull();
@@ -27,8 +36,12 @@ describe('abuse-limit settings', () => {
   });
 
   it('refuses RATE_LIMIT_TOOLS that is not a JSON object of {perMinute, burst}', () => {
-    expect(() => limitSettings({ RATE_LIMIT_TOOLS: 'solidity-scan=60' }, undefined)).toThrow(/RATE_LIMIT_TOOLS must be a JSON object/);
-    expect(() => limitSettings({ RATE_LIMIT_TOOLS: '{"annuity":{"perMinute":60}}' }, undefined)).toThrow(/RATE_LIMIT_TOOLS/);
+    expect(() => limitSettings({ RATE_LIMIT_TOOLS: 'solidity-scan=60' }, undefined)).toThrow(
+      /RATE_LIMIT_TOOLS must be a JSON object/,
+    );
+    expect(() => limitSettings({ RATE_LIMIT_TOOLS: '{"annuity":{"perMinute":60}}' }, undefined)).toThrow(
+      /RATE_LIMIT_TOOLS/,
+    );
   });
 
   it('reads TRUST_PROXY as express does: booleans, a hop count, or addresses, ranges and named ranges', () => {

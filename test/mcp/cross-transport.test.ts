@@ -43,8 +43,13 @@ async function mcpChallenge(): Promise<PaymentRequired> {
 }
 
 const overHttp = (payment: PaymentPayload) =>
-  fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body: JSON.stringify(args) });
-const overMcp = (payment: PaymentPayload) => mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } });
+  fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body: JSON.stringify(args),
+  });
+const overMcp = (payment: PaymentPayload) =>
+  mcp.callTool({ name: 'annuity', arguments: args, _meta: { 'x402/payment': payment } });
 const runCount = () => runs.get('annuity') ?? 0;
 
 describe('one payment, either transport, once', () => {
@@ -63,7 +68,10 @@ describe('one payment, either transport, once', () => {
 
     const first = await overHttp(payment);
     expect(first.status).toBe(200);
-    expect(decodeHeader(first.headers.get('payment-response'))).toMatchObject({ success: true, network: LOCAL_NETWORK });
+    expect(decodeHeader(first.headers.get('payment-response'))).toMatchObject({
+      success: true,
+      network: LOCAL_NETWORK,
+    });
 
     const again = await overMcp(payment);
     expect(again.isError).toBe(true);
@@ -84,7 +92,11 @@ describe('one payment, either transport, once', () => {
 
     const first = await overMcp(payment);
     expect(first.isError).toBeFalsy();
-    expect(first._meta?.['x402/payment-response']).toMatchObject({ success: true, network: LOCAL_NETWORK, payer: payer.address });
+    expect(first._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      network: LOCAL_NETWORK,
+      payer: payer.address,
+    });
 
     const again = await overHttp(payment);
     expect(again.status).toBe(402);

@@ -3,7 +3,12 @@ import { ToolError } from '../../src/errors.js';
 import { toCallToolResult } from '../../src/mcp/encode.js';
 import type { Challenge } from '../../src/payments/requirements.js';
 
-const challenge = { x402Version: 2, error: 'Payment required', resource: { url: 'http://x/api/annuity' }, accepts: [] } as unknown as Challenge;
+const challenge = {
+  x402Version: 2,
+  error: 'Payment required',
+  resource: { url: 'http://x/api/annuity' },
+  accepts: [],
+} as unknown as Challenge;
 const receipt = { success: true, transaction: '0xabc', network: 'eip155:8453', payer: '0xpayer' } as const;
 
 describe('MCP encoding of call results', () => {
@@ -15,8 +20,17 @@ describe('MCP encoding of call results', () => {
   });
 
   it('returns only the payment error when settlement failed: no output, no receipt to tempt a second payment', () => {
-    const failed = { success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: 'eip155:8453' } as const;
-    const result = toCallToolResult({ type: 'settlement_failed', receipt: failed, challenge: { ...challenge, error: failed.errorReason } as Challenge });
+    const failed = {
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      transaction: '',
+      network: 'eip155:8453',
+    } as const;
+    const result = toCallToolResult({
+      type: 'settlement_failed',
+      receipt: failed,
+      challenge: { ...challenge, error: failed.errorReason } as Challenge,
+    });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ x402Version: 2, error: 'invalid_exact_evm_insufficient_balance' });
     expect(result._meta?.['x402/payment-response']).toBeUndefined();
@@ -24,48 +38,119 @@ describe('MCP encoding of call results', () => {
   });
 
   it('puts a refused payment’s reason and advice next to the requirements', () => {
-    const result = toCallToolResult({ type: 'payment_rejected', rejection: { type: 'rejected', status: 402, reason: 'payment_already_used', message: 'Sign a new one.', challenge } });
+    const result = toCallToolResult({
+      type: 'payment_rejected',
+      rejection: {
+        type: 'rejected',
+        status: 402,
+        reason: 'payment_already_used',
+        message: 'Sign a new one.',
+        challenge,
+      },
+    });
     expect(result.structuredContent).toMatchObject({ accepts: [], message: 'Sign a new one.' });
   });
 
   it('answers non-payment refusals and tool errors as error text without structuredContent', () => {
-    const refused = toCallToolResult({ type: 'payment_rejected', rejection: { type: 'rejected', status: 409, reason: 'payment_in_flight', message: 'Wait.', challenge } });
+    const refused = toCallToolResult({
+      type: 'payment_rejected',
+      rejection: { type: 'rejected', status: 409, reason: 'payment_in_flight', message: 'Wait.', challenge },
+    });
     expect(refused.structuredContent).toBeUndefined();
-    expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({ code: 'payment_in_flight', retryable: true });
-    const failed = toCallToolResult({ type: 'error', error: new ToolError('invalid_input', 'Invalid input: periods.', { field: 'periods' }) });
+    expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({
+      code: 'payment_in_flight',
+      retryable: true,
+    });
+    const failed = toCallToolResult({
+      type: 'error',
+      error: new ToolError('invalid_input', 'Invalid input: periods.', { field: 'periods' }),
+    });
     expect(failed.isError).toBe(true);
-    expect(JSON.parse((failed.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({ code: 'invalid_input', field: 'periods', retryable: false });
+    expect(JSON.parse((failed.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({
+      code: 'invalid_input',
+      field: 'periods',
+      retryable: false,
+    });
   });
 
   it('carries the unpaid result in _meta["x402/error"] too: the PaymentRequired itself, and the code/message/data envelope around it', () => {
     const result = toCallToolResult({ type: 'payment_required', challenge });
     const error = result._meta?.['x402/error'] as Record<string, unknown>;
-    expect(error).toMatchObject({ x402Version: 2, error: 'Payment required', accepts: [], code: 402, message: 'Payment required' });
+    expect(error).toMatchObject({
+      x402Version: 2,
+      error: 'Payment required',
+      accepts: [],
+      code: 402,
+      message: 'Payment required',
+    });
     expect(error.data).toEqual(result.structuredContent);
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
-    const refused = toCallToolResult({ type: 'payment_rejected', rejection: { type: 'rejected', status: 402, reason: 'payment_already_used', message: 'Sign a new one.', challenge } });
-    expect(refused._meta?.['x402/error']).toMatchObject({ code: 402, message: 'Sign a new one.', data: { message: 'Sign a new one.' } });
+    const refused = toCallToolResult({
+      type: 'payment_rejected',
+      rejection: {
+        type: 'rejected',
+        status: 402,
+        reason: 'payment_already_used',
+        message: 'Sign a new one.',
+        challenge,
+      },
+    });
+    expect(refused._meta?.['x402/error']).toMatchObject({
+      code: 402,
+      message: 'Sign a new one.',
+      data: { message: 'Sign a new one.' },
+    });
   });
 
   it('names the resource mcp://tool/<name> in MCP challenges and leaves every payment option as it is', () => {
-    const v2 = { x402Version: 2, error: 'Payment required', resource: { url: 'http://x/api/annuity', description: 'd' }, accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1' }] } as unknown as Challenge;
+    const v2 = {
+      x402Version: 2,
+      error: 'Payment required',
+      resource: { url: 'http://x/api/annuity', description: 'd' },
+      accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1' }],
+    } as unknown as Challenge;
     const result = toCallToolResult({ type: 'payment_required', challenge: v2 }, 'annuity');
     expect(result.structuredContent).toEqual({ ...v2, resource: { url: 'mcp://tool/annuity', description: 'd' } });
-    const v1 = { x402Version: 1, error: 'X-PAYMENT header is required', accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1', resource: 'http://x/api/transfers/evm' }] } as unknown as Challenge;
+    const v1 = {
+      x402Version: 1,
+      error: 'X-PAYMENT header is required',
+      accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1', resource: 'http://x/api/transfers/evm' }],
+    } as unknown as Challenge;
     const old = toCallToolResult({ type: 'payment_required', challenge: v1 }, 'transfers-evm');
-    expect(old.structuredContent).toEqual({ ...v1, accepts: [{ ...(v1.accepts[0] as object), resource: 'mcp://tool/transfers-evm' }] });
+    expect(old.structuredContent).toEqual({
+      ...v1,
+      accepts: [{ ...(v1.accepts[0] as object), resource: 'mcp://tool/transfers-evm' }],
+    });
     expect((v2 as { resource: { url: string } }).resource.url).toBe('http://x/api/annuity'); // the shared HTTP challenge is untouched
   });
 
   it('answers settlement_pending only with the transaction hash and network, and settlement_outcome_unknown when no hash is known', () => {
-    const pending = { success: false, errorReason: 'settlement_pending', transaction: '0xfeed', network: 'eip155:8453' } as const;
+    const pending = {
+      success: false,
+      errorReason: 'settlement_pending',
+      transaction: '0xfeed',
+      network: 'eip155:8453',
+    } as const;
     const withHash = toCallToolResult({ type: 'settlement_pending', receipt: pending });
-    expect(JSON.parse((withHash.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({ code: 'settlement_pending', retryable: true, details: { transaction: '0xfeed', network: 'eip155:8453' } });
+    expect(JSON.parse((withHash.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({
+      code: 'settlement_pending',
+      retryable: true,
+      details: { transaction: '0xfeed', network: 'eip155:8453' },
+    });
     expect(withHash._meta?.['x402/payment-response']).toEqual(pending);
-    const unknown = { success: false, errorReason: 'settlement_outcome_unknown', transaction: '', network: 'eip155:8453' } as const;
+    const unknown = {
+      success: false,
+      errorReason: 'settlement_outcome_unknown',
+      transaction: '',
+      network: 'eip155:8453',
+    } as const;
     const noHash = toCallToolResult({ type: 'settlement_pending', receipt: unknown });
     const body = JSON.parse((noHash.content as Array<{ text: string }>)[0]!.text);
-    expect(body.error).toMatchObject({ code: 'settlement_outcome_unknown', retryable: true, details: { network: 'eip155:8453' } });
+    expect(body.error).toMatchObject({
+      code: 'settlement_outcome_unknown',
+      retryable: true,
+      details: { network: 'eip155:8453' },
+    });
     expect(body.error.details.transaction).toBeUndefined();
     expect(noHash._meta?.['x402/payment-response']).toEqual(unknown);
   });

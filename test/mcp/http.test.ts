@@ -33,14 +33,20 @@ describe('MCP over streamable HTTP', () => {
   });
 
   it('answers an unpaid call with the payment requirements as an isError result the official client accepts', async () => {
-    const result = await client.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 } });
+    const result = await client.callTool({
+      name: 'annuity',
+      arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 },
+    });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ x402Version: 2, error: 'Payment required' });
     expect(JSON.parse(text(result))).toEqual(result.structuredContent);
   });
 
   it('answers invalid arguments with an error naming the field, not a payment request', async () => {
-    const result = await client.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 0 } });
+    const result = await client.callTool({
+      name: 'annuity',
+      arguments: { payment: 100, ratePerPeriod: 0.05, periods: 0 },
+    });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     const body = JSON.parse(text(result));
@@ -66,17 +72,35 @@ describe('MCP over streamable HTTP', () => {
   });
 
   it('refuses requests whose Host or Origin is not allowed (DNS rebinding)', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const evilOrigin = await fetch(server.url + '/mcp', { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify(init) });
+    const evilOrigin = await fetch(server.url + '/mcp', {
+      method: 'POST',
+      headers: { ...headers, origin: 'http://evil.example' },
+      body: JSON.stringify(init),
+    });
     expect(evilOrigin.status).toBe(403);
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(server.url + '/mcp');
-      const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { ...headers, host: 'evil.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { ...headers, host: 'evil.example' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(init));
     });
@@ -88,10 +112,18 @@ describe('MCP over streamable HTTP', () => {
     const notJson = await fetch(server.url + '/mcp', { method: 'POST', headers, body: '{"jsonrpc":' });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
-    const charset = await fetch(server.url + '/mcp', { method: 'POST', headers: { ...headers, 'content-type': 'application/json; charset=latin1' }, body: '{}' });
+    const charset = await fetch(server.url + '/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json; charset=latin1' },
+      body: '{}',
+    });
     expect(charset.status).toBe(415);
     expect(await charset.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
-    const tooLarge = await fetch(server.url + '/mcp', { method: 'POST', headers, body: JSON.stringify({ pad: 'x'.repeat(1_100_000) }) });
+    const tooLarge = await fetch(server.url + '/mcp', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ pad: 'x'.repeat(1_100_000) }),
+    });
     expect(tooLarge.status).toBe(413);
   });
 });

@@ -16,7 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const valid = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } };
+const valid = {
+  protocolVersion: LATEST_PROTOCOL_VERSION,
+  capabilities: {},
+  clientInfo: { name: 'test', version: '1.0.0' },
+};
 
 /** Initialize requests whose params are missing or wrong, and the field the answer must name. */
 const malformed: Array<[string, unknown, string]> = [
@@ -31,22 +35,34 @@ const malformed: Array<[string, unknown, string]> = [
   ['clientInfo without a version', { ...valid, clientInfo: { name: 'x' } }, 'params.clientInfo.version is missing'],
 ];
 
-const request = (id: number, params: unknown) => ({ jsonrpc: '2.0', id, method: 'initialize', ...(params === undefined ? {} : { params }) });
+const request = (id: number, params: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  ...(params === undefined ? {} : { params }),
+});
 
 describe('initialize with missing or invalid params over streamable HTTP', () => {
   const post = (body: unknown) =>
-    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
 
-  it.each(malformed)('answers %s with JSON-RPC invalid params (-32602) naming the field, not "initialize first"', async (_case, params, says) => {
-    const res = await post(request(7, params));
-    expect(res.status).toBe(400);
-    expect(res.headers.get('mcp-session-id')).toBeNull();
-    const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
-    expect(body.id).toBe(7);
-    expect(body.error.code).toBe(-32602);
-    expect(body.error.message).toContain(says);
-    expect(body.error.message).not.toMatch(/initialize request first/);
-  });
+  it.each(malformed)(
+    'answers %s with JSON-RPC invalid params (-32602) naming the field, not "initialize first"',
+    async (_case, params, says) => {
+      const res = await post(request(7, params));
+      expect(res.status).toBe(400);
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+      expect(body.id).toBe(7);
+      expect(body.error.code).toBe(-32602);
+      expect(body.error.message).toContain(says);
+      expect(body.error.message).not.toMatch(/initialize request first/);
+    },
+  );
 
   it('still opens a session for a valid initialize, and still asks for one before anything else', async () => {
     const ok = await post(request(1, valid));
@@ -59,31 +75,47 @@ describe('initialize with missing or invalid params over streamable HTTP', () =>
 });
 
 describe('initialize with missing or invalid params on a connected transport (as stdio)', () => {
-  it.each(malformed)('answers %s with -32602 naming the field, and a valid initialize afterwards still works', async (_case, params, says) => {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const answers: JSONRPCMessage[] = [];
-    clientSide.onmessage = (message) => void answers.push(message);
-    await (await newMcpServer(server.runtime)).connect(serverSide);
-    await clientSide.start();
-    await clientSide.send(request(3, params) as JSONRPCMessage);
-    await clientSide.send(request(4, valid) as JSONRPCMessage);
-    await expect.poll(() => answers.length).toBe(2);
-    expect(answers[0]).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringContaining(says) } });
-    expect(answers[1]).toMatchObject({ id: 4, result: { protocolVersion: LATEST_PROTOCOL_VERSION, serverInfo: { name: 'tollbooth' } } });
-    await clientSide.close();
-  });
+  it.each(malformed)(
+    'answers %s with -32602 naming the field, and a valid initialize afterwards still works',
+    async (_case, params, says) => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const answers: JSONRPCMessage[] = [];
+      clientSide.onmessage = (message) => void answers.push(message);
+      await (await newMcpServer(server.runtime)).connect(serverSide);
+      await clientSide.start();
+      await clientSide.send(request(3, params) as JSONRPCMessage);
+      await clientSide.send(request(4, valid) as JSONRPCMessage);
+      await expect.poll(() => answers.length).toBe(2);
+      expect(answers[0]).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringContaining(says) } });
+      expect(answers[1]).toMatchObject({
+        id: 4,
+        result: { protocolVersion: LATEST_PROTOCOL_VERSION, serverInfo: { name: 'tollbooth' } },
+      });
+      await clientSide.close();
+    },
+  );
 
   it('answers the same from `tollbooth stdio` (the built CLI)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-initialize-'));
-    const child = spawn(process.execPath, [CLI_PATH, 'stdio'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DATA_DIR: dataDir }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [CLI_PATH, 'stdio'], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', DATA_DIR: dataDir },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     try {
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
       child.stdin!.write(`${JSON.stringify(request(5, { ...valid, clientInfo: { name: 'x' } }))}\n`);
-      const answer = JSON.parse(String((await lines.next()).value)) as { id: number; error: { code: number; message: string } };
-      expect(answer).toMatchObject({ id: 5, error: { code: -32602, message: expect.stringContaining('params.clientInfo.version is missing') } });
+      const answer = JSON.parse(String((await lines.next()).value)) as {
+        id: number;
+        error: { code: number; message: string };
+      };
+      expect(answer).toMatchObject({
+        id: 5,
+        error: { code: -32602, message: expect.stringContaining('params.clientInfo.version is missing') },
+      });
     } finally {
       child.kill();
-      if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      if (child.exitCode === null && child.signalCode === null)
+        await new Promise((resolve) => child.once('exit', resolve));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -39,7 +39,8 @@ async function rawCall(client: Client, params: unknown): Promise<McpError> {
   return error as McpError;
 }
 
-const errorOf = (result: CallToolResult) => JSON.parse((result.content[0] as { text: string }).text).error as { code: string; field?: string; message: string };
+const errorOf = (result: CallToolResult) =>
+  JSON.parse((result.content[0] as { text: string }).text).error as { code: string; field?: string; message: string };
 
 describe.each(transports)('tools/call with malformed params over %s', (transport) => {
   const malformed: Array<[string, unknown, string]> = [
@@ -51,15 +52,18 @@ describe.each(transports)('tools/call with malformed params over %s', (transport
     ['a numeric name', { name: 7, arguments: annuityArgs }, 'params.name is a number'],
   ];
 
-  it.each(malformed)('answers %s with JSON-RPC invalid params (-32602) and one short sentence, even with a payment', async (_case, params, says) => {
-    const error = await rawCall(clients[transport], { ...(params as object), _meta: fakePayment });
-    expect(error.code).toBe(ErrorCode.InvalidParams);
-    expect(error.message).toContain('tools/call needs params.name (string) and params.arguments (object, optional)');
-    expect(error.message).toContain(says);
-    // No schema dump: one line, no zod issue objects.
-    expect(error.message).not.toMatch(/\n|"code"|expected/);
-    expect(error.message.length).toBeLessThan(200);
-  });
+  it.each(malformed)(
+    'answers %s with JSON-RPC invalid params (-32602) and one short sentence, even with a payment',
+    async (_case, params, says) => {
+      const error = await rawCall(clients[transport], { ...(params as object), _meta: fakePayment });
+      expect(error.code).toBe(ErrorCode.InvalidParams);
+      expect(error.message).toContain('tools/call needs params.name (string) and params.arguments (object, optional)');
+      expect(error.message).toContain(says);
+      // No schema dump: one line, no zod issue objects.
+      expect(error.message).not.toMatch(/\n|"code"|expected/);
+      expect(error.message.length).toBeLessThan(200);
+    },
+  );
 
   it('still answers a call without arguments with the payment requirements (a probe)', async () => {
     const result = (await clients[transport].callTool({ name: 'annuity' })) as CallToolResult;
@@ -68,29 +72,47 @@ describe.each(transports)('tools/call with malformed params over %s', (transport
   });
 
   it('still answers an unknown method with method-not-found', async () => {
-    const error = await clients[transport].request({ method: 'tools/frobnicate', params: {} } as never, CallToolResultSchema).catch((err: unknown) => err);
+    const error = await clients[transport]
+      .request({ method: 'tools/frobnicate', params: {} } as never, CallToolResultSchema)
+      .catch((err: unknown) => err);
     expect((error as McpError).code).toBe(ErrorCode.MethodNotFound);
   });
 });
 
 describe.each(transports)('unknown arguments over %s', (transport) => {
-  it.each(tools.map((tool) => [tool.name, tool] as const))('%s refuses an unknown argument with invalid_input naming it, not the payment requirements', async (_name, tool) => {
-    const args = { ...(tool.example as Record<string, unknown> | undefined), zzUnknown: 1 };
-    const result = (await clients[transport].callTool({ name: tool.name, arguments: args, _meta: fakePayment })) as CallToolResult;
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toBeUndefined();
-    const error = errorOf(result);
-    expect(error).toMatchObject({ code: 'invalid_input', field: 'zzUnknown' });
-    expect(error.message).toMatch(/^Unknown field: zzUnknown\. This endpoint takes: .*Nothing was charged\.$/);
-  });
+  it.each(tools.map((tool) => [tool.name, tool] as const))(
+    '%s refuses an unknown argument with invalid_input naming it, not the payment requirements',
+    async (_name, tool) => {
+      const args = { ...(tool.example as Record<string, unknown> | undefined), zzUnknown: 1 };
+      const result = (await clients[transport].callTool({
+        name: tool.name,
+        arguments: args,
+        _meta: fakePayment,
+      })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      const error = errorOf(result);
+      expect(error).toMatchObject({ code: 'invalid_input', field: 'zzUnknown' });
+      expect(error.message).toMatch(/^Unknown field: zzUnknown\. This endpoint takes: .*Nothing was charged\.$/);
+    },
+  );
 
   it('refuses an unknown argument of a free tool too', async () => {
-    const result = (await clients[transport].callTool({ name: 'smm-order-status', arguments: { orderId: 'ord_1', verbose: true } })) as CallToolResult;
+    const result = (await clients[transport].callTool({
+      name: 'smm-order-status',
+      arguments: { orderId: 'ord_1', verbose: true },
+    })) as CallToolResult;
     expect(errorOf(result)).toMatchObject({ code: 'invalid_input', field: 'verbose' });
   });
 });
 
-type JsonSchema = { type?: unknown; properties?: Record<string, JsonSchema>; additionalProperties?: unknown; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: unknown;
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: unknown;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
 /** Every object node of a JSON Schema, with its path. */
 function objectNodes(schema: JsonSchema, path = '(input)'): Array<[string, JsonSchema]> {
@@ -117,8 +139,17 @@ describe('tools/list tells clients that unknown fields are refused', () => {
 
 describe('/mcp bodies it cannot read', () => {
   const post = (body: Buffer | string, headers: Record<string, string>) =>
-    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
-  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
 
   it('answers an unsupported Content-Encoding with 415 and a JSON-RPC error, never a 500', async () => {
     const res = await post(initialize, { 'content-encoding': 'foo' });

@@ -64,7 +64,12 @@ describe('a published MCP payment client (mcpay withX402Client) pays a tool', ()
 
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ note: 'paid by mcpay' });
-    expect(result._meta?.['x402/payment-response']).toMatchObject({ success: true, network: 'base', payer: payer.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(result._meta?.['x402/payment-response']).toMatchObject({
+      success: true,
+      network: 'base',
+      payer: payer.address,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(runs.get('v1-echo')).toBe(1);
     expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await base.balance(base.payTo)).toBe(before.payTo + 1000n);
@@ -76,8 +81,17 @@ describe('a published MCP payment client (mcpay withX402Client) pays a tool', ()
     clients.push(plain);
     const unpaid = await plain.callTool({ name: 'v1-echo', arguments: { note: 'x' } });
     expect(unpaid.isError).toBe(true);
-    const error = unpaid._meta?.['x402/error'] as { x402Version: number; accepts: Array<{ resource: string; maxAmountRequired: string }>; code: number; data: unknown };
-    expect(error).toMatchObject({ x402Version: 1, code: 402, accepts: [{ resource: 'mcp://tool/v1-echo', maxAmountRequired: '1000' }] });
+    const error = unpaid._meta?.['x402/error'] as {
+      x402Version: number;
+      accepts: Array<{ resource: string; maxAmountRequired: string }>;
+      code: number;
+      data: unknown;
+    };
+    expect(error).toMatchObject({
+      x402Version: 1,
+      code: 402,
+      accepts: [{ resource: 'mcp://tool/v1-echo', maxAmountRequired: '1000' }],
+    });
     expect(error.data).toEqual(unpaid.structuredContent);
     expect(runs.get('v1-echo')).toBe(1);
   });

@@ -44,13 +44,23 @@ describe('MCP over stdio (the built CLI)', () => {
   });
 
   it('answers malformed tools/call params with invalid params (-32602) and an unknown argument with invalid_input naming it', async () => {
-    const error = await client.request({ method: 'tools/call', params: { name: 'annuity', arguments: [1] } } as never, CallToolResultSchema).catch((err: unknown) => err);
+    const error = await client
+      .request({ method: 'tools/call', params: { name: 'annuity', arguments: [1] } } as never, CallToolResultSchema)
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(McpError);
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((error as McpError).message).toContain('tools/call needs params.name (string) and params.arguments (object, optional); params.arguments is an array.');
-    const unknown = await client.callTool({ name: 'card-validate', arguments: { number: '4111 1111 1111 1111', cvv: '123' } });
+    expect((error as McpError).message).toContain(
+      'tools/call needs params.name (string) and params.arguments (object, optional); params.arguments is an array.',
+    );
+    const unknown = await client.callTool({
+      name: 'card-validate',
+      arguments: { number: '4111 1111 1111 1111', cvv: '123' },
+    });
     expect(unknown.isError).toBe(true);
-    expect(JSON.parse((unknown.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({ code: 'invalid_input', field: 'cvv' });
+    expect(JSON.parse((unknown.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({
+      code: 'invalid_input',
+      field: 'cvv',
+    });
   });
 
   it('warns on stderr, never stdout, that development pay-to addresses are in use', () => {

@@ -17,7 +17,12 @@ describe('the limits on a payment before anything reads it', () => {
   it("let through every tool's own challenge echoed whole, as an official client sends it", () => {
     for (const tool of tools) {
       const challenge = buildChallenge(config, tool) as { accepts: unknown[]; extensions?: Record<string, unknown> };
-      const payment = { x402Version: 2, accepted: challenge.accepts[0], payload: { signature: '0x' + 'ab'.repeat(65) }, extensions: challenge.extensions };
+      const payment = {
+        x402Version: 2,
+        accepted: challenge.accepts[0],
+        payload: { signature: '0x' + 'ab'.repeat(65) },
+        extensions: challenge.extensions,
+      };
       expect(withinPaymentLimits(payment), tool.name).toEqual({ ok: true });
       expect(extensionsWithinLimits(challenge.extensions), tool.name).toEqual({ ok: true });
     }
@@ -37,8 +42,16 @@ describe('the limits on a payment before anything reads it', () => {
     const cases: Array<[string, unknown, string]> = [
       ['string', { id: 'a'.repeat(PAYMENT_LIMITS.maxStringChars + 1) }, `${PAYMENT_LIMITS.maxStringChars} characters`],
       ['key', { ['k'.repeat(PAYMENT_LIMITS.maxStringChars + 1)]: 1 }, `${PAYMENT_LIMITS.maxStringChars} characters`],
-      ['array', { enum: Array.from({ length: PAYMENT_LIMITS.maxArrayItems + 1 }, () => 0) }, `${PAYMENT_LIMITS.maxArrayItems} items`],
-      ['object', Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxObjectKeys + 1 }, (_, i) => [`k${i}`, 0])), `${PAYMENT_LIMITS.maxObjectKeys} keys`],
+      [
+        'array',
+        { enum: Array.from({ length: PAYMENT_LIMITS.maxArrayItems + 1 }, () => 0) },
+        `${PAYMENT_LIMITS.maxArrayItems} items`,
+      ],
+      [
+        'object',
+        Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxObjectKeys + 1 }, (_, i) => [`k${i}`, 0])),
+        `${PAYMENT_LIMITS.maxObjectKeys} keys`,
+      ],
     ];
     for (const [what, value, limit] of cases) {
       const result = withinPaymentLimits(value);
@@ -55,10 +68,18 @@ describe('the limits on a payment before anything reads it', () => {
   });
 
   it('refuse more extensions than the limit, and one extension over its size', () => {
-    const many = Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxExtensions + 1 }, (_, i) => [`ext${i}`, {}]));
-    expect(extensionsWithinLimits(many)).toMatchObject({ ok: false, message: expect.stringContaining(`${PAYMENT_LIMITS.maxExtensions} extensions`) });
+    const many = Object.fromEntries(
+      Array.from({ length: PAYMENT_LIMITS.maxExtensions + 1 }, (_, i) => [`ext${i}`, {}]),
+    );
+    expect(extensionsWithinLimits(many)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`${PAYMENT_LIMITS.maxExtensions} extensions`),
+    });
     const big = { bazaar: { info: {}, schema: { description: 'd'.repeat(PAYMENT_LIMITS.maxExtensionBytes) } } };
-    expect(extensionsWithinLimits(big)).toMatchObject({ ok: false, message: expect.stringContaining(`${PAYMENT_LIMITS.maxExtensionBytes} bytes`) });
+    expect(extensionsWithinLimits(big)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`${PAYMENT_LIMITS.maxExtensionBytes} bytes`),
+    });
   });
 
   it('refuse values JSON cannot carry (an MCP object is walked as it is)', () => {
@@ -70,25 +91,50 @@ describe('the limits on a payment before anything reads it', () => {
 describe('decoding a payment within the limits', () => {
   it('refuses a header longer than the limit before decoding it', () => {
     const result = decodePayment({ source: 'payment-signature', value: 'A'.repeat(PAYMENT_LIMITS.maxHeaderChars + 4) });
-    expect(result).toMatchObject({ ok: false, message: expect.stringContaining(`${PAYMENT_LIMITS.maxHeaderChars} characters`) });
+    expect(result).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`${PAYMENT_LIMITS.maxHeaderChars} characters`),
+    });
   });
 
   it('refuses an MCP payment object over the byte limit (a header cannot carry more: its character limit is the same size)', () => {
     expect((PAYMENT_LIMITS.maxHeaderChars / 4) * 3).toBeLessThanOrEqual(PAYMENT_LIMITS.maxJsonBytes);
     const value = { x402Version: 2, pad: Array.from({ length: 100 }, () => 'p'.repeat(300)) };
-    expect(decodePayment({ source: 'mcp-meta', value })).toMatchObject({ ok: false, message: expect.stringContaining(`${PAYMENT_LIMITS.maxJsonBytes} bytes`) });
+    expect(decodePayment({ source: 'mcp-meta', value })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`${PAYMENT_LIMITS.maxJsonBytes} bytes`),
+    });
   });
 
   it('refuses an over-deep payment in a header and in MCP _meta alike', () => {
     const deep = { x402Version: 2, accepted: {}, payload: nested(50) };
-    expect(decodePayment({ source: 'payment-signature', value: b64(deep) })).toMatchObject({ ok: false, message: expect.stringContaining('levels') });
-    expect(decodePayment({ source: 'mcp-meta', value: deep })).toMatchObject({ ok: false, message: expect.stringContaining('levels') });
+    expect(decodePayment({ source: 'payment-signature', value: b64(deep) })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('levels'),
+    });
+    expect(decodePayment({ source: 'mcp-meta', value: deep })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('levels'),
+    });
   });
 
   it('refuses too many extensions in an otherwise valid envelope', () => {
-    const accepted = { scheme: 'exact', network: 'eip155:8453', asset: '0xa', amount: '1', payTo: '0xb', maxTimeoutSeconds: 300, extra: {} };
-    const extensions = Object.fromEntries(Array.from({ length: PAYMENT_LIMITS.maxExtensions + 1 }, (_, i) => [`ext${i}`, { info: {} }]));
+    const accepted = {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      asset: '0xa',
+      amount: '1',
+      payTo: '0xb',
+      maxTimeoutSeconds: 300,
+      extra: {},
+    };
+    const extensions = Object.fromEntries(
+      Array.from({ length: PAYMENT_LIMITS.maxExtensions + 1 }, (_, i) => [`ext${i}`, { info: {} }]),
+    );
     const result = decodePayment({ source: 'mcp-meta', value: { x402Version: 2, accepted, payload: {}, extensions } });
-    expect(result).toMatchObject({ ok: false, message: expect.stringContaining(`${PAYMENT_LIMITS.maxExtensions} extensions`) });
+    expect(result).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`${PAYMENT_LIMITS.maxExtensions} extensions`),
+    });
   });
 });

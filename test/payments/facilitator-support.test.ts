@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { covers, familyOptions, optionLabel, type SupportedKinds } from '../../src/payments/facilitator-support.js';
-import { acceptsFor, advertisedOptions, withheldOptions, withholdOptions, type PaymentOption } from '../../src/payments/requirements.js';
+import {
+  acceptsFor,
+  advertisedOptions,
+  withheldOptions,
+  withholdOptions,
+  type PaymentOption,
+} from '../../src/payments/requirements.js';
 import { paidTools as tools } from '../../tools/index.js';
 
-const option = (x402Version: 1 | 2, scheme: string, network: string): PaymentOption => ({ key: `${network}|${scheme}`, x402Version, scheme, network, networkId: network });
+const option = (x402Version: 1 | 2, scheme: string, network: string): PaymentOption => ({
+  key: `${network}|${scheme}`,
+  x402Version,
+  scheme,
+  network,
+  networkId: network,
+});
 
 describe('a /supported kind covers an advertised option', () => {
   it('when version, scheme and network are the same', () => {
@@ -26,7 +38,14 @@ describe('the advertised options', () => {
   it('are every option of the embedded table: the tools group, the fixed Base and Solana options, and version 1 on base', () => {
     const labels = advertisedOptions(loadConfig({})).map(optionLabel);
     expect(labels).toHaveLength(14);
-    expect(labels).toEqual(expect.arrayContaining(['exact on eip155:8453', 'upto on eip155:8453', 'exact on stellar:pubnet', 'exact on base (x402 v1)']));
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'exact on eip155:8453',
+        'upto on eip155:8453',
+        'exact on stellar:pubnet',
+        'exact on base (x402 v1)',
+      ]),
+    );
   });
 
   it('belong to the family of their network', () => {
@@ -42,7 +61,9 @@ describe('the advertised options', () => {
     expect(withheldOptions(config).sort()).toEqual(['base|exact', 'eip155:8453|exact']);
     expect(acceptsFor(config, byName('smm-order'))).toEqual([]);
     expect(acceptsFor(config, byName('transfers-evm'))).toEqual([]);
-    expect(acceptsFor(config, byName('token-report')).map((a) => a.network)).toEqual(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+    expect(acceptsFor(config, byName('token-report')).map((a) => a.network)).toEqual([
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    ]);
     const annuity = acceptsFor(config, byName('annuity')).map((a) => `${a.scheme} ${a.network}`);
     expect(annuity).toContain('upto eip155:8453');
     expect(annuity).not.toContain('exact eip155:8453');

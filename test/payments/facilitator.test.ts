@@ -40,10 +40,21 @@ async function startRemoteStack(): Promise<RemoteStack> {
   // The settlement key moves from Tollbooth to the facilitator: Tollbooth must not be able to settle by itself.
   const { FACILITATOR_EVM_PRIVATE_KEY: key, ...serverEnv } = paid.env;
   if (!key) throw new Error('the paid environment has no facilitator key');
-  const facilitator = await startLookalikeFacilitator({ rpcUrl: paid.chain.rpcUrl, chainId: paid.chain.chainId, privateKey: key as Hex, network: LOCAL_NETWORK });
+  const facilitator = await startLookalikeFacilitator({
+    rpcUrl: paid.chain.rpcUrl,
+    chainId: paid.chain.chainId,
+    privateKey: key as Hex,
+    network: LOCAL_NETWORK,
+  });
   const counted = countingTools([annuity] as AnyToolDefinition[]);
   const server = await startTestServer(
-    { ...serverEnv, FACILITATOR_URL: facilitator.url, FACILITATOR_TIMEOUT_MS: String(TIMEOUT_MS), FACILITATOR_SETTLE_TIMEOUT_MS: String(TIMEOUT_MS), FACILITATOR_EVM_ADDRESS: facilitator.address },
+    {
+      ...serverEnv,
+      FACILITATOR_URL: facilitator.url,
+      FACILITATOR_TIMEOUT_MS: String(TIMEOUT_MS),
+      FACILITATOR_SETTLE_TIMEOUT_MS: String(TIMEOUT_MS),
+      FACILITATOR_EVM_ADDRESS: facilitator.address,
+    },
     { tools: counted.tools },
   );
   return {
@@ -98,7 +109,12 @@ describe('a paid call through a remote facilitator', () => {
     const res = await pay(stack.server, await signExactPayment(payer, await localEntry(stack.server)));
     expect(res.status).toBe(200);
     expect(((await res.json()) as { presentValue: number }).presentValue).toBeCloseTo(772.1734929, 5);
-    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; transaction: string; network: string; payer: string };
+    const receipt = decodeHeader(res.headers.get('payment-response')) as {
+      success: boolean;
+      transaction: string;
+      network: string;
+      payer: string;
+    };
     expect(receipt).toMatchObject({ success: true, network: LOCAL_NETWORK, payer: payer.address });
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
@@ -106,7 +122,12 @@ describe('a paid call through a remote facilitator', () => {
     expect(stack.facilitator.calls).toMatchObject({ verify: 1, settle: 1 });
     expect(stack.runs.get('annuity')).toBe(1);
     const [stored] = await stack.server.runtime.store.listReceipts({ limit: 1 });
-    expect(stored).toMatchObject({ tool: 'annuity', status: 'settled', transaction: receipt.transaction, transport: 'http' });
+    expect(stored).toMatchObject({
+      tool: 'annuity',
+      status: 'settled',
+      transaction: receipt.transaction,
+      transport: 'http',
+    });
   });
 });
 
@@ -210,10 +231,22 @@ describe('a facilitator that hangs on settle', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('10');
     // The settle call got no answer: no transaction is known, so the reason is not settlement_pending (which promises a hash).
-    const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; errorReason: string; network: string; transaction: string };
-    expect(receipt).toMatchObject({ success: false, errorReason: 'settlement_outcome_unknown', network: LOCAL_NETWORK, transaction: '' });
+    const receipt = decodeHeader(res.headers.get('payment-response')) as {
+      success: boolean;
+      errorReason: string;
+      network: string;
+      transaction: string;
+    };
+    expect(receipt).toMatchObject({
+      success: false,
+      errorReason: 'settlement_outcome_unknown',
+      network: LOCAL_NETWORK,
+      transaction: '',
+    });
     const text = await res.text();
-    expect(JSON.parse(text)).toMatchObject({ error: { code: 'settlement_outcome_unknown', retryable: true, details: { network: LOCAL_NETWORK } } });
+    expect(JSON.parse(text)).toMatchObject({
+      error: { code: 'settlement_outcome_unknown', retryable: true, details: { network: LOCAL_NETWORK } },
+    });
     expect(text).not.toContain('presentValue');
     expect(stack.runs.get('annuity')).toBe(1);
     const pending = await stack.server.runtime.store.listPending();
@@ -238,7 +271,10 @@ describe('a facilitator that hangs on settle', () => {
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
     expect(await stack.server.runtime.store.listPending()).toEqual([]);
-    expect((await stack.server.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({ status: 'settled', transaction: settled.transaction });
+    expect((await stack.server.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({
+      status: 'settled',
+      transaction: settled.transaction,
+    });
 
     // The same payment for a different request buys nothing.
     const other = await fetch(stack.server.url + '/api/annuity', {
@@ -256,7 +292,13 @@ describe('a facilitator that hangs on settle', () => {
     const payer = paid.payers[5]!;
     const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-reconcile-'));
     const { FACILITATOR_EVM_PRIVATE_KEY: _key, ...serverEnv } = paid.env;
-    const env = { ...serverEnv, FACILITATOR_URL: stack.facilitator.url, FACILITATOR_TIMEOUT_MS: String(TIMEOUT_MS), FACILITATOR_SETTLE_TIMEOUT_MS: String(TIMEOUT_MS), FACILITATOR_EVM_ADDRESS: stack.facilitator.address };
+    const env = {
+      ...serverEnv,
+      FACILITATOR_URL: stack.facilitator.url,
+      FACILITATOR_TIMEOUT_MS: String(TIMEOUT_MS),
+      FACILITATOR_SETTLE_TIMEOUT_MS: String(TIMEOUT_MS),
+      FACILITATOR_EVM_ADDRESS: stack.facilitator.address,
+    };
     const first = countingTools([annuity] as AnyToolDefinition[]);
     const server = await startTestServer(env, { tools: first.tools, dataDir });
     const payment = await signExactPayment(payer, await localEntry(server));
@@ -275,7 +317,11 @@ describe('a facilitator that hangs on settle', () => {
     try {
       await restarted.runtime.reconciled;
       expect(await restarted.runtime.store.listPending()).toEqual([]);
-      expect((await restarted.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({ status: 'settled', payer: payer.address, amount: '1000' });
+      expect((await restarted.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({
+        status: 'settled',
+        payer: payer.address,
+        amount: '1000',
+      });
       expect(stack.facilitator.calls.settle).toBe(settleCalls); // the chain answered; nothing was re-submitted
 
       const again = await pay(restarted, payment);
@@ -306,7 +352,9 @@ describe('the MCP path with a facilitator that hangs on verify', () => {
     const payer = paid.payers[5]!;
     const unpaid = await client.callTool({ name: 'annuity', arguments: args });
     expect(unpaid.isError).toBe(true);
-    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK);
+    const entry = (unpaid.structuredContent as unknown as PaymentRequired).accepts.find(
+      (a) => a.network === LOCAL_NETWORK,
+    );
     if (!entry) throw new Error('the local network is not advertised over MCP');
     const payment = await signExactPayment(payer, entry);
     const balance = await paid.balance(payer.address);
@@ -350,7 +398,20 @@ describe('choosing a facilitator per network family', () => {
     const { createFacilitator } = await import('../../src/payments/facilitator.js');
     const facilitator = await createFacilitator(loadConfig({}));
     expect(facilitator.mode).toBe('none');
-    const requirements = { scheme: 'exact', network: 'eip155:8453', asset: '0x', amount: '1', payTo: '0x', maxTimeoutSeconds: 300, extra: {} };
-    await expect(facilitator.client.verify({ x402Version: 2, accepted: requirements, payload: {} } as never, requirements as never)).rejects.toThrow(/no facilitator is configured for eip155:8453/);
+    const requirements = {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      asset: '0x',
+      amount: '1',
+      payTo: '0x',
+      maxTimeoutSeconds: 300,
+      extra: {},
+    };
+    await expect(
+      facilitator.client.verify(
+        { x402Version: 2, accepted: requirements, payload: {} } as never,
+        requirements as never,
+      ),
+    ).rejects.toThrow(/no facilitator is configured for eip155:8453/);
   });
 });

@@ -20,15 +20,17 @@ afterEach(async () => {
 async function facilitatorListing(feePayer: string): Promise<string> {
   const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      kinds: [
-        { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
-        { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
-        { x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET, extra: { feePayer } },
-      ],
-      extensions: [],
-      signers: {},
-    }));
+    res.end(
+      JSON.stringify({
+        kinds: [
+          { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
+          { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
+          { x402Version: 2, scheme: 'exact', network: SOLANA_DEVNET, extra: { feePayer } },
+        ],
+        extensions: [],
+        signers: {},
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   servers.push(server);
@@ -36,12 +38,21 @@ async function facilitatorListing(feePayer: string): Promise<string> {
 }
 
 const solanaFeePayer = (config: ReturnType<typeof loadConfig>) =>
-  acceptsFor(config, tools.find((t) => t.name === 'annuity')!).find((a) => a.network === SOLANA_DEVNET)?.extra?.feePayer;
+  acceptsFor(
+    config,
+    tools.find((t) => t.name === 'annuity')!,
+  ).find((a) => a.network === SOLANA_DEVNET)?.extra?.feePayer;
 
 describe('the Solana fee payer of a remote facilitator', () => {
   it('is published as the one its /supported lists when the operator set none', async () => {
     const url = await facilitatorListing(FEE_PAYER);
-    const config = loadConfig({ ...PAY_TO_ENV, TOLLBOOTH_NETWORK_SET: 'testnet', FACILITATOR_URL_EVM: url, FACILITATOR_URL_SOLANA: url, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...PAY_TO_ENV,
+      TOLLBOOTH_NETWORK_SET: 'testnet',
+      FACILITATOR_URL_EVM: url,
+      FACILITATOR_URL_SOLANA: url,
+      LOG_LEVEL: 'silent',
+    });
     const facilitator = await createFacilitator(config);
     await settleableOnly(config, facilitator, createLogger('silent'), tools);
     expect(solanaFeePayer(config)).toBe(FEE_PAYER);
@@ -51,7 +62,13 @@ describe('the Solana fee payer of a remote facilitator', () => {
   it('stays the operator’s own when SOLANA_FEE_PAYER is set', async () => {
     const url = await facilitatorListing(FEE_PAYER);
     const own = 'FzzcmrPGHCwHy6XfqKQybLLMCFhgX7R33axfwNwzrxbw';
-    const config = loadConfig({ ...PAY_TO_ENV, TOLLBOOTH_NETWORK_SET: 'testnet', FACILITATOR_URL: url, SOLANA_FEE_PAYER: own, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...PAY_TO_ENV,
+      TOLLBOOTH_NETWORK_SET: 'testnet',
+      FACILITATOR_URL: url,
+      SOLANA_FEE_PAYER: own,
+      LOG_LEVEL: 'silent',
+    });
     const facilitator = await createFacilitator(config);
     await settleableOnly(config, facilitator, createLogger('silent'), tools);
     expect(solanaFeePayer(config)).toBe(own);
@@ -60,7 +77,12 @@ describe('the Solana fee payer of a remote facilitator', () => {
 
   it('is not taken when it is not a Solana address', async () => {
     const url = await facilitatorListing('not an address <script>');
-    const config = loadConfig({ ...PAY_TO_ENV, TOLLBOOTH_NETWORK_SET: 'testnet', FACILITATOR_URL: url, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      ...PAY_TO_ENV,
+      TOLLBOOTH_NETWORK_SET: 'testnet',
+      FACILITATOR_URL: url,
+      LOG_LEVEL: 'silent',
+    });
     const facilitator = await createFacilitator(config);
     await settleableOnly(config, facilitator, createLogger('silent'), tools);
     expect(solanaFeePayer(config)).not.toBe('not an address <script>');

@@ -9,7 +9,12 @@ import { tokenReport } from '../../tools/token-report.js';
 const config = loadConfig({});
 const toolsChallenge = buildChallenge(config, annuity);
 const withId = (id: unknown): PaymentPayload =>
-  ({ x402Version: 2, accepted: toolsChallenge.accepts[0], payload: {}, extensions: { 'payment-identifier': { info: { required: false, id } } } }) as unknown as PaymentPayload;
+  ({
+    x402Version: 2,
+    accepted: toolsChallenge.accepts[0],
+    payload: {},
+    extensions: { 'payment-identifier': { info: { required: false, id } } },
+  }) as unknown as PaymentPayload;
 
 describe('the request hash', () => {
   it('is the same for inputs that differ only in key order, at every depth', () => {
@@ -32,18 +37,23 @@ describe('the request hash', () => {
 
 describe('reading the payment identifier', () => {
   it('accepts an id of 16 to 128 characters from [A-Za-z0-9_-]', () => {
-    expect(paymentIdentifier(toolsChallenge, withId('pay_0123456789abcdef'))).toEqual({ type: 'id', id: 'pay_0123456789abcdef' });
+    expect(paymentIdentifier(toolsChallenge, withId('pay_0123456789abcdef'))).toEqual({
+      type: 'id',
+      id: 'pay_0123456789abcdef',
+    });
     expect(paymentIdentifier(toolsChallenge, withId('A'.repeat(128)))).toEqual({ type: 'id', id: 'A'.repeat(128) });
   });
 
-  it.each([['15 characters', 'x'.repeat(15)], ['129 characters', 'x'.repeat(129)], ['a space', 'pay 0123456789abcdef'], ['a number', 12345678901234567]])(
-    'refuses an id with %s, saying what a valid one looks like',
-    (_label, id) => {
-      const result = paymentIdentifier(toolsChallenge, withId(id));
-      expect(result.type).toBe('invalid');
-      expect(result.type === 'invalid' && result.message).toContain('16–128');
-    },
-  );
+  it.each([
+    ['15 characters', 'x'.repeat(15)],
+    ['129 characters', 'x'.repeat(129)],
+    ['a space', 'pay 0123456789abcdef'],
+    ['a number', 12345678901234567],
+  ])('refuses an id with %s, saying what a valid one looks like', (_label, id) => {
+    const result = paymentIdentifier(toolsChallenge, withId(id));
+    expect(result.type).toBe('invalid');
+    expect(result.type === 'invalid' && result.message).toContain('16–128');
+  });
 
   it('finds no id when the payment does not carry the extension', () => {
     const payload = { x402Version: 2, accepted: toolsChallenge.accepts[0], payload: {} } as unknown as PaymentPayload;
@@ -51,6 +61,8 @@ describe('reading the payment identifier', () => {
   });
 
   it('ignores the extension on endpoints that do not declare it', () => {
-    expect(paymentIdentifier(buildChallenge(config, tokenReport), withId('pay_0123456789abcdef'))).toEqual({ type: 'none' });
+    expect(paymentIdentifier(buildChallenge(config, tokenReport), withId('pay_0123456789abcdef'))).toEqual({
+      type: 'none',
+    });
   });
 });

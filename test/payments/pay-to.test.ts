@@ -43,7 +43,17 @@ describe('placeholder pay-to addresses', () => {
   });
 
   it('are refused in production for every family the table sells', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', PAY_TO_EVM: EVM, PAY_TO_SOLANA: SOLANA, PAY_TO_STELLAR: STELLAR })).toThrow(/set PAY_TO_ALGORAND\./);
-    expect(loadConfig({ NODE_ENV: 'production', PAY_TO_EVM: EVM, PAY_TO_SOLANA: SOLANA, PAY_TO_STELLAR: STELLAR, PAY_TO_ALGORAND: ALGORAND }).devPayTo).toEqual([]);
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', PAY_TO_EVM: EVM, PAY_TO_SOLANA: SOLANA, PAY_TO_STELLAR: STELLAR }),
+    ).toThrow(/set PAY_TO_ALGORAND\./);
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        PAY_TO_EVM: EVM,
+        PAY_TO_SOLANA: SOLANA,
+        PAY_TO_STELLAR: STELLAR,
+        PAY_TO_ALGORAND: ALGORAND,
+      }).devPayTo,
+    ).toEqual([]);
   });
 });

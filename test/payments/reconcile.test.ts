@@ -22,20 +22,40 @@ afterAll(async () => {
 
 async function localEntry(): Promise<PaymentRequirements> {
   const res = await fetch(server.url + '/api/annuity', { method: 'POST' });
-  return (decodeHeader(res.headers.get('payment-required')) as PaymentRequired).accepts.find((a) => a.network === LOCAL_NETWORK)!;
+  return (decodeHeader(res.headers.get('payment-required')) as PaymentRequired).accepts.find(
+    (a) => a.network === LOCAL_NETWORK,
+  )!;
 }
 
 /** Leaves a claim behind exactly as a process that stopped mid-call would: claimed, with its details, never ended. */
-async function abandonedClaim(payment: Awaited<ReturnType<typeof signExactPayment>>, entry: PaymentRequirements, payer: string) {
+async function abandonedClaim(
+  payment: Awaited<ReturnType<typeof signExactPayment>>,
+  entry: PaymentRequirements,
+  payer: string,
+) {
   const id = evmExactRail.identify(payment, entry);
   if (!id.ok) throw new Error(id.message);
   const store = server.runtime.store;
-  expect(await store.claimPayment({ key: id.key, tool: 'annuity', network: entry.network, payer, amount: entry.amount, transport: 'http', details: { payload: payment, requirements: entry, requestHash: requestHash('annuity', args) } })).toEqual({ type: 'claimed' });
+  expect(
+    await store.claimPayment({
+      key: id.key,
+      tool: 'annuity',
+      network: entry.network,
+      payer,
+      amount: entry.amount,
+      transport: 'http',
+      details: { payload: payment, requirements: entry, requestHash: requestHash('annuity', args) },
+    }),
+  ).toEqual({ type: 'claimed' });
   return id.key;
 }
 
 const pay = (payment: Awaited<ReturnType<typeof signExactPayment>>) =>
-  fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body: JSON.stringify(args) });
+  fetch(server.url + '/api/annuity', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+    body: JSON.stringify(args),
+  });
 
 describe('reconciling claims abandoned by a stopped process', () => {
   it('records the receipt of a call that was paid on chain before the process stopped, and never sells the payment again', async () => {
@@ -62,9 +82,17 @@ describe('reconciling claims abandoned by a stopped process', () => {
     const payment = await signExactPayment(payer, entry, { validBefore: BigInt(Math.floor(Date.now() / 1000) - 10) });
     const key = await abandonedClaim(payment, entry, payer.address);
 
-    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later())).toEqual({ settled: 0, failed: 1, pending: 0 });
+    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later())).toEqual({
+      settled: 0,
+      failed: 1,
+      pending: 0,
+    });
     const [receipt] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(receipt).toMatchObject({ key, status: 'failed', errorReason: 'abandoned_call: authorization_expired_unused' });
+    expect(receipt).toMatchObject({
+      key,
+      status: 'failed',
+      errorReason: 'abandoned_call: authorization_expired_unused',
+    });
     expect(await server.runtime.store.listStaleClaims(later())).toEqual([]);
     expect(await paid.balance(payer.address)).toBe(before);
   });
@@ -74,8 +102,14 @@ describe('reconciling claims abandoned by a stopped process', () => {
     const entry = await localEntry();
     const payment = await signExactPayment(payer, entry);
     await abandonedClaim(payment, entry, payer.address);
-    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(new Date(Date.now() - 60_000).toISOString())).toEqual({ settled: 0, failed: 0, pending: 0 });
-    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later())).toEqual({ settled: 0, failed: 0, pending: 1 });
+    expect(
+      await server.runtime.mcpDeps.broker.reconciler.reconcileAll(new Date(Date.now() - 60_000).toISOString()),
+    ).toEqual({ settled: 0, failed: 0, pending: 0 });
+    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later())).toEqual({
+      settled: 0,
+      failed: 0,
+      pending: 1,
+    });
     const res = await pay(payment);
     expect(res.status).toBe(409); // still possibly in flight somewhere: never run twice
     expect(await paid.balance(payer.address)).toBe(10_000_000n);

@@ -47,23 +47,49 @@ const EVM_EXACT: Array<[string, string, string, string, Col]> = [
 function expectedToolsAccepts(prices: [string, string, string]) {
   return [
     ...EVM_EXACT.map(([network, asset, name, version, col]) => ({
-      scheme: 'exact', network, asset, amount: prices[col], payTo: PAY_TO.evm, maxTimeoutSeconds: 300, extra: { name, version },
+      scheme: 'exact',
+      network,
+      asset,
+      amount: prices[col],
+      payTo: PAY_TO.evm,
+      maxTimeoutSeconds: 300,
+      extra: { name, version },
     })),
     {
-      scheme: 'upto', network: 'eip155:8453', asset: BASE_USDC, amount: prices[0], payTo: PAY_TO.evm, maxTimeoutSeconds: 300,
+      scheme: 'upto',
+      network: 'eip155:8453',
+      asset: BASE_USDC,
+      amount: prices[0],
+      payTo: PAY_TO.evm,
+      maxTimeoutSeconds: 300,
       extra: { name: 'USD Coin', version: '2', facilitatorAddress: UPTO_FACILITATOR, assetTransferMethod: 'permit2' },
     },
     {
-      scheme: 'exact', network: SOLANA, asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: prices[0],
-      payTo: PAY_TO.svm, maxTimeoutSeconds: 300, extra: { feePayer: FEE_PAYER_SVM },
+      scheme: 'exact',
+      network: SOLANA,
+      asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      amount: prices[0],
+      payTo: PAY_TO.svm,
+      maxTimeoutSeconds: 300,
+      extra: { feePayer: FEE_PAYER_SVM },
     },
     {
-      scheme: 'exact', network: 'stellar:pubnet', asset: 'CCW67TSZV3SSS2HXMBQ5JFGCKJNXKZM7UQUWUZPUTHXSTZLEO7SJMI75', amount: prices[2],
-      payTo: PAY_TO.stellar, maxTimeoutSeconds: 300, extra: { areFeesSponsored: true },
+      scheme: 'exact',
+      network: 'stellar:pubnet',
+      asset: 'CCW67TSZV3SSS2HXMBQ5JFGCKJNXKZM7UQUWUZPUTHXSTZLEO7SJMI75',
+      amount: prices[2],
+      payTo: PAY_TO.stellar,
+      maxTimeoutSeconds: 300,
+      extra: { areFeesSponsored: true },
     },
     {
-      scheme: 'exact', network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=', asset: '31566704', amount: prices[0],
-      payTo: PAY_TO.algorand, maxTimeoutSeconds: 300, extra: { feePayer: FEE_PAYER_ALGO, tag: 'tollbooth' },
+      scheme: 'exact',
+      network: 'algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=',
+      asset: '31566704',
+      amount: prices[0],
+      payTo: PAY_TO.algorand,
+      maxTimeoutSeconds: 300,
+      extra: { feePayer: FEE_PAYER_ALGO, tag: 'tollbooth' },
     },
   ];
 }
@@ -96,7 +122,9 @@ describe('the x402 challenge of every endpoint', () => {
       expect(body).toEqual(header);
       expect(header.x402Version).toBe(2);
       expect(header.error).toBe('Payment required');
-      expect(header.resource.url).toBe(`${server.url.replace('127.0.0.1', 'localhost').replace(/:\d+$/, ':4021')}${tool.path}`);
+      expect(header.resource.url).toBe(
+        `${server.url.replace('127.0.0.1', 'localhost').replace(/:\d+$/, ':4021')}${tool.path}`,
+      );
       expect(header.accepts).toEqual(expectedToolsAccepts(prices));
       expect(header.extensions['payment-identifier'].info).toEqual({ required: false });
       const pid = header.extensions['payment-identifier'].schema.properties.id;
@@ -124,8 +152,24 @@ describe('the x402 challenge of every endpoint', () => {
     expect(decodeHeader(res.headers.get('payment-required'))).toEqual(body);
     expect(body.x402Version).toBe(2);
     expect(body.accepts).toEqual([
-      { scheme: 'exact', network: 'eip155:8453', asset: BASE_USDC, amount: '150000', payTo: PAY_TO.evm, maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } },
-      { scheme: 'exact', network: SOLANA, asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: '150000', payTo: PAY_TO.svm, maxTimeoutSeconds: 300, extra: { feePayer: FEE_PAYER_SVM } },
+      {
+        scheme: 'exact',
+        network: 'eip155:8453',
+        asset: BASE_USDC,
+        amount: '150000',
+        payTo: PAY_TO.evm,
+        maxTimeoutSeconds: 300,
+        extra: { name: 'USD Coin', version: '2' },
+      },
+      {
+        scheme: 'exact',
+        network: SOLANA,
+        asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        amount: '150000',
+        payTo: PAY_TO.svm,
+        maxTimeoutSeconds: 300,
+        extra: { feePayer: FEE_PAYER_SVM },
+      },
     ]);
   });
 
@@ -136,9 +180,17 @@ describe('the x402 challenge of every endpoint', () => {
     expect(body.accepts).toHaveLength(1);
     const [entry] = body.accepts;
     expect(entry).toMatchObject({
-      scheme: 'exact', network: 'base', asset: BASE_USDC, amount: '3000000', maxAmountRequired: '3000000', payTo: PAY_TO.evm,
-      maxTimeoutSeconds: 300, mimeType: 'application/json', resource: expect.stringMatching(/\/smm\/v1\/smm-order$/),
-      description: expect.any(String), extra: { name: 'USD Coin', version: '2', label: expect.any(String) },
+      scheme: 'exact',
+      network: 'base',
+      asset: BASE_USDC,
+      amount: '3000000',
+      maxAmountRequired: '3000000',
+      payTo: PAY_TO.evm,
+      maxTimeoutSeconds: 300,
+      mimeType: 'application/json',
+      resource: expect.stringMatching(/\/smm\/v1\/smm-order$/),
+      description: expect.any(String),
+      extra: { name: 'USD Coin', version: '2', label: expect.any(String) },
     });
     expect(Object.keys(entry.outputSchema.input.bodyFields).sort()).toEqual(['link', 'quantity', 'serviceId']);
     expect(entry.outputSchema.output.properties).toHaveProperty('orderId');
@@ -152,9 +204,16 @@ describe('the x402 challenge of every endpoint', () => {
     expect(body.x402Version).toBe(1);
     expect(body.accepts).toEqual([
       {
-        scheme: 'exact', network: 'base', maxAmountRequired: '1000', asset: BASE_USDC, payTo: PAY_TO.evm,
-        resource: expect.stringMatching(/^http:\/\/localhost:4021\/api\/transfers\/evm$/), description: expect.any(String), mimeType: '',
-        outputSchema: { input: { type: 'http', method: 'GET', discoverable: true } }, maxTimeoutSeconds: 60,
+        scheme: 'exact',
+        network: 'base',
+        maxAmountRequired: '1000',
+        asset: BASE_USDC,
+        payTo: PAY_TO.evm,
+        resource: expect.stringMatching(/^http:\/\/localhost:4021\/api\/transfers\/evm$/),
+        description: expect.any(String),
+        mimeType: '',
+        outputSchema: { input: { type: 'http', method: 'GET', discoverable: true } },
+        maxTimeoutSeconds: 60,
         extra: { name: 'USD Coin', version: '2' },
       },
     ]);
@@ -170,10 +229,20 @@ describe('the x402 challenge of every endpoint', () => {
   });
 
   it('uses the configured base URL of each group in resource URLs', async () => {
-    const other = await startTestServer({ BASE_URL_TOOLS: 'https://tools.example.com', BASE_URL_TOKEN: 'https://token.example.com', BASE_URL_SMM: 'https://smm.example.com', BASE_URL_TRANSFERS: 'https://tx.example.com' });
+    const other = await startTestServer({
+      BASE_URL_TOOLS: 'https://tools.example.com',
+      BASE_URL_TOKEN: 'https://token.example.com',
+      BASE_URL_SMM: 'https://smm.example.com',
+      BASE_URL_TRANSFERS: 'https://tx.example.com',
+    });
     try {
       const urls = await Promise.all(
-        [['POST', '/api/annuity'], ['GET', '/report'], ['POST', '/smm/v1/smm-order'], ['GET', '/api/transfers/evm']].map(async ([m, p]) => {
+        [
+          ['POST', '/api/annuity'],
+          ['GET', '/report'],
+          ['POST', '/smm/v1/smm-order'],
+          ['GET', '/api/transfers/evm'],
+        ].map(async ([m, p]) => {
           const body = (await (await fetch(other.url + p, { method: m })).json()) as Record<string, any>;
           return body.resource?.url ?? body.accepts[0].resource;
         }),

@@ -41,13 +41,18 @@ describe('settlement keys from the environment', () => {
   it('reads a Stellar seed and an Algorand mnemonic and derives their addresses', () => {
     const stellar = Keypair.random();
     const algo = algosdk.generateAccount();
-    const config = loadConfig({ FACILITATOR_STELLAR_SECRET: stellar.secret(), FACILITATOR_ALGORAND_MNEMONIC: algosdk.secretKeyToMnemonic(algo.sk) });
+    const config = loadConfig({
+      FACILITATOR_STELLAR_SECRET: stellar.secret(),
+      FACILITATOR_ALGORAND_MNEMONIC: algosdk.secretKeyToMnemonic(algo.sk),
+    });
     expect(config.signers.stellar).toBe(stellar.publicKey());
     expect(config.signers.algorand).toBe(algo.addr.toString());
   });
 
   it('refuses a malformed Stellar seed or Algorand mnemonic with the variable named and the value withheld', () => {
-    expect(() => loadConfig({ FACILITATOR_STELLAR_SECRET: 'SNOTAREALSEED' })).toThrow(/FACILITATOR_STELLAR_SECRET must be a Stellar secret seed/);
+    expect(() => loadConfig({ FACILITATOR_STELLAR_SECRET: 'SNOTAREALSEED' })).toThrow(
+      /FACILITATOR_STELLAR_SECRET must be a Stellar secret seed/,
+    );
     const words = 'abandon '.repeat(25).trim();
     try {
       loadConfig({ FACILITATOR_ALGORAND_MNEMONIC: words });
@@ -59,7 +64,16 @@ describe('settlement keys from the environment', () => {
   });
 
   it('routes each family to its own remote facilitator URL, falling back to FACILITATOR_URL', () => {
-    const config = loadConfig({ ...PAY_TO_ENV, FACILITATOR_URL: 'https://shared.example/f', FACILITATOR_URL_SOLANA: 'https://sol.example/f' });
-    expect(config.facilitator.urls).toEqual({ evm: 'https://shared.example/f', svm: 'https://sol.example/f', stellar: 'https://shared.example/f', algorand: 'https://shared.example/f' });
+    const config = loadConfig({
+      ...PAY_TO_ENV,
+      FACILITATOR_URL: 'https://shared.example/f',
+      FACILITATOR_URL_SOLANA: 'https://sol.example/f',
+    });
+    expect(config.facilitator.urls).toEqual({
+      evm: 'https://shared.example/f',
+      svm: 'https://sol.example/f',
+      stellar: 'https://shared.example/f',
+      algorand: 'https://shared.example/f',
+    });
   });
 });

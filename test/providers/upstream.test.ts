@@ -28,7 +28,17 @@ afterAll(async () => {
 
 function client(overrides: Partial<UpstreamSettings> = {}): Upstream {
   return new Upstream(
-    { name: 'items', label: 'Items API', baseUrl: lookalike.url, timeoutMs: 500, retries: 2, cacheTtlMs: 60_000, cacheMaxEntries: 10, backoffMs: 1, ...overrides },
+    {
+      name: 'items',
+      label: 'Items API',
+      baseUrl: lookalike.url,
+      timeoutMs: 500,
+      retries: 2,
+      cacheTtlMs: 60_000,
+      cacheMaxEntries: 10,
+      backoffMs: 1,
+      ...overrides,
+    },
     silentLogger,
   );
 }
@@ -113,7 +123,9 @@ describe('Upstream request coalescing', () => {
     const up = client({ retries: 0 });
     lookalike.failNext('500');
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => get(up, 'shared-failure')));
-    expect(results.every((r) => r.status === 'rejected' && (r.reason as ToolError).code === 'upstream_unavailable')).toBe(true);
+    expect(
+      results.every((r) => r.status === 'rejected' && (r.reason as ToolError).code === 'upstream_unavailable'),
+    ).toBe(true);
     expect(up.upstreamCalls).toBe(1);
   });
 
@@ -151,10 +163,13 @@ describe('Upstream failures', () => {
 
   it('waits at least Retry-After seconds before the retry', async () => {
     const stamps: number[] = [];
-    const timed = await startLookalikeServer(() => {
-      stamps.push(performance.now());
-      return { json: { items: [] } };
-    }, { retryAfterSeconds: 1 });
+    const timed = await startLookalikeServer(
+      () => {
+        stamps.push(performance.now());
+        return { json: { items: [] } };
+      },
+      { retryAfterSeconds: 1 },
+    );
     try {
       timed.failNext('429', 1, () => (stamps.push(performance.now()), true));
       await client({ baseUrl: timed.url }).request({ path: '/items', schema: ItemsSchema });
@@ -228,7 +243,9 @@ describe('Upstream failures', () => {
         path: '/missing',
         schema: z.unknown(),
         interpret: (status, json) =>
-          status === 200 && (json as { error?: string }).error ? new ToolError('not_found', 'No such thing; check the id.') : undefined,
+          status === 200 && (json as { error?: string }).error
+            ? new ToolError('not_found', 'No such thing; check the id.')
+            : undefined,
       }),
     );
     expect(err.code).toBe('not_found');

@@ -91,7 +91,8 @@ async function startServer(): Promise<{ url: string; stop: () => Promise<void>; 
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} before it answered:\n${log}`);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited with code ${child.exitCode} before it answered:\n${log}`);
     try {
       await fetch(`${url}/mcp`, { signal: AbortSignal.timeout(1000) });
       break;
@@ -136,7 +137,18 @@ function baselineNames(): string[] {
 
 async function conformance(url: string): Promise<boolean> {
   const out = join(scratch, 'results');
-  const args = [...CONFORMANCE, 'server', '--url', `${url}/mcp`, '--suite', 'all', '--expected-failures', BASELINE, '-o', out];
+  const args = [
+    ...CONFORMANCE,
+    'server',
+    '--url',
+    `${url}/mcp`,
+    '--suite',
+    'all',
+    '--expected-failures',
+    BASELINE,
+    '-o',
+    out,
+  ];
   const result = await run('npx', args, { ...process.env, ...npmEnv }, 10 * 60_000);
   const ok = result.code === 0;
   const text = result.stdout + result.stderr;
@@ -147,10 +159,16 @@ async function conformance(url: string): Promise<boolean> {
   const failed = [...results].filter(([, checks]) => checks.some((c) => c.status === 'FAILURE'));
   const unexpected = failed.filter(([name]) => !baseline.has(name)).map(([name]) => name);
   const stale = passed.filter(([name]) => baseline.has(name)).map(([name]) => name);
-  const warnings = [...results].flatMap(([name, checks]) => checks.filter((c) => c.status === 'WARNING').map((c) => `${name}: ${c.name}`));
-  say(`MCP conformance (@modelcontextprotocol/conformance 0.1.16, all ${results.size} server scenarios) against ${url}/mcp:`);
+  const warnings = [...results].flatMap(([name, checks]) =>
+    checks.filter((c) => c.status === 'WARNING').map((c) => `${name}: ${c.name}`),
+  );
+  say(
+    `MCP conformance (@modelcontextprotocol/conformance 0.1.16, all ${results.size} server scenarios) against ${url}/mcp:`,
+  );
   say(`  passed ${passed.length}: ${passed.map(([n]) => n).join(', ')}`);
-  say(`  expected failures ${failed.length - unexpected.length} (fixture tools, resources and prompts we do not serve; see test/conformance/expected-failures.yml)`);
+  say(
+    `  expected failures ${failed.length - unexpected.length} (fixture tools, resources and prompts we do not serve; see test/conformance/expected-failures.yml)`,
+  );
   if (warnings.length > 0) say(`  warnings (not failures): ${warnings.join('; ')}`);
   if (unexpected.length > 0) say(`  UNEXPECTED FAILURES: ${unexpected.join(', ')}`);
   if (stale.length > 0) say(`  STALE BASELINE ENTRIES (they pass now; remove them): ${stale.join(', ')}`);
@@ -167,34 +185,57 @@ async function inspector(): Promise<boolean> {
   let ok = true;
   say('MCP Inspector CLI (@modelcontextprotocol/inspector 2.12.0) against `tollbooth stdio`:');
 
-  const listed = await run('npx', [...INSPECTOR, ...server, '--method', 'tools/list', '--strict', '--format', 'json'], env, 5 * 60_000);
+  const listed = await run(
+    'npx',
+    [...INSPECTOR, ...server, '--method', 'tools/list', '--strict', '--format', 'json'],
+    env,
+    5 * 60_000,
+  );
   const expected = [...tools, ...freeTools].map((t) => t.name);
   let names: string[] = [];
   try {
-    names = (JSON.parse(listed.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+    names = (JSON.parse(listed.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+      (t) => t.name,
+    );
   } catch {
     /* reported below */
   }
   const missing = expected.filter((n) => !names.includes(n));
   const listOk = listed.code === 0 && missing.length === 0 && names.length === expected.length;
-  say(`  tools/list --strict: exit ${listed.code}, ${names.length} tools (registry: ${expected.length})${missing.length ? `, missing ${missing.join(', ')}` : ''} => ${listOk ? 'OK' : 'FAILED'}`);
+  say(
+    `  tools/list --strict: exit ${listed.code}, ${names.length} tools (registry: ${expected.length})${missing.length ? `, missing ${missing.join(', ')}` : ''} => ${listOk ? 'OK' : 'FAILED'}`,
+  );
   if (!listOk || verbose) say(listed.stderr.trim());
   ok &&= listOk;
 
   // A paid tool that takes its published example and has no precheck: unpaid, it must answer with the requirements.
   const tool = tools.find((t) => t.example !== undefined && t.precheck === undefined);
   if (!tool) throw new Error('no paid tool with an example input in the registry');
-  const args = ['--method', 'tools/call', '--tool-name', tool.name, '--tool-args-json', JSON.stringify(tool.example), '--format', 'json'];
+  const args = [
+    '--method',
+    'tools/call',
+    '--tool-name',
+    tool.name,
+    '--tool-args-json',
+    JSON.stringify(tool.example),
+    '--format',
+    'json',
+  ];
   const called = await run('npx', [...INSPECTOR, ...server, ...args], env, 5 * 60_000);
   let challenge: { x402Version?: number; accepts?: unknown[] } = {};
   try {
-    const result = (JSON.parse(called.stdout) as { result: { isError?: boolean; structuredContent?: typeof challenge } }).result;
+    const result = (
+      JSON.parse(called.stdout) as { result: { isError?: boolean; structuredContent?: typeof challenge } }
+    ).result;
     challenge = result.isError ? (result.structuredContent ?? {}) : {};
   } catch {
     /* reported below */
   }
-  const callOk = called.code === INSPECTOR_TOOL_IS_ERROR && challenge.x402Version === 2 && (challenge.accepts?.length ?? 0) > 0;
-  say(`  unpaid tools/call ${tool.name}: exit ${called.code} (expected ${INSPECTOR_TOOL_IS_ERROR}), ${challenge.accepts?.length ?? 0} payment options => ${callOk ? 'OK' : 'FAILED'}`);
+  const callOk =
+    called.code === INSPECTOR_TOOL_IS_ERROR && challenge.x402Version === 2 && (challenge.accepts?.length ?? 0) > 0;
+  say(
+    `  unpaid tools/call ${tool.name}: exit ${called.code} (expected ${INSPECTOR_TOOL_IS_ERROR}), ${challenge.accepts?.length ?? 0} payment options => ${callOk ? 'OK' : 'FAILED'}`,
+  );
   if (!callOk || verbose) say((called.stdout.slice(0, 2000) + '\n' + called.stderr).trim());
   ok &&= callOk;
   return ok;

@@ -57,11 +57,15 @@ const FALLBACK_INPUT: Record<string, Record<string, unknown>> = {
 
 async function startLookalikes(): Promise<Map<string, Lookalike>> {
   const running = new Map<string, Lookalike>();
-  for (const file of readdirSync(UPSTREAMS_DIR).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort()) {
+  for (const file of readdirSync(UPSTREAMS_DIR)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+    .sort()) {
     const name = file.slice(0, -3);
     if (!(name in URL_VARIABLE)) continue;
     const mod = (await import(pathToFileURL(join(UPSTREAMS_DIR, file)).href)) as Record<string, unknown>;
-    const start = Object.entries(mod).find(([key, value]) => /^start\w+Lookalike$/.test(key) && typeof value === 'function');
+    const start = Object.entries(mod).find(
+      ([key, value]) => /^start\w+Lookalike$/.test(key) && typeof value === 'function',
+    );
     if (!start) continue;
     running.set(name, await (start[1] as () => Promise<Lookalike>)());
   }
@@ -70,7 +74,8 @@ async function startLookalikes(): Promise<Map<string, Lookalike>> {
 
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}; is dist/ built (npm run build)?`);
+    if (child.exitCode !== null)
+      throw new Error(`the server exited with code ${child.exitCode}; is dist/ built (npm run build)?`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) return;
     } catch {
@@ -89,10 +94,20 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-demo-'));
   const port = process.env.PORT ?? '4021';
   const url = `http://127.0.0.1:${port}`;
-  const upstreamEnv: Record<string, string> = Object.fromEntries([...lookalikes].map(([name, l]) => [URL_VARIABLE[name]!, l.url]));
+  const upstreamEnv: Record<string, string> = Object.fromEntries(
+    [...lookalikes].map(([name, l]) => [URL_VARIABLE[name]!, l.url]),
+  );
   if (lookalikes.has('smm-panel')) upstreamEnv.SMM_PANEL_KEY = PANEL_KEY;
   const server = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', ...paid.env, ...upstreamEnv, PORT: port, HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...paid.env,
+      ...upstreamEnv,
+      PORT: port,
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const stop = async () => {
@@ -110,17 +125,29 @@ async function main(): Promise<void> {
     for (const tool of tools.filter((t) => lookalikes.has(TOOL_UPSTREAM[t.name] ?? ''))) {
       const example = (tool.example ?? FALLBACK_INPUT[tool.name]) as Record<string, unknown> | undefined;
       if (!example) continue;
-      const query = tool.method === 'GET' ? `?${new URLSearchParams(Object.entries(example).map(([k, v]): [string, string] => [k, String(v)]))}` : '';
+      const query =
+        tool.method === 'GET'
+          ? `?${new URLSearchParams(Object.entries(example).map(([k, v]): [string, string] => [k, String(v)]))}`
+          : '';
       const target = `${url}${tool.path}${query}`;
-      const init = tool.method === 'GET' ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(example) };
+      const init =
+        tool.method === 'GET'
+          ? {}
+          : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(example) };
       const unpaid = await fetch(target, { ...init, method: tool.method });
       const header = unpaid.headers.get('payment-required');
       const challenge = JSON.parse(Buffer.from(header ?? '', 'base64').toString('utf8')) as PaymentRequired;
       const accepted = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
       const payment = encodePayment(await signExactPayment(payer, accepted));
-      const res = await fetch(target, { ...init, method: tool.method, headers: { ...(init.headers ?? {}), 'payment-signature': payment } });
+      const res = await fetch(target, {
+        ...init,
+        method: tool.method,
+        headers: { ...(init.headers ?? {}), 'payment-signature': payment },
+      });
       const body = JSON.stringify(await res.json());
-      say(`── ${tool.name}: ${tool.method} ${tool.path} ${tool.method === 'POST' ? JSON.stringify(example) : query} → HTTP ${res.status}`);
+      say(
+        `── ${tool.name}: ${tool.method} ${tool.path} ${tool.method === 'POST' ? JSON.stringify(example) : query} → HTTP ${res.status}`,
+      );
       say(`   ${body.length > 600 ? body.slice(0, 600) + '…' : body}`);
     }
 
@@ -131,10 +158,16 @@ async function main(): Promise<void> {
     }
 
     say('\nTry it yourself (an unpaid call answers 402 with the payment requirements in PAYMENT-REQUIRED):');
-    say(`  curl -i -X POST ${url}/api/perp-klines -H 'content-type: application/json' -d '{"coin":"BTC","interval":"1h","limit":5}'`);
-    say(`  curl -s -X POST ${url}/api/crypto-indicators -H 'content-type: application/json' -d '{"coin":"ETH"}' -D - -o /dev/null | grep -i payment-required`);
+    say(
+      `  curl -i -X POST ${url}/api/perp-klines -H 'content-type: application/json' -d '{"coin":"BTC","interval":"1h","limit":5}'`,
+    );
+    say(
+      `  curl -s -X POST ${url}/api/crypto-indicators -H 'content-type: application/json' -d '{"coin":"ETH"}' -D - -o /dev/null | grep -i payment-required`,
+    );
     say(`  curl -s ${url}/healthz`);
-    say('Paid calls need a signed PAYMENT-SIGNATURE header; see test/e2e/market-data.test.ts for a client that signs one.');
+    say(
+      'Paid calls need a signed PAYMENT-SIGNATURE header; see test/e2e/market-data.test.ts for a client that signs one.',
+    );
 
     // A paid call with the agent side, as a newcomer would make it: the demo payer's key in a file, a budget, one command.
     const keyFile = join(dataDir, 'demo-payer.key');
@@ -151,10 +184,20 @@ async function main(): Promise<void> {
     const input = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 });
     const callArgs = ['call', 'annuity', '--input', input, '--remote', url];
     const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-    const command = `${Object.entries(agentEnv).map(([k, v]) => `${k}=${quote(v)}`).join(' ')} node ${CLI} ${callArgs.map((a) => (a.startsWith('{') ? quote(a) : a)).join(' ')}`;
-    const result = execFileSync(process.execPath, [CLI, ...callArgs], { env: { PATH: process.env.PATH ?? '', ...agentEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    say(`\n── a paid call with the agent side (tollbooth call, the demo payer's wallet, a $1 daily budget) → ${result.trim().replace(/\s+/g, ' ')}`);
-    say('\nPay one yourself (it signs with the demo payer, settles on the local chain and prints the receipt on stderr):');
+    const command = `${Object.entries(agentEnv)
+      .map(([k, v]) => `${k}=${quote(v)}`)
+      .join(' ')} node ${CLI} ${callArgs.map((a) => (a.startsWith('{') ? quote(a) : a)).join(' ')}`;
+    const result = execFileSync(process.execPath, [CLI, ...callArgs], {
+      env: { PATH: process.env.PATH ?? '', ...agentEnv },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    say(
+      `\n── a paid call with the agent side (tollbooth call, the demo payer's wallet, a $1 daily budget) → ${result.trim().replace(/\s+/g, ' ')}`,
+    );
+    say(
+      '\nPay one yourself (it signs with the demo payer, settles on the local chain and prints the receipt on stderr):',
+    );
     say(`  ${command}`);
     say(`See the receipts: DATA_DIR=${dataDir} node ${CLI} receipts`);
     if (once) return;

@@ -9,7 +9,16 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,7 +77,10 @@ let tarball = '';
  * builds, and leaves this tree's dist/ alone.
  */
 async function cleanClone(): Promise<string> {
-  const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const files = stdout.split('\0').filter((file) => file !== '' && existsSync(join(root, file)));
   for (const file of files) {
     mkdirSync(dirname(join(clone, file)), { recursive: true });
@@ -81,10 +93,19 @@ async function cleanClone(): Promise<string> {
 async function pack(): Promise<string> {
   const out = join(work, 'pack');
   mkdirSync(out);
-  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', out], { cwd: clone, maxBuffer: 64 * 1024 * 1024 });
-  const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
+  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', out], {
+    cwd: clone,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const [report] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+    filename: string;
+    size: number;
+    files: Array<{ path: string }>;
+  }>;
   const paths = report!.files.map((file) => file.path);
-  const missing = ['dist/bin/cli.js', 'LICENSE', 'README.md', 'server.json', 'mcp.json', '.env.example'].filter((path) => !paths.includes(path));
+  const missing = ['dist/bin/cli.js', 'LICENSE', 'README.md', 'server.json', 'mcp.json', '.env.example'].filter(
+    (path) => !paths.includes(path),
+  );
   if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
   tarball = join(out, report!.filename);
   return `${report!.filename}, ${paths.length} files, ${Math.round(report!.size / 1024)} kB`;
@@ -93,8 +114,14 @@ async function pack(): Promise<string> {
 async function installTarball(): Promise<string> {
   mkdirSync(install);
   writeFileSync(join(install, 'package.json'), JSON.stringify({ name: 'tollbooth-pack-check', private: true }) + '\n');
-  await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: install, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
-  const installed = JSON.parse(readFileSync(join(install, 'node_modules', 'tollbooth', 'package.json'), 'utf8')) as { version: string };
+  await exec('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+    cwd: install,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const installed = JSON.parse(readFileSync(join(install, 'node_modules', 'tollbooth', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return `tollbooth ${installed.version} into an empty directory`;
 }
 
@@ -108,7 +135,9 @@ async function serve(): Promise<string> {
   });
   children.add(child);
   let stderr = '';
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const listening = await withTimeout(
     60_000,
     'tollbooth serve',
@@ -132,12 +161,18 @@ async function serve(): Promise<string> {
   process.kill(pid, 'SIGTERM');
   const code = await withTimeout(40_000, 'graceful stop', exited);
   if (code !== 0) throw new Error(`exited with ${code} after SIGTERM:\n${stderr}`);
-  if (!logLines(stderr).some((l) => l.msg === 'stopped')) throw new Error(`no "stopped" log line after SIGTERM:\n${stderr}`);
+  if (!logLines(stderr).some((l) => l.msg === 'stopped'))
+    throw new Error(`no "stopped" log line after SIGTERM:\n${stderr}`);
   return `402 with PAYMENT-REQUIRED on POST ${url.pathname}; SIGTERM: stopped, exit 0`;
 }
 
 /** Starts an MCP stdio server with the official client, lists its tools and (`unpaidCall`) makes one unpaid call. */
-async function stdioSession(command: string, args: string[], env: Record<string, string>, unpaidCall = true): Promise<string> {
+async function stdioSession(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  unpaidCall = true,
+): Promise<string> {
   const transport = new StdioClientTransport({ command, args, cwd: install, env: cleanEnv(env), stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
@@ -150,10 +185,15 @@ async function stdioSession(command: string, args: string[], env: Record<string,
     if (tools.length < 16) throw new Error(`listed ${tools.length} tools, expected 16 or more`);
     if (!unpaidCall) return `${tools.length} tools listed`;
     // Unpaid: an error result carrying the payment requirements, which the official client must accept.
-    const unpaid = await client.callTool({ name: 'annuity', arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 } });
-    if (unpaid.isError !== true) throw new Error('an unpaid annuity call was not answered with the payment requirements');
+    const unpaid = await client.callTool({
+      name: 'annuity',
+      arguments: { payment: 100, ratePerPeriod: 0.05, periods: 10 },
+    });
+    if (unpaid.isError !== true)
+      throw new Error('an unpaid annuity call was not answered with the payment requirements');
     const accepts = (unpaid.structuredContent as { accepts?: unknown[] } | undefined)?.accepts;
-    if (!Array.isArray(accepts) || accepts.length === 0) throw new Error(`the unpaid call's result has no payment options: ${JSON.stringify(unpaid).slice(0, 500)}`);
+    if (!Array.isArray(accepts) || accepts.length === 0)
+      throw new Error(`the unpaid call's result has no payment options: ${JSON.stringify(unpaid).slice(0, 500)}`);
     return `${tools.length} tools listed; an unpaid call answered with ${accepts.length} payment options`;
   } catch (err) {
     throw new Error(`${(err as Error).message}${stderr ? `\n${stderr}` : ''}`);
@@ -176,7 +216,11 @@ function filledIn(env: Record<string, string>): Record<string, string> {
   const keyFile = join(work, 'evm.key');
   writeFileSync(keyFile, `0x${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   const fill = (value: string) =>
-    value === '/absolute/path/to/evm.key' ? keyFile : value.replace(/^\/absolute\/path\/to\/(.*)$/, (_, rest: string) => join(work, 'filled', rest.replace(/\W+/g, '-')));
+    value === '/absolute/path/to/evm.key'
+      ? keyFile
+      : value.replace(/^\/absolute\/path\/to\/(.*)$/, (_, rest: string) =>
+          join(work, 'filled', rest.replace(/\W+/g, '-')),
+        );
   return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, fill(value)]));
 }
 
@@ -186,7 +230,9 @@ function npxEntries(): Array<[string, { command: string; args: string[]; env?: R
     mcpServers: Record<string, { command?: string; args?: string[]; env?: Record<string, string> }>;
   };
   return Object.entries(mcpServers).flatMap(([name, entry]) =>
-    entry.command === 'npx' && entry.args ? [[name, { command: entry.command, args: entry.args, env: entry.env }] as const] : [],
+    entry.command === 'npx' && entry.args
+      ? [[name, { command: entry.command, args: entry.args, env: entry.env }] as const]
+      : [],
   ) as Array<[string, { command: string; args: string[]; env?: Record<string, string> }]>;
 }
 
@@ -198,7 +244,9 @@ async function main(): Promise<number> {
     (await check('npm install <tarball> in an empty directory', installTarball));
   if (packed) {
     await check('npx tollbooth serve', serve);
-    await check('npx tollbooth stdio with the MCP SDK client', () => stdioSession('npx', ['--no', 'tollbooth', 'stdio'], { DATA_DIR: mkdtempSync(join(work, 'stdio-data-')) }));
+    await check('npx tollbooth stdio with the MCP SDK client', () =>
+      stdioSession('npx', ['--no', 'tollbooth', 'stdio'], { DATA_DIR: mkdtempSync(join(work, 'stdio-data-')) }),
+    );
     await check('npx tollbooth call --help', callHelp);
     const entries = npxEntries();
     await check('mcp.json has npx entries', async () => {
@@ -207,7 +255,9 @@ async function main(): Promise<number> {
     });
     for (const [name, entry] of entries) {
       // Listing only: a remote entry's paid call would go to the deployment it names.
-      await check(`mcp.json "${name}" as shipped (paths filled in)`, () => stdioSession(entry.command, entry.args, filledIn(entry.env ?? {}), false));
+      await check(`mcp.json "${name}" as shipped (paths filled in)`, () =>
+        stdioSession(entry.command, entry.args, filledIn(entry.env ?? {}), false),
+      );
     }
   }
   const failed = results.filter((r) => !r.ok);

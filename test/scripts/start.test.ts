@@ -23,17 +23,28 @@ describe('npm start', () => {
   it('runs the built server, and SIGTERM sent to npm reaches it: it shuts down gracefully and npm exits 0', async () => {
     const dataDir = tempDir('tollbooth-start-');
     // Only what npm and the server need: no settings leak in from the test's own environment.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+    };
     const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    const exited = new Promise<number | string>((resolve) => npm.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    const exited = new Promise<number | string>((resolve) =>
+      npm.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+    );
     const listening = await new Promise<Record<string, unknown>>((resolve, reject) => {
       npm.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk.toString('utf8');
         const line = logLines(stderr).find((l) => l.msg === 'tollbooth listening');
         if (line) resolve(line);
       });
-      void exited.then((code) => reject(new Error(`npm start exited (${code}) before the server listened:\n${stderr}`)));
+      void exited.then((code) =>
+        reject(new Error(`npm start exited (${code}) before the server listened:\n${stderr}`)),
+      );
     });
     const serverPid = Number(listening.pid);
     cleanups.push(() => {

@@ -3,7 +3,17 @@ import { ToolError } from '../../src/errors.js';
 import type { SmmService } from '../../src/providers/smm/panel.js';
 import { assertOrderable, maxOrderQuantity, panelCost, quantityProblem } from '../../src/smm/quantity.js';
 
-const followers: SmmService = { serviceId: 1, name: 'Followers', type: 'Default', category: 'Instagram Followers', ratePer1000: 0.9, min: 50, max: 10000, refill: true, cancel: true };
+const followers: SmmService = {
+  serviceId: 1,
+  name: 'Followers',
+  type: 'Default',
+  category: 'Instagram Followers',
+  ratePer1000: 0.9,
+  min: 50,
+  max: 10000,
+  refill: true,
+  cancel: true,
+};
 const premium: SmmService = { ...followers, serviceId: 4, name: 'Premium', ratePer1000: 45, min: 100, max: 5000 };
 const views: SmmService = { ...followers, serviceId: 3, name: 'Views', ratePer1000: 0.02, min: 100, max: 1_000_000 };
 
@@ -25,8 +35,12 @@ describe('smm order rules', () => {
     expect(quantityProblem(followers, 50, 3)).toBeUndefined();
     expect(quantityProblem(followers, 3333, 3)).toBeUndefined();
     expect(quantityProblem(followers, 49, 3)).toMatch(/below the minimum of 50 .* order 50 to 3333/);
-    expect(quantityProblem(followers, 3334, 3)).toMatch(/above 3333, the most the \$3\.00 order price covers at \$0\.9 per 1000/);
-    expect(quantityProblem({ ...followers, ratePer1000: 0.15 }, 10001, 3)).toMatch(/above 10000, the maximum of service 1/);
+    expect(quantityProblem(followers, 3334, 3)).toMatch(
+      /above 3333, the most the \$3\.00 order price covers at \$0\.9 per 1000/,
+    );
+    expect(quantityProblem({ ...followers, ratePer1000: 0.15 }, 10001, 3)).toMatch(
+      /above 10000, the maximum of service 1/,
+    );
     expect(quantityProblem(premium, 100, 3)).toMatch(/needs at least 100 units .* choose a cheaper service/);
   });
 
@@ -40,7 +54,11 @@ describe('smm order rules', () => {
       return undefined;
     };
     expect(refused(followers, 100)).toBeUndefined();
-    expect(refused(followers, 10)).toMatchObject({ code: 'invalid_input', field: 'quantity', details: { min: 50, max: 3333, serviceMax: 10000 } });
+    expect(refused(followers, 10)).toMatchObject({
+      code: 'invalid_input',
+      field: 'quantity',
+      details: { min: 50, max: 3333, serviceMax: 10000 },
+    });
     expect(refused(premium, 100)).toMatchObject({ code: 'invalid_input', field: 'serviceId' });
     expect(refused(followers, 10)!.message).toMatch(/Nothing was charged/);
   });

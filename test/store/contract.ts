@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyClaim, NewSpend, PaymentClaim, PendingDetails, ReceiptRecord, Store, StoredResult } from '../../src/store/store.js';
+import type {
+  IdempotencyClaim,
+  NewSpend,
+  PaymentClaim,
+  PendingDetails,
+  ReceiptRecord,
+  Store,
+  StoredResult,
+} from '../../src/store/store.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 /** Lets the clock move on, so records made one after the other get different timestamps (no assertion on time). */
@@ -8,30 +16,62 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 const secondsFromNow = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
 const claim = (key: string, over: Partial<PaymentClaim> = {}): PaymentClaim => ({
-  key, tool: 'annuity', network: 'eip155:8453', payer: '0xPayer', amount: '1000', transport: 'http', ...over,
+  key,
+  tool: 'annuity',
+  network: 'eip155:8453',
+  payer: '0xPayer',
+  amount: '1000',
+  transport: 'http',
+  ...over,
 });
 const receipt = (key: string, over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
-  key, tool: 'annuity', network: 'eip155:8453', payer: '0xPayer', amount: '1000', transaction: `0xtx-${key}`,
-  status: 'settled', transport: 'mcp', protocol: 'x402', createdAt: new Date().toISOString(), ...over,
+  key,
+  tool: 'annuity',
+  network: 'eip155:8453',
+  payer: '0xPayer',
+  amount: '1000',
+  transaction: `0xtx-${key}`,
+  status: 'settled',
+  transport: 'mcp',
+  protocol: 'x402',
+  createdAt: new Date().toISOString(),
+  ...over,
 });
 const details = (over: Partial<PendingDetails> = {}): PendingDetails => ({
   transaction: '0xpending',
-  payload: { x402Version: 2, payload: { signature: '0xsig', authorization: { nonce: '0x01', value: '1000' } }, extensions: { list: [1, 'two', null] } },
+  payload: {
+    x402Version: 2,
+    payload: { signature: '0xsig', authorization: { nonce: '0x01', value: '1000' } },
+    extensions: { list: [1, 'two', null] },
+  },
   requirements: { scheme: 'exact', network: 'eip155:8453', amount: '1000', extra: { name: 'USD Coin', version: '2' } },
   requestHash: 'sha256:request',
   output: { presentValue: 772.17, rows: [{ n: 1 }, { n: 2 }], note: null },
   ...over,
 });
 const idem = (id: string, over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
-  id, tool: 'annuity', requestHash: 'sha256:request-a', paymentKey: 'payment-a', expiresAt: secondsFromNow(3600), ...over,
+  id,
+  tool: 'annuity',
+  requestHash: 'sha256:request-a',
+  paymentKey: 'payment-a',
+  expiresAt: secondsFromNow(3600),
+  ...over,
 });
 const stored: StoredResult = {
   output: { presentValue: 772.17, futureValue: 1257.78, type: 'ordinary', list: [1, 2, 3] },
   receipt: { success: true, transaction: '0xsettled', network: 'eip155:8453', payer: '0xPayer', amount: '1000' },
 };
 const spend = (over: Partial<NewSpend> = {}): NewSpend => ({
-  id: `spend_${randomUUID()}`, day: '2026-11-21', tool: 'annuity', resource: 'https://tollbooth.example/api/annuity', requestHash: 'sha256:request-a',
-  network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000', usdMicros: 1000, ...over,
+  id: `spend_${randomUUID()}`,
+  day: '2026-11-21',
+  tool: 'annuity',
+  resource: 'https://tollbooth.example/api/annuity',
+  requestHash: 'sha256:request-a',
+  network: 'eip155:8453',
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  amount: '1000',
+  usdMicros: 1000,
+  ...over,
 });
 /** An idempotency id of the allowed shape (16–128 of [A-Za-z0-9_-]). */
 const newId = () => `idem_${randomUUID().replace(/-/g, '')}`;
@@ -90,7 +130,15 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         const result = await store.claimPayment(claim('k'));
         expect(result.type).toBe('pending');
         if (result.type !== 'pending') return;
-        expect(result.pending).toMatchObject({ key: 'k', tool: 'annuity', network: 'eip155:8453', payer: '0xSomeone', amount: '2500', transport: 'mcp', ...d });
+        expect(result.pending).toMatchObject({
+          key: 'k',
+          tool: 'annuity',
+          network: 'eip155:8453',
+          payer: '0xSomeone',
+          amount: '2500',
+          transport: 'mcp',
+          ...d,
+        });
         expect(result.pending.createdAt).toMatch(ISO);
         expect(result.pending.updatedAt).toMatch(ISO);
         expect(await store.listPending()).toEqual([result.pending]);
@@ -110,7 +158,11 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         await store.markPaymentPending('k', d);
         const r = receipt('k', { transaction: '0xlate' });
         await store.completePayment(r);
-        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'spent', transaction: '0xlate', undelivered: { requestHash: d.requestHash, output: d.output } });
+        expect(await store.claimPayment(claim('k'))).toEqual({
+          type: 'spent',
+          transaction: '0xlate',
+          undelivered: { requestHash: d.requestHash, output: d.output },
+        });
         expect(await store.listPending()).toEqual([]);
         expect(await store.listReceipts()).toEqual([r]);
       });
@@ -158,7 +210,14 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
     describe('receipts', () => {
       it('stores a failed receipt with its reason and every field as given', async () => {
-        const failed = receipt('f', { status: 'failed', transaction: '', errorReason: 'insufficient_funds', transport: 'http', payer: '0xP', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
+        const failed = receipt('f', {
+          status: 'failed',
+          transaction: '',
+          errorReason: 'insufficient_funds',
+          transport: 'http',
+          payer: '0xP',
+          network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+        });
         await store.recordReceipt(failed);
         expect(await store.listReceipts()).toEqual([failed]);
       });
@@ -166,9 +225,14 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       it('records the protocol of each payment: x402, or MPP', async () => {
         await store.claimPayment(claim('via-mpp', { protocol: 'mpp' }));
         await store.completePayment(receipt('via-mpp', { protocol: 'mpp' }));
-        await store.recordReceipt(receipt('via-x402', { status: 'failed', transaction: '', errorReason: 'insufficient_funds' }));
+        await store.recordReceipt(
+          receipt('via-x402', { status: 'failed', transaction: '', errorReason: 'insufficient_funds' }),
+        );
         const listed = await store.listReceipts();
-        expect(Object.fromEntries(listed.map((r) => [r.key, r.protocol]))).toEqual({ 'via-mpp': 'mpp', 'via-x402': 'x402' });
+        expect(Object.fromEntries(listed.map((r) => [r.key, r.protocol]))).toEqual({
+          'via-mpp': 'mpp',
+          'via-x402': 'x402',
+        });
       });
 
       it('reads a receipt written without a protocol as x402 (what every payment was before MPP)', async () => {
@@ -194,9 +258,18 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
     describe('faucet drips', () => {
       it('grants at most the daily limit to one subject, even to 10 concurrent callers', async () => {
-        const results = await Promise.all(Array.from({ length: 10 }, () => store.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)));
-        expect(results.filter((r) => r.type === 'granted').map((r) => r.count).sort()).toEqual([1, 2]);
-        expect(results.filter((r) => r.type === 'limit_reached')).toEqual(Array.from({ length: 8 }, () => ({ type: 'limit_reached', count: 2 })));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => store.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)),
+        );
+        expect(
+          results
+            .filter((r) => r.type === 'granted')
+            .map((r) => r.count)
+            .sort(),
+        ).toEqual([1, 2]);
+        expect(results.filter((r) => r.type === 'limit_reached')).toEqual(
+          Array.from({ length: 8 }, () => ({ type: 'limit_reached', count: 2 })),
+        );
       });
 
       it('counts each subject and day on its own', async () => {
@@ -218,7 +291,18 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
     });
 
     describe('orders', () => {
-      const order = { orderId: '23501', serviceId: 1, link: 'https://example.com/p', quantity: 100, chargeUsd: 3.25, status: 'ordered', payer: '0xabc', paymentKey: 'k', createdAt: '2026-11-21T06:00:00.000Z', updatedAt: '2026-11-21T06:00:00.000Z' };
+      const order = {
+        orderId: '23501',
+        serviceId: 1,
+        link: 'https://example.com/p',
+        quantity: 100,
+        chargeUsd: 3.25,
+        status: 'ordered',
+        payer: '0xabc',
+        paymentKey: 'k',
+        createdAt: '2026-11-21T06:00:00.000Z',
+        updatedAt: '2026-11-21T06:00:00.000Z',
+      };
 
       it('keeps a placed order as given and answers undefined for an unknown id', async () => {
         await store.saveOrder(order);
@@ -229,30 +313,54 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       it('updates the status of an order saved again', async () => {
         await store.saveOrder(order);
         await store.saveOrder({ ...order, status: 'completed', updatedAt: '2026-11-21T07:00:00.000Z' });
-        expect(await store.getOrder('23501')).toEqual({ ...order, status: 'completed', updatedAt: '2026-11-21T07:00:00.000Z' });
+        expect(await store.getOrder('23501')).toEqual({
+          ...order,
+          status: 'completed',
+          updatedAt: '2026-11-21T07:00:00.000Z',
+        });
       });
     });
 
     describe('agent spending', () => {
       it('reserves payments while the day stays within its limit, and refuses the one that would exceed it', async () => {
-        expect(await store.reserveSpend(spend({ usdMicros: 3000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 3000 });
-        expect(await store.reserveSpend(spend({ usdMicros: 2000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 5000 });
-        expect(await store.reserveSpend(spend({ usdMicros: 1 }), 5000)).toEqual({ type: 'over_budget', spentMicros: 5000 });
+        expect(await store.reserveSpend(spend({ usdMicros: 3000 }), 5000)).toEqual({
+          type: 'reserved',
+          spentMicros: 3000,
+        });
+        expect(await store.reserveSpend(spend({ usdMicros: 2000 }), 5000)).toEqual({
+          type: 'reserved',
+          spentMicros: 5000,
+        });
+        expect(await store.reserveSpend(spend({ usdMicros: 1 }), 5000)).toEqual({
+          type: 'over_budget',
+          spentMicros: 5000,
+        });
         expect(await store.spentOn('2026-11-21')).toBe(5000);
       });
 
       it('lets exactly the affordable 4 of 10 concurrent reservations through', async () => {
-        const results = await Promise.all(Array.from({ length: 10 }, () => store.reserveSpend(spend({ usdMicros: 2500 }), 10_000)));
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => store.reserveSpend(spend({ usdMicros: 2500 }), 10_000)),
+        );
         expect(results.filter((r) => r.type === 'reserved')).toHaveLength(4);
         expect(results.filter((r) => r.type === 'over_budget')).toHaveLength(6);
         expect(await store.spentOn('2026-11-21')).toBe(10_000);
       });
 
       it('counts settled and pending payments, and gives back what was cancelled or failed', async () => {
-        const [a, b, c, d] = [spend({ usdMicros: 1000 }), spend({ usdMicros: 2000 }), spend({ usdMicros: 4000 }), spend({ usdMicros: 8000 })];
+        const [a, b, c, d] = [
+          spend({ usdMicros: 1000 }),
+          spend({ usdMicros: 2000 }),
+          spend({ usdMicros: 4000 }),
+          spend({ usdMicros: 8000 }),
+        ];
         for (const s of [a, b, c, d]) await store.reserveSpend(s, 1_000_000);
         await store.finishSpend(a.id, { status: 'settled', transaction: '0xa', payer: '0xPayer' });
-        await store.finishSpend(b.id, { status: 'pending', payload: { x402Version: 2, payload: { signature: '0xb' } }, note: 'settlement_pending' });
+        await store.finishSpend(b.id, {
+          status: 'pending',
+          payload: { x402Version: 2, payload: { signature: '0xb' } },
+          note: 'settlement_pending',
+        });
         await store.finishSpend(c.id, { status: 'failed', note: 'settlement failed: insufficient_funds' });
         await store.cancelSpend(d.id, 'the server refused the payment before running the tool');
         expect(await store.spentOn('2026-11-21')).toBe(3000);
@@ -261,7 +369,10 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
       it('counts each day on its own', async () => {
         await store.reserveSpend(spend({ usdMicros: 5000 }), 5000);
-        expect(await store.reserveSpend(spend({ day: '2026-11-22', usdMicros: 5000 }), 5000)).toEqual({ type: 'reserved', spentMicros: 5000 });
+        expect(await store.reserveSpend(spend({ day: '2026-11-22', usdMicros: 5000 }), 5000)).toEqual({
+          type: 'reserved',
+          spentMicros: 5000,
+        });
       });
 
       it('keeps every field of a settled payment (its protocol too) and lists payments most recent first, filtered by status', async () => {
@@ -278,7 +389,12 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(createdAt).toMatch(ISO);
         expect(updatedAt).toMatch(ISO);
         // A payment reserved without a protocol was made with x402.
-        expect(listed[0]).toMatchObject({ status: 'reserved', tool: 'geo-distance', usdMicros: 2000, protocol: 'x402' });
+        expect(listed[0]).toMatchObject({
+          status: 'reserved',
+          tool: 'geo-distance',
+          usdMicros: 2000,
+          protocol: 'x402',
+        });
         expect((await store.listSpends({ statuses: ['settled'] })).map((s) => s.id)).toEqual([first.id]);
         expect(await store.listSpends({ limit: 1 })).toHaveLength(1);
       });
@@ -287,9 +403,18 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         const s = spend({ requestHash: 'sha256:lost' });
         await store.reserveSpend(s, 1_000_000);
         expect(await store.pendingSpend('sha256:lost')).toBeUndefined();
-        const payload = { x402Version: 2, accepted: { network: 'eip155:8453' }, payload: { signature: '0xsig', list: [1, 'two'] } };
+        const payload = {
+          x402Version: 2,
+          accepted: { network: 'eip155:8453' },
+          payload: { signature: '0xsig', list: [1, 'two'] },
+        };
         await store.finishSpend(s.id, { status: 'pending', payload, note: 'no answer' });
-        expect(await store.pendingSpend('sha256:lost')).toMatchObject({ id: s.id, status: 'pending', payload, note: 'no answer' });
+        expect(await store.pendingSpend('sha256:lost')).toMatchObject({
+          id: s.id,
+          status: 'pending',
+          payload,
+          note: 'no answer',
+        });
         await store.finishSpend(s.id, { status: 'settled', transaction: '0xlate' });
         expect(await store.pendingSpend('sha256:lost')).toBeUndefined();
         expect((await store.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xlate' });
@@ -324,31 +449,50 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       it('refuses the same id for a different request, in flight or done', async () => {
         const id = newId();
         await store.beginIdempotent(idem(id));
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({ type: 'conflict', reason: 'different_request' });
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({
+          type: 'conflict',
+          reason: 'different_request',
+        });
         await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({ type: 'conflict', reason: 'different_request' });
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({
+          type: 'conflict',
+          reason: 'different_request',
+        });
       });
 
       it('refuses the same id for another tool as a different request', async () => {
         const id = newId();
         await store.beginIdempotent(idem(id));
-        expect(await store.beginIdempotent(idem(id, { tool: 'geo-distance' }))).toEqual({ type: 'conflict', reason: 'different_request' });
+        expect(await store.beginIdempotent(idem(id, { tool: 'geo-distance' }))).toEqual({
+          type: 'conflict',
+          reason: 'different_request',
+        });
       });
 
       it('refuses the same id and request with a different payment, in flight or done', async () => {
         const id = newId();
         await store.beginIdempotent(idem(id));
-        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({ type: 'conflict', reason: 'different_payment' });
+        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({
+          type: 'conflict',
+          reason: 'different_payment',
+        });
         await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({ type: 'conflict', reason: 'different_payment' });
+        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({
+          type: 'conflict',
+          reason: 'different_payment',
+        });
       });
 
       it('treats an expired record as absent: the id is new again, even for another request', async () => {
         const id = newId();
         await store.beginIdempotent(idem(id, { expiresAt: secondsFromNow(-1) }));
         await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual({ type: 'new' });
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual({ type: 'in_flight' });
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual(
+          { type: 'new' },
+        );
+        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual(
+          { type: 'in_flight' },
+        );
       });
 
       it('forgets an abandoned in-flight id so the client may retry with it', async () => {
@@ -388,8 +532,11 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
     describe('rate-limit buckets', () => {
       // The caller's clock is a parameter: these tests move it by hand and never wait.
       const T = 1_700_000_000_000;
-      const bucket = (key: string, now: number, over: { capacity?: number; refillPerSecond?: number; cost?: number } = {}) =>
-        store.takeTokens({ key, now, capacity: 3, refillPerSecond: 1, cost: 1, ...over });
+      const bucket = (
+        key: string,
+        now: number,
+        over: { capacity?: number; refillPerSecond?: number; cost?: number } = {},
+      ) => store.takeTokens({ key, now, capacity: 3, refillPerSecond: 1, cost: 1, ...over });
 
       it('gives a new bucket its capacity, then limits with the time until the next token', async () => {
         expect(await bucket('ip:a', T)).toEqual({ type: 'taken', remaining: 2 });
@@ -429,7 +576,9 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       });
 
       it('never gives more than the capacity to 30 concurrent takers', async () => {
-        const results = await Promise.all(Array.from({ length: 30 }, () => bucket('ip:race', T, { capacity: 10, refillPerSecond: 0.001 })));
+        const results = await Promise.all(
+          Array.from({ length: 30 }, () => bucket('ip:race', T, { capacity: 10, refillPerSecond: 0.001 })),
+        );
         expect(results.filter((r) => r.type === 'taken')).toHaveLength(10);
         expect(results.filter((r) => r.type === 'limited')).toHaveLength(20);
       });
@@ -443,10 +592,14 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(await bucket('ip:full-soon', T + 2000, { capacity: 2 })).toEqual({ type: 'taken', remaining: 1 });
       });
     });
-  
+
     describe('claims abandoned by a stopped process', () => {
       it('lists claimed payments last touched before a time, with the details they were claimed with', async () => {
-        const details = { payload: { x402Version: 2, payload: { n: 1 } }, requirements: { network: 'eip155:8453' }, requestHash: 'sha256:r' };
+        const details = {
+          payload: { x402Version: 2, payload: { n: 1 } },
+          requirements: { network: 'eip155:8453' },
+          requestHash: 'sha256:r',
+        };
         await store.claimPayment({ ...claim('stale-1'), details });
         await store.claimPayment(claim('stale-2'));
         await store.claimPayment({ ...claim('pending-1'), details });
@@ -466,5 +619,5 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect(await store.listStaleClaims(secondsFromNow(60))).toEqual([]);
       });
     });
-});
+  });
 }

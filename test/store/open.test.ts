@@ -34,7 +34,10 @@ describe('choosing the store', () => {
     writeFileSync(file, 'postgres://tollbooth:pa55-w0rd@db.internal:6543/payments\n');
     const config = loadConfig({ DATA_DIR: dir, DATABASE_URL_FILE: file });
     expect(config.databaseUrl).toBe('postgres://tollbooth:pa55-w0rd@db.internal:6543/payments');
-    expect(storeLocation(config)).toEqual({ kind: 'postgres', where: 'postgres://tollbooth@db.internal:6543/payments' });
+    expect(storeLocation(config)).toEqual({
+      kind: 'postgres',
+      where: 'postgres://tollbooth@db.internal:6543/payments',
+    });
   });
 
   it('refuses a DATABASE_URL that is not a postgres:// URL, without repeating it', () => {
@@ -52,8 +55,13 @@ describe('choosing the store', () => {
 
   it('stops start-up with a clear error when PostgreSQL cannot be reached, never logging the password', async () => {
     const log = recordingLogger();
-    const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: 'postgresql://tollbooth:hunter2-secret@127.0.0.1:1/payments' });
-    await expect(openStore(config, log)).rejects.toThrow(/Could not open the PostgreSQL store at postgres:\/\/tollbooth@127\.0\.0\.1:1\/payments/);
+    const config = loadConfig({
+      DATA_DIR: dir,
+      DATABASE_URL: 'postgresql://tollbooth:hunter2-secret@127.0.0.1:1/payments',
+    });
+    await expect(openStore(config, log)).rejects.toThrow(
+      /Could not open the PostgreSQL store at postgres:\/\/tollbooth@127\.0\.0\.1:1\/payments/,
+    );
     await expect(openStore(config, log)).rejects.not.toThrow(/hunter2-secret/);
     expect(log.lines.join('\n')).not.toContain('hunter2-secret');
   });

@@ -25,7 +25,11 @@ export function agentDataDir(): string {
 }
 
 /** Spawns `node dist/bin/cli.js stdio <args>` with only PATH and `env`, and connects the official MCP client. */
-export async function spawnAgent(args: string[], env: Record<string, string>, elicit?: ElicitAnswer): Promise<AgentProcess> {
+export async function spawnAgent(
+  args: string[],
+  env: Record<string, string>,
+  elicit?: ElicitAnswer,
+): Promise<AgentProcess> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_PATH, 'stdio', ...args],
@@ -37,7 +41,10 @@ export async function spawnAgent(args: string[], env: Record<string, string>, el
     stderr += chunk.toString('utf8');
   });
   const asked: string[] = [];
-  const client = new Client({ name: 'tollbooth-agent-test', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
+  const client = new Client(
+    { name: 'tollbooth-agent-test', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
   if (elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
@@ -49,7 +56,12 @@ export async function spawnAgent(args: string[], env: Record<string, string>, el
 }
 
 /** The error body of an error tool result (its first text content). */
-export function errorOf(result: unknown): { code: string; message: string; retryable: boolean; details?: Record<string, unknown> } {
+export function errorOf(result: unknown): {
+  code: string;
+  message: string;
+  retryable: boolean;
+  details?: Record<string, unknown>;
+} {
   const first = ((result as { content?: unknown }).content as Array<{ type: string; text?: string }> | undefined)?.[0];
   return (JSON.parse(first?.text ?? '{}') as { error: { code: string; message: string; retryable: boolean } }).error;
 }
@@ -64,9 +76,14 @@ export interface CliRun {
 /** Runs `node dist/bin/cli.js <args>` with only PATH and `env` (asynchronously, so in-process servers keep answering). */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_PATH, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI_PATH, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

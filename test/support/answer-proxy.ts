@@ -21,7 +21,8 @@ export interface AnswerProxy {
 }
 
 const PAID = /\r\n(payment-signature|x-payment):/i;
-const ERROR_500 = 'HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 58\r\n\r\n{"error":{"code":"internal","message":"upstream crashed"}}';
+const ERROR_500 =
+  'HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 58\r\n\r\n{"error":{"code":"internal","message":"upstream crashed"}}';
 
 /** Starts the proxy on 127.0.0.1 in front of `target` (an http:// base URL). */
 export async function startAnswerProxy(target: string): Promise<AnswerProxy> {

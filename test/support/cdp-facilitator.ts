@@ -40,7 +40,9 @@ const segment = (text: string): Record<string, unknown> | undefined => {
  * around now and at most 120 s apart, `uris` = ["<METHOD> <host><path>"] of this very request, and the signature
  * verified against the key's public half. Returns why it is refused, or undefined when it passes.
  */
-export function cdpJwtCheck(key: Pick<TestCdpKey, 'keyId' | 'publicKey'>): (request: { method: string; host: string; path: string; headers: IncomingHttpHeaders }) => string | undefined {
+export function cdpJwtCheck(
+  key: Pick<TestCdpKey, 'keyId' | 'publicKey'>,
+): (request: { method: string; host: string; path: string; headers: IncomingHttpHeaders }) => string | undefined {
   const nonces = new Set<string>();
   const alg = key.publicKey.asymmetricKeyType === 'ed25519' ? 'EdDSA' : 'ES256';
   return ({ method, host, path, headers }) => {
@@ -52,23 +54,31 @@ export function cdpJwtCheck(key: Pick<TestCdpKey, 'keyId' | 'publicKey'>): (requ
     if (!header || !claims) return 'unreadable token';
     if (header.alg !== alg) return `algorithm must be ${alg}`;
     if (header.kid !== key.keyId) return 'unknown key id';
-    if (typeof header.nonce !== 'string' || header.nonce.length < 16 || nonces.has(header.nonce)) return 'missing or reused nonce';
+    if (typeof header.nonce !== 'string' || header.nonce.length < 16 || nonces.has(header.nonce))
+      return 'missing or reused nonce';
     const signed = Buffer.from(`${head}.${body}`);
     const sig = Buffer.from(signature, 'base64url');
-    const valid = alg === 'EdDSA' ? verify(null, signed, key.publicKey, sig) : verify('sha256', signed, { key: key.publicKey, dsaEncoding: 'ieee-p1363' }, sig);
+    const valid =
+      alg === 'EdDSA'
+        ? verify(null, signed, key.publicKey, sig)
+        : verify('sha256', signed, { key: key.publicKey, dsaEncoding: 'ieee-p1363' }, sig);
     if (!valid) return 'bad signature';
     const now = Math.floor(Date.now() / 1000);
     if (claims.iss !== 'cdp' || claims.sub !== key.keyId) return 'wrong issuer or subject';
     if (typeof claims.nbf !== 'number' || typeof claims.exp !== 'number') return 'missing nbf or exp';
     if (claims.nbf > now + 5 || claims.exp <= now || claims.exp - claims.nbf > 120) return 'token not valid now';
     const uris = claims.uris;
-    if (!Array.isArray(uris) || uris.length !== 1 || uris[0] !== `${method} ${host}${path}`) return 'token is not bound to this request';
+    if (!Array.isArray(uris) || uris.length !== 1 || uris[0] !== `${method} ${host}${path}`)
+      return 'token is not bound to this request';
     nonces.add(header.nonce);
     return undefined;
   };
 }
 
 /** A CDP look-alike facilitator: the standard look-alike under /platform/v2/x402 that refuses requests without a valid CDP JWT. */
-export function startCdpLookalike(opts: Omit<LookalikeOptions, 'basePath' | 'authorize'>, key: Pick<TestCdpKey, 'keyId' | 'publicKey'>): Promise<LookalikeFacilitator> {
+export function startCdpLookalike(
+  opts: Omit<LookalikeOptions, 'basePath' | 'authorize'>,
+  key: Pick<TestCdpKey, 'keyId' | 'publicKey'>,
+): Promise<LookalikeFacilitator> {
   return startLookalikeFacilitator({ ...opts, basePath: CDP_FACILITATOR_PATH, authorize: cdpJwtCheck(key) });
 }

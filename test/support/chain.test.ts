@@ -4,14 +4,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { authorizationTypes, eip3009ABI, toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
-import {
-  type Hex,
-  createPublicClient,
-  createWalletClient,
-  parseAbi,
-  publicActions,
-  toHex,
-} from 'viem';
+import { type Hex, createPublicClient, createWalletClient, parseAbi, publicActions, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalChain, startLocalChain } from './chain/node.js';
@@ -27,9 +20,7 @@ import {
 } from './chain/token.js';
 
 const TEN_USDC = 10_000_000n;
-const cancelAbi = parseAbi([
-  'function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)',
-]);
+const cancelAbi = parseAbi(['function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)']);
 const cancelTypes = {
   CancelAuthorization: [
     { name: 'authorizer', type: 'address' },
@@ -88,10 +79,7 @@ describe('local chain with TestUSDC at the Base Sepolia USDC address', () => {
       address: facilitatorWallet.account.address,
       verifyTypedData: (args) => facilitatorWallet.verifyTypedData(args as never),
     });
-    facilitator = new x402Facilitator().register(
-      'eip155:84532',
-      new ExactEvmFacilitatorScheme(signer),
-    );
+    facilitator = new x402Facilitator().register('eip155:84532', new ExactEvmFacilitatorScheme(signer));
   });
 
   afterAll(async () => {

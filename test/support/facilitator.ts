@@ -33,7 +33,12 @@ export interface LookalikeOptions {
    * Checks each request's credentials before anything else; a returned reason is answered 401 with it in the body,
    * as a facilitator that needs an API key does.
    */
-  authorize?: (request: { method: string; host: string; path: string; headers: IncomingHttpHeaders }) => string | undefined;
+  authorize?: (request: {
+    method: string;
+    host: string;
+    path: string;
+    headers: IncomingHttpHeaders;
+  }) => string | undefined;
 }
 
 /** A standard x402 facilitator over HTTP, backed by the official `x402Facilitator`, with failure injection. */
@@ -111,7 +116,10 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
         break;
     }
     if (!body?.paymentPayload || !body.paymentRequirements) {
-      sendJson(res, 400, { error: 'invalid_request', message: 'expected { x402Version, paymentPayload, paymentRequirements }' });
+      sendJson(res, 400, {
+        error: 'invalid_request',
+        message: 'expected { x402Version, paymentPayload, paymentRequirements }',
+      });
       return;
     }
     try {
@@ -123,9 +131,21 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
       sendJson(res, 200, result);
     } catch (err) {
       if (err instanceof VerifyError) {
-        sendJson(res, err.statusCode, { isValid: false, invalidReason: err.invalidReason, invalidMessage: err.invalidMessage, payer: err.payer });
+        sendJson(res, err.statusCode, {
+          isValid: false,
+          invalidReason: err.invalidReason,
+          invalidMessage: err.invalidMessage,
+          payer: err.payer,
+        });
       } else if (err instanceof SettleError) {
-        sendJson(res, err.statusCode, { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, payer: err.payer, transaction: err.transaction, network: err.network });
+        sendJson(res, err.statusCode, {
+          success: false,
+          errorReason: err.errorReason,
+          errorMessage: err.errorMessage,
+          payer: err.payer,
+          transaction: err.transaction,
+          network: err.network,
+        });
       } else {
         sendJson(res, 500, { error: 'internal_error', message: (err as Error).message });
       }
@@ -136,7 +156,12 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
   const basePath = opts.basePath ?? '';
   const server = createServer((req, res) => {
     const fullPath = (req.url ?? '/').split('?')[0]!;
-    const denied = opts.authorize?.({ method: req.method ?? '', host: req.headers.host ?? '', path: fullPath, headers: req.headers });
+    const denied = opts.authorize?.({
+      method: req.method ?? '',
+      host: req.headers.host ?? '',
+      path: fullPath,
+      headers: req.headers,
+    });
     if (denied !== undefined) {
       refused++;
       req.resume();

@@ -95,7 +95,11 @@ export async function startHoldingProxy(target: string, hold: (body: unknown) =>
           await open;
         }
         if (res.destroyed) return;
-        const answer = await fetch(target + (req.url ?? '/'), { method: req.method ?? 'GET', headers: { 'content-type': 'application/json' }, ...(body ? { body } : {}) });
+        const answer = await fetch(target + (req.url ?? '/'), {
+          method: req.method ?? 'GET',
+          headers: { 'content-type': 'application/json' },
+          ...(body ? { body } : {}),
+        });
         res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
         res.end(await answer.text());
       })().catch(() => res.destroy());

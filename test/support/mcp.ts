@@ -15,7 +15,9 @@ export async function connectHttpClient(baseUrl: string): Promise<Client> {
 export const CLI_PATH = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url));
 
 /** Spawns `tollbooth stdio` from the built CLI and connects the official MCP client to it. */
-export async function connectStdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
+export async function connectStdioClient(
+  env: Record<string, string>,
+): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_PATH, 'stdio'],
@@ -36,7 +38,11 @@ export async function connectStdioClient(env: Record<string, string>): Promise<{
  * `resource.url`; v1 each entry's `resource`); everything else, every payment option included, is the same.
  */
 export function asMcpChallenge<T>(challenge: T, tool: string): T {
-  const c = challenge as { x402Version: number; resource?: Record<string, unknown>; accepts: Array<Record<string, unknown>> };
+  const c = challenge as {
+    x402Version: number;
+    resource?: Record<string, unknown>;
+    accepts: Array<Record<string, unknown>>;
+  };
   const url = `mcp://tool/${tool}`;
   if (c.x402Version === 2) return { ...c, resource: { ...c.resource, url } } as T;
   return { ...c, accepts: c.accepts.map((entry) => ({ ...entry, resource: url })) } as T;

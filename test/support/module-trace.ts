@@ -12,10 +12,12 @@ export function moduleTrace(): { env: Record<string, string>; packages(): Set<st
     env: { NODE_OPTIONS: `--import ${hooks}`, TOLLBOOTH_MODULE_TRACE: file },
     packages: () =>
       new Set(
-        readFileSync(file, 'utf8').split('\n').flatMap((url) => {
-          const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-          return match ? [match[1]!] : [];
-        }),
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .flatMap((url) => {
+            const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+            return match ? [match[1]!] : [];
+          }),
       ),
   };
 }

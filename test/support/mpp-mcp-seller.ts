@@ -38,19 +38,29 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startMppMcpSeller(base: BaseEnvironment, price: string): Promise<MppMcpSeller> {
   // mppx's EVM charge brings its own HTTP transport (MPP + x402 headers), which would win over the MCP one: drop it.
   const { transport: _http, ...method } = localEvmCharge(base);
-  const mppx = Mppx.create({ methods: [method as typeof method & { transport?: never }], transport: Transport.mcpSdk(), secretKey: randomBytes(32).toString('hex'), realm: 'mpp-mcp-seller.test' });
+  const mppx = Mppx.create({
+    methods: [method as typeof method & { transport?: never }],
+    transport: Transport.mcpSdk(),
+    secretKey: randomBytes(32).toString('hex'),
+    realm: 'mpp-mcp-seller.test',
+  });
   let credentials = 0;
   let runs = 0;
   const newServer = () => {
     const server = new Server({ name: 'mpp-mcp-seller', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: annuity.name, inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: annuity.name, inputSchema: { type: 'object' } }],
+    }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       if (request.params._meta?.['org.paymentauth/credential']) credentials++;
       const result = await mppx['evm/charge']({ amount: price })({ ...extra, _meta: request.params._meta } as never);
       if (result.status === 402) throw result.challenge;
       const output = await annuity.handler(annuity.input.parse(request.params.arguments), testContext());
       runs++;
-      return result.withReceipt({ content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output } as never) as never;
+      return result.withReceipt({
+        content: [{ type: 'text', text: JSON.stringify(output) }],
+        structuredContent: output,
+      } as never) as never;
     });
     return server;
   };

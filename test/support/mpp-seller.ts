@@ -63,7 +63,15 @@ export function localEvmCharge(base: BaseEnvironment) {
         address: base.token,
         abi: TRANSFER_WITH_AUTHORIZATION,
         functionName: 'transferWithAuthorization',
-        args: [getAddress(payload.from), getAddress(payload.to), BigInt(payload.value), BigInt(payload.validAfter), BigInt(payload.validBefore), payload.nonce as Hex, payload.signature as Hex],
+        args: [
+          getAddress(payload.from),
+          getAddress(payload.to),
+          BigInt(payload.value),
+          BigInt(payload.validAfter),
+          BigInt(payload.validBefore),
+          payload.nonce as Hex,
+          payload.signature as Hex,
+        ],
       });
       const receipt = await reader.waitForTransactionReceipt({ hash });
       if (receipt.status !== 'success') throw new Error(`transferWithAuthorization reverted: ${hash}`);

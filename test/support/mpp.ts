@@ -9,7 +9,9 @@ type Candidate = { challenge: Challenge.Challenge };
 
 /** Keeps the challenges of the local chain only (the server also offers the configured mainnets). */
 export function localChallengesFirst<T extends Candidate>(candidates: readonly T[]): T[] {
-  return candidates.filter((c) => (c.challenge.request as { methodDetails?: { chainId?: number } }).methodDetails?.chainId === LOCAL_CHAIN_ID);
+  return candidates.filter(
+    (c) => (c.challenge.request as { methodDetails?: { chainId?: number } }).methodDetails?.chainId === LOCAL_CHAIN_ID,
+  );
 }
 
 /** The official mppx client paying with the `evm` charge method (EIP-3009 authorizations) from `account` on the local chain. */
@@ -23,7 +25,9 @@ export function mppClient(account: PrivateKeyAccount) {
 
 /** The MPP challenges of a 402 answer, local chain only. */
 export function localChallenges(res: Response): Challenge.Challenge[] {
-  return Challenge.fromResponseList(res).filter((c) => (c.request as { methodDetails: { chainId: number } }).methodDetails.chainId === LOCAL_CHAIN_ID);
+  return Challenge.fromResponseList(res).filter(
+    (c) => (c.request as { methodDetails: { chainId: number } }).methodDetails.chainId === LOCAL_CHAIN_ID,
+  );
 }
 
 /** Probes `url` without payment and has the mppx client sign a credential (an `Authorization: Payment` value) for it. */
@@ -36,16 +40,25 @@ export async function signCredential(account: PrivateKeyAccount, url: string, in
 }
 
 /** A credential with its wire JSON edited (the challenge or the payload): what a tampering client would send. */
-export function tampered(credential: string, edit: (wire: { challenge: Record<string, unknown>; payload: Record<string, unknown>; source?: string }) => void): string {
+export function tampered(
+  credential: string,
+  edit: (wire: { challenge: Record<string, unknown>; payload: Record<string, unknown>; source?: string }) => void,
+): string {
   const token = credential.replace(/^Payment\s+/i, '');
-  const wire = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { challenge: Record<string, unknown>; payload: Record<string, unknown> };
+  const wire = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+    challenge: Record<string, unknown>;
+    payload: Record<string, unknown>;
+  };
   edit(wire);
   return `Payment ${Buffer.from(JSON.stringify(wire), 'utf8').toString('base64url')}`;
 }
 
 /** The request object of a wire credential's challenge (base64url JCS on HTTP). */
 export function wireRequest(wire: { challenge: Record<string, unknown> }): Record<string, unknown> {
-  return JSON.parse(Buffer.from(String(wire.challenge.request), 'base64url').toString('utf8')) as Record<string, unknown>;
+  return JSON.parse(Buffer.from(String(wire.challenge.request), 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 /** Encodes a request object back into the wire form of a challenge. */
@@ -60,5 +73,14 @@ export function decodeReceipt(res: Response): Receipt.Receipt {
 
 /** The decoded credential (challenge and EIP-3009 payload) of an `Authorization: Payment` value. */
 export function decodeCredentialValue(credential: string) {
-  return Credential.deserialize<{ type: 'authorization'; from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string; signature: string }>(credential);
+  return Credential.deserialize<{
+    type: 'authorization';
+    from: string;
+    to: string;
+    value: string;
+    validAfter: string;
+    validBefore: string;
+    nonce: string;
+    signature: string;
+  }>(credential);
 }

@@ -28,7 +28,16 @@ export async function startPaidEnvironment(payerCount = 4): Promise<PaidEnvironm
   if (!facilitator || !payTo) throw new Error('the local chain has too few accounts');
   const payers = rest.slice(0, payerCount).map((a) => privateKeyToAccount(a.privateKey));
   for (const payer of payers) await mint(chain, token, payer.address, 10_000_000n);
-  const network = { id: LOCAL_NETWORK, family: 'evm', asset: token, decimals: 6, name: 'USDC', version: '2', rpcUrl: chain.rpcUrl, label: 'Base Sepolia (local chain)' };
+  const network = {
+    id: LOCAL_NETWORK,
+    family: 'evm',
+    asset: token,
+    decimals: 6,
+    name: 'USDC',
+    version: '2',
+    rpcUrl: chain.rpcUrl,
+    label: 'Base Sepolia (local chain)',
+  };
   return {
     chain,
     token,
@@ -45,7 +54,10 @@ export async function startPaidEnvironment(payerCount = 4): Promise<PaidEnvironm
 }
 
 /** Wraps every tool so a test can count how often each handler really ran. */
-export function countingTools(tools: readonly AnyToolDefinition[]): { tools: AnyToolDefinition[]; runs: Map<string, number> } {
+export function countingTools(tools: readonly AnyToolDefinition[]): {
+  tools: AnyToolDefinition[];
+  runs: Map<string, number>;
+} {
   const runs = new Map<string, number>();
   const wrapped = tools.map((tool) => ({
     ...tool,

@@ -24,7 +24,11 @@ const TRANSFER_WITH_AUTHORIZATION = [
 ] as const;
 
 /** Signs an EIP-3009 TransferWithAuthorization for an advertised entry with viem and wraps it as a v2 PaymentPayload. */
-export async function signExactPayment(account: PrivateKeyAccount, accepted: PaymentRequirements, opts: SignOptions = {}): Promise<PaymentPayload> {
+export async function signExactPayment(
+  account: PrivateKeyAccount,
+  accepted: PaymentRequirements,
+  opts: SignOptions = {},
+): Promise<PaymentPayload> {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const authorization = {
     from: account.address,
@@ -36,7 +40,12 @@ export async function signExactPayment(account: PrivateKeyAccount, accepted: Pay
   };
   const extra = accepted.extra as { name: string; version: string };
   const signature = await account.signTypedData({
-    domain: { name: extra.name, version: extra.version, chainId: opts.chainId ?? Number(accepted.network.split(':')[1]), verifyingContract: accepted.asset as Hex },
+    domain: {
+      name: extra.name,
+      version: extra.version,
+      chainId: opts.chainId ?? Number(accepted.network.split(':')[1]),
+      verifyingContract: accepted.asset as Hex,
+    },
     types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION },
     primaryType: 'TransferWithAuthorization',
     message: authorization,
@@ -57,8 +66,14 @@ export async function signExactPayment(account: PrivateKeyAccount, accepted: Pay
 }
 
 /** Creates a payment with the official x402 client (`x402Client` + `ExactEvmScheme`) for the given network. */
-export async function officialPayment(account: PrivateKeyAccount, challenge: PaymentRequired, network: string): Promise<PaymentPayload> {
-  const client = new x402Client((_v, reqs) => reqs.find((r) => r.network === network && r.scheme === 'exact') ?? reqs[0]!);
+export async function officialPayment(
+  account: PrivateKeyAccount,
+  challenge: PaymentRequired,
+  network: string,
+): Promise<PaymentPayload> {
+  const client = new x402Client(
+    (_v, reqs) => reqs.find((r) => r.network === network && r.scheme === 'exact') ?? reqs[0]!,
+  );
   client.register('eip155:*', new ExactEvmScheme(account));
   return client.createPaymentPayload(challenge);
 }

@@ -18,9 +18,14 @@ export interface ReceiptsStore {
 }
 
 /** Runs the built `tollbooth receipts` with only the given environment; never throws on a non-zero exit. */
-export async function receipts(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function receipts(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI_PATH, 'receipts', ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } });
+    const { stdout, stderr } = await run(process.execPath, [CLI_PATH, 'receipts', ...args], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -40,7 +45,14 @@ let clock = Date.parse('2026-03-01T12:00:00.000Z');
 export const at = (): string => new Date((clock += 60_000)).toISOString();
 
 /** A claim paid over HTTP by `0xpayer-<key>`. */
-export const claimOf = (key: string, tool: string, network: string, amount: string): PaymentClaim => ({ key, tool, network, payer: `0xpayer-${key}`, amount, transport: 'http' });
+export const claimOf = (key: string, tool: string, network: string, amount: string): PaymentClaim => ({
+  key,
+  tool,
+  network,
+  payer: `0xpayer-${key}`,
+  amount,
+  transport: 'http',
+});
 
 /** The total of one network (and tool) in a list of totals. */
 export const total = (list: Total[], network: string, tool?: string): Total | undefined =>

@@ -74,7 +74,12 @@ export async function untilDecided(rail: RailUnderTest, payment: unknown, tries 
 }
 
 /** After the RPC healed: the payment buys its output (once), is charged once in all, and a copy buys nothing more. */
-export async function expectSettledOnceWhenHealed(rail: RailUnderTest, payment: unknown, before: bigint, label: string): Promise<void> {
+export async function expectSettledOnceWhenHealed(
+  rail: RailUnderTest,
+  payment: unknown,
+  before: bigint,
+  label: string,
+): Promise<void> {
   rail.rpc.heal();
   expect(await untilDecided(rail, payment), label).toMatchObject({ status: 200, delivered: true });
   expect(await rail.balance(), label).toBe(before - rail.price);
@@ -102,7 +107,11 @@ export function rpcFailureSuite(rail: () => RailUnderTest, unhandled: () => unkn
       const before = await r.balance();
       const runs = r.runs();
       r.rpc.fail(fault);
-      expect(await callOutcome(await r.send(payment)), fault).toEqual({ status: 502, code: 'facilitator_unavailable', delivered: false });
+      expect(await callOutcome(await r.send(payment)), fault).toEqual({
+        status: 502,
+        code: 'facilitator_unavailable',
+        delivered: false,
+      });
       expect(r.runs(), fault).toBe(runs);
       expect(await r.balance(), fault).toBe(before);
       expect(await healthz(r), fault).toBe(200);
@@ -135,7 +144,11 @@ export function rpcFailureSuite(rail: () => RailUnderTest, unhandled: () => unkn
     r.rpc.fail('lose', r.submit, 1);
     expect(await callOutcome(await r.send(payment))).toMatchObject({ status: 200, delivered: true });
     expect(await r.balance()).toBe(before - r.price);
-    expect(await callOutcome(await r.send(payment))).toEqual({ status: 402, code: 'payment_already_used', delivered: false });
+    expect(await callOutcome(await r.send(payment))).toEqual({
+      status: 402,
+      code: 'payment_already_used',
+      delivered: false,
+    });
     expect(r.runs()).toBe(runs + 1);
     expect(await r.balance()).toBe(before - r.price);
     r.rpc.heal();

@@ -23,7 +23,9 @@ export async function startTestServer(
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tollbooth-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   // A custom registry stands for the paid tools: the registry's free tools are served beside it.
-  const tools = options.tools ? [...options.tools, ...freeTools.filter((f) => options.tools!.every((t) => t.name !== f.name))] : undefined;
+  const tools = options.tools
+    ? [...options.tools, ...freeTools.filter((f) => options.tools!.every((t) => t.name !== f.name))]
+    : undefined;
   const runtime = await createRuntime(config, { log: options.log ?? silentLogger, ...(tools ? { tools } : {}) });
   const running = await listen(runtime, 0, '127.0.0.1');
   return {

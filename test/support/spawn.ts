@@ -39,7 +39,9 @@ export async function spawnServe(env: Record<string, string>, args: readonly str
     stderr += chunk.toString('utf8');
     for (const check of [...watchers]) check();
   });
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const logged = (msg: string) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const check = () => {
@@ -86,7 +88,8 @@ class ChildStdioTransport implements Transport {
   async start(): Promise<void> {
     this.child.stdout!.on('data', (chunk: Buffer) => {
       this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage())
+        this.onmessage?.(message);
     });
     this.child.once('close', () => this.onclose?.());
   }
@@ -111,10 +114,15 @@ export interface SpawnedStdio {
 
 /** Spawns `node dist/bin/cli.js stdio [args]` (`npm run build` first) and connects the official MCP client to it. */
 export async function spawnStdio(env: Record<string, string>, args: readonly string[] = []): Promise<SpawnedStdio> {
-  const child = spawn(process.execPath, [CLI_PATH, 'stdio', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_PATH, 'stdio', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const client = new Client({ name: 'tollbooth-test', version: '1.0.0' });
   await client.connect(new ChildStdioTransport(child));
   return {

@@ -4,8 +4,22 @@ import { usd, verdictOf } from '../../src/token-report/verdict.js';
 
 function assessment(overrides: Partial<Assessment> = {}): Assessment {
   return {
-    name: 'Example', symbol: 'EXM', verified: true, isHoneypot: false, ownershipRenounced: true, flags: [], score: 0, level: 'low',
-    liquidityUsd: 227000.62, pairCount: 3, ageDays: 400, top10Pct: 39.5, owners: [], creators: [], holders: [], ...overrides,
+    name: 'Example',
+    symbol: 'EXM',
+    verified: true,
+    isHoneypot: false,
+    ownershipRenounced: true,
+    flags: [],
+    score: 0,
+    level: 'low',
+    liquidityUsd: 227000.62,
+    pairCount: 3,
+    ageDays: 400,
+    top10Pct: 39.5,
+    owners: [],
+    creators: [],
+    holders: [],
+    ...overrides,
   };
 }
 
@@ -29,22 +43,44 @@ describe('the analyst verdict', () => {
 
   it('names the three heaviest contract flags and how many more there are, leaving market flags to the last sentence', () => {
     const text = verdictOf(
-      assessment({ flags: ['hidden_owner', 'not_open_source', 'mintable', 'low_liquidity', 'proxy', 'blacklist'], score: 95, level: 'critical' }),
+      assessment({
+        flags: ['hidden_owner', 'not_open_source', 'mintable', 'low_liquidity', 'proxy', 'blacklist'],
+        score: 95,
+        level: 'critical',
+      }),
       'Base',
     );
     const [first, second] = sentences(text);
     expect(first).toBe('Example (EXM) on Base scores 95/100, a critical risk, so avoid it.');
-    expect(second).toBe('The main contract concerns are that it has a hidden owner, the source code is not verified and new tokens can be minted, plus 2 more flags.');
+    expect(second).toBe(
+      'The main contract concerns are that it has a hidden owner, the source code is not verified and new tokens can be minted, plus 2 more flags.',
+    );
     expect(sentences(text)).toHaveLength(3);
   });
 
   it('warns of a honeypot in plain words', () => {
-    const text = verdictOf(assessment({ isHoneypot: true, flags: ['honeypot'], score: 100, level: 'critical' }), 'Base');
+    const text = verdictOf(
+      assessment({ isHoneypot: true, flags: ['honeypot'], score: 100, level: 'critical' }),
+      'Base',
+    );
     expect(sentences(text)[1]).toBe('It looks like a honeypot: holders cannot sell or move it, so do not buy it.');
   });
 
   it('says when there is no DEX pair or no holder list, and when an owner remains', () => {
-    const text = verdictOf(assessment({ pairCount: 0, liquidityUsd: 0, ageDays: null, top10Pct: null, ownershipRenounced: false, verified: false, flags: ['no_dex_pairs'], score: 20, level: 'medium' }), 'Base');
+    const text = verdictOf(
+      assessment({
+        pairCount: 0,
+        liquidityUsd: 0,
+        ageDays: null,
+        top10Pct: null,
+        ownershipRenounced: false,
+        verified: false,
+        flags: ['no_dex_pairs'],
+        score: 20,
+        level: 'medium',
+      }),
+      'Base',
+    );
     expect(sentences(text).slice(1)).toEqual([
       'No contract red flags were found, the code is not verified and an owner can still change the contract.',
       'It has no indexed DEX pair, so there is no liquidity to sell into and its age is unknown, and holder data is not available.',
@@ -55,12 +91,18 @@ describe('the analyst verdict', () => {
     const text = verdictOf(assessment({ name: 'Evil. Token!\nSecond line? yes', symbol: 'E.V' }), 'Base');
     expect(sentences(text)).toHaveLength(3);
     expect(text.startsWith('Evil Token Second line yes (E V) on Base')).toBe(true);
-    expect(verdictOf(assessment({ name: '', symbol: '' }), 'Solana').startsWith('This token on Solana scores')).toBe(true);
-    expect(verdictOf(assessment({ name: 'BONK', symbol: 'BONK' }), 'Solana').startsWith('BONK on Solana scores')).toBe(true);
+    expect(verdictOf(assessment({ name: '', symbol: '' }), 'Solana').startsWith('This token on Solana scores')).toBe(
+      true,
+    );
+    expect(verdictOf(assessment({ name: 'BONK', symbol: 'BONK' }), 'Solana').startsWith('BONK on Solana scores')).toBe(
+      true,
+    );
   });
 
   it('words young pairs and single pairs', () => {
-    expect(verdictOf(assessment({ pairCount: 1, ageDays: 0.4 }), 'Base')).toContain('across 1 DEX pair and less than a day of trading');
+    expect(verdictOf(assessment({ pairCount: 1, ageDays: 0.4 }), 'Base')).toContain(
+      'across 1 DEX pair and less than a day of trading',
+    );
     expect(verdictOf(assessment({ ageDays: 1.9 }), 'Base')).toContain('1 day of trading');
   });
 

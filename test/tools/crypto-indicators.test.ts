@@ -30,8 +30,14 @@ function wilder(xs: number[], p: number): number {
 }
 function rsi(closes: number[], p = 14): number {
   const changes = closes.slice(1).map((c, i) => c - closes[i]!);
-  const gain = wilder(changes.map((d) => Math.max(d, 0)), p);
-  const loss = wilder(changes.map((d) => Math.max(-d, 0)), p);
+  const gain = wilder(
+    changes.map((d) => Math.max(d, 0)),
+    p,
+  );
+  const loss = wilder(
+    changes.map((d) => Math.max(-d, 0)),
+    p,
+  );
   return 100 - 100 / (1 + gain / loss);
 }
 function macd(closes: number[]) {
@@ -70,7 +76,13 @@ const FIXED: Ohlcv[] = (() => {
   let prev = 100;
   for (let i = 0; i < 260; i++) {
     const c = 100 + 10 * Math.sin(i / 9) + 0.05 * i + 3 * Math.sin(i * 1.7);
-    out.push({ t: 1_754_300_000_000 + i * 3_600_000, h: Math.max(prev, c) + 0.5 + 0.3 * Math.abs(Math.sin(i)), l: Math.min(prev, c) - 0.4 - 0.2 * Math.abs(Math.cos(i)), c, v: 1000 + 500 * Math.abs(Math.sin(i / 3)) });
+    out.push({
+      t: 1_754_300_000_000 + i * 3_600_000,
+      h: Math.max(prev, c) + 0.5 + 0.3 * Math.abs(Math.sin(i)),
+      l: Math.min(prev, c) - 0.4 - 0.2 * Math.abs(Math.cos(i)),
+      c,
+      v: 1000 + 500 * Math.abs(Math.sin(i / 3)),
+    });
     prev = c;
   }
   return out;
@@ -110,25 +122,60 @@ describe('indicator values (known answers on a fixed candle series)', () => {
     const report = buildReport(computeLines(FIXED), ALL, 7);
     expect(report.rsi!.series).toHaveLength(7);
     expect(report.rsi!.series.at(-1)).toEqual({ t: FIXED.at(-1)!.t, v: report.rsi!.value });
-    expect(report.ema!.series.at(-1)).toEqual({ t: FIXED.at(-1)!.t, ema20: report.ema!.ema20, ema50: report.ema!.ema50, ema200: report.ema!.ema200 });
-    expectClose(report.sma!.series[0]!.sma20, sma(FIXED.slice(0, -6).map((k) => k.c), 20), 'sma20 six candles back');
+    expect(report.ema!.series.at(-1)).toEqual({
+      t: FIXED.at(-1)!.t,
+      ema20: report.ema!.ema20,
+      ema50: report.ema!.ema50,
+      ema200: report.ema!.ema200,
+    });
+    expectClose(
+      report.sma!.series[0]!.sma20,
+      sma(
+        FIXED.slice(0, -6).map((k) => k.c),
+        20,
+      ),
+      'sma20 six candles back',
+    );
     expect(report.vwap!.series.at(-2)!.v).toBeCloseTo(vwap(FIXED.slice(0, -1)), 9);
   });
 
   it('leave a value null and say so when there are too few candles for it, never inventing one', () => {
     const some = FIXED.slice(0, 30);
     const report = buildReport(computeLines(some), ALL, 20);
-    expect(report.ema).toMatchObject({ ema50: null, ema200: null, unavailable: { values: ['ema50', 'ema200'], candlesNeeded: 200 } });
-    expectClose(report.ema!.ema20, emaSeries(some.map((k) => k.c), 20).at(-1)!, 'ema20 over 30 candles');
+    expect(report.ema).toMatchObject({
+      ema50: null,
+      ema200: null,
+      unavailable: { values: ['ema50', 'ema200'], candlesNeeded: 200 },
+    });
+    expectClose(
+      report.ema!.ema20,
+      emaSeries(
+        some.map((k) => k.c),
+        20,
+      ).at(-1)!,
+      'ema20 over 30 candles',
+    );
     expect(report.ema!.unavailable!.message).toMatch(/ema50 needs 50, ema200 needs 200, but only 30 were available/);
-    expect(report.macd).toMatchObject({ value: null, signalValue: null, histogram: null, series: [], unavailable: { values: ['macd'], candlesNeeded: 34 } });
+    expect(report.macd).toMatchObject({
+      value: null,
+      signalValue: null,
+      histogram: null,
+      series: [],
+      unavailable: { values: ['macd'], candlesNeeded: 34 },
+    });
     expect(report.sma).toMatchObject({ sma50: null, unavailable: { values: ['sma50'], candlesNeeded: 50 } });
     expect(report.rsi!.unavailable).toBeUndefined();
     expect(report.bollinger!.unavailable).toBeUndefined();
     const few = buildReport(computeLines(FIXED.slice(0, 14)), ALL, 20);
     expect(few.rsi).toMatchObject({ value: null, series: [], unavailable: { candlesNeeded: 15 } });
     expect(few.atr).toMatchObject({ value: null, pctOfClose: null, unavailable: { candlesNeeded: 15 } });
-    expect(few.bollinger).toMatchObject({ lower: null, upper: null, middle: null, percentB: null, unavailable: { candlesNeeded: 20 } });
+    expect(few.bollinger).toMatchObject({
+      lower: null,
+      upper: null,
+      middle: null,
+      percentB: null,
+      unavailable: { candlesNeeded: 20 },
+    });
     expect(few.ema).toMatchObject({ ema20: null, series: [], unavailable: { values: ['ema20', 'ema50', 'ema200'] } });
     expect(few.vwap!.value).not.toBeNull();
     expect(buildReport(computeLines(FIXED.slice(0, 15)), ['rsi', 'atr'], 5).rsi!.value).not.toBeNull();
@@ -183,12 +230,16 @@ describe('crypto-indicators handler', () => {
   let providers: Providers;
   beforeAll(async () => {
     lookalike = await startHyperliquidLookalike({ history: { HYPE: 40 } });
-    providers = createProviders(loadConfig({ HYPERLIQUID_API_URL: lookalike.url, UPSTREAM_RETRIES: '0' }), silentLogger);
+    providers = createProviders(
+      loadConfig({ HYPERLIQUID_API_URL: lookalike.url, UPSTREAM_RETRIES: '0' }),
+      silentLogger,
+    );
   });
   afterAll(async () => {
     await lookalike?.stop();
   });
-  const run = async (input: Record<string, unknown>) => cryptoIndicators.handler(cryptoIndicators.input.parse(input), testContext({ providers }));
+  const run = async (input: Record<string, unknown>) =>
+    cryptoIndicators.handler(cryptoIndicators.input.parse(input), testContext({ providers }));
 
   it('computes every indicator over the exchange candles, matching the reference formulas', async () => {
     const out = await run({ coin: 'eth', limit: 300, points: 10 });
@@ -196,8 +247,13 @@ describe('crypto-indicators handler', () => {
     const series = await providers.hyperliquid.candles({ coin: 'ETH', interval: '1h', limit: 300 });
     expect(series.cached).toBe(true);
     expect(out).toMatchObject({
-      coin: 'ETH', source: 'Hyperliquid info API', interval: '1h', candles: 300, fetchedAt: series.fetchedAt,
-      window: { from: series.candles[0]!.t, to: series.candles.at(-1)!.t }, lastClose: series.candles.at(-1)!.c,
+      coin: 'ETH',
+      source: 'Hyperliquid info API',
+      interval: '1h',
+      candles: 300,
+      fetchedAt: series.fetchedAt,
+      window: { from: series.candles[0]!.t, to: series.candles.at(-1)!.t },
+      lastClose: series.candles.at(-1)!.c,
     });
     checkAgainstReference(series.candles, out.indicators);
     expect(out.indicators.macd!.series).toHaveLength(10);
@@ -210,7 +266,9 @@ describe('crypto-indicators handler', () => {
   });
 
   it('answers a small limit with per-indicator notes instead of rejecting it', async () => {
-    expect(cryptoIndicators.input.safeParse({ coin: 'BTC', limit: 20, indicators: ['macd', 'rsi'] }).success).toBe(true);
+    expect(cryptoIndicators.input.safeParse({ coin: 'BTC', limit: 20, indicators: ['macd', 'rsi'] }).success).toBe(
+      true,
+    );
     const out = await run({ coin: 'BTC', limit: 20, indicators: ['macd', 'rsi'] });
     expect(out.candles).toBe(20);
     expect(out.indicators.macd).toMatchObject({ value: null, unavailable: { candlesNeeded: 34 } });

@@ -16,12 +16,16 @@ afterAll(async () => {
   await lookalike?.stop();
 });
 
-const providers = () => createProviders(loadConfig({ WORLDBANK_API_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
+const providers = () =>
+  createProviders(loadConfig({ WORLDBANK_API_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
 let shared: ReturnType<typeof providers> | undefined;
 
 /** GET query parameters arrive as strings. */
 async function call(query: Record<string, string>) {
-  const result = await developmentIndicator.handler(developmentIndicator.input.parse(query), testContext({ providers: (shared ??= providers()) }));
+  const result = await developmentIndicator.handler(
+    developmentIndicator.input.parse(query),
+    testContext({ providers: (shared ??= providers()) }),
+  );
   return developmentIndicator.output.parse(result);
 }
 
@@ -39,7 +43,12 @@ const country = (iso3: string) => WB_COUNTRIES.find((c) => c.iso3 === iso3)!;
 describe('development-indicator', () => {
   it('returns 2018–2023 by default, oldest year first, with the indicator name and count', async () => {
     const out = await call({ country: 'br', indicator: 'NY.GDP.MKTP.CD' });
-    expect(out).toMatchObject({ country: 'BR', indicator: 'NY.GDP.MKTP.CD', indicatorName: 'GDP (current US$)', count: 6 });
+    expect(out).toMatchObject({
+      country: 'BR',
+      indicator: 'NY.GDP.MKTP.CD',
+      indicatorName: 'GDP (current US$)',
+      count: 6,
+    });
     expect(out.series.map((p) => p.year)).toEqual([2018, 2019, 2020, 2021, 2022, 2023]);
     for (const p of out.series) expect(p.value).toBe(WB_INDICATORS['NY.GDP.MKTP.CD']!.value(country('BRA'), p.year));
   });

@@ -17,11 +17,15 @@ afterAll(async () => {
   await lookalike?.stop();
 });
 
-const providers = () => createProviders(loadConfig({ DEFILLAMA_YIELDS_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
+const providers = () =>
+  createProviders(loadConfig({ DEFILLAMA_YIELDS_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
 let shared: ReturnType<typeof providers> | undefined;
 
 async function call(body: unknown) {
-  const result = await dexTopPools.handler(dexTopPools.input.parse(body), testContext({ providers: (shared ??= providers()) }));
+  const result = await dexTopPools.handler(
+    dexTopPools.input.parse(body),
+    testContext({ providers: (shared ??= providers()) }),
+  );
   return dexTopPools.output.parse(result);
 }
 
@@ -89,7 +93,9 @@ describe('dex-top-pools', () => {
 
   it('combines chain and project filters', async () => {
     const out = await call({ chain: 'base', project: 'aerodrome', limit: 5 });
-    expect(out.pools.map((p) => p.pool)).toEqual(expected((p) => p.chain === 'Base' && p.project.includes('aerodrome'), 5));
+    expect(out.pools.map((p) => p.pool)).toEqual(
+      expected((p) => p.chain === 'Base' && p.project.includes('aerodrome'), 5),
+    );
   });
 
   it('never lists single-token lending or staking positions', async () => {
@@ -106,7 +112,8 @@ describe('dex-top-pools', () => {
 
   it('returns fewer than limit when fewer pools match', async () => {
     const sizes = new Map<string, number>();
-    for (const p of POOLS) if (p.exposure === 'multi') sizes.set(`${p.chain}|${p.project}`, (sizes.get(`${p.chain}|${p.project}`) ?? 0) + 1);
+    for (const p of POOLS)
+      if (p.exposure === 'multi') sizes.set(`${p.chain}|${p.project}`, (sizes.get(`${p.chain}|${p.project}`) ?? 0) + 1);
     const [chain, project] = [...sizes].find(([, n]) => n > 1 && n < 20)![0].split('|') as [string, string];
     const few = expected((p) => p.chain === chain && p.project.includes(project), 50);
     const out = await call({ chain, project, limit: 50 });
@@ -124,7 +131,9 @@ describe('dex-top-pools', () => {
   it('answers a project that matches nothing with not_found naming the largest projects there', async () => {
     const err = await refusal({ chain: 'Base', project: 'no-such-dex' });
     expect(err.message).toMatch(/no-such-dex.*Base/);
-    expect(err.message).toMatch(/uniswap|aerodrome|curve|balancer|pancakeswap|sushiswap|camelot|velodrome|trader-joe|quickswap|cetus|raydium|orca|meteora/);
+    expect(err.message).toMatch(
+      /uniswap|aerodrome|curve|balancer|pancakeswap|sushiswap|camelot|velodrome|trader-joe|quickswap|cetus|raydium|orca|meteora/,
+    );
   });
 
   it('fetches the pool list once for many calls', async () => {

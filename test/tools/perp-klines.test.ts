@@ -19,7 +19,8 @@ afterAll(async () => {
   await lookalike?.stop();
 });
 
-const run = async (input: Record<string, unknown>) => perpKlines.handler(perpKlines.input.parse(input), testContext({ providers }));
+const run = async (input: Record<string, unknown>) =>
+  perpKlines.handler(perpKlines.input.parse(input), testContext({ providers }));
 
 describe('perp-klines handler', () => {
   it('returns the exchange candles oldest first with trade counts and a summary of the window', async () => {
@@ -27,8 +28,16 @@ describe('perp-klines handler', () => {
     expect(perpKlines.output.safeParse(out).error).toBeUndefined();
     const upstream = await providers.hyperliquid.candles({ coin: 'ETH', interval: '4h', limit: 48 });
     expect(upstream.cached).toBe(true);
-    expect(out).toMatchObject({ source: 'Hyperliquid info API', coin: 'ETH', interval: '4h', count: 48, fetchedAt: upstream.fetchedAt });
-    expect(out.candles).toEqual(upstream.candles.map((k) => ({ t: k.t, o: k.o, h: k.h, l: k.l, c: k.c, v: k.v, trades: k.n })));
+    expect(out).toMatchObject({
+      source: 'Hyperliquid info API',
+      coin: 'ETH',
+      interval: '4h',
+      count: 48,
+      fetchedAt: upstream.fetchedAt,
+    });
+    expect(out.candles).toEqual(
+      upstream.candles.map((k) => ({ t: k.t, o: k.o, h: k.h, l: k.l, c: k.c, v: k.v, trades: k.n })),
+    );
     let [high, low, volume] = [-Infinity, Infinity, 0];
     for (const k of upstream.candles) {
       high = Math.max(high, k.h);

@@ -19,10 +19,22 @@ describe('smm-order', () => {
   it('prechecks the service and quantity against the panel list: fine orders pass, others are refused naming the field', async () => {
     const check = async (body: Record<string, unknown>) => smmOrder.precheck!(smmOrder.input.parse(body), ctx());
     await expect(check({ serviceId: 1, link: link(), quantity: 100 })).resolves.toBeUndefined();
-    expect(await toolFailure(check({ serviceId: 1, link: link(), quantity: 49 }))).toMatchObject({ code: 'invalid_input', field: 'quantity' });
-    expect(await toolFailure(check({ serviceId: 1, link: link(), quantity: 3334 }))).toMatchObject({ code: 'invalid_input', field: 'quantity' });
-    expect(await toolFailure(check({ serviceId: 4, link: link(), quantity: 100 }))).toMatchObject({ code: 'invalid_input', field: 'serviceId' });
-    expect(await toolFailure(check({ serviceId: 99, link: link(), quantity: 100 }))).toMatchObject({ code: 'invalid_input', field: 'serviceId' });
+    expect(await toolFailure(check({ serviceId: 1, link: link(), quantity: 49 }))).toMatchObject({
+      code: 'invalid_input',
+      field: 'quantity',
+    });
+    expect(await toolFailure(check({ serviceId: 1, link: link(), quantity: 3334 }))).toMatchObject({
+      code: 'invalid_input',
+      field: 'quantity',
+    });
+    expect(await toolFailure(check({ serviceId: 4, link: link(), quantity: 100 }))).toMatchObject({
+      code: 'invalid_input',
+      field: 'serviceId',
+    });
+    expect(await toolFailure(check({ serviceId: 99, link: link(), quantity: 100 }))).toMatchObject({
+      code: 'invalid_input',
+      field: 'serviceId',
+    });
   });
 
   it('places the order, stores it with its payer and payment, and answers ordered with the charge', async () => {
@@ -31,21 +43,38 @@ describe('smm-order', () => {
     const placed = bed.panel.orders.at(-1)!;
     expect(out).toEqual({ status: 'ordered', orderId: String(placed.order), chargeUsd: 3 });
     expect(placed).toMatchObject({ service: 3, link: body.link, quantity: 5000 });
-    expect(await bed.store.getOrder(out.orderId)).toMatchObject({ orderId: out.orderId, ...body, chargeUsd: 3, status: 'ordered', payer: bed.payment.payer, paymentKey: bed.payment.key });
+    expect(await bed.store.getOrder(out.orderId)).toMatchObject({
+      orderId: out.orderId,
+      ...body,
+      chargeUsd: 3,
+      status: 'ordered',
+      payer: bed.payment.payer,
+      paymentKey: bed.payment.key,
+    });
   });
 
   it('refuses to run without a verified payment', async () => {
-    const err = await toolFailure(Promise.resolve().then(() => smmOrder.handler(smmOrder.input.parse({ serviceId: 1, link: link(), quantity: 100 }), ctx({ payment: undefined }))));
+    const err = await toolFailure(
+      Promise.resolve().then(() =>
+        smmOrder.handler(
+          smmOrder.input.parse({ serviceId: 1, link: link(), quantity: 100 }),
+          ctx({ payment: undefined }),
+        ),
+      ),
+    );
     expect(err.code).toBe('internal');
   });
 
   it('stores nothing when the panel refuses the order', async () => {
     const before = bed.panel.orders.length;
     bed.panel.setBalance(0);
-    const err = await toolFailure(Promise.resolve().then(() => smmOrder.handler(smmOrder.input.parse({ serviceId: 1, link: link(), quantity: 100 }), ctx())));
+    const err = await toolFailure(
+      Promise.resolve().then(() =>
+        smmOrder.handler(smmOrder.input.parse({ serviceId: 1, link: link(), quantity: 100 }), ctx()),
+      ),
+    );
     bed.panel.setBalance(1000);
     expect(err.code).toBe('upstream_unavailable');
     expect(bed.panel.orders.length).toBe(before);
   });
 });
-

@@ -15,8 +15,24 @@ const ctx = (overrides: Partial<ToolContext> = {}) => bed.ctx(overrides);
 
 describe('smm-quote', () => {
   it('quotes the panel cost, the fixed charge and the orderable range', async () => {
-    const out = smmQuote.output.parse(await smmQuote.handler(smmQuote.input.parse({ serviceId: '1', quantity: '1000' }), ctx()));
-    expect(out).toEqual({ serviceId: 1, name: 'Instagram Followers [Real, 30 days refill]', category: 'Instagram Followers', type: 'Default', quantity: 1000, ratePer1000: 0.9, panelCostUsd: 0.9, chargeUsd: 3, min: 50, max: 3333, serviceMax: 10000, orderable: true, problem: null });
+    const out = smmQuote.output.parse(
+      await smmQuote.handler(smmQuote.input.parse({ serviceId: '1', quantity: '1000' }), ctx()),
+    );
+    expect(out).toEqual({
+      serviceId: 1,
+      name: 'Instagram Followers [Real, 30 days refill]',
+      category: 'Instagram Followers',
+      type: 'Default',
+      quantity: 1000,
+      ratePer1000: 0.9,
+      panelCostUsd: 0.9,
+      chargeUsd: 3,
+      min: 50,
+      max: 3333,
+      serviceMax: 10000,
+      orderable: true,
+      problem: null,
+    });
   });
 
   it('says why an order would be refused instead of refusing the quote', async () => {
@@ -25,9 +41,14 @@ describe('smm-quote', () => {
   });
 
   it('refuses an unknown service naming serviceId, and non-numbers naming the field', async () => {
-    expect(await toolFailure(Promise.resolve().then(() => smmQuote.handler(smmQuote.input.parse({ serviceId: '99', quantity: '10' }), ctx())))).toMatchObject({ field: 'serviceId' });
+    expect(
+      await toolFailure(
+        Promise.resolve().then(() =>
+          smmQuote.handler(smmQuote.input.parse({ serviceId: '99', quantity: '10' }), ctx()),
+        ),
+      ),
+    ).toMatchObject({ field: 'serviceId' });
     expect(smmQuote.input.safeParse({ serviceId: 'x', quantity: '10' }).error?.issues[0]?.path).toEqual(['serviceId']);
     expect(smmQuote.input.safeParse({ serviceId: '1', quantity: '2.5' }).error?.issues[0]?.path).toEqual(['quantity']);
   });
 });
-

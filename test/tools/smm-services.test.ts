@@ -13,7 +13,8 @@ afterAll(async () => {
 const ctx = (overrides: Partial<ToolContext> = {}) => bed.ctx(overrides);
 
 describe('smm-services', () => {
-  const search = async (query: Record<string, string>) => smmServices.output.parse(await smmServices.handler(smmServices.input.parse(query), ctx()));
+  const search = async (query: Record<string, string>) =>
+    smmServices.output.parse(await smmServices.handler(smmServices.input.parse(query), ctx()));
 
   it('lists what an order can buy, with each maximum lowered to what the price covers, and leaves out what it cannot', async () => {
     const all = await search({});
@@ -31,4 +32,3 @@ describe('smm-services', () => {
     expect(smmServices.input.safeParse({ limit: '101' }).success).toBe(false);
   });
 });
-

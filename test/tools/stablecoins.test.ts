@@ -6,7 +6,12 @@ import { createProviders } from '../../src/providers/index.js';
 import { stablecoins } from '../../tools/stablecoins.js';
 import { testContext } from '../support/context.js';
 import type { Lookalike } from '../support/upstreams/server.js';
-import { FX_FIXTURE, STABLECOIN_FIXTURE, startStablecoinsLookalike, type CoinSpec } from '../support/upstreams/stablecoins.js';
+import {
+  FX_FIXTURE,
+  STABLECOIN_FIXTURE,
+  startStablecoinsLookalike,
+  type CoinSpec,
+} from '../support/upstreams/stablecoins.js';
 
 let lookalike: Lookalike;
 beforeAll(async () => {
@@ -16,7 +21,8 @@ afterAll(async () => {
   await lookalike?.stop();
 });
 
-const providers = () => createProviders(loadConfig({ DEFILLAMA_STABLECOINS_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
+const providers = () =>
+  createProviders(loadConfig({ DEFILLAMA_STABLECOINS_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
 let shared: ReturnType<typeof providers> | undefined;
 
 async function call(body: unknown, ctxProviders = (shared ??= providers())) {
@@ -60,7 +66,17 @@ describe('stablecoins', () => {
     const out = await call({ search: 'usd coin' });
     const row = out.stablecoins[0]!;
     const usdc = spec('USDC');
-    expect(row).toMatchObject({ id: '2', name: 'USD Coin', symbol: 'USDC', geckoId: 'usd-coin', price: 0.9998, pegType: 'peggedUSD', pegCurrency: 'USD', pegMechanism: 'fiat-backed', chainCount: 6 });
+    expect(row).toMatchObject({
+      id: '2',
+      name: 'USD Coin',
+      symbol: 'USDC',
+      geckoId: 'usd-coin',
+      price: 0.9998,
+      pegType: 'peggedUSD',
+      pegCurrency: 'USD',
+      pegMechanism: 'fiat-backed',
+      chainCount: 6,
+    });
     expect(row.circulating).toBeCloseTo(total(usdc), 0);
     expect(row.circulatingUsd).toBeCloseTo(total(usdc) * 0.9998, 0);
     expect(row.pegDeviationPct).toBeCloseTo(-0.02, 4);
@@ -100,7 +116,9 @@ describe('stablecoins', () => {
     const out = await call({ peg: 'all', limit: 100 });
     expect(out.filters.peg).toBe('ALL');
     expect(out.matched).toBe(STABLECOIN_FIXTURE.length);
-    expect(new Set(out.stablecoins.map((r) => r.pegCurrency))).toEqual(new Set(['USD', 'EUR', 'JPY', 'GBP', 'CHF', 'VAR']));
+    expect(new Set(out.stablecoins.map((r) => r.pegCurrency))).toEqual(
+      new Set(['USD', 'EUR', 'JPY', 'GBP', 'CHF', 'VAR']),
+    );
     const jpyc = out.stablecoins.find((r) => r.symbol === 'JPYC')!;
     expect(jpyc.circulatingUsd).toBeCloseTo(total(spec('JPYC')) * 0.00671, 0);
     expect(jpyc.pegDeviationPct).toBeCloseTo((0.00671 / usdPerUnit('JPY') - 1) * 100, 4);
@@ -112,7 +130,9 @@ describe('stablecoins', () => {
   it('with a chain filter (any case) keeps coins on that chain and ranks them by their circulation there', async () => {
     const out = await call({ chain: 'base' });
     expect(out.filters.chain).toBe('Base');
-    const onBase = STABLECOIN_FIXTURE.filter((c) => c.pegType === 'peggedUSD' && c.chains.Base).sort((a, b) => b.chains.Base![0] - a.chains.Base![0]);
+    const onBase = STABLECOIN_FIXTURE.filter((c) => c.pegType === 'peggedUSD' && c.chains.Base).sort(
+      (a, b) => b.chains.Base![0] - a.chains.Base![0],
+    );
     expect(out.stablecoins.map((r) => r.symbol)).toEqual(onBase.map((c) => c.symbol));
     const usdc = out.stablecoins[0]!;
     const [now, day] = spec('USDC').chains.Base!;
@@ -130,7 +150,9 @@ describe('stablecoins', () => {
 
   it('searches name or symbol case-insensitively', async () => {
     const out = await call({ search: 'UsD', limit: 100 });
-    const expected = STABLECOIN_FIXTURE.filter((c) => c.pegType === 'peggedUSD' && `${c.name} ${c.symbol}`.toLowerCase().includes('usd'));
+    const expected = STABLECOIN_FIXTURE.filter(
+      (c) => c.pegType === 'peggedUSD' && `${c.name} ${c.symbol}`.toLowerCase().includes('usd'),
+    );
     expect(out.stablecoins.map((r) => r.symbol).sort()).toEqual(expected.map((c) => c.symbol).sort());
     expect(out.filters.search).toBe('UsD');
   });

@@ -22,7 +22,13 @@ beforeAll(async () => {
   cdp = await startCdpLookalike(key, { capPerAddress: 5 });
   dir = mkdtempSync(join(tmpdir(), 'testnet-fund-'));
   store = await SqliteStore.open(join(dir, 'tollbooth.db'));
-  const config = loadConfig({ LOG_LEVEL: 'silent', CDP_API_URL: cdp.url, CDP_API_KEY_ID: key.keyId, CDP_API_KEY_SECRET: key.secret, UPSTREAM_TIMEOUT_MS: '1000' });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    CDP_API_URL: cdp.url,
+    CDP_API_KEY_ID: key.keyId,
+    CDP_API_KEY_SECRET: key.secret,
+    UPSTREAM_TIMEOUT_MS: '1000',
+  });
   ctx = testContext({ providers: createProviders(config, silentLogger), store });
 });
 afterAll(async () => {
@@ -33,15 +39,26 @@ afterAll(async () => {
 
 /** A fresh EVM address per test, so the per-day counts of different tests never meet. */
 const evm = () => `0x${(++n).toString(16).padStart(40, 'a')}`;
-const fund = (body: Record<string, unknown>) => Promise.resolve().then(() => testnetFund.handler(testnetFund.input.parse(body), ctx));
+const fund = (body: Record<string, unknown>) =>
+  Promise.resolve().then(() => testnetFund.handler(testnetFund.input.parse(body), ctx));
 
 describe('testnet-fund', () => {
   it('drips 1 USDC on base-sepolia by default and answers funded with the hash and explorer link', async () => {
     const address = evm();
     const out = testnetFund.output.parse(await fund({ address }));
     const sent = cdp.drips.at(-1)!;
-    expect(sent).toMatchObject({ network: 'base-sepolia', token: 'usdc', address: expect.stringMatching(new RegExp(address.slice(2), 'i')) });
-    expect(out).toEqual({ funded: true, network: 'base-sepolia', token: 'usdc', transactionHash: sent.transaction, explorer: `https://sepolia.basescan.org/tx/${sent.transaction}` });
+    expect(sent).toMatchObject({
+      network: 'base-sepolia',
+      token: 'usdc',
+      address: expect.stringMatching(new RegExp(address.slice(2), 'i')),
+    });
+    expect(out).toEqual({
+      funded: true,
+      network: 'base-sepolia',
+      token: 'usdc',
+      transactionHash: sent.transaction,
+      explorer: `https://sepolia.basescan.org/tx/${sent.transaction}`,
+    });
   });
 
   it(`refuses a third drip for one address on the same day with 429, without asking the faucet`, async () => {
@@ -59,7 +76,9 @@ describe('testnet-fund', () => {
     const address = '0x' + 'ab'.repeat(20);
     await fund({ address });
     await fund({ address: address.toUpperCase().replace('0X', '0x') });
-    expect((await toolFailure(fund({ address: '0xAbAbABababABababababABababababababababab' }))).code).toBe('rate_limited');
+    expect((await toolFailure(fund({ address: '0xAbAbABababABababababABababababababababab' }))).code).toBe(
+      'rate_limited',
+    );
   });
 
   it('gives the drip back when the faucet fails, so a failed drip never uses up the day', async () => {
@@ -83,7 +102,9 @@ describe('testnet-fund', () => {
   });
 
   it('drips SOL on solana-devnet to a base58 address', async () => {
-    const out = testnetFund.output.parse(await fund({ address: 'HpabPRRCFbBKSuJr5PdkVvQc85FyxyTWkFM2obBRSvHT', network: 'solana-devnet', token: 'sol' }));
+    const out = testnetFund.output.parse(
+      await fund({ address: 'HpabPRRCFbBKSuJr5PdkVvQc85FyxyTWkFM2obBRSvHT', network: 'solana-devnet', token: 'sol' }),
+    );
     expect(out).toMatchObject({ funded: true, network: 'solana-devnet', token: 'sol' });
     expect(out.explorer).toMatch(/cluster=devnet$/);
   });

@@ -16,7 +16,8 @@ afterAll(async () => {
   await lookalike?.stop();
 });
 
-const providers = () => createProviders(loadConfig({ KALSHI_API_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
+const providers = () =>
+  createProviders(loadConfig({ KALSHI_API_URL: lookalike.url, LOG_LEVEL: 'silent' }), silentLogger);
 
 async function call(body: unknown, own = providers()) {
   const result = await venueEvent.handler(venueEvent.input.parse(body), testContext({ providers: own }));
@@ -49,7 +50,9 @@ describe('venue-event', () => {
     expect(out.markets.map((m) => m.ticker)).toEqual(fed.markets.map((m) => m.ticker));
     fed.markets.forEach((spec, i) => {
       const m = out.markets[i]!;
-      expect([m.yesBid, m.yesAsk, m.lastPrice, m.volume, m.openInterest]).toEqual([spec.yesBid, spec.yesAsk, spec.lastPrice, spec.volume, spec.openInterest].map(Number));
+      expect([m.yesBid, m.yesAsk, m.lastPrice, m.volume, m.openInterest]).toEqual(
+        [spec.yesBid, spec.yesAsk, spec.lastPrice, spec.volume, spec.openInterest].map(Number),
+      );
       expect(m.noBid).toBeCloseTo(1 - Number(spec.yesAsk), 10);
       expect(m.noAsk).toBeCloseTo(1 - Number(spec.yesBid), 10);
       expect(m).toMatchObject({ eventTicker: fed.event_ticker, venue: 'Kalshi', status: spec.status });
@@ -59,7 +62,8 @@ describe('venue-event', () => {
 
   it('keeps prices between 0 and 1 (implied probability)', async () => {
     const out = await call({ eventTicker: 'KXFEDDECISION-25DEC' });
-    for (const m of out.markets) for (const p of [m.yesBid, m.yesAsk, m.noBid, m.noAsk, m.lastPrice]) expect(p >= 0 && p <= 1).toBe(true);
+    for (const m of out.markets)
+      for (const p of [m.yesBid, m.yesAsk, m.noBid, m.noAsk, m.lastPrice]) expect(p >= 0 && p <= 1).toBe(true);
   });
 
   it('reports an event whose markets do not partition the outcomes as not mutually exclusive', async () => {

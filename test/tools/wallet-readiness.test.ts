@@ -15,7 +15,17 @@ let cdp: CdpLookalike;
 let key: CdpTestKey;
 
 beforeAll(async () => {
-  rpc = await startCannedEvmRpc({ chainId: 84532, balance: 2n * 10n ** 15n, tokenBalance: 7_500_000n, symbol: 'USDC', decimals: 6, gasPrice: 1_000_000_000n }, { slowMs: 1_500 });
+  rpc = await startCannedEvmRpc(
+    {
+      chainId: 84532,
+      balance: 2n * 10n ** 15n,
+      tokenBalance: 7_500_000n,
+      symbol: 'USDC',
+      decimals: 6,
+      gasPrice: 1_000_000_000n,
+    },
+    { slowMs: 1_500 },
+  );
   key = cdpTestKey('ec');
   cdp = await startCdpLookalike(key);
 });
@@ -25,7 +35,16 @@ afterAll(async () => {
 });
 
 function context(env: Record<string, string> = {}) {
-  const network = { id: 'eip155:84532', family: 'evm', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6, name: 'USDC', version: '2', rpcUrl: rpc.url, label: 'Base Sepolia (look-alike)' };
+  const network = {
+    id: 'eip155:84532',
+    family: 'evm',
+    asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    decimals: 6,
+    name: 'USDC',
+    version: '2',
+    rpcUrl: rpc.url,
+    label: 'Base Sepolia (look-alike)',
+  };
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     NETWORKS_JSON: JSON.stringify({ networks: [network] }),
@@ -38,12 +57,18 @@ function context(env: Record<string, string> = {}) {
     ...env,
   });
   const progress: Array<[number, number, string | undefined]> = [];
-  const ctx = testContext({ providers: createProviders(config, silentLogger), progress: (done, total, message) => progress.push([done, total, message]) });
+  const ctx = testContext({
+    providers: createProviders(config, silentLogger),
+    progress: (done, total, message) => progress.push([done, total, message]),
+  });
   return { ctx, progress };
 }
 
 const run = (ctx: ReturnType<typeof context>['ctx'], solanaAddress?: string) =>
-  walletReadiness.handler(walletReadiness.input.parse({ address: ADDRESS, ...(solanaAddress ? { solanaAddress } : {}) }), ctx) as Promise<{
+  walletReadiness.handler(
+    walletReadiness.input.parse({ address: ADDRESS, ...(solanaAddress ? { solanaAddress } : {}) }),
+    ctx,
+  ) as Promise<{
     pack: string;
     args: Record<string, unknown>;
     steps: Array<{ ok: boolean; slug: string; result: Record<string, unknown> }>;
@@ -56,17 +81,52 @@ describe('wallet-readiness', () => {
   it('runs the three steps and reports balances, gas and a working onramp link, with progress per step', async () => {
     const { ctx, progress } = context();
     const out = await run(ctx);
-    expect(out).toMatchObject({ pack: 'wallet-readiness', args: { address: ADDRESS, solanaAddress: null }, summary: '3/3 steps succeeded' });
+    expect(out).toMatchObject({
+      pack: 'wallet-readiness',
+      args: { address: ADDRESS, solanaAddress: null },
+      summary: '3/3 steps succeeded',
+    });
     expect(out.steps.map((s) => s.slug)).toEqual(['wallet-balances', 'gas-snapshot', 'onramp-link']);
     expect(step(out, 'wallet-balances').result).toMatchObject({
-      networks: [{ network: 'eip155:84532', ok: true, native: { symbol: 'ETH', formatted: '0.002' }, stablecoin: { symbol: 'USDC', raw: '7500000', formatted: '7.5' } }],
+      networks: [
+        {
+          network: 'eip155:84532',
+          ok: true,
+          native: { symbol: 'ETH', formatted: '0.002' },
+          stablecoin: { symbol: 'USDC', raw: '7500000', formatted: '7.5' },
+        },
+      ],
       stablecoinTotalUsd: '7.5',
     });
-    expect(step(out, 'gas-snapshot').result).toMatchObject({ networks: [{ ok: true, gasPriceWei: '1000000000', gasPriceGwei: '1', stablecoinTransfer: { gas: 65_000, fee: { formatted: '0.000065' } } }] });
-    expect(step(out, 'onramp-link').result).toEqual({ url: cdp.sessions.at(-1)!.url, provider: 'Coinbase Onramp', network: 'base', asset: 'USDC', expiresInSeconds: 300 });
+    expect(step(out, 'gas-snapshot').result).toMatchObject({
+      networks: [
+        {
+          ok: true,
+          gasPriceWei: '1000000000',
+          gasPriceGwei: '1',
+          stablecoinTransfer: { gas: 65_000, fee: { formatted: '0.000065' } },
+        },
+      ],
+    });
+    expect(step(out, 'onramp-link').result).toEqual({
+      url: cdp.sessions.at(-1)!.url,
+      provider: 'Coinbase Onramp',
+      network: 'base',
+      asset: 'USDC',
+      expiresInSeconds: 300,
+    });
     expect(progress[0]).toEqual([0, 3, expect.stringContaining('running')]);
-    expect(progress.slice(1).map(([done, total]) => [done, total])).toEqual([[1, 3], [2, 3], [3, 3]]);
-    expect(progress.slice(1).map(([, , m]) => m).sort()).toEqual(['gas-snapshot succeeded', 'onramp-link succeeded', 'wallet-balances succeeded']);
+    expect(progress.slice(1).map(([done, total]) => [done, total])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(
+      progress
+        .slice(1)
+        .map(([, , m]) => m)
+        .sort(),
+    ).toEqual(['gas-snapshot succeeded', 'onramp-link succeeded', 'wallet-balances succeeded']);
   });
 
   it('still answers when wallet-balances fails: 2/3, with the reason in the failed step', async () => {
@@ -74,7 +134,10 @@ describe('wallet-readiness', () => {
     rpc.failNext('error200', 1, rpcMethod('eth_getBalance'));
     const out = await run(ctx);
     expect(out.summary).toBe('2/3 steps succeeded');
-    expect(step(out, 'wallet-balances')).toMatchObject({ ok: false, result: { code: 'upstream_unavailable', error: expect.stringMatching(/No network answered the balance read/) } });
+    expect(step(out, 'wallet-balances')).toMatchObject({
+      ok: false,
+      result: { code: 'upstream_unavailable', error: expect.stringMatching(/No network answered the balance read/) },
+    });
     expect(JSON.stringify(step(out, 'wallet-balances'))).not.toMatch(/not charged/);
   });
 
@@ -91,14 +154,20 @@ describe('wallet-readiness', () => {
     const { ctx } = context({ CDP_API_KEY_ID: '', CDP_API_KEY_SECRET: '' });
     const out = await run(ctx);
     expect(out.summary).toBe('2/3 steps succeeded');
-    expect(step(out, 'onramp-link')).toMatchObject({ ok: false, result: { code: 'not_implemented', error: expect.stringMatching(/session token/) } });
+    expect(step(out, 'onramp-link')).toMatchObject({
+      ok: false,
+      result: { code: 'not_implemented', error: expect.stringMatching(/session token/) },
+    });
   });
 
   it('fails a step that runs past its time limit, and only that step', async () => {
     const { ctx } = context({ WALLET_STEP_TIMEOUT_MS: '300', UPSTREAM_TIMEOUT_MS: '5000' });
     rpc.failNext('slow', 1, rpcMethod('eth_gasPrice'));
     const out = await run(ctx);
-    expect(step(out, 'gas-snapshot')).toMatchObject({ ok: false, result: { code: 'upstream_timeout', error: expect.stringMatching(/within 300 ms/) } });
+    expect(step(out, 'gas-snapshot')).toMatchObject({
+      ok: false,
+      result: { code: 'upstream_timeout', error: expect.stringMatching(/within 300 ms/) },
+    });
     expect(step(out, 'wallet-balances').ok).toBe(true);
     expect(out.summary).toBe('2/3 steps succeeded');
   });

@@ -66,7 +66,13 @@ function offerOf(entry: PaymentRequirements, version: 1 | 2, networks: readonly 
     recipient: checksumAddress(entry.payTo),
     methodDetails: { chainId: Number(chain[1]), credentialTypes: ['authorization'], decimals: net.decimals },
   };
-  return { entry, x402Version: version, request, domain: { name: extra.name, version: extra.version }, key: encodeRequest(request) };
+  return {
+    entry,
+    x402Version: version,
+    request,
+    domain: { name: extra.name, version: extra.version },
+    key: encodeRequest(request),
+  };
 }
 
 /**
@@ -103,7 +109,9 @@ const SALT_BYTES = 12;
  * and precomputed request encodings, because issuing goes with every unpaid 402 (a test keeps it equal to mppx's).
  */
 function challengeId(secretKey: string, realm: string, request: string, expires: string, opaque: string): string {
-  return createHmac('sha256', secretKey).update(`${realm}|${MPP_METHOD}|${MPP_INTENT}|${request}|${expires}||${opaque}`).digest('base64url');
+  return createHmac('sha256', secretKey)
+    .update(`${realm}|${MPP_METHOD}|${MPP_INTENT}|${request}|${expires}||${opaque}`)
+    .digest('base64url');
 }
 
 /**
@@ -111,7 +119,13 @@ function challengeId(secretKey: string, realm: string, request: string, expires:
  * from it is never reused) and bound by the HMAC id to realm, method, intent, request, expiry and the tool. The
  * objects and header values are the ones mppx's `Challenge.from` and `Challenge.serialize` produce (tested).
  */
-export function issueChallenges(settings: MppSettings, offers: readonly MppOffer[], binding: ChallengeBinding, ttlSeconds: number, now = Date.now()): IssuedChallenge[] {
+export function issueChallenges(
+  settings: MppSettings,
+  offers: readonly MppOffer[],
+  binding: ChallengeBinding,
+  ttlSeconds: number,
+  now = Date.now(),
+): IssuedChallenge[] {
   const expires = new Date(now + ttlSeconds * 1000).toISOString();
   const salts = randomBytes(SALT_BYTES * offers.length);
   const { realm, secretKey } = settings;
@@ -121,7 +135,15 @@ export function issueChallenges(settings: MppSettings, offers: readonly MppOffer
     // JCS of {salt, tool}: keys in order, strings as JSON writes them (the salt is base64url, the tool name ours).
     const opaque = Buffer.from(`{"salt":"${salt}","tool":${tool}}`, 'utf8').toString('base64url');
     const id = challengeId(secretKey, realm, offer.key, expires, opaque);
-    const challenge = { id, realm, method: MPP_METHOD, intent: MPP_INTENT, request: offer.request, expires, opaque } as unknown as Challenge.Challenge;
+    const challenge = {
+      id,
+      realm,
+      method: MPP_METHOD,
+      intent: MPP_INTENT,
+      request: offer.request,
+      expires,
+      opaque,
+    } as unknown as Challenge.Challenge;
     const header = `Payment id="${id}", realm="${realm}", method="${MPP_METHOD}", intent="${MPP_INTENT}", request="${offer.key}", expires="${expires}", opaque="${opaque}"`;
     return { challenge, header };
   });
@@ -131,7 +153,10 @@ export function issueChallenges(settings: MppSettings, offers: readonly MppOffer
 export function boundTool(challenge: Challenge.Challenge): string | undefined {
   if (typeof challenge.opaque !== 'string' || challenge.opaque.length > 512) return undefined;
   try {
-    const meta = JSON.parse(Buffer.from(challenge.opaque, 'base64url').toString('utf8')) as Record<string, unknown> | null;
+    const meta = JSON.parse(Buffer.from(challenge.opaque, 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    > | null;
     return typeof meta?.tool === 'string' ? meta.tool : undefined;
   } catch {
     return undefined;

@@ -15,7 +15,10 @@ const SCHEME = 'payment';
 export function isPaymentAuthorization(value: string | undefined): value is string {
   if (value === undefined) return false;
   const head = value.trimStart().slice(0, SCHEME.length + 1);
-  return head.slice(0, SCHEME.length).toLowerCase() === SCHEME && (head.length === SCHEME.length || /\s/.test(head[SCHEME.length]!));
+  return (
+    head.slice(0, SCHEME.length).toLowerCase() === SCHEME &&
+    (head.length === SCHEME.length || /\s/.test(head[SCHEME.length]!))
+  );
 }
 
 /** Standard base64url (RFC 4648 §5), padding tolerated: a linear check on a string already bounded in length. */
@@ -23,14 +26,24 @@ const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
 function headerToken(header: string): { ok: true; token: string } | { ok: false; message: string } {
   if (header.length > PAYMENT_LIMITS.maxHeaderChars) {
-    return { ok: false, message: `The Authorization header is longer than ${PAYMENT_LIMITS.maxHeaderChars} characters.` };
+    return {
+      ok: false,
+      message: `The Authorization header is longer than ${PAYMENT_LIMITS.maxHeaderChars} characters.`,
+    };
   }
   const token = header.trim().slice(SCHEME.length).trim();
   if (token.length === 0) return { ok: false, message: 'The Authorization: Payment header carries no credential.' };
-  if (!BASE64URL.test(token)) return { ok: false, message: 'The MPP credential is not base64url (RFC 4648 §5): send it as the MPP client library builds it.' };
+  if (!BASE64URL.test(token))
+    return {
+      ok: false,
+      message: 'The MPP credential is not base64url (RFC 4648 §5): send it as the MPP client library builds it.',
+    };
   const bytes = Math.floor((token.replace(/=+$/, '').length * 3) / 4);
   if (bytes > PAYMENT_LIMITS.maxJsonBytes) {
-    return { ok: false, message: `The MPP credential is too large: ${bytes} bytes of JSON exceed the limit of ${PAYMENT_LIMITS.maxJsonBytes}.` };
+    return {
+      ok: false,
+      message: `The MPP credential is too large: ${bytes} bytes of JSON exceed the limit of ${PAYMENT_LIMITS.maxJsonBytes}.`,
+    };
   }
   return { ok: true, token };
 }
@@ -60,14 +73,21 @@ export async function decodeCredential(source: MppCredentialSource): Promise<Dec
     try {
       header = Credential.serialize(value as Credential.Credential);
     } catch {
-      return { ok: false, message: 'The MPP credential in _meta is not a credential: its challenge could not be read.' };
+      return {
+        ok: false,
+        message: 'The MPP credential in _meta is not a credential: its challenge could not be read.',
+      };
     }
   }
   let credential: Credential.Credential;
   try {
     credential = Credential.deserialize(header);
   } catch {
-    return { ok: false, message: 'The MPP credential is malformed: it must be base64url JSON with the echoed `challenge` and a `payload`.' };
+    return {
+      ok: false,
+      message:
+        'The MPP credential is malformed: it must be base64url JSON with the echoed `challenge` and a `payload`.',
+    };
   }
   // The decoded credential is held to the same shape limits as an x402 payment before anything reads its fields.
   const bounded = withinPaymentLimits(credential);

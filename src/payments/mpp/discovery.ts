@@ -26,7 +26,10 @@ export interface MppToolInfo {
 
 /** Where MPP clients find challenges, send credentials and read receipts, over HTTP and MCP. */
 export const MPP_WHERE = {
-  challenge: { http: 'WWW-Authenticate: Payment (on the 402)', mcp: '_meta["org.paymentauth/payment-required"] (on the unpaid result)' },
+  challenge: {
+    http: 'WWW-Authenticate: Payment (on the 402)',
+    mcp: '_meta["org.paymentauth/payment-required"] (on the unpaid result)',
+  },
   credential: { http: 'Authorization: Payment', mcp: '_meta["org.paymentauth/credential"]' },
   receipt: { http: 'Payment-Receipt', mcp: '_meta["org.paymentauth/receipt"]' },
 } as const;
@@ -43,7 +46,11 @@ export function mppOfferInfo(offer: MppOffer): MppOfferInfo {
     amount,
     currency,
     recipient,
-    methodDetails: { chainId: methodDetails.chainId, decimals: methodDetails.decimals, credentialTypes: methodDetails.credentialTypes },
+    methodDetails: {
+      chainId: methodDetails.chainId,
+      decimals: methodDetails.decimals,
+      credentialTypes: methodDetails.credentialTypes,
+    },
   };
 }
 

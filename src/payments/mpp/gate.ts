@@ -40,7 +40,9 @@ export class MppGate {
     log?: Logger,
   ) {
     if (settings.enabled && settings.ephemeralKey) {
-      log?.warn('MPP_SECRET_KEY is not set: MPP challenges are signed with a random key of this process, so they stop verifying after a restart and on other instances. Set MPP_SECRET_KEY (or MPP_SECRET_KEY_FILE) to a shared secret of at least 32 bytes.');
+      log?.warn(
+        'MPP_SECRET_KEY is not set: MPP challenges are signed with a random key of this process, so they stop verifying after a restart and on other instances. Set MPP_SECRET_KEY (or MPP_SECRET_KEY_FILE) to a shared secret of at least 32 bytes.',
+      );
     }
   }
 
@@ -72,11 +74,29 @@ export class MppGate {
   /** Reads a decoded credential for a route: the x402 payment it carries, or the refusal. */
   read(tool: AnyPaidToolDefinition, decoded: DecodedCredential): MppRead {
     if (!this.enabled) {
-      return { type: 'rejected', status: 400, reason: MPP_REASONS.disabled, message: 'This server does not accept MPP payments (Authorization: Payment): the operator turned MPP off. Pay with x402 instead (the PAYMENT-REQUIRED challenge of a call without payment). Nothing was charged.' };
+      return {
+        type: 'rejected',
+        status: 400,
+        reason: MPP_REASONS.disabled,
+        message:
+          'This server does not accept MPP payments (Authorization: Payment): the operator turned MPP off. Pay with x402 instead (the PAYMENT-REQUIRED challenge of a call without payment). Nothing was charged.',
+      };
     }
-    if (!decoded.ok) return { type: 'rejected', status: 400, reason: REASONS.malformed, message: `${decoded.message} Nothing was charged.` };
+    if (!decoded.ok)
+      return {
+        type: 'rejected',
+        status: 400,
+        reason: REASONS.malformed,
+        message: `${decoded.message} Nothing was charged.`,
+      };
     const matched = matchCredential(decoded.credential, tool.name, this.offers(tool), this.settings);
-    if (!matched.ok) return { type: 'rejected', status: matched.status, reason: matched.reason, message: matched.message };
-    return { type: 'payment', payment: matched.payment, x402Version: matched.offer.x402Version, idempotencyId: mppIdempotencyId(matched.challengeId) };
+    if (!matched.ok)
+      return { type: 'rejected', status: matched.status, reason: matched.reason, message: matched.message };
+    return {
+      type: 'payment',
+      payment: matched.payment,
+      x402Version: matched.offer.x402Version,
+      idempotencyId: mppIdempotencyId(matched.challengeId),
+    };
   }
 }

@@ -36,7 +36,10 @@ export interface MppErrorType {
   title: string;
 }
 
-const problem = (slug: string, title: string): MppErrorType => ({ type: `https://paymentauth.org/problems/${slug}`, title });
+const problem = (slug: string, title: string): MppErrorType => ({
+  type: `https://paymentauth.org/problems/${slug}`,
+  title,
+});
 
 /** The MPP problem types Tollbooth answers with, by mppx error class name. */
 export const MPP_ERROR_TYPES = {

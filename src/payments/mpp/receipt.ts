@@ -8,7 +8,12 @@ export type MppReceipt = Receipt.Receipt & { challengeId: string };
 
 /** The MPP receipt of a settled call: method `evm`, the settlement transaction as reference, when it was made. */
 export function mppReceipt(settled: SettleResponse, challengeId: string, now = new Date()): MppReceipt {
-  const receipt = mppx().Receipt.from({ method: MPP_METHOD, reference: settled.transaction, status: 'success', timestamp: now.toISOString() });
+  const receipt = mppx().Receipt.from({
+    method: MPP_METHOD,
+    reference: settled.transaction,
+    status: 'success',
+    timestamp: now.toISOString(),
+  });
   return { ...receipt, challengeId };
 }
 

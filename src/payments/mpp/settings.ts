@@ -38,9 +38,17 @@ export function mppSettings(env: MppEnv, production: boolean, baseUrl: string): 
   const enabled = env.MPP !== 'off';
   const configured = env.MPP_SECRET_KEY;
   if (configured !== undefined && Buffer.byteLength(configured, 'utf8') < MPP_MIN_KEY_BYTES) {
-    throw new Error(`MPP_SECRET_KEY must be at least ${MPP_MIN_KEY_BYTES} bytes (generate one with: openssl rand -base64 32)`);
+    throw new Error(
+      `MPP_SECRET_KEY must be at least ${MPP_MIN_KEY_BYTES} bytes (generate one with: openssl rand -base64 32)`,
+    );
   }
   const secretKey = configured ?? randomBytes(32).toString('base64');
   const ephemeralKey = configured === undefined;
-  return { enabled, secretKey, ephemeralKey, realm: env.MPP_REALM ?? new URL(baseUrl).host, sharedKeyMissing: enabled && production && ephemeralKey };
+  return {
+    enabled,
+    secretKey,
+    ephemeralKey,
+    realm: env.MPP_REALM ?? new URL(baseUrl).host,
+    sharedKeyMissing: enabled && production && ephemeralKey,
+  };
 }

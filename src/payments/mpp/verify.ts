@@ -25,8 +25,14 @@ export interface CredentialMismatch {
 }
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const same = (a: string, b: string) => HEX_ADDRESS.test(a) && HEX_ADDRESS.test(b) && a.toLowerCase() === b.toLowerCase();
-const mismatch = (status: 400 | 402, reason: MppReason, message: string): CredentialMismatch => ({ ok: false, status, reason, message });
+const same = (a: string, b: string) =>
+  HEX_ADDRESS.test(a) && HEX_ADDRESS.test(b) && a.toLowerCase() === b.toLowerCase();
+const mismatch = (status: 400 | 402, reason: MppReason, message: string): CredentialMismatch => ({
+  ok: false,
+  status,
+  reason,
+  message,
+});
 
 /**
  * Matches a decoded credential to the route it was sent to, statelessly: the challenge id is our HMAC over its fields
@@ -44,45 +50,106 @@ export function matchCredential(
   const { Challenge, evm } = mppx();
   const { challenge } = credential;
   if (challenge.method !== MPP_METHOD || challenge.intent !== MPP_INTENT) {
-    return mismatch(400, MPP_REASONS.methodUnsupported, `This server takes MPP payments with method "${MPP_METHOD}" and intent "${MPP_INTENT}" only; the credential is for "${challenge.method}/${challenge.intent}".`);
+    return mismatch(
+      400,
+      MPP_REASONS.methodUnsupported,
+      `This server takes MPP payments with method "${MPP_METHOD}" and intent "${MPP_INTENT}" only; the credential is for "${challenge.method}/${challenge.intent}".`,
+    );
   }
   if (!Challenge.verify(challenge, { secretKey: settings.secretKey })) {
-    return mismatch(402, MPP_REASONS.invalidChallenge, 'The credential echoes a challenge this server did not issue, or one whose fields were changed (amount, recipient, chain, expiry, realm and id are bound together). Ask again without payment for a fresh challenge.');
+    return mismatch(
+      402,
+      MPP_REASONS.invalidChallenge,
+      'The credential echoes a challenge this server did not issue, or one whose fields were changed (amount, recipient, chain, expiry, realm and id are bound together). Ask again without payment for a fresh challenge.',
+    );
   }
   if (challenge.realm !== settings.realm) {
-    return mismatch(402, MPP_REASONS.invalidChallenge, `The credential answers a challenge of realm "${challenge.realm}"; this server's realm is "${settings.realm}".`);
+    return mismatch(
+      402,
+      MPP_REASONS.invalidChallenge,
+      `The credential answers a challenge of realm "${challenge.realm}"; this server's realm is "${settings.realm}".`,
+    );
   }
   if (boundTool(challenge) !== tool) {
-    return mismatch(402, MPP_REASONS.invalidChallenge, `The credential answers a challenge issued for another tool; pay the challenge this tool (${tool}) answers with.`);
+    return mismatch(
+      402,
+      MPP_REASONS.invalidChallenge,
+      `The credential answers a challenge issued for another tool; pay the challenge this tool (${tool}) answers with.`,
+    );
   }
   if (!challenge.expires || Number.isNaN(Date.parse(challenge.expires))) {
     return mismatch(402, MPP_REASONS.invalidChallenge, 'The challenge carries no valid expiry.');
   }
   if (Date.parse(challenge.expires) <= nowMs) {
-    return mismatch(402, MPP_REASONS.expired, `The challenge expired at ${challenge.expires}; ask again without payment for a fresh one. Nothing was charged.`);
+    return mismatch(
+      402,
+      MPP_REASONS.expired,
+      `The challenge expired at ${challenge.expires}; ask again without payment for a fresh one. Nothing was charged.`,
+    );
   }
   const key = encodeRequest(challenge.request);
   const offer = offers.find((o) => o.key === key);
   if (!offer) {
-    return mismatch(402, MPP_REASONS.invalidChallenge, 'The credential answers a challenge whose price, asset, recipient or chain this route no longer offers; ask again without payment for a fresh challenge.');
+    return mismatch(
+      402,
+      MPP_REASONS.invalidChallenge,
+      'The credential answers a challenge whose price, asset, recipient or chain this route no longer offers; ask again without payment for a fresh challenge.',
+    );
   }
   const parsed = evm.Types.AuthorizationPayloadSchema.safeParse(credential.payload);
   if (!parsed.success) {
-    return mismatch(400, MPP_REASONS.invalidPayload, 'The credential payload is not an EIP-3009 authorization (type "authorization" with from, to, value, validAfter, validBefore, a 32-byte nonce and a hex signature).');
+    return mismatch(
+      400,
+      MPP_REASONS.invalidPayload,
+      'The credential payload is not an EIP-3009 authorization (type "authorization" with from, to, value, validAfter, validBefore, a 32-byte nonce and a hex signature).',
+    );
   }
   const auth = parsed.data;
   const { request } = offer;
-  if (!same(auth.to, request.recipient)) return mismatch(402, MPP_REASONS.recipientMismatch, `The authorization pays ${auth.to}, not the challenge's recipient ${request.recipient}.`);
-  if (auth.value !== request.amount) return mismatch(402, MPP_REASONS.amountMismatch, `The authorization is for ${auth.value} atomic units; the challenge asks for exactly ${request.amount}.`);
+  if (!same(auth.to, request.recipient))
+    return mismatch(
+      402,
+      MPP_REASONS.recipientMismatch,
+      `The authorization pays ${auth.to}, not the challenge's recipient ${request.recipient}.`,
+    );
+  if (auth.value !== request.amount)
+    return mismatch(
+      402,
+      MPP_REASONS.amountMismatch,
+      `The authorization is for ${auth.value} atomic units; the challenge asks for exactly ${request.amount}.`,
+    );
   if (auth.nonce.toLowerCase() !== evm.Types.challengeHash(challenge).toLowerCase()) {
-    return mismatch(402, MPP_REASONS.challengeHashMismatch, 'The authorization nonce is not the hash of the challenge it answers (keccak256 of id and realm): it was signed for another challenge.');
+    return mismatch(
+      402,
+      MPP_REASONS.challengeHashMismatch,
+      'The authorization nonce is not the hash of the challenge it answers (keccak256 of id and realm): it was signed for another challenge.',
+    );
   }
-  if (BigInt(auth.validBefore) * 1000n <= BigInt(nowMs)) return mismatch(402, MPP_REASONS.expired, 'The authorization has expired (validBefore is past); sign a new one. Nothing was charged.');
-  const source = evm.Types.toSource({ address: checksumAddress(auth.from) as `0x${string}`, chainId: request.methodDetails.chainId });
+  if (BigInt(auth.validBefore) * 1000n <= BigInt(nowMs))
+    return mismatch(
+      402,
+      MPP_REASONS.expired,
+      'The authorization has expired (validBefore is past); sign a new one. Nothing was charged.',
+    );
+  const source = evm.Types.toSource({
+    address: checksumAddress(auth.from) as `0x${string}`,
+    chainId: request.methodDetails.chainId,
+  });
   if (credential.source !== undefined && credential.source !== source) {
-    return mismatch(402, MPP_REASONS.sourceMismatch, `The credential's source ${credential.source} is not the authorization's signer (${source}).`);
+    return mismatch(
+      402,
+      MPP_REASONS.sourceMismatch,
+      `The credential's source ${credential.source} is not the authorization's signer (${source}).`,
+    );
   }
-  const authorization = { from: auth.from, to: auth.to, value: auth.value, validAfter: auth.validAfter, validBefore: auth.validBefore, nonce: auth.nonce };
+  const authorization = {
+    from: auth.from,
+    to: auth.to,
+    value: auth.value,
+    validAfter: auth.validAfter,
+    validBefore: auth.validBefore,
+    nonce: auth.nonce,
+  };
   const inner = { signature: auth.signature, authorization };
   const payment = (offer.x402Version === 1
     ? { x402Version: 1, scheme: offer.entry.scheme, network: offer.entry.network, payload: inner }

@@ -32,9 +32,23 @@ function versionOf(requirements: PaymentRequirements): 1 | 2 {
 }
 
 /** The rail that handles an advertised requirement on a network, if any (in the requirement's x402 version). */
-export function railFor<R extends RailInfo>(requirements: PaymentRequirements, net: NetworkEntry, rails: readonly R[]): R | undefined;
+export function railFor<R extends RailInfo>(
+  requirements: PaymentRequirements,
+  net: NetworkEntry,
+  rails: readonly R[],
+): R | undefined;
 export function railFor(requirements: PaymentRequirements, net: NetworkEntry): Rail | undefined;
-export function railFor(requirements: PaymentRequirements, net: NetworkEntry, rails: readonly RailInfo[] = RAILS): RailInfo | undefined {
+export function railFor(
+  requirements: PaymentRequirements,
+  net: NetworkEntry,
+  rails: readonly RailInfo[] = RAILS,
+): RailInfo | undefined {
   const version = versionOf(requirements);
-  return rails.find((r) => (r.x402Version ?? 2) === version && r.family === net.family && r.scheme === requirements.scheme && r.handles(requirements, net));
+  return rails.find(
+    (r) =>
+      (r.x402Version ?? 2) === version &&
+      r.family === net.family &&
+      r.scheme === requirements.scheme &&
+      r.handles(requirements, net),
+  );
 }

@@ -7,15 +7,26 @@ import { isShortNetworkName } from '../match.js';
 import { V1_NETWORK_NAMES } from '../networks.js';
 import type { RailInfo } from './rail.js';
 
-const transferMethod = (req: PaymentRequirements) => (req.extra as Record<string, unknown> | undefined)?.assetTransferMethod;
+const transferMethod = (req: PaymentRequirements) =>
+  (req.extra as Record<string, unknown> | undefined)?.assetTransferMethod;
 
 export { V1_NETWORK_NAMES } from '../networks.js';
 
 /** `exact` on EVM with an EIP-3009 `transferWithAuthorization` (the default EVM rail). */
-export const EVM_EXACT: RailInfo = { id: 'evm-exact', family: 'evm', scheme: 'exact', handles: (req) => req.scheme === 'exact' && !transferMethod(req) };
+export const EVM_EXACT: RailInfo = {
+  id: 'evm-exact',
+  family: 'evm',
+  scheme: 'exact',
+  handles: (req) => req.scheme === 'exact' && !transferMethod(req),
+};
 
 /** `upto` on EVM through Permit2 and the x402 upto proxy. */
-export const EVM_UPTO: RailInfo = { id: 'evm-upto', family: 'evm', scheme: 'upto', handles: (req) => req.scheme === 'upto' && transferMethod(req) === 'permit2' };
+export const EVM_UPTO: RailInfo = {
+  id: 'evm-upto',
+  family: 'evm',
+  scheme: 'upto',
+  handles: (req) => req.scheme === 'upto' && transferMethod(req) === 'permit2',
+};
 
 /** Version-1 `exact` on EVM (EIP-3009), matched on scheme + short network name. */
 export const EVM_EXACT_V1: RailInfo = {
@@ -28,10 +39,25 @@ export const EVM_EXACT_V1: RailInfo = {
 };
 
 /** `exact` on Algorand (an atomic group with an ASA transfer). */
-export const ALGORAND_EXACT: RailInfo = { id: 'algorand-exact', family: 'algorand', scheme: 'exact', handles: (req) => req.scheme === 'exact' };
+export const ALGORAND_EXACT: RailInfo = {
+  id: 'algorand-exact',
+  family: 'algorand',
+  scheme: 'exact',
+  handles: (req) => req.scheme === 'exact',
+};
 
 /** `exact` on Solana (a partially signed SPL transfer). */
-export const SVM_EXACT: RailInfo = { id: 'svm-exact', family: 'svm', scheme: 'exact', handles: (req) => req.scheme === 'exact' };
+export const SVM_EXACT: RailInfo = {
+  id: 'svm-exact',
+  family: 'svm',
+  scheme: 'exact',
+  handles: (req) => req.scheme === 'exact',
+};
 
 /** `exact` on Stellar (a Soroban token transfer with signed authorization entries). */
-export const STELLAR_EXACT: RailInfo = { id: 'stellar-exact', family: 'stellar', scheme: 'exact', handles: (req) => req.scheme === 'exact' };
+export const STELLAR_EXACT: RailInfo = {
+  id: 'stellar-exact',
+  family: 'stellar',
+  scheme: 'exact',
+  handles: (req) => req.scheme === 'exact',
+};

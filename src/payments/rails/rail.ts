@@ -17,9 +17,7 @@ export interface PendingSettlement {
 
 /** What the chain says about a pending settlement. */
 export type LookupResult =
-  | { type: 'settled'; transaction: string }
-  | { type: 'failed'; reason: string }
-  | { type: 'pending' };
+  { type: 'settled'; transaction: string } | { type: 'failed'; reason: string } | { type: 'pending' };
 
 /**
  * One way to pay (network family + scheme), as known without its chain SDK: which requirements it handles and under

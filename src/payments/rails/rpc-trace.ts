@@ -38,7 +38,12 @@ export function noteSend(): void {
 /** The errors along a cause chain, outermost first (bounded). */
 export function causeChain(err: unknown): unknown[] {
   const found: unknown[] = [];
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) found.push(e);
+  for (
+    let e = err, depth = 0;
+    e !== undefined && e !== null && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth++
+  )
+    found.push(e);
   return found;
 }
 
@@ -51,7 +56,10 @@ export function chainText(err: unknown): string {
 
 /** The first line of an error (plus an HTTP `Status:` line when viem added one), bounded; never the request body. */
 export function rpcErrorText(err: unknown): string {
-  const lines = (err instanceof Error ? err.message : String(err)).split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = (err instanceof Error ? err.message : String(err))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const status = lines.find((l) => l.startsWith('Status:'));
   return [lines[0] ?? 'RPC request failed', status].filter(Boolean).join(' ').slice(0, 200);
 }

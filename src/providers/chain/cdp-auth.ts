@@ -30,17 +30,37 @@ export function parseCdpSecret(secret: string): KeyObject {
   if (bytes.length !== 64 && bytes.length !== 32) {
     throw new Error('CDP_API_KEY_SECRET must be an EC private key (PEM) or a base64 Ed25519 key (64 bytes)');
   }
-  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+  return createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes.subarray(0, 32)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
 }
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** A CDP JWT for one request (`uris: ["POST api.cdp.coinbase.com/platform/v2/evm/faucet"]`), valid for 120 s. */
-export function cdpJwt(credentials: CdpCredentials, method: string, url: string, now = Math.floor(Date.now() / 1000)): string {
+export function cdpJwt(
+  credentials: CdpCredentials,
+  method: string,
+  url: string,
+  now = Math.floor(Date.now() / 1000),
+): string {
   const { host, pathname } = new URL(url);
   const ed25519 = credentials.key.asymmetricKeyType === 'ed25519';
-  const header = { alg: ed25519 ? 'EdDSA' : 'ES256', kid: credentials.keyId, typ: 'JWT', nonce: randomBytes(16).toString('hex') };
-  const claims = { iss: 'cdp', sub: credentials.keyId, nbf: now, exp: now + 120, uris: [`${method} ${host}${pathname}`] };
+  const header = {
+    alg: ed25519 ? 'EdDSA' : 'ES256',
+    kid: credentials.keyId,
+    typ: 'JWT',
+    nonce: randomBytes(16).toString('hex'),
+  };
+  const claims = {
+    iss: 'cdp',
+    sub: credentials.keyId,
+    nbf: now,
+    exp: now + 120,
+    uris: [`${method} ${host}${pathname}`],
+  };
   const signingInput = `${b64url(header)}.${b64url(claims)}`;
   const signature = ed25519
     ? sign(null, Buffer.from(signingInput), credentials.key)

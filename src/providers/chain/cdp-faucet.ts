@@ -15,7 +15,11 @@ import type { Upstream } from '../upstream.js';
 const NOT_CHARGED = 'you were not charged';
 
 /** The CDP error envelope (`errorType`, `errorMessage`, `correlationId`, `errorLink`). */
-const CdpErrorSchema = z.object({ errorType: z.string(), errorMessage: z.string().optional(), correlationId: z.string().optional() });
+const CdpErrorSchema = z.object({
+  errorType: z.string(),
+  errorMessage: z.string().optional(),
+  correlationId: z.string().optional(),
+});
 
 const EvmAnswerSchema = z.object({ transactionHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 const SolanaAnswerSchema = z.object({ transactionSignature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
@@ -28,20 +32,38 @@ export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Log
   const said = envelope.success && envelope.data.errorMessage ? `: ${envelope.data.errorMessage.slice(0, 200)}` : '';
   if (/limit/i.test(type)) {
     // A rolling cap reported without HTTP 429 is still the faucet's cap.
-    return new ToolError('rate_limited', `The CDP faucet's own rolling 24-hour cap is reached (${type}${said}). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`, {
-      details: { provider: 'cdp' },
-    });
+    return new ToolError(
+      'rate_limited',
+      `The CDP faucet's own rolling 24-hour cap is reached (${type}${said}). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`,
+      {
+        details: { provider: 'cdp' },
+      },
+    );
   }
   if (status === 401) {
-    log.error('the CDP faucet refused our API key', { status, errorType: type, correlationId: envelope.data?.correlationId });
-    return new ToolError('upstream_unavailable', `The CDP faucet refused this server's credentials; the operator has to fix them. Try again later; ${NOT_CHARGED}.`);
+    log.error('the CDP faucet refused our API key', {
+      status,
+      errorType: type,
+      correlationId: envelope.data?.correlationId,
+    });
+    return new ToolError(
+      'upstream_unavailable',
+      `The CDP faucet refused this server's credentials; the operator has to fix them. Try again later; ${NOT_CHARGED}.`,
+    );
   }
   if (status === 400 || status === 403) {
-    return new ToolError('invalid_input', `The CDP faucet refused to send to this address (${type}${said}). Check the address and network; ${NOT_CHARGED}.`, {
-      field: 'address',
-    });
+    return new ToolError(
+      'invalid_input',
+      `The CDP faucet refused to send to this address (${type}${said}). Check the address and network; ${NOT_CHARGED}.`,
+      {
+        field: 'address',
+      },
+    );
   }
-  return new ToolError('upstream_unavailable', `The CDP faucet refused the request (${type}${said}). Try again later; ${NOT_CHARGED}.`);
+  return new ToolError(
+    'upstream_unavailable',
+    `The CDP faucet refused the request (${type}${said}). Try again later; ${NOT_CHARGED}.`,
+  );
 }
 
 /** The hosted faucet as a {@link Faucet}; `credentials` sign one JWT per drip. */

@@ -63,7 +63,10 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
     checkedChain ??= client.getChainId().then((id) => {
       if (id !== BASE_SEPOLIA_CHAIN_ID) {
         log.error('the faucet RPC is not Base Sepolia; refusing to send', { chainId: id });
-        throw new ToolError('upstream_unavailable', `The faucet is misconfigured (its RPC is not Base Sepolia) and sends nothing; ${NOT_CHARGED}.`);
+        throw new ToolError(
+          'upstream_unavailable',
+          `The faucet is misconfigured (its RPC is not Base Sepolia) and sends nothing; ${NOT_CHARGED}.`,
+        );
       }
     });
     checkedChain.catch(() => {
@@ -79,7 +82,14 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
       const tx =
         token === 'eth'
           ? { to, value: DRIP_AMOUNTS.eth.units }
-          : { to: options.usdc as Hex, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, DRIP_AMOUNTS.usdc.units] }) };
+          : {
+              to: options.usdc as Hex,
+              data: encodeFunctionData({
+                abi: erc20Abi,
+                functionName: 'transfer',
+                args: [to, DRIP_AMOUNTS.usdc.units],
+              }),
+            };
       const hash = await client.sendTransaction({ ...tx, nonce });
       nextNonce = nonce + 1;
       return hash;
@@ -88,8 +98,12 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
   return {
     name: 'self-hosted',
     async drip({ network, token, address }: DripRequest, signal: AbortSignal): Promise<Drip> {
-      if (token === 'sol') throw new ToolError('invalid_input', `token sol is only available on solana-devnet; ${NOT_CHARGED}.`, { field: 'token' });
-      if (signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before anything was sent; nothing was charged.');
+      if (token === 'sol')
+        throw new ToolError('invalid_input', `token sol is only available on solana-devnet; ${NOT_CHARGED}.`, {
+          field: 'token',
+        });
+      if (signal.aborted)
+        throw new ToolError('cancelled', 'The call was cancelled before anything was sent; nothing was charged.');
       let hash: Hex;
       try {
         await checkChain();
@@ -99,7 +113,10 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
         const text = errorText(err);
         if (/insufficient funds|exceeds balance|transfer amount exceeds/i.test(text)) {
           log.error('the self-hosted faucet is out of funds', { network, token, faucet: account.address });
-          throw new ToolError('upstream_unavailable', `The faucet's wallet is out of funds for a ${token.toUpperCase()} drip right now. Try again later or ask for another token; ${NOT_CHARGED}.`);
+          throw new ToolError(
+            'upstream_unavailable',
+            `The faucet's wallet is out of funds for a ${token.toUpperCase()} drip right now. Try again later or ask for another token; ${NOT_CHARGED}.`,
+          );
         }
         throw evmRpcError(err, LABEL, options.timeoutMs);
       }
@@ -108,14 +125,21 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
         ({ status } = await client.waitForTransactionReceipt({ hash, timeout: options.confirmTimeoutMs ?? 60_000 }));
       } catch (err) {
         log.warn('faucet drip not confirmed in time', { network, token, transaction: hash });
-        throw new ToolError('upstream_timeout', `The drip ${hash} was sent but not confirmed in time, so it is not charged; check ${explorerUrl(network, hash)} before asking again.`, {
-          cause: err,
-          details: { transactionHash: hash },
-        });
+        throw new ToolError(
+          'upstream_timeout',
+          `The drip ${hash} was sent but not confirmed in time, so it is not charged; check ${explorerUrl(network, hash)} before asking again.`,
+          {
+            cause: err,
+            details: { transactionHash: hash },
+          },
+        );
       }
       if (status !== 'success') {
         log.error('faucet drip reverted', { network, token, transaction: hash });
-        throw new ToolError('upstream_unavailable', `The drip transaction ${hash} reverted; ${NOT_CHARGED}. Try again later.`);
+        throw new ToolError(
+          'upstream_unavailable',
+          `The drip transaction ${hash} reverted; ${NOT_CHARGED}. Try again later.`,
+        );
       }
       return { transactionHash: hash, explorer: explorerUrl(network, hash) };
     },

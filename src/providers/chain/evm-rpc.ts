@@ -4,7 +4,18 @@
  * the configured per-request timeout and viem's retries on retryable answers (429, 5xx, rate-limit codes).
  * Failures become ToolErrors that say nothing was charged.
  */
-import { BaseError, createPublicClient, erc20Abi, hexToBigInt, http, HttpRequestError, RpcRequestError, TimeoutError, toHex, type PublicClient } from 'viem';
+import {
+  BaseError,
+  createPublicClient,
+  erc20Abi,
+  hexToBigInt,
+  http,
+  HttpRequestError,
+  RpcRequestError,
+  TimeoutError,
+  toHex,
+  type PublicClient,
+} from 'viem';
 import { ToolError } from '../../errors.js';
 import { TtlLruCache } from '../cache.js';
 
@@ -101,20 +112,38 @@ function isTransportFailure(err: unknown): boolean {
 /** Maps a viem failure to the ToolError callers see (ToolErrors pass through). */
 export function evmRpcError(err: unknown, label: string, timeoutMs: number): ToolError {
   if (err instanceof ToolError) return err;
-  if (found(err, TimeoutError)) return new ToolError('upstream_timeout', `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute; ${NOT_CHARGED}.`);
+  if (found(err, TimeoutError))
+    return new ToolError(
+      'upstream_timeout',
+      `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute; ${NOT_CHARGED}.`,
+    );
   const http = found(err, HttpRequestError);
-  if (http?.status === 429) return new ToolError('upstream_rate_limited', `The ${label} is rate-limiting requests right now. Try again in a minute; ${NOT_CHARGED}.`);
+  if (http?.status === 429)
+    return new ToolError(
+      'upstream_rate_limited',
+      `The ${label} is rate-limiting requests right now. Try again in a minute; ${NOT_CHARGED}.`,
+    );
   if (http) {
     const why = http.status ? `HTTP ${http.status}` : 'network error';
-    return new ToolError('upstream_unavailable', `The ${label} is unavailable (${why}). Try again in a minute; ${NOT_CHARGED}.`);
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} is unavailable (${why}). Try again in a minute; ${NOT_CHARGED}.`,
+    );
   }
   const rpcMessage = errorText(err).slice(0, 300);
   // The node's own words are the `details` of the innermost viem error; its shortMessage is a generic category.
-  const said = (found(err, RpcRequestError)?.details ?? rpcMessage.split(' | ')[0] ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
-  return new ToolError('upstream_unavailable', `The ${label} refused the request (${said || 'JSON-RPC error'}). Try again later; ${NOT_CHARGED}.`, {
-    details: { rpcMessage },
-    cause: err,
-  });
+  const said = (found(err, RpcRequestError)?.details ?? rpcMessage.split(' | ')[0] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+  return new ToolError(
+    'upstream_unavailable',
+    `The ${label} refused the request (${said || 'JSON-RPC error'}). Try again later; ${NOT_CHARGED}.`,
+    {
+      details: { rpcMessage },
+      cause: err,
+    },
+  );
 }
 
 /** Rejects as soon as `signal` aborts (the request itself ends at its own timeout). */
@@ -168,29 +197,44 @@ export function createEvmReader(url: string, label: string, options: EvmRpcOptio
     blockNumber: (signal) => run(signal, async () => Number(await client.getBlockNumber({ cacheTime: 0 }))),
     nativeBalance: (address, signal) => run(signal, () => client.getBalance({ address: address as `0x${string}` })),
     tokenBalance: (token, address, signal) =>
-      run(signal, () => client.readContract({ address: token as `0x${string}`, abi: erc20Abi, functionName: 'balanceOf', args: [address as `0x${string}`] })),
+      run(signal, () =>
+        client.readContract({
+          address: token as `0x${string}`,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [address as `0x${string}`],
+        }),
+      ),
     gasPrice: (signal) => run(signal, () => client.getGasPrice()),
     transferLogs: (f, signal) =>
-      run(signal, () =>
-        client.request({
-          method: 'eth_getLogs',
-          params: [
-            {
-              fromBlock: toHex(f.fromBlock),
-              toBlock: toHex(f.toBlock),
-              ...(f.token ? { address: f.token as `0x${string}` } : {}),
-              topics: [TRANSFER_TOPIC, f.from ? pad(f.from) : null, f.to ? pad(f.to) : null],
-            },
-          ],
-        }) as Promise<RawLog[]>,
+      run(
+        signal,
+        () =>
+          client.request({
+            method: 'eth_getLogs',
+            params: [
+              {
+                fromBlock: toHex(f.fromBlock),
+                toBlock: toHex(f.toBlock),
+                ...(f.token ? { address: f.token as `0x${string}` } : {}),
+                topics: [TRANSFER_TOPIC, f.from ? pad(f.from) : null, f.to ? pad(f.to) : null],
+              },
+            ],
+          }) as Promise<RawLog[]>,
       ),
     blockTimestamp: (block, signal) =>
       run(signal, async () => {
         const key = String(block);
         const known = times.get(key);
         if (known !== undefined) return known;
-        const raw = (await client.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })) as { timestamp?: `0x${string}` } | null;
-        if (!raw?.timestamp) throw new ToolError('upstream_invalid', `The ${label} does not know block ${block}. Try again in a minute; ${NOT_CHARGED}.`);
+        const raw = (await client.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })) as {
+          timestamp?: `0x${string}`;
+        } | null;
+        if (!raw?.timestamp)
+          throw new ToolError(
+            'upstream_invalid',
+            `The ${label} does not know block ${block}. Try again in a minute; ${NOT_CHARGED}.`,
+          );
         const seconds = Number(hexToBigInt(raw.timestamp));
         times.set(key, seconds, 24 * 3_600_000);
         return seconds;

@@ -49,7 +49,10 @@ export function unavailableFaucet(name: string, reason: string): Faucet {
   return {
     name,
     drip: ({ network }) => {
-      throw new ToolError('not_implemented', `This server cannot send test funds on ${network}: ${reason}. You have not been charged.`);
+      throw new ToolError(
+        'not_implemented',
+        `This server cannot send test funds on ${network}: ${reason}. You have not been charged.`,
+      );
     },
   };
 }

@@ -40,7 +40,17 @@ export interface TransferIndexer {
   readonly label: string;
   latestBlock(signal?: AbortSignal): Promise<number>;
   /** The newest `maxCount` ERC-20 transfers from or to `address` in the block range. */
-  transfers(query: { address: string; direction: 'from' | 'to'; token?: string; fromBlock: number; toBlock: number; maxCount: number }, signal?: AbortSignal): Promise<IndexedPage>;
+  transfers(
+    query: {
+      address: string;
+      direction: 'from' | 'to';
+      token?: string;
+      fromBlock: number;
+      toBlock: number;
+      maxCount: number;
+    },
+    signal?: AbortSignal,
+  ): Promise<IndexedPage>;
 }
 
 /** JSON-RPC errors arrive with HTTP 200; they are upstream failures, never an empty answer. */
@@ -48,7 +58,10 @@ function interpretRpc(label: string) {
   return (_status: number, json: unknown): ToolError | undefined => {
     const error = (json as { error?: { code?: number; message?: string } } | undefined)?.error;
     if (!error) return undefined;
-    return new ToolError('upstream_unavailable', `The ${label} refused the request (${String(error.message ?? error.code).slice(0, 200)}). Try again later; you were not charged.`);
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} refused the request (${String(error.message ?? error.code).slice(0, 200)}). Try again later; you were not charged.`,
+    );
   };
 }
 
@@ -68,7 +81,8 @@ export function createTransferIndexer(upstream: Upstream, apiKey: string): Trans
     });
   return {
     label,
-    latestBlock: async (signal) => Number(BigInt((await call('eth_blockNumber', [], BlockNumberSchema, signal)).data.result)),
+    latestBlock: async (signal) =>
+      Number(BigInt((await call('eth_blockNumber', [], BlockNumberSchema, signal)).data.result)),
     async transfers(q, signal) {
       const params = {
         fromBlock: `0x${q.fromBlock.toString(16)}`,

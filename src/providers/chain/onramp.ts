@@ -27,7 +27,12 @@ export interface OnrampProvider {
 }
 
 const SessionSchema = z.object({
-  session: z.object({ onrampUrl: z.string().url().refine((u) => /sessionToken=/.test(u), 'must carry a sessionToken') }),
+  session: z.object({
+    onrampUrl: z
+      .string()
+      .url()
+      .refine((u) => /sessionToken=/.test(u), 'must carry a sessionToken'),
+  }),
 });
 
 const CdpErrorSchema = z.object({ errorType: z.string(), errorMessage: z.string().optional() });
@@ -56,11 +61,22 @@ export function createOnrampProvider(upstream: Upstream, credentials: CdpCredent
         interpret: (status, json) => {
           if (status < 400 || status >= 500) return undefined;
           const envelope = CdpErrorSchema.safeParse(json);
-          const why = envelope.success ? `${envelope.data.errorType}${envelope.data.errorMessage ? `: ${envelope.data.errorMessage.slice(0, 200)}` : ''}` : `HTTP ${status}`;
-          return new ToolError('upstream_unavailable', `The ${upstream.info.label} refused to create a session (${why}).`);
+          const why = envelope.success
+            ? `${envelope.data.errorType}${envelope.data.errorMessage ? `: ${envelope.data.errorMessage.slice(0, 200)}` : ''}`
+            : `HTTP ${status}`;
+          return new ToolError(
+            'upstream_unavailable',
+            `The ${upstream.info.label} refused to create a session (${why}).`,
+          );
         },
       });
-      return { url: data.session.onrampUrl, provider: 'Coinbase Onramp', network: 'base', asset: 'USDC', expiresInSeconds: 300 };
+      return {
+        url: data.session.onrampUrl,
+        provider: 'Coinbase Onramp',
+        network: 'base',
+        asset: 'USDC',
+        expiresInSeconds: 300,
+      };
     },
   };
 }

@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import { fixedNetworks, type NetworkSet } from '../../payments/network-sets.js';
-import { BASE_MAINNET, BASE_SEPOLIA, SOLANA_DEVNET, SOLANA_MAINNET, type NetworkEntry } from '../../payments/networks.js';
+import {
+  BASE_MAINNET,
+  BASE_SEPOLIA,
+  SOLANA_DEVNET,
+  SOLANA_MAINNET,
+  type NetworkEntry,
+} from '../../payments/networks.js';
 import { parseCdpSecret, type CdpCredentials } from './cdp-auth.js';
 import type { UpstreamSettings } from '../upstream.js';
 
@@ -124,15 +130,26 @@ function rpcUrls(json: string | undefined, networks: readonly NetworkEntry[]): R
       throw new Error('RPC_URLS must be a JSON object such as {"base-sepolia":"https://sepolia.base.org"}');
     }
     const parsed = RpcUrlsSchema.safeParse(raw);
-    if (!parsed.success) throw new Error(`RPC_URLS: ${z.prettifyError(parsed.error)} (keys: ${CHAIN_NAMES.join(', ')})`);
+    if (!parsed.success)
+      throw new Error(`RPC_URLS: ${z.prettifyError(parsed.error)} (keys: ${CHAIN_NAMES.join(', ')})`);
     given = parsed.data;
   }
   const table = (name: ChainName) => networks.find((n) => n.id === CHAIN_IDS[name])?.rpcUrl;
-  return Object.fromEntries(CHAIN_NAMES.map((name) => [name, given[name] ?? table(name) ?? PUBLIC_RPC_URLS[name]])) as Record<ChainName, string>;
+  return Object.fromEntries(
+    CHAIN_NAMES.map((name) => [name, given[name] ?? table(name) ?? PUBLIC_RPC_URLS[name]]),
+  ) as Record<ChainName, string>;
 }
 
 function upstream(name: string, label: string, baseUrl: string, timeoutMs: number, retries: number): UpstreamSettings {
-  return Object.freeze({ name, label, baseUrl: baseUrl.replace(/\/+$/, ''), timeoutMs, retries, cacheTtlMs: 0, cacheMaxEntries: 0 });
+  return Object.freeze({
+    name,
+    label,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    timeoutMs,
+    retries,
+    cacheTtlMs: 0,
+    cacheMaxEntries: 0,
+  });
 }
 
 /**
@@ -148,7 +165,9 @@ export function chainToolsSettings(
   const { timeoutMs, retries } = upstreamDefaults;
   const cdpUrl = env.CDP_API_URL ?? CDP_API_URL;
   const credentials =
-    env.CDP_API_KEY_ID && env.CDP_API_KEY_SECRET ? { keyId: env.CDP_API_KEY_ID, key: parseCdpSecret(env.CDP_API_KEY_SECRET) } : undefined;
+    env.CDP_API_KEY_ID && env.CDP_API_KEY_SECRET
+      ? { keyId: env.CDP_API_KEY_ID, key: parseCdpSecret(env.CDP_API_KEY_SECRET) }
+      : undefined;
   if (Boolean(env.CDP_API_KEY_ID) !== Boolean(env.CDP_API_KEY_SECRET)) {
     throw new Error('CDP_API_KEY_ID and CDP_API_KEY_SECRET must be set together');
   }
@@ -164,7 +183,8 @@ export function chainToolsSettings(
     }
   }
   const provider = env.FAUCET_PROVIDER ?? (credentials ? 'cdp' : 'self-hosted');
-  if (provider === 'cdp' && !credentials) throw new Error('FAUCET_PROVIDER=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET');
+  if (provider === 'cdp' && !credentials)
+    throw new Error('FAUCET_PROVIDER=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET');
   const apiKey = env.ALCHEMY_API_KEY;
   const set = env.TOLLBOOTH_NETWORK_SET ?? 'mainnet';
   const urls = rpcUrls(env.RPC_URLS, networks);
@@ -182,10 +202,15 @@ export function chainToolsSettings(
       provider,
       evmKey: env.FAUCET_EVM_PRIVATE_KEY as `0x${string}` | undefined,
       solanaKey,
-      usdc: { 'base-sepolia': TESTNET_USDC['base-sepolia'], 'solana-devnet': env.FAUCET_SOLANA_USDC_MINT ?? TESTNET_USDC['solana-devnet'] },
+      usdc: {
+        'base-sepolia': TESTNET_USDC['base-sepolia'],
+        'solana-devnet': env.FAUCET_SOLANA_USDC_MINT ?? TESTNET_USDC['solana-devnet'],
+      },
     },
     wallet: {
-      networks: env.WALLET_READINESS_NETWORKS?.split(',').map((s) => s.trim()).filter(Boolean),
+      networks: env.WALLET_READINESS_NETWORKS?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
       stepTimeoutMs: env.WALLET_STEP_TIMEOUT_MS ?? 10_000,
     },
     transfers: {
@@ -193,7 +218,16 @@ export function chainToolsSettings(
       chunkBlocks: env.TRANSFERS_CHUNK_BLOCKS ?? 2_000,
       maxBlocks: env.TRANSFERS_MAX_BLOCKS ?? 50_000,
       indexer: apiKey
-        ? { settings: upstream('indexer', 'Alchemy transfers API', env.INDEXER_URL ?? (chain === 'base-sepolia' ? TESTNET_INDEXER_URL : INDEXER_URL), timeoutMs, retries), apiKey }
+        ? {
+            settings: upstream(
+              'indexer',
+              'Alchemy transfers API',
+              env.INDEXER_URL ?? (chain === 'base-sepolia' ? TESTNET_INDEXER_URL : INDEXER_URL),
+              timeoutMs,
+              retries,
+            ),
+            apiKey,
+          }
         : undefined,
     },
   };

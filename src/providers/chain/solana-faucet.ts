@@ -23,7 +23,12 @@ import {
   type Signature,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
 import { ToolError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { DRIP_AMOUNTS, explorerUrl, type Drip, type DripRequest, type Faucet } from './faucet.js';
@@ -62,12 +67,20 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
 
   const instructions = async (payer: KeyPairSigner, to: Address, token: 'usdc' | 'sol'): Promise<Instruction[]> => {
     const tag = memo(`tollbooth testnet-fund ${randomUUID()}`);
-    if (token === 'sol') return [getTransferSolInstruction({ source: payer, destination: to, amount: DRIP_AMOUNTS.sol.units }), tag];
+    if (token === 'sol')
+      return [getTransferSolInstruction({ source: payer, destination: to, amount: DRIP_AMOUNTS.sol.units }), tag];
     const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     return [
       getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: to, mint }),
-      getTransferCheckedInstruction({ source, mint, destination, authority: payer, amount: DRIP_AMOUNTS.usdc.units, decimals: DRIP_AMOUNTS.usdc.decimals }),
+      getTransferCheckedInstruction({
+        source,
+        mint,
+        destination,
+        authority: payer,
+        amount: DRIP_AMOUNTS.usdc.units,
+        decimals: DRIP_AMOUNTS.usdc.decimals,
+      }),
       tag,
     ];
   };
@@ -75,25 +88,41 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
   const confirm = async (signature: Signature): Promise<void> => {
     const deadline = Date.now() + (options.confirmTimeoutMs ?? 60_000);
     while (Date.now() < deadline) {
-      const { value } = await solanaCall(LABEL, options.timeoutMs, undefined, (abortSignal) => rpc.getSignatureStatuses([signature]).send({ abortSignal }));
+      const { value } = await solanaCall(LABEL, options.timeoutMs, undefined, (abortSignal) =>
+        rpc.getSignatureStatuses([signature]).send({ abortSignal }),
+      );
       const status = value[0];
       if (status?.err) {
-        log.error('faucet drip failed on chain', { transaction: signature, err: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) });
-        throw new ToolError('upstream_unavailable', `The drip transaction ${signature} failed on chain (the faucet may be out of funds); ${NOT_CHARGED}. Try again later.`);
+        log.error('faucet drip failed on chain', {
+          transaction: signature,
+          err: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+        });
+        throw new ToolError(
+          'upstream_unavailable',
+          `The drip transaction ${signature} failed on chain (the faucet may be out of funds); ${NOT_CHARGED}. Try again later.`,
+        );
       }
       if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return;
       await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
     }
-    throw new ToolError('upstream_timeout', `The drip ${signature} was sent but not confirmed in time, so it is not charged; check ${explorerUrl('solana-devnet', signature)} before asking again.`);
+    throw new ToolError(
+      'upstream_timeout',
+      `The drip ${signature} was sent but not confirmed in time, so it is not charged; check ${explorerUrl('solana-devnet', signature)} before asking again.`,
+    );
   };
 
   return {
     name: 'self-hosted',
     async drip({ network, token, address }: DripRequest, signal: AbortSignal): Promise<Drip> {
-      if (token === 'eth') throw new ToolError('invalid_input', `token eth is only available on base-sepolia; ${NOT_CHARGED}.`, { field: 'token' });
+      if (token === 'eth')
+        throw new ToolError('invalid_input', `token eth is only available on base-sepolia; ${NOT_CHARGED}.`, {
+          field: 'token',
+        });
       const payer = await signer;
       const ixs = await instructions(payer, toAddress(address), token);
-      const { value: blockhash } = await solanaCall(LABEL, options.timeoutMs, signal, (abortSignal) => rpc.getLatestBlockhash().send({ abortSignal }));
+      const { value: blockhash } = await solanaCall(LABEL, options.timeoutMs, signal, (abortSignal) =>
+        rpc.getLatestBlockhash().send({ abortSignal }),
+      );
       const message = pipe(
         createTransactionMessage({ version: 0 }),
         (m) => setTransactionMessageFeePayerSigner(payer, m),
@@ -103,12 +132,17 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
       const tx = await signTransactionMessageWithSigners(message);
       const signature = getSignatureFromTransaction(tx);
       try {
-        await solanaCall(LABEL, options.timeoutMs, signal, (abortSignal) => send(tx as Parameters<typeof send>[0], { commitment: 'confirmed', abortSignal }));
+        await solanaCall(LABEL, options.timeoutMs, signal, (abortSignal) =>
+          send(tx as Parameters<typeof send>[0], { commitment: 'confirmed', abortSignal }),
+        );
       } catch (err) {
         const text = String((err as Error).message) + JSON.stringify((err as { cause?: unknown }).cause ?? '');
         if (/insufficient|never land/i.test(text)) {
           log.error('the self-hosted Solana faucet could not send', { network, token, faucet: payer.address });
-          throw new ToolError('upstream_unavailable', `The faucet's wallet cannot send ${token.toUpperCase()} right now (out of funds?). Try again later; ${NOT_CHARGED}.`);
+          throw new ToolError(
+            'upstream_unavailable',
+            `The faucet's wallet cannot send ${token.toUpperCase()} right now (out of funds?). Try again later; ${NOT_CHARGED}.`,
+          );
         }
         throw err;
       }

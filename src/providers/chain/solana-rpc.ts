@@ -3,7 +3,14 @@
  * balance of one SPL mint (`getTokenAccountsByOwner`, jsonParsed, summed over the owner's accounts for the mint).
  * Each request is bounded by the configured timeout; failures become ToolErrors that say nothing was charged.
  */
-import { address as toAddress, createSolanaRpc, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Rpc, type SolanaRpcApi } from '@solana/kit';
+import {
+  address as toAddress,
+  createSolanaRpc,
+  isSolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  type Rpc,
+  type SolanaRpcApi,
+} from '@solana/kit';
 import { ToolError } from '../../errors.js';
 
 const NOT_CHARGED = 'you were not charged';
@@ -24,20 +31,44 @@ export interface SolanaReader {
 /** Maps a kit failure (HTTP status, JSON-RPC error, timeout) to a ToolError. */
 export function solanaRpcError(err: unknown, label: string, timeoutMs: number, timedOut: boolean): ToolError {
   if (err instanceof ToolError) return err;
-  if (timedOut) return new ToolError('upstream_timeout', `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute; ${NOT_CHARGED}.`);
+  if (timedOut)
+    return new ToolError(
+      'upstream_timeout',
+      `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute; ${NOT_CHARGED}.`,
+    );
   if (isSolanaError(err, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
     const status = err.context.statusCode;
-    if (status === 429) return new ToolError('upstream_rate_limited', `The ${label} is rate-limiting requests right now. Try again in a minute; ${NOT_CHARGED}.`);
-    return new ToolError('upstream_unavailable', `The ${label} is unavailable (HTTP ${status}). Try again in a minute; ${NOT_CHARGED}.`);
+    if (status === 429)
+      return new ToolError(
+        'upstream_rate_limited',
+        `The ${label} is rate-limiting requests right now. Try again in a minute; ${NOT_CHARGED}.`,
+      );
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} is unavailable (HTTP ${status}). Try again in a minute; ${NOT_CHARGED}.`,
+    );
   }
   if (isSolanaError(err)) {
-    return new ToolError('upstream_unavailable', `The ${label} refused the request (${err.message.slice(0, 200)}). Try again later; ${NOT_CHARGED}.`, { cause: err });
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} refused the request (${err.message.slice(0, 200)}). Try again later; ${NOT_CHARGED}.`,
+      { cause: err },
+    );
   }
-  return new ToolError('upstream_unavailable', `The ${label} could not be reached. Try again in a minute; ${NOT_CHARGED}.`, { cause: err });
+  return new ToolError(
+    'upstream_unavailable',
+    `The ${label} could not be reached. Try again in a minute; ${NOT_CHARGED}.`,
+    { cause: err },
+  );
 }
 
 /** Runs one kit request under a timeout joined with the caller's signal, mapping failures to ToolErrors. */
-export async function solanaCall<T>(label: string, timeoutMs: number, signal: AbortSignal | undefined, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+export async function solanaCall<T>(
+  label: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  send: (abortSignal: AbortSignal) => Promise<T>,
+): Promise<T> {
   if (signal?.aborted) throw new ToolError('cancelled', 'The call was cancelled; nothing was charged.');
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -60,7 +91,12 @@ export function createSolanaReader(url: string, label: string, timeoutMs: number
   return {
     label,
     lamports: (owner, signal) =>
-      solanaCall(label, timeoutMs, signal, async (abortSignal) => (await rpc.getBalance(toAddress(owner)).send({ abortSignal })).value),
+      solanaCall(
+        label,
+        timeoutMs,
+        signal,
+        async (abortSignal) => (await rpc.getBalance(toAddress(owner)).send({ abortSignal })).value,
+      ),
     tokenBalance: (owner, mint, signal) =>
       solanaCall(label, timeoutMs, signal, async (abortSignal) => {
         const { value } = await rpc

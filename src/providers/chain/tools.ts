@@ -28,7 +28,8 @@ export function createChainToolProviders(config: Config, log: Logger, metrics?: 
     wallet: {
       stepTimeoutMs: settings.wallet.stepTimeoutMs,
       networks: [...reads.evm, ...reads.svm].map((n) => n.id),
-      balances: async (address, solanaAddress, signal) => (await wire()).wallet.balances(address, solanaAddress, signal),
+      balances: async (address, solanaAddress, signal) =>
+        (await wire()).wallet.balances(address, solanaAddress, signal),
       gas: async (signal) => (await wire()).wallet.gas(signal),
     },
     transfers: {

@@ -72,7 +72,11 @@ const newestFirst = (a: FoundTransfer, b: FoundTransfer) => b.block - a.block ||
  * Keeps at most `limit` transfers (newest first) and returns the lowest block the kept list covers completely: when
  * the cut falls inside a block, that block is left out entirely (unless it is the only one), so no block is half-listed.
  */
-export function cutToLimit(found: FoundTransfer[], limit: number, coveredFrom: number): { kept: FoundTransfer[]; fromBlock: number } {
+export function cutToLimit(
+  found: FoundTransfer[],
+  limit: number,
+  coveredFrom: number,
+): { kept: FoundTransfer[]; fromBlock: number } {
   const sorted = [...found].sort(newestFirst);
   if (sorted.length <= limit) return { kept: sorted, fromBlock: coveredFrom };
   const kept = sorted.slice(0, limit);
@@ -138,7 +142,10 @@ export async function scanLogs(
     hi = lo - 1;
   }
   if (coveredFrom > range.to) {
-    throw new ToolError('upstream_unavailable', `The ${reader.label} accepted no log query within ${maxRequests} requests; try a narrower block range later; ${NOT_CHARGED}.`);
+    throw new ToolError(
+      'upstream_unavailable',
+      `The ${reader.label} accepted no log query within ${maxRequests} requests; try a narrower block range later; ${NOT_CHARGED}.`,
+    );
   }
   return { found: [...found.values()], coveredFrom, requests };
 }
@@ -170,7 +177,17 @@ export async function fromIndexer(
   signal?: AbortSignal,
 ): Promise<{ found: FoundTransfer[]; coveredFrom: number }> {
   const ask = (direction: 'from' | 'to') =>
-    indexer.transfers({ address: query.address, direction, ...(query.token ? { token: query.token } : {}), fromBlock: range.from, toBlock: range.to, maxCount: query.limit }, signal);
+    indexer.transfers(
+      {
+        address: query.address,
+        direction,
+        ...(query.token ? { token: query.token } : {}),
+        fromBlock: range.from,
+        toBlock: range.to,
+        maxCount: query.limit,
+      },
+      signal,
+    );
   const pages = await Promise.all([ask('from'), ask('to')]);
   const found = new Map<string, FoundTransfer>();
   let coveredFrom = range.from;
@@ -182,14 +199,25 @@ export async function fromIndexer(
   }
   const all = [...found.values()];
   const complete = all.filter((t) => t.block >= coveredFrom);
-  return complete.length > 0 || all.length === 0 ? { found: complete, coveredFrom } : { found: all, coveredFrom: Math.min(...all.map((t) => t.block)) };
+  return complete.length > 0 || all.length === 0
+    ? { found: complete, coveredFrom }
+    : { found: all, coveredFrom: Math.min(...all.map((t) => t.block)) };
 }
 
 /** Fills in symbol, decimals and time, and shapes the rows. */
-export async function enrich(reader: EvmReader, address: string, kept: FoundTransfer[], signal?: AbortSignal): Promise<TransferRow[]> {
+export async function enrich(
+  reader: EvmReader,
+  address: string,
+  kept: FoundTransfer[],
+  signal?: AbortSignal,
+): Promise<TransferRow[]> {
   const me = address.toLowerCase();
-  const tokens = [...new Set(kept.filter((t) => t.symbol === undefined || t.decimals === undefined).map((t) => t.token))];
-  const infos = new Map(await Promise.all(tokens.map(async (token) => [token, await reader.tokenInfo(token, signal)] as const)));
+  const tokens = [
+    ...new Set(kept.filter((t) => t.symbol === undefined || t.decimals === undefined).map((t) => t.token)),
+  ];
+  const infos = new Map(
+    await Promise.all(tokens.map(async (token) => [token, await reader.tokenInfo(token, signal)] as const)),
+  );
   const blocks = [...new Set(kept.filter((t) => t.time === undefined).map((t) => t.block))];
   const times = new Map<number, number>();
   for (let i = 0; i < blocks.length; i += 8) {
@@ -227,13 +255,21 @@ export interface TransferSources {
 }
 
 /** Lists a wallet's transfers: the indexer when configured, else a chunked log scan of at most `maxBlocks` blocks. */
-export async function listTransfers(sources: TransferSources, query: TransfersQuery, signal?: AbortSignal): Promise<TransfersPage> {
+export async function listTransfers(
+  sources: TransferSources,
+  query: TransfersQuery,
+  signal?: AbortSignal,
+): Promise<TransfersPage> {
   const { reader, indexer } = sources;
   const latest = indexer ? await indexer.latestBlock(signal) : await reader.blockNumber(signal);
   if (query.fromBlock !== undefined && query.fromBlock > latest) {
-    throw new ToolError('invalid_input', `fromBlock ${query.fromBlock} is after the latest block (${latest}); lower it. You were not charged.`, {
-      field: 'fromBlock',
-    });
+    throw new ToolError(
+      'invalid_input',
+      `fromBlock ${query.fromBlock} is after the latest block (${latest}); lower it. You were not charged.`,
+      {
+        field: 'fromBlock',
+      },
+    );
   }
   const to = Math.min(query.toBlock ?? latest, latest);
   const requested = query.fromBlock ?? 0;

@@ -29,13 +29,25 @@ export interface ChainToolProviders {
 
 /** The Solana RPC URL wallet-readiness reads a network at: its own, else the configured mainnet or devnet URL. */
 export function solanaRpcUrl(n: NetworkEntry, settings: ChainToolsSettings): string | undefined {
-  return n.rpcUrl ?? (n.id === SOLANA_MAINNET ? settings.rpcUrls.solana : n.id === SOLANA_DEVNET ? settings.rpcUrls['solana-devnet'] : undefined);
+  return (
+    n.rpcUrl ??
+    (n.id === SOLANA_MAINNET
+      ? settings.rpcUrls.solana
+      : n.id === SOLANA_DEVNET
+        ? settings.rpcUrls['solana-devnet']
+        : undefined)
+  );
 }
 
 /** The networks wallet-readiness reads: WALLET_READINESS_NETWORKS or every entry, EVM ones with an RPC URL, Solana ones with one. */
-export function walletNetworks(networks: readonly NetworkEntry[], settings: ChainToolsSettings): { evm: NetworkEntry[]; svm: NetworkEntry[] } {
+export function walletNetworks(
+  networks: readonly NetworkEntry[],
+  settings: ChainToolsSettings,
+): { evm: NetworkEntry[]; svm: NetworkEntry[] } {
   const wanted = settings.wallet.networks;
   const picked = networks.filter((n) => (wanted ? wanted.includes(n.id) : true));
-  return { evm: picked.filter((n) => n.family === 'evm' && n.rpcUrl), svm: picked.filter((n) => n.family === 'svm' && solanaRpcUrl(n, settings)) };
+  return {
+    evm: picked.filter((n) => n.family === 'evm' && n.rpcUrl),
+    svm: picked.filter((n) => n.family === 'svm' && solanaRpcUrl(n, settings)),
+  };
 }
-

@@ -14,13 +14,24 @@ export interface Amount {
 }
 
 /** A network's entry in a step result: its numbers when `ok`, else the error. */
-export type NetworkRead<T> = { network: string; label: string; ok: true } & T | { network: string; label: string; ok: false; error: { code: string; message: string } };
+export type NetworkRead<T> =
+  | ({ network: string; label: string; ok: true } & T)
+  | { network: string; label: string; ok: false; error: { code: string; message: string } };
 
 /** Balances of one wallet on one network. */
-export type BalanceRead = NetworkRead<{ family: 'evm' | 'svm'; address: string; native: Amount; stablecoin: Amount & { token: string } }>;
+export type BalanceRead = NetworkRead<{
+  family: 'evm' | 'svm';
+  address: string;
+  native: Amount;
+  stablecoin: Amount & { token: string };
+}>;
 
 /** Gas price of one network and the fee of one stablecoin transfer at that price. */
-export type GasRead = NetworkRead<{ gasPriceWei: string; gasPriceGwei: string; stablecoinTransfer: { gas: number; fee: Amount } }>;
+export type GasRead = NetworkRead<{
+  gasPriceWei: string;
+  gasPriceGwei: string;
+  stablecoinTransfer: { gas: number; fee: Amount };
+}>;
 
 /** The wallet reads across the configured networks. */
 export interface WalletProvider {
@@ -38,7 +49,9 @@ export interface WalletProvider {
  */
 export function describeFailure(err: unknown): { code: string; message: string } {
   const e = toToolError(err);
-  const message = e.message.replace(/[;,]?\s*(you were not charged|nothing was charged|you have not been charged)\.?/gi, '.').replace(/\.\.+/g, '.');
+  const message = e.message
+    .replace(/[;,]?\s*(you were not charged|nothing was charged|you have not been charged)\.?/gi, '.')
+    .replace(/\.\.+/g, '.');
   return { code: e.code, message };
 }
 

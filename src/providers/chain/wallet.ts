@@ -10,15 +10,41 @@ import { solanaRpcUrl, walletNetworks } from './types.js';
 import type { EvmReader, EvmRpcProvider } from './evm-rpc.js';
 import { createSolanaReader, type SolanaReader } from './solana-rpc.js';
 import { formatUnits } from '../../units.js';
-import { describeFailure, type Amount, type BalanceRead, type GasRead, type NetworkRead, type WalletProvider } from './wallet-report.js';
+import {
+  describeFailure,
+  type Amount,
+  type BalanceRead,
+  type GasRead,
+  type NetworkRead,
+  type WalletProvider,
+} from './wallet-report.js';
 
-export { describeFailure, stablecoinTotal, type Amount, type BalanceRead, type GasRead, type NetworkRead, type WalletProvider } from './wallet-report.js';
+export {
+  describeFailure,
+  stablecoinTotal,
+  type Amount,
+  type BalanceRead,
+  type GasRead,
+  type NetworkRead,
+  type WalletProvider,
+} from './wallet-report.js';
 
 /** Gas units of one ERC-20 transfer used for the fee estimate (a USDC transfer takes ~50–65k). */
 export const STABLECOIN_TRANSFER_GAS = 65_000n;
 
 /** Native token symbol by EVM chain id (18 decimals on all of them). */
-const NATIVE_SYMBOLS: Record<number, string> = { 8453: 'ETH', 84532: 'ETH', 137: 'POL', 42161: 'ETH', 143: 'MON', 43114: 'AVAX', 1329: 'SEI', 10: 'ETH', 4663: 'ETH', 42220: 'CELO' };
+const NATIVE_SYMBOLS: Record<number, string> = {
+  8453: 'ETH',
+  84532: 'ETH',
+  137: 'POL',
+  42161: 'ETH',
+  143: 'MON',
+  43114: 'AVAX',
+  1329: 'SEI',
+  10: 'ETH',
+  4663: 'ETH',
+  42220: 'CELO',
+};
 
 interface EvmNet {
   id: string;
@@ -45,18 +71,40 @@ async function settle<T>(net: { id: string; label: string }, work: () => Promise
   }
 }
 
-const amount = (symbol: string, raw: bigint, decimals: number): Amount => ({ symbol, decimals, raw: raw.toString(), formatted: formatUnits(raw, decimals) });
+const amount = (symbol: string, raw: bigint, decimals: number): Amount => ({
+  symbol,
+  decimals,
+  raw: raw.toString(),
+  formatted: formatUnits(raw, decimals),
+});
 
 /** Builds the wallet provider from the payment table and the chain-tool settings. */
-export function createWalletProvider(networks: readonly NetworkEntry[], settings: ChainToolsSettings, evm: EvmRpcProvider): WalletProvider {
+export function createWalletProvider(
+  networks: readonly NetworkEntry[],
+  settings: ChainToolsSettings,
+  evm: EvmRpcProvider,
+): WalletProvider {
   const { evm: evmPicked, svm: solPicked } = walletNetworks(networks, settings);
   const evmNets: EvmNet[] = evmPicked.map((n) => {
-      const label = n.label ?? n.id;
-      return { id: n.id, label, native: NATIVE_SYMBOLS[evmChainId(n.id)] ?? 'native', asset: n.asset, decimals: n.decimals, reader: evm.reader(n.rpcUrl!, `${label} JSON-RPC`) };
-    });
+    const label = n.label ?? n.id;
+    return {
+      id: n.id,
+      label,
+      native: NATIVE_SYMBOLS[evmChainId(n.id)] ?? 'native',
+      asset: n.asset,
+      decimals: n.decimals,
+      reader: evm.reader(n.rpcUrl!, `${label} JSON-RPC`),
+    };
+  });
   const solNets: SolNet[] = solPicked.map((n) => {
     const label = n.label ?? n.id;
-    return { id: n.id, label, mint: n.asset, decimals: n.decimals, reader: createSolanaReader(solanaRpcUrl(n, settings)!, `${label} RPC`, settings.rpc.timeoutMs) };
+    return {
+      id: n.id,
+      label,
+      mint: n.asset,
+      decimals: n.decimals,
+      reader: createSolanaReader(solanaRpcUrl(n, settings)!, `${label} RPC`, settings.rpc.timeoutMs),
+    };
   });
 
   return {
@@ -70,13 +118,21 @@ export function createWalletProvider(networks: readonly NetworkEntry[], settings
             net.reader.tokenBalance(net.asset, address, signal),
             net.reader.tokenInfo(net.asset, signal),
           ]);
-          return { family: 'evm' as const, address, native: amount(net.native, native, 18), stablecoin: { ...amount(info.symbol ?? 'USDC', stable, net.decimals), token: net.asset } };
+          return {
+            family: 'evm' as const,
+            address,
+            native: amount(net.native, native, 18),
+            stablecoin: { ...amount(info.symbol ?? 'USDC', stable, net.decimals), token: net.asset },
+          };
         }),
       );
       const solReads = solanaAddress
         ? solNets.map((net) =>
             settle(net, async () => {
-              const [lamports, token] = await Promise.all([net.reader.lamports(solanaAddress, signal), net.reader.tokenBalance(solanaAddress, net.mint, signal)]);
+              const [lamports, token] = await Promise.all([
+                net.reader.lamports(solanaAddress, signal),
+                net.reader.tokenBalance(solanaAddress, net.mint, signal),
+              ]);
               return {
                 family: 'svm' as const,
                 address: solanaAddress,
@@ -96,7 +152,10 @@ export function createWalletProvider(networks: readonly NetworkEntry[], settings
             return {
               gasPriceWei: price.toString(),
               gasPriceGwei: formatUnits(price, 9),
-              stablecoinTransfer: { gas: Number(STABLECOIN_TRANSFER_GAS), fee: amount(net.native, price * STABLECOIN_TRANSFER_GAS, 18) },
+              stablecoinTransfer: {
+                gas: Number(STABLECOIN_TRANSFER_GAS),
+                fee: amount(net.native, price * STABLECOIN_TRANSFER_GAS, 18),
+              },
             };
           }),
         ),

@@ -19,15 +19,39 @@ import { createWalletProvider } from './wallet.js';
 
 function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Faucet {
   const s = config.chainTools;
-  if (s.faucet.provider === 'cdp' && s.cdp.credentials) return createCdpFaucet(new Upstream(s.cdp.faucet, log, metrics), s.cdp.credentials, log);
+  if (s.faucet.provider === 'cdp' && s.cdp.credentials)
+    return createCdpFaucet(new Upstream(s.cdp.faucet, log, metrics), s.cdp.credentials, log);
   const { timeoutMs, retries } = s.rpc;
   return faucetByNetwork({
     'base-sepolia': s.faucet.evmKey
-      ? createEvmFaucet({ key: s.faucet.evmKey, rpcUrl: s.rpcUrls['base-sepolia'], usdc: s.faucet.usdc['base-sepolia'], timeoutMs, retries }, log)
-      : unavailableFaucet('self-hosted', 'no faucet key is configured (FAUCET_EVM_PRIVATE_KEY) and no hosted faucet (CDP_API_KEY_ID)'),
+      ? createEvmFaucet(
+          {
+            key: s.faucet.evmKey,
+            rpcUrl: s.rpcUrls['base-sepolia'],
+            usdc: s.faucet.usdc['base-sepolia'],
+            timeoutMs,
+            retries,
+          },
+          log,
+        )
+      : unavailableFaucet(
+          'self-hosted',
+          'no faucet key is configured (FAUCET_EVM_PRIVATE_KEY) and no hosted faucet (CDP_API_KEY_ID)',
+        ),
     'solana-devnet': s.faucet.solanaKey
-      ? createSolanaFaucet({ key: s.faucet.solanaKey, rpcUrl: s.rpcUrls['solana-devnet'], usdcMint: s.faucet.usdc['solana-devnet'], timeoutMs }, log)
-      : unavailableFaucet('self-hosted', 'no faucet key is configured (FAUCET_SOLANA_SECRET_KEY) and no hosted faucet (CDP_API_KEY_ID)'),
+      ? createSolanaFaucet(
+          {
+            key: s.faucet.solanaKey,
+            rpcUrl: s.rpcUrls['solana-devnet'],
+            usdcMint: s.faucet.usdc['solana-devnet'],
+            timeoutMs,
+          },
+          log,
+        )
+      : unavailableFaucet(
+          'self-hosted',
+          'no faucet key is configured (FAUCET_SOLANA_SECRET_KEY) and no hosted faucet (CDP_API_KEY_ID)',
+        ),
   });
 }
 
@@ -35,7 +59,9 @@ function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Fau
 export function wireChainTools(config: Config, log: Logger, metrics?: UpstreamMetrics): ChainToolProviders {
   const s = config.chainTools;
   const evm = createEvmRpcProvider(s.rpc);
-  const indexer = s.transfers.indexer ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log, metrics), s.transfers.indexer.apiKey) : undefined;
+  const indexer = s.transfers.indexer
+    ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log, metrics), s.transfers.indexer.apiKey)
+    : undefined;
   const scan = { chunkBlocks: s.transfers.chunkBlocks, maxBlocks: s.transfers.maxBlocks };
   return {
     faucet: faucetFrom(config, log, metrics),
@@ -44,7 +70,8 @@ export function wireChainTools(config: Config, log: Logger, metrics?: UpstreamMe
     transfers: {
       source: indexer ? 'indexer' : 'json-rpc',
       // `base` is the only chain; it is read at Base Sepolia on the testnet set (chain-settings).
-      list: (_chain, query, signal) => listTransfers({ reader: evm.reader(s.transfers.rpc.url, s.transfers.rpc.label), indexer, scan }, query, signal),
+      list: (_chain, query, signal) =>
+        listTransfers({ reader: evm.reader(s.transfers.rpc.url, s.transfers.rpc.label), indexer, scan }, query, signal),
     },
   };
 }

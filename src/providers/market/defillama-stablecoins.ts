@@ -82,7 +82,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 const positiveOrNull = (v: number | null | undefined): number | null => (typeof v === 'number' && v > 0 ? v : null);
 
-function history(pegType: string, current: Record<string, number | null>, prev: Record<'day' | 'week' | 'month', Record<string, number | null>>): SupplyHistory {
+function history(
+  pegType: string,
+  current: Record<string, number | null>,
+  prev: Record<'day' | 'week' | 'month', Record<string, number | null>>,
+): SupplyHistory {
   return {
     current: current[pegType] ?? 0,
     prevDay: positiveOrNull(prev.day[pegType]),
@@ -96,7 +100,11 @@ function toAsset(raw: z.output<typeof PeggedAssetSchema>): StablecoinAsset {
   const chains = Object.entries(raw.chainCirculating)
     .map(([chain, c]) => ({
       chain,
-      supply: history(pegType, c.current, { day: c.circulatingPrevDay, week: c.circulatingPrevWeek, month: c.circulatingPrevMonth }),
+      supply: history(pegType, c.current, {
+        day: c.circulatingPrevDay,
+        week: c.circulatingPrevWeek,
+        month: c.circulatingPrevMonth,
+      }),
     }))
     .filter((c) => c.supply.current > 0)
     .sort((a, b) => b.supply.current - a.supply.current);
@@ -109,7 +117,11 @@ function toAsset(raw: z.output<typeof PeggedAssetSchema>): StablecoinAsset {
     pegCurrency: pegType.slice('pegged'.length),
     pegMechanism: raw.pegMechanism,
     price: raw.price ?? null,
-    supply: history(pegType, raw.circulating, { day: raw.circulatingPrevDay, week: raw.circulatingPrevWeek, month: raw.circulatingPrevMonth }),
+    supply: history(pegType, raw.circulating, {
+      day: raw.circulatingPrevDay,
+      week: raw.circulatingPrevWeek,
+      month: raw.circulatingPrevMonth,
+    }),
     chains,
     searchText: `${raw.name} ${raw.symbol}`.toLowerCase(),
   };
@@ -178,13 +190,21 @@ export function createStablecoinsProvider(upstream: Upstream): StablecoinsProvid
         // An empty list is an upstream hiccup, not an answer: refused before it reaches the cache.
         interpret: (status, json) =>
           status === 200 && isObject(json) && Array.isArray(json.peggedAssets) && json.peggedAssets.length === 0
-            ? new ToolError('upstream_unavailable', `The ${label} returned an empty stablecoin list. Try again in a minute; you were not charged.`)
+            ? new ToolError(
+                'upstream_unavailable',
+                `The ${label} returned an empty stablecoin list. Try again in a minute; you were not charged.`,
+              )
             : undefined,
         ...(signal ? { signal } : {}),
       });
     },
     usdRates(signal) {
-      return upstream.request({ path: '/rates', schema: RatesResponseSchema, ttlMs: FX_RATES_TTL_MS, ...(signal ? { signal } : {}) });
+      return upstream.request({
+        path: '/rates',
+        schema: RatesResponseSchema,
+        ttlMs: FX_RATES_TTL_MS,
+        ...(signal ? { signal } : {}),
+      });
     },
   };
 }

@@ -101,7 +101,8 @@ export interface YieldsProvider {
 /** Creates the yields provider on its upstream client. */
 export function createYieldsProvider(upstream: Upstream): YieldsProvider {
   const label = upstream.info.label;
-  const failed = (what: string) => new ToolError('upstream_unavailable', `The ${label} ${what}. Try again in a minute; you were not charged.`);
+  const failed = (what: string) =>
+    new ToolError('upstream_unavailable', `The ${label} ${what}. Try again in a minute; you were not charged.`);
   return {
     source: label,
     pools(signal) {
@@ -111,7 +112,8 @@ export function createYieldsProvider(upstream: Upstream): YieldsProvider {
         // Errors in disguise (a 200 whose status is not "success") and empty lists never reach the cache.
         interpret: (status, json) => {
           if (status !== 200 || !isObject(json)) return undefined;
-          if (typeof json.status === 'string' && json.status !== 'success') return failed(`reported an error (status "${json.status.slice(0, 40)}")`);
+          if (typeof json.status === 'string' && json.status !== 'success')
+            return failed(`reported an error (status "${json.status.slice(0, 40)}")`);
           if (Array.isArray(json.data) && json.data.length === 0) return failed('returned an empty pool list');
           return undefined;
         },

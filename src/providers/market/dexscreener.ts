@@ -70,9 +70,16 @@ export interface DexScreenerProvider {
 /** Builds the DexScreener provider over its upstream client. */
 export function createDexScreenerProvider(upstream: Upstream): DexScreenerProvider {
   async function tokenPairs(q: TokenPairsQuery): Promise<Fetched<DexPair[]>> {
-    const fetched = await upstream.request({ path: `/latest/dex/tokens/${encodeURIComponent(q.address)}`, schema: TokensAnswerSchema, signal: q.signal });
+    const fetched = await upstream.request({
+      path: `/latest/dex/tokens/${encodeURIComponent(q.address)}`,
+      schema: TokensAnswerSchema,
+      signal: q.signal,
+    });
     // EVM addresses compare in any case; Solana mints are case-sensitive base58.
-    const same = q.chain.family === 'evm' ? (a: string) => a.toLowerCase() === q.address.toLowerCase() : (a: string) => a === q.address;
+    const same =
+      q.chain.family === 'evm'
+        ? (a: string) => a.toLowerCase() === q.address.toLowerCase()
+        : (a: string) => a === q.address;
     const pairs: DexPair[] = [];
     for (const p of fetched.data.pairs ?? []) {
       if (p.chainId !== q.chain.dexscreener) continue;

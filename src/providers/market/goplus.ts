@@ -17,7 +17,9 @@ const NOT_CHARGED = 'you were not charged';
 const flag = z
   .union([z.string(), z.number(), z.boolean(), z.null()])
   .optional()
-  .transform((v) => (v === '1' || v === 1 || v === true ? true : v === '0' || v === 0 || v === false ? false : undefined));
+  .transform((v) =>
+    v === '1' || v === 1 || v === true ? true : v === '0' || v === 0 || v === false ? false : undefined,
+  );
 
 /** Decimal string or number → number; missing, empty or unparsable → undefined. */
 const num = z
@@ -105,7 +107,9 @@ const SolanaTokenSchema = z.object({
     .object({ status: flag, metadata_upgrade_authority: authorities })
     .nullish()
     .transform((v) => ({ status: v?.status, authority: v?.metadata_upgrade_authority ?? [] })),
-  transfer_fee: z.object({ current_fee_rate: z.unknown().optional(), scheduled_fee_rate: z.unknown().optional() }).nullish(),
+  transfer_fee: z
+    .object({ current_fee_rate: z.unknown().optional(), scheduled_fee_rate: z.unknown().optional() })
+    .nullish(),
   transfer_fee_upgradable: Status,
   transfer_hook: z.array(z.unknown()).nullish(),
   transfer_hook_upgradable: Status,
@@ -171,20 +175,43 @@ function interpretCode(label: string, q: TokenSecurityQuery) {
       case 5000:
         return new AttemptFailure('unavailable', `server error (code 5000)`);
       case 2004:
-        return new ToolError('invalid_input', `The ${label} says ${q.address} is not a valid token address on ${q.chain.label} (code 2004). Check the address; ${NOT_CHARGED}.`, { field: q.field });
+        return new ToolError(
+          'invalid_input',
+          `The ${label} says ${q.address} is not a valid token address on ${q.chain.label} (code 2004). Check the address; ${NOT_CHARGED}.`,
+          { field: q.field },
+        );
       case 2018:
-        return new ToolError('invalid_input', `The ${label} does not support ${q.chain.label} right now (code 2018). Try another chain; ${NOT_CHARGED}.`, { field: 'chain' });
+        return new ToolError(
+          'invalid_input',
+          `The ${label} does not support ${q.chain.label} right now (code 2018). Try another chain; ${NOT_CHARGED}.`,
+          { field: 'chain' },
+        );
       case 2020:
-        return new ToolError('not_found', `${where} is not a token contract according to the ${label} (code 2020); a wallet address? Check the address and chain; ${NOT_CHARGED}.`, { field: q.field });
+        return new ToolError(
+          'not_found',
+          `${where} is not a token contract according to the ${label} (code 2020); a wallet address? Check the address and chain; ${NOT_CHARGED}.`,
+          { field: q.field },
+        );
       case 2021:
-        return new ToolError('not_found', `The ${label} has no contract information for ${where} (code 2021). Check the address and chain; ${NOT_CHARGED}.`, { field: q.field });
+        return new ToolError(
+          'not_found',
+          `The ${label} has no contract information for ${where} (code 2021). Check the address and chain; ${NOT_CHARGED}.`,
+          { field: q.field },
+        );
       case 4029:
-        return new ToolError('upstream_rate_limited', `The ${label} is throttling requests right now (code 4029). Try again in ${THROTTLE_SECONDS} s; ${NOT_CHARGED}.`, {
-          details: { retryAfterSeconds: THROTTLE_SECONDS },
-        });
+        return new ToolError(
+          'upstream_rate_limited',
+          `The ${label} is throttling requests right now (code 4029). Try again in ${THROTTLE_SECONDS} s; ${NOT_CHARGED}.`,
+          {
+            details: { retryAfterSeconds: THROTTLE_SECONDS },
+          },
+        );
       default:
         // 4010-4012 / 4022-4023 (our access token), 5006 (parameters) and anything new: not the caller's to fix.
-        return new ToolError('upstream_unavailable', `The ${label} refused the lookup (code ${Number.isFinite(code) ? code : '?'}${said ? `: ${said}` : ''}). Try again later; ${NOT_CHARGED}.`);
+        return new ToolError(
+          'upstream_unavailable',
+          `The ${label} refused the lookup (code ${Number.isFinite(code) ? code : '?'}${said ? `: ${said}` : ''}). Try again later; ${NOT_CHARGED}.`,
+        );
     }
   };
 }
@@ -207,16 +234,32 @@ export function createGoPlusProvider(upstream: Upstream): GoPlusProvider {
     const interpret = interpretCode(label, q);
     const query = { contract_addresses: q.address };
     const unknown = () =>
-      new ToolError('not_found', `The ${label} has no security data for ${q.address} on ${q.chain.label}: it is not a token there, or not indexed yet. Check the address and chain; ${NOT_CHARGED}.`, {
-        field: q.field,
-      });
+      new ToolError(
+        'not_found',
+        `The ${label} has no security data for ${q.address} on ${q.chain.label}: it is not a token there, or not indexed yet. Check the address and chain; ${NOT_CHARGED}.`,
+        {
+          field: q.field,
+        },
+      );
     if (q.chain.family === 'solana') {
-      const fetched = await upstream.request({ path: '/solana/token_security', query, schema: SolanaAnswerSchema, interpret, signal: q.signal });
+      const fetched = await upstream.request({
+        path: '/solana/token_security',
+        query,
+        schema: SolanaAnswerSchema,
+        interpret,
+        signal: q.signal,
+      });
       const found = recordOf(fetched.data.result, q.address, false);
       if (!found) throw unknown();
       return { ...fetched, data: { ...found, family: 'solana' } };
     }
-    const fetched = await upstream.request({ path: `/token_security/${q.chain.goplusId}`, query, schema: EvmAnswerSchema, interpret, signal: q.signal });
+    const fetched = await upstream.request({
+      path: `/token_security/${q.chain.goplusId}`,
+      query,
+      schema: EvmAnswerSchema,
+      interpret,
+      signal: q.signal,
+    });
     const found = recordOf(fetched.data.result, q.address, true);
     if (!found) throw unknown();
     return { ...fetched, data: { ...found, family: 'evm' } };

@@ -109,7 +109,14 @@ export function createHyperliquidProvider(upstream: Upstream, now: () => number 
   const label = upstream.info.label;
 
   async function meta(signal?: AbortSignal) {
-    return upstream.request({ method: 'POST', path: '/info', body: { type: 'meta' }, schema: MetaSchema, ttlMs: META_TTL_MS, signal });
+    return upstream.request({
+      method: 'POST',
+      path: '/info',
+      body: { type: 'meta' },
+      schema: MetaSchema,
+      ttlMs: META_TTL_MS,
+      signal,
+    });
   }
 
   async function perpCoins(signal?: AbortSignal): Promise<Fetched<string[]>> {
@@ -125,9 +132,15 @@ export function createHyperliquidProvider(upstream: Upstream, now: () => number 
     const folded = active.filter((name) => name.toLowerCase() === wanted.toLowerCase());
     if (folded.length === 1) return folded[0]!;
     const delisted = data.universe.find((u) => u.isDelisted === true && u.name.toLowerCase() === wanted.toLowerCase());
-    const similar = active.filter((name) => wanted.length >= 2 && name.toLowerCase().includes(wanted.toLowerCase())).slice(0, 5);
-    const examples = [...new Set([...similar, ...PREFERRED_EXAMPLES.filter((n) => active.includes(n)), ...active])].slice(0, 8);
-    const why = delisted ? `"${delisted.name}" is delisted on the ${label}` : `"${wanted}" is not a perpetual coin on the ${label}`;
+    const similar = active
+      .filter((name) => wanted.length >= 2 && name.toLowerCase().includes(wanted.toLowerCase()))
+      .slice(0, 5);
+    const examples = [
+      ...new Set([...similar, ...PREFERRED_EXAMPLES.filter((n) => active.includes(n)), ...active]),
+    ].slice(0, 8);
+    const why = delisted
+      ? `"${delisted.name}" is delisted on the ${label}`
+      : `"${wanted}" is not a perpetual coin on the ${label}`;
     throw new ToolError(
       'not_found',
       `${why} (${active.length} coins are listed). Use a listed ticker such as ${examples.join(', ')}; you were not charged.`,
@@ -149,7 +162,11 @@ export function createHyperliquidProvider(upstream: Upstream, now: () => number 
       signal: query.signal,
       interpret: (status, json) =>
         status === 200 && json === null
-          ? new ToolError('not_found', `The ${label} has no ${query.interval} candles for ${coin}; try another coin or interval. You were not charged.`, { field: 'coin' })
+          ? new ToolError(
+              'not_found',
+              `The ${label} has no ${query.interval} candles for ${coin}; try another coin or interval. You were not charged.`,
+              { field: 'coin' },
+            )
           : undefined,
     });
     if (fetched.data.length === 0) {

@@ -134,15 +134,27 @@ export function createKalshiProvider(upstream: Upstream): KalshiProvider {
             );
           }
           if (status === 400) {
-            return new ToolError('invalid_input', `The ${label} does not accept "${eventTicker}" as an event ticker. Check it and call again; you were not charged.`, {
-              field: 'eventTicker',
-            });
+            return new ToolError(
+              'invalid_input',
+              `The ${label} does not accept "${eventTicker}" as an event ticker. Check it and call again; you were not charged.`,
+              {
+                field: 'eventTicker',
+              },
+            );
           }
           // The venue's error envelope `{"error": {...}}` arriving with a 2xx status is a failure, not an event.
           if (status >= 200 && status < 300 && isObject(json) && 'error' in json && !('event' in json)) {
             const error = json.error;
-            const message = isObject(error) && typeof error.message === 'string' ? error.message : typeof error === 'string' ? error : 'an error';
-            return new ToolError('upstream_unavailable', `The ${label} answered with ${message.slice(0, 120)}. Try again in a minute; you were not charged.`);
+            const message =
+              isObject(error) && typeof error.message === 'string'
+                ? error.message
+                : typeof error === 'string'
+                  ? error
+                  : 'an error';
+            return new ToolError(
+              'upstream_unavailable',
+              `The ${label} answered with ${message.slice(0, 120)}. Try again in a minute; you were not charged.`,
+            );
           }
           return undefined;
         },

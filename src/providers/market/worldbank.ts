@@ -8,7 +8,13 @@ const PER_PAGE = 1000;
 /** Page numbers come back as numbers on this route and as strings on others; read both. */
 const count = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 
-const MetaSchema = z.object({ page: count, pages: count, per_page: count, total: count, lastupdated: z.string().nullable().optional() });
+const MetaSchema = z.object({
+  page: count,
+  pages: count,
+  per_page: count,
+  total: count,
+  lastupdated: z.string().nullable().optional(),
+});
 
 const RowSchema = z.object({
   indicator: z.object({ id: z.string(), value: z.string() }),
@@ -55,7 +61,11 @@ const SeriesResponseSchema = z
     };
   });
 
-const MessageSchema = z.object({ id: z.union([z.string(), z.number()]).transform(String), key: z.string().optional(), value: z.string().optional() });
+const MessageSchema = z.object({
+  id: z.union([z.string(), z.number()]).transform(String),
+  key: z.string().optional(),
+  value: z.string().optional(),
+});
 
 /** The World Bank's error form: HTTP 200 with `[{"message":[{id, key, value}]}]` (sometimes followed by `null`). */
 export function messageOf(json: unknown): z.output<typeof MessageSchema> | undefined {

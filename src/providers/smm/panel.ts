@@ -19,7 +19,13 @@ const int = z
   .pipe(z.number().int().nonnegative());
 /** Non-negative decimal as number or string. */
 const decimal = z
-  .union([z.number(), z.string().trim().regex(/^\d+(\.\d+)?$/, 'must be a decimal number')])
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?$/, 'must be a decimal number'),
+  ])
   .transform(Number)
   .pipe(z.number().nonnegative().finite());
 const optionalDecimal = z
@@ -33,7 +39,9 @@ const optionalDecimal = z
 const yes = z
   .union([z.boolean(), z.number(), z.string(), z.null()])
   .optional()
-  .transform((v) => v === true || v === 1 || (typeof v === 'string' && ['1', 'true', 'yes'].includes(v.trim().toLowerCase())));
+  .transform(
+    (v) => v === true || v === 1 || (typeof v === 'string' && ['1', 'true', 'yes'].includes(v.trim().toLowerCase())),
+  );
 
 const ServiceSchema = z.object({
   service: int.pipe(z.number().min(1)),
@@ -47,7 +55,17 @@ const ServiceSchema = z.object({
   cancel: yes,
 });
 const ServicesAnswerSchema = z.array(z.unknown());
-const AddAnswerSchema = z.object({ order: z.union([z.number().int().nonnegative(), z.string().trim().regex(/^[A-Za-z0-9_-]{1,64}$/)]).transform(String) });
+const AddAnswerSchema = z.object({
+  order: z
+    .union([
+      z.number().int().nonnegative(),
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/),
+    ])
+    .transform(String),
+});
 const StatusAnswerSchema = z.object({
   status: z.string().min(1),
   charge: optionalDecimal,
@@ -71,7 +89,15 @@ export interface SmmService {
 }
 
 /** Our order states; `ordered` is what smm-order answers, the rest come from the panel's status words. */
-export const ORDER_STATUSES = ['ordered', 'pending', 'in_progress', 'completed', 'partial', 'canceled', 'unknown'] as const;
+export const ORDER_STATUSES = [
+  'ordered',
+  'pending',
+  'in_progress',
+  'completed',
+  'partial',
+  'canceled',
+  'unknown',
+] as const;
 /** One of {@link ORDER_STATUSES}. */
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -141,35 +167,68 @@ export function panelError(text: string, label: string, at: ErrorContext, log: L
   const lower = said.toLowerCase();
   if (/api[ _-]?key|invalid key|key is (invalid|wrong)|unauthori[sz]ed/.test(lower)) {
     log.error('the marketing panel refused our API key; check SMM_PANEL_KEY', { upstream: 'smm' });
-    return new ToolError('upstream_unavailable', `The ${label} refused this server's credentials (an operator problem). Try again later; ${NOT_CHARGED}.`);
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} refused this server's credentials (an operator problem). Try again later; ${NOT_CHARGED}.`,
+    );
   }
   if (/not enough funds|insufficient (funds|balance)|low balance|balance is (too )?low/.test(lower)) {
     log.error('the marketing panel account is out of funds; top it up', { upstream: 'smm' });
-    return new ToolError('upstream_unavailable', `The ${label} account of this server is out of funds (an operator problem). Try again later; ${NOT_CHARGED}.`);
+    return new ToolError(
+      'upstream_unavailable',
+      `The ${label} account of this server is out of funds (an operator problem). Try again later; ${NOT_CHARGED}.`,
+    );
   }
   if (lower.includes('quantity')) {
     const min = /less than minimal\s*(\d+)/.exec(lower)?.[1];
     const max = /more than maximal\s*(\d+)/.exec(lower)?.[1];
     const bound = min ? ` (the minimum is ${min})` : max ? ` (the maximum is ${max})` : '';
-    return new ToolError('invalid_input', `The ${label} refused quantity ${at.quantity ?? ''}${bound}: "${said}". Check the limits with GET /v1/smm-quote; ${NOT_CHARGED}.`, {
-      field: 'quantity',
-      ...(min || max ? { details: { ...(min ? { min: Number(min) } : {}), ...(max ? { max: Number(max) } : {}) } } : {}),
-    });
+    return new ToolError(
+      'invalid_input',
+      `The ${label} refused quantity ${at.quantity ?? ''}${bound}: "${said}". Check the limits with GET /v1/smm-quote; ${NOT_CHARGED}.`,
+      {
+        field: 'quantity',
+        ...(min || max
+          ? { details: { ...(min ? { min: Number(min) } : {}), ...(max ? { max: Number(max) } : {}) } }
+          : {}),
+      },
+    );
   }
-  if (/active order|already (has|have) an? (active )?order|order (is )?already (active|running|in progress)|duplicate/.test(lower)) {
-    return new ToolError('conflict', `The ${label} already has an active order for this link ("${said}"). Wait until it completes, or use another link; ${NOT_CHARGED}.`, { field: 'link' });
+  if (
+    /active order|already (has|have) an? (active )?order|order (is )?already (active|running|in progress)|duplicate/.test(
+      lower,
+    )
+  ) {
+    return new ToolError(
+      'conflict',
+      `The ${label} already has an active order for this link ("${said}"). Wait until it completes, or use another link; ${NOT_CHARGED}.`,
+      { field: 'link' },
+    );
   }
   if (lower.includes('service')) {
-    return new ToolError('invalid_input', `The ${label} does not sell service ${at.serviceId ?? ''} ("${said}"). Find one with GET /v1/smm-services; ${NOT_CHARGED}.`, { field: 'serviceId' });
+    return new ToolError(
+      'invalid_input',
+      `The ${label} does not sell service ${at.serviceId ?? ''} ("${said}"). Find one with GET /v1/smm-services; ${NOT_CHARGED}.`,
+      { field: 'serviceId' },
+    );
   }
   if (lower.includes('order id') || lower.includes('order not found')) {
-    return new ToolError('not_found', `The ${label} does not know order ${at.orderId ?? ''} ("${said}").`, { field: 'orderId' });
+    return new ToolError('not_found', `The ${label} does not know order ${at.orderId ?? ''} ("${said}").`, {
+      field: 'orderId',
+    });
   }
   if (/\blink\b|\burl\b/.test(lower)) {
-    return new ToolError('invalid_input', `The ${label} refused the link ("${said}"). Send the full URL of the post or profile; ${NOT_CHARGED}.`, { field: 'link' });
+    return new ToolError(
+      'invalid_input',
+      `The ${label} refused the link ("${said}"). Send the full URL of the post or profile; ${NOT_CHARGED}.`,
+      { field: 'link' },
+    );
   }
   log.error('the marketing panel refused a request', { upstream: 'smm', error: said });
-  return new ToolError('upstream_unavailable', `The ${label} refused the request ("${said}"). Try again later; ${NOT_CHARGED}.`);
+  return new ToolError(
+    'upstream_unavailable',
+    `The ${label} refused the request ("${said}"). Try again later; ${NOT_CHARGED}.`,
+  );
 }
 
 /** Reads the `error` text of a panel answer sent with a non-5xx status (5xx and 429 keep their retry handling). */
@@ -189,7 +248,10 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
 
   function ready(): string {
     if (!configured || key === undefined) {
-      throw new ToolError('not_implemented', `No ${label} is configured on this server (the operator sets SMM_PANEL_URL and SMM_PANEL_KEY), so social-marketing orders are unavailable. You were not charged.`);
+      throw new ToolError(
+        'not_implemented',
+        `No ${label} is configured on this server (the operator sets SMM_PANEL_URL and SMM_PANEL_KEY), so social-marketing orders are unavailable. You were not charged.`,
+      );
     }
     return key;
   }
@@ -212,11 +274,29 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
         continue;
       }
       const s = parsed.data;
-      list.push({ serviceId: s.service, name: s.name.trim(), type: s.type?.trim() || 'Default', category: s.category?.trim() ?? '', ratePer1000: s.rate, min: s.min, max: s.max, refill: s.refill, cancel: s.cancel });
+      list.push({
+        serviceId: s.service,
+        name: s.name.trim(),
+        type: s.type?.trim() || 'Default',
+        category: s.category?.trim() ?? '',
+        ratePer1000: s.rate,
+        min: s.min,
+        max: s.max,
+        refill: s.refill,
+        cancel: s.cancel,
+      });
     }
-    if (garbled > 0 && !fetched.cached) log.warn('the marketing panel listed services we cannot read; left out', { upstream: 'smm', garbled, kept: list.length });
+    if (garbled > 0 && !fetched.cached)
+      log.warn('the marketing panel listed services we cannot read; left out', {
+        upstream: 'smm',
+        garbled,
+        kept: list.length,
+      });
     if (list.length === 0 && garbled > 0) {
-      throw new ToolError('upstream_invalid', `The ${label} sent a service list this server cannot read. Try again later; ${NOT_CHARGED}.`);
+      throw new ToolError(
+        'upstream_invalid',
+        `The ${label} sent a service list this server cannot read. Try again later; ${NOT_CHARGED}.`,
+      );
     }
     return { ...fetched, data: list };
   }
@@ -225,15 +305,25 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
     const { data } = await services(signal);
     const found = data.find((s) => s.serviceId === serviceId);
     if (!found) {
-      throw new ToolError('invalid_input', `The ${label} does not sell service ${serviceId}. Find a service id with GET /v1/smm-services; ${NOT_CHARGED}.`, {
-        field: 'serviceId',
-      });
+      throw new ToolError(
+        'invalid_input',
+        `The ${label} does not sell service ${serviceId}. Find a service id with GET /v1/smm-services; ${NOT_CHARGED}.`,
+        {
+          field: 'serviceId',
+        },
+      );
     }
     return found;
   }
 
   async function addOrder(order: NewOrder, signal?: AbortSignal): Promise<string> {
-    const form = { key: ready(), action: 'add', service: String(order.serviceId), link: order.link, quantity: String(order.quantity) };
+    const form = {
+      key: ready(),
+      action: 'add',
+      service: String(order.serviceId),
+      link: order.link,
+      quantity: String(order.quantity),
+    };
     const placed = await upstream.request({
       method: 'POST',
       path: '',
@@ -257,7 +347,14 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
       signal,
     });
     const s = fetched.data;
-    const data = { status: mapPanelStatus(s.status), panelStatus: s.status, charge: s.charge, startCount: s.start_count, remains: s.remains, currency: s.currency ?? null };
+    const data = {
+      status: mapPanelStatus(s.status),
+      panelStatus: s.status,
+      charge: s.charge,
+      startCount: s.start_count,
+      remains: s.remains,
+      currency: s.currency ?? null,
+    };
     return { ...fetched, data };
   }
 

@@ -14,7 +14,9 @@ const tool = (t: unknown) => t as AnyPaidToolDefinition;
 describe('the MPP offers of a route', () => {
   it('are every EVM exact EIP-3009 option of the tools group, at the same price, pay-to, asset and EIP-712 domain (no Permit2 upto, no other family)', () => {
     const { challenge, offers } = setup(tool(annuity));
-    const expected = (challenge.accepts as PaymentRequirements[]).filter((a) => a.network.startsWith('eip155:') && a.scheme === 'exact');
+    const expected = (challenge.accepts as PaymentRequirements[]).filter(
+      (a) => a.network.startsWith('eip155:') && a.scheme === 'exact',
+    );
     expect(expected.length).toBeGreaterThan(3);
     expect(offers.map((o) => o.entry)).toEqual(expected);
     for (const offer of offers) {
@@ -24,7 +26,11 @@ describe('the MPP offers of a route', () => {
         amount: entry.amount,
         currency: entry.asset,
         recipient: entry.payTo,
-        methodDetails: { chainId: Number(entry.network.slice('eip155:'.length)), credentialTypes: ['authorization'], decimals: 6 },
+        methodDetails: {
+          chainId: Number(entry.network.slice('eip155:'.length)),
+          credentialTypes: ['authorization'],
+          decimals: 6,
+        },
       });
       expect(offer.domain).toEqual({ name: entry.extra.name, version: entry.extra.version });
     }
@@ -41,18 +47,28 @@ describe('the MPP offers of a route', () => {
     const transfers = setup(tool(transfersEvm)).offers;
     expect(transfers).toHaveLength(1);
     expect(transfers[0]!.x402Version).toBe(1);
-    expect(transfers[0]!.request.amount).toBe((transfers[0]!.entry as unknown as { maxAmountRequired: string }).maxAmountRequired);
+    expect(transfers[0]!.request.amount).toBe(
+      (transfers[0]!.entry as unknown as { maxAmountRequired: string }).maxAmountRequired,
+    );
   });
 });
 
 describe('issued challenges', () => {
-  it('are unique, bound by the HMAC id to their fields and to the tool, and expire after the entry\'s validity window', () => {
+  it("are unique, bound by the HMAC id to their fields and to the tool, and expire after the entry's validity window", () => {
     const { config, offers } = setup(tool(annuity));
     const now = Date.parse('2026-11-25T12:00:00.000Z');
-    const issued = [...issueChallenges(config.mpp, offers, { tool: 'annuity' }, 300, now), ...issueChallenges(config.mpp, offers, { tool: 'annuity' }, 300, now)];
+    const issued = [
+      ...issueChallenges(config.mpp, offers, { tool: 'annuity' }, 300, now),
+      ...issueChallenges(config.mpp, offers, { tool: 'annuity' }, 300, now),
+    ];
     expect(new Set(issued.map((i) => i.challenge.id)).size).toBe(issued.length);
     for (const { challenge, header } of issued) {
-      expect(challenge).toMatchObject({ realm: 'tollbooth.test', method: 'evm', intent: 'charge', expires: '2026-11-25T12:05:00.000Z' });
+      expect(challenge).toMatchObject({
+        realm: 'tollbooth.test',
+        method: 'evm',
+        intent: 'charge',
+        expires: '2026-11-25T12:05:00.000Z',
+      });
       expect(Challenge.verify(challenge, { secretKey: SECRET })).toBe(true);
       expect(Challenge.verify(challenge, { secretKey: `${SECRET}-other` })).toBe(false);
       expect(boundTool(challenge)).toBe('annuity');
@@ -61,12 +77,18 @@ describe('issued challenges', () => {
     }
   });
 
-  it('are exactly what mppx\'s Challenge.from and Challenge.serialize make of the same fields (id, object and header)', () => {
+  it("are exactly what mppx's Challenge.from and Challenge.serialize make of the same fields (id, object and header)", () => {
     const { config, offers } = setup(tool(annuity));
     for (const { challenge, header } of issueChallenges(config.mpp, offers, { tool: 'annuity' }, 300)) {
       const meta = JSON.parse(Buffer.from(challenge.opaque!, 'base64url').toString('utf8')) as Record<string, string>;
       const { meta: _meta, ...official } = Challenge.from({
-        realm: challenge.realm, method: 'evm', intent: 'charge', request: challenge.request, expires: challenge.expires, meta, secretKey: SECRET,
+        realm: challenge.realm,
+        method: 'evm',
+        intent: 'charge',
+        request: challenge.request,
+        expires: challenge.expires,
+        meta,
+        secretKey: SECRET,
       });
       expect(challenge).toEqual(official);
       expect(header).toBe(Challenge.serialize(official as Challenge.Challenge));

@@ -35,20 +35,34 @@ describe('reading an MPP credential', () => {
   });
 
   it('refuses, within fixed bounds and before parsing, what is too long, not base64url, or not a credential', async () => {
-    const long = await decodeCredential({ from: 'header', value: `Payment ${'A'.repeat(PAYMENT_LIMITS.maxHeaderChars + 1)}` });
+    const long = await decodeCredential({
+      from: 'header',
+      value: `Payment ${'A'.repeat(PAYMENT_LIMITS.maxHeaderChars + 1)}`,
+    });
     expect(long).toMatchObject({ ok: false, message: expect.stringMatching(/longer than/) });
-    expect(await decodeCredential({ from: 'header', value: 'Payment a+b/c' })).toMatchObject({ ok: false, message: expect.stringMatching(/base64url/) });
+    expect(await decodeCredential({ from: 'header', value: 'Payment a+b/c' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/base64url/),
+    });
     expect(await decodeCredential({ from: 'header', value: 'Payment ' })).toMatchObject({ ok: false });
     const notJson = Buffer.from('{not json', 'utf8').toString('base64url');
-    expect(await decodeCredential({ from: 'header', value: `Payment ${notJson}` })).toMatchObject({ ok: false, message: expect.stringMatching(/malformed/) });
+    expect(await decodeCredential({ from: 'header', value: `Payment ${notJson}` })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/malformed/),
+    });
   });
 
   it('refuses a header credential whose payload nests too deep, after parsing within the size limit, without recursion', async () => {
     const sent = await credential();
-    const wire = JSON.parse(Buffer.from(Credential.serialize(sent).slice('Payment '.length), 'base64url').toString('utf8')) as Record<string, unknown>;
+    const wire = JSON.parse(
+      Buffer.from(Credential.serialize(sent).slice('Payment '.length), 'base64url').toString('utf8'),
+    ) as Record<string, unknown>;
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
     const text = JSON.stringify({ ...wire, payload: '__DEEP__' }).replace('"__DEEP__"', deep);
-    const result = await decodeCredential({ from: 'header', value: `Payment ${Buffer.from(text, 'utf8').toString('base64url')}` });
+    const result = await decodeCredential({
+      from: 'header',
+      value: `Payment ${Buffer.from(text, 'utf8').toString('base64url')}`,
+    });
     expect(result).toMatchObject({ ok: false, message: expect.stringMatching(/nesting/) });
   });
 
@@ -56,9 +70,17 @@ describe('reading an MPP credential', () => {
     let deep: Record<string, unknown> = {};
     const root = deep;
     for (let i = 0; i < 100_000; i++) deep = deep.next = {} as Record<string, unknown>;
-    expect(await decodeCredential({ from: 'meta', value: { challenge: root, payload: {} } })).toMatchObject({ ok: false, message: expect.stringMatching(/nesting/) });
-    expect(await decodeCredential({ from: 'meta', value: { challenge: { id: 'x'.repeat(9000) }, payload: {} } })).toMatchObject({ ok: false, message: expect.stringMatching(/too large/) });
-    expect(await decodeCredential({ from: 'meta', value: 'Payment abc' })).toMatchObject({ ok: false, message: expect.stringMatching(/must be an object/) });
+    expect(await decodeCredential({ from: 'meta', value: { challenge: root, payload: {} } })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/nesting/),
+    });
+    expect(
+      await decodeCredential({ from: 'meta', value: { challenge: { id: 'x'.repeat(9000) }, payload: {} } }),
+    ).toMatchObject({ ok: false, message: expect.stringMatching(/too large/) });
+    expect(await decodeCredential({ from: 'meta', value: 'Payment abc' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/must be an object/),
+    });
     expect(await decodeCredential({ from: 'meta', value: { payload: {} } })).toMatchObject({ ok: false });
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { REASONS } from '../../../src/payments/outcomes.js';
 import { MPP_ERROR_TYPES, MPP_REASONS, problemFor } from '../../../src/payments/mpp/problem.js';
 
-const type = (reason: string) => problemFor(reason, 402, 'detail').type.replace('https://paymentauth.org/problems/', '');
+const type = (reason: string) =>
+  problemFor(reason, 402, 'detail').type.replace('https://paymentauth.org/problems/', '');
 
 describe('MPP problem details for our payment outcomes', () => {
   it('map every reason the broker emits to an MPP problem type', () => {
@@ -21,7 +22,7 @@ describe('MPP problem details for our payment outcomes', () => {
     });
   });
 
-  it('map every reason of the MPP path, and treat a facilitator\'s verdict on the authorization as a failed verification', () => {
+  it("map every reason of the MPP path, and treat a facilitator's verdict on the authorization as a failed verification", () => {
     expect(Object.fromEntries(Object.values(MPP_REASONS).map((r) => [r, type(r)]))).toEqual({
       mpp_disabled: 'method-unsupported',
       mpp_and_x402_together: 'bad-request',
@@ -51,7 +52,7 @@ describe('MPP problem details for our payment outcomes', () => {
 });
 
 describe('the MPP problem types Tollbooth answers with', () => {
-  it('are the type and title of mppx\'s error class of the same name', async () => {
+  it("are the type and title of mppx's error class of the same name", async () => {
     const { Errors } = await import('mppx');
     for (const [name, ours] of Object.entries(MPP_ERROR_TYPES)) {
       const Type = (Errors as unknown as Record<string, new (o: object) => { type: string; title: string }>)[name]!;

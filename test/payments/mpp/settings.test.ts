@@ -18,7 +18,7 @@ const production = {
 };
 
 describe('MPP settings', () => {
-  it('are on by default, with the tools base URL\'s host as realm and a random key of this process when none is set', () => {
+  it("are on by default, with the tools base URL's host as realm and a random key of this process when none is set", () => {
     const config = loadConfig({ LOG_LEVEL: 'silent', BASE_URL_TOOLS: 'https://api.example.com:8443/base' });
     expect(config.mpp).toMatchObject({ enabled: true, ephemeralKey: true, realm: 'api.example.com:8443' });
     expect(Buffer.byteLength(config.mpp.secretKey)).toBeGreaterThanOrEqual(32);
@@ -27,7 +27,11 @@ describe('MPP settings', () => {
 
   it('take MPP=off, MPP_REALM and MPP_SECRET_KEY', () => {
     expect(loadConfig({ LOG_LEVEL: 'silent', MPP: 'off' }).mpp.enabled).toBe(false);
-    expect(loadConfig({ LOG_LEVEL: 'silent', MPP_REALM: 'pay.example', MPP_SECRET_KEY: KEY }).mpp).toMatchObject({ realm: 'pay.example', secretKey: KEY, ephemeralKey: false });
+    expect(loadConfig({ LOG_LEVEL: 'silent', MPP_REALM: 'pay.example', MPP_SECRET_KEY: KEY }).mpp).toMatchObject({
+      realm: 'pay.example',
+      secretKey: KEY,
+      ephemeralKey: false,
+    });
     expect(() => loadConfig({ LOG_LEVEL: 'silent', MPP: 'maybe' })).toThrow(/must be on or off[\s\S]*at MPP/);
   });
 
@@ -50,7 +54,9 @@ describe('MPP settings', () => {
 
   it('make a production server refuse to start without a shared key while MPP is on (instances and restarts must agree on challenge ids)', async () => {
     const config = loadConfig(production);
-    expect(mppStartProblem(config.mpp)).toMatch(/MPP_SECRET_KEY \(or MPP_SECRET_KEY_FILE\) is required when NODE_ENV=production/);
+    expect(mppStartProblem(config.mpp)).toMatch(
+      /MPP_SECRET_KEY \(or MPP_SECRET_KEY_FILE\) is required when NODE_ENV=production/,
+    );
     await expect(createRuntime(config, { log: silentLogger })).rejects.toThrow(ConfigError);
     expect(mppStartProblem(loadConfig({ ...production, MPP_SECRET_KEY: KEY }).mpp)).toBeUndefined();
     expect(mppStartProblem(loadConfig({ ...production, MPP: 'off' }).mpp)).toBeUndefined();

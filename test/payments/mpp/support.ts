@@ -19,7 +19,11 @@ export function setup(tool: AnyPaidToolDefinition, env: Record<string, string> =
 }
 
 /** Signs the EIP-3009 authorization an `evm/charge` challenge asks for, as the mppx client would (nonce = challenge hash). */
-export async function signFor(challenge: Challenge.Challenge, offer: MppOffer, over: Partial<Record<'to' | 'value' | 'nonce' | 'validBefore', string>> = {}) {
+export async function signFor(
+  challenge: Challenge.Challenge,
+  offer: MppOffer,
+  over: Partial<Record<'to' | 'value' | 'nonce' | 'validBefore', string>> = {},
+) {
   const request = offer.request;
   const message = {
     from: payer.address,
@@ -30,7 +34,12 @@ export async function signFor(challenge: Challenge.Challenge, offer: MppOffer, o
     nonce: (over.nonce ?? evm.Types.challengeHash(challenge)) as Hex,
   };
   const signature = await payer.signTypedData({
-    domain: { name: offer.domain.name, version: offer.domain.version, chainId: request.methodDetails.chainId, verifyingContract: request.currency as Hex },
+    domain: {
+      name: offer.domain.name,
+      version: offer.domain.version,
+      chainId: request.methodDetails.chainId,
+      verifyingContract: request.currency as Hex,
+    },
     types: evm.Types.authorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message,

@@ -3,7 +3,12 @@ import { silentLogger } from '../../../src/log.js';
 import { parseCdpSecret } from '../../../src/providers/chain/cdp-auth.js';
 import { createCdpFaucet, interpretCdpFaucetAnswer } from '../../../src/providers/chain/cdp-faucet.js';
 import { Upstream } from '../../../src/providers/upstream.js';
-import { cdpTestKey, startCdpLookalike, type CdpLookalike, type CdpTestKey } from '../../support/upstreams/cdp-faucet.js';
+import {
+  cdpTestKey,
+  startCdpLookalike,
+  type CdpLookalike,
+  type CdpTestKey,
+} from '../../support/upstreams/cdp-faucet.js';
 import { toolFailure } from '../../support/upstreams/open-data.js';
 
 const EVM = '0x742d35Cc6634C0532925a3b844Bc454e4438f44e';
@@ -14,14 +19,30 @@ let key: CdpTestKey;
 let cdp: CdpLookalike;
 beforeAll(async () => {
   key = cdpTestKey('ec');
-  cdp = await startCdpLookalike(key, { capPerAddress: 3, refused: ['0x000000000000000000000000000000000000dEaD'], slowMs: 500 });
+  cdp = await startCdpLookalike(key, {
+    capPerAddress: 3,
+    refused: ['0x000000000000000000000000000000000000dEaD'],
+    slowMs: 500,
+  });
 });
 afterAll(async () => {
   await cdp?.stop();
 });
 
 function faucet(k: CdpTestKey = key, timeoutMs = 2_000) {
-  const upstream = new Upstream({ name: 'cdp-faucet', label: 'CDP faucet', baseUrl: cdp.url, timeoutMs, retries: 0, cacheTtlMs: 0, cacheMaxEntries: 0, backoffMs: 1 }, silentLogger);
+  const upstream = new Upstream(
+    {
+      name: 'cdp-faucet',
+      label: 'CDP faucet',
+      baseUrl: cdp.url,
+      timeoutMs,
+      retries: 0,
+      cacheTtlMs: 0,
+      cacheMaxEntries: 0,
+      backoffMs: 1,
+    },
+    silentLogger,
+  );
   return createCdpFaucet(upstream, { keyId: k.keyId, key: parseCdpSecret(k.secret) }, silentLogger);
 }
 
@@ -30,16 +51,36 @@ describe('the hosted CDP faucet provider', () => {
     const drip = await faucet().drip({ network: 'base-sepolia', token: 'usdc', address: EVM }, signal);
     const sent = cdp.drips.at(-1)!;
     expect(sent).toMatchObject({ chain: 'evm', network: 'base-sepolia', address: EVM, token: 'usdc' });
-    expect(drip).toEqual({ transactionHash: sent.transaction, explorer: `https://sepolia.basescan.org/tx/${sent.transaction}` });
+    expect(drip).toEqual({
+      transactionHash: sent.transaction,
+      explorer: `https://sepolia.basescan.org/tx/${sent.transaction}`,
+    });
   });
 
   it('drips SOL on Solana devnet with an EdDSA (Ed25519) key and returns the signature', async () => {
     const ed = cdpTestKey('ed25519');
     const edCdp = await startCdpLookalike(ed);
     try {
-      const upstream = new Upstream({ name: 'cdp-faucet', label: 'CDP faucet', baseUrl: edCdp.url, timeoutMs: 2_000, retries: 0, cacheTtlMs: 0, cacheMaxEntries: 0 }, silentLogger);
-      const drip = await createCdpFaucet(upstream, { keyId: ed.keyId, key: parseCdpSecret(ed.secret) }, silentLogger).drip({ network: 'solana-devnet', token: 'sol', address: SOL }, signal);
-      expect(edCdp.drips).toEqual([{ chain: 'solana', network: 'solana-devnet', address: SOL, token: 'sol', transaction: drip.transactionHash }]);
+      const upstream = new Upstream(
+        {
+          name: 'cdp-faucet',
+          label: 'CDP faucet',
+          baseUrl: edCdp.url,
+          timeoutMs: 2_000,
+          retries: 0,
+          cacheTtlMs: 0,
+          cacheMaxEntries: 0,
+        },
+        silentLogger,
+      );
+      const drip = await createCdpFaucet(
+        upstream,
+        { keyId: ed.keyId, key: parseCdpSecret(ed.secret) },
+        silentLogger,
+      ).drip({ network: 'solana-devnet', token: 'sol', address: SOL }, signal);
+      expect(edCdp.drips).toEqual([
+        { chain: 'solana', network: 'solana-devnet', address: SOL, token: 'sol', transaction: drip.transactionHash },
+      ]);
       expect(drip.explorer).toBe(`https://explorer.solana.com/tx/${drip.transactionHash}?cluster=devnet`);
       expect(edCdp.unauthorized).toBe(0);
     } finally {
@@ -59,7 +100,12 @@ describe('the hosted CDP faucet provider', () => {
   });
 
   it('answers an address the faucet refuses (403) with 400 on the address field', async () => {
-    const err = await toolFailure(faucet().drip({ network: 'base-sepolia', token: 'usdc', address: '0x000000000000000000000000000000000000dEaD' }, signal));
+    const err = await toolFailure(
+      faucet().drip(
+        { network: 'base-sepolia', token: 'usdc', address: '0x000000000000000000000000000000000000dEaD' },
+        signal,
+      ),
+    );
     expect(err.code).toBe('invalid_input');
     expect(err.field).toBe('address');
     expect(err.message).toMatch(/forbidden/);
@@ -67,7 +113,9 @@ describe('the hosted CDP faucet provider', () => {
 
   it('reports a refused API key as the operator’s problem, not the caller’s', async () => {
     const other = cdpTestKey('ec');
-    const err = await toolFailure(faucet({ ...other, keyId: key.keyId }).drip({ network: 'base-sepolia', token: 'usdc', address: EVM }, signal));
+    const err = await toolFailure(
+      faucet({ ...other, keyId: key.keyId }).drip({ network: 'base-sepolia', token: 'usdc', address: EVM }, signal),
+    );
     expect(err.code).toBe('upstream_unavailable');
     expect(err.message).toMatch(/credentials/);
     expect(cdp.unauthorized).toBeGreaterThan(0);
@@ -77,7 +125,9 @@ describe('the hosted CDP faucet provider', () => {
     for (const mode of ['500', 'slow'] as const) {
       const before = cdp.requests;
       cdp.failNext(mode);
-      const err = await toolFailure(faucet(key, 200).drip({ network: 'base-sepolia', token: 'usdc', address: EVM }, signal));
+      const err = await toolFailure(
+        faucet(key, 200).drip({ network: 'base-sepolia', token: 'usdc', address: EVM }, signal),
+      );
       expect(err.code).toBe(mode === '500' ? 'upstream_unavailable' : 'upstream_timeout');
       expect(cdp.requests).toBe(before + 1);
     }
@@ -86,13 +136,19 @@ describe('the hosted CDP faucet provider', () => {
   it('sends two identical concurrent drips as two requests (never joined into one answer)', async () => {
     const address = '0x2222222222222222222222222222222222222222';
     const one = faucet();
-    const [a, b] = await Promise.all([1, 2].map(() => one.drip({ network: 'base-sepolia', token: 'usdc', address }, signal)));
+    const [a, b] = await Promise.all(
+      [1, 2].map(() => one.drip({ network: 'base-sepolia', token: 'usdc', address }, signal)),
+    );
     expect(a!.transactionHash).not.toBe(b!.transactionHash);
     expect(cdp.drips.filter((d) => d.address === address)).toHaveLength(2);
   });
 
   it('reads a cap reported in an error body without HTTP 429 as the faucet’s cap too', () => {
-    const err = interpretCdpFaucetAnswer(403, { errorType: 'faucet_limit_exceeded', errorMessage: 'limit reached' }, silentLogger);
+    const err = interpretCdpFaucetAnswer(
+      403,
+      { errorType: 'faucet_limit_exceeded', errorMessage: 'limit reached' },
+      silentLogger,
+    );
     expect(err?.code).toBe('rate_limited');
     expect(interpretCdpFaucetAnswer(200, { transactionHash: '0x' }, silentLogger)).toBeUndefined();
   });

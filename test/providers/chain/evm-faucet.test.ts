@@ -19,7 +19,9 @@ beforeAll(async () => {
   // An RPC that says it is Base mainnet (8453): a faucet pointed at it must send nothing.
   wrongChain = await startLookalikeServer((req) => {
     const { id, method } = req.body as { id: number; method: string };
-    return method === 'eth_chainId' ? { json: { jsonrpc: '2.0', id, result: '0x2105' } } : { json: { jsonrpc: '2.0', id, error: { code: -32601, message: `unexpected ${method}` } } };
+    return method === 'eth_chainId'
+      ? { json: { jsonrpc: '2.0', id, result: '0x2105' } }
+      : { json: { jsonrpc: '2.0', id, error: { code: -32601, message: `unexpected ${method}` } } };
   });
 }, 120_000);
 afterAll(async () => {
@@ -29,7 +31,10 @@ afterAll(async () => {
 
 const fresh = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 const faucet = (key = chain.accounts[1]!.privateKey, rpcUrl = chain.rpcUrl) =>
-  createEvmFaucet({ key, rpcUrl, usdc: BASE_SEPOLIA_USDC, timeoutMs: 5_000, retries: 0, confirmTimeoutMs: 20_000 }, silentLogger);
+  createEvmFaucet(
+    { key, rpcUrl, usdc: BASE_SEPOLIA_USDC, timeoutMs: 5_000, retries: 0, confirmTimeoutMs: 20_000 },
+    silentLogger,
+  );
 const ethOf = (who: Address) => createPublicClient({ transport: http(chain.rpcUrl) }).getBalance({ address: who });
 
 describe('the self-hosted Base Sepolia faucet', () => {
@@ -39,7 +44,9 @@ describe('the self-hosted Base Sepolia faucet', () => {
     expect(drip.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(drip.explorer).toBe(`https://sepolia.basescan.org/tx/${drip.transactionHash}`);
     expect(await balanceOf(chain, BASE_SEPOLIA_USDC, to)).toBe(1_000_000n);
-    const receipt = await createPublicClient({ transport: http(chain.rpcUrl) }).getTransactionReceipt({ hash: drip.transactionHash as `0x${string}` });
+    const receipt = await createPublicClient({ transport: http(chain.rpcUrl) }).getTransactionReceipt({
+      hash: drip.transactionHash as `0x${string}`,
+    });
     expect(receipt.status).toBe('success');
     expect(receipt.from.toLowerCase()).toBe(chain.accounts[1]!.address.toLowerCase());
   });
@@ -53,7 +60,11 @@ describe('the self-hosted Base Sepolia faucet', () => {
   it('sends concurrent drips from one key with distinct nonces, and every one lands', async () => {
     const one = faucet();
     const recipients = Array.from({ length: 6 }, fresh);
-    const drips = await Promise.all(recipients.map((address, i) => one.drip({ network: 'base-sepolia', token: i % 2 ? 'eth' : 'usdc', address }, signal)));
+    const drips = await Promise.all(
+      recipients.map((address, i) =>
+        one.drip({ network: 'base-sepolia', token: i % 2 ? 'eth' : 'usdc', address }, signal),
+      ),
+    );
     expect(new Set(drips.map((d) => d.transactionHash)).size).toBe(6);
     for (const [i, who] of recipients.entries()) {
       if (i % 2) expect(await ethOf(who)).toBe(100_000_000_000_000n);
@@ -63,13 +74,20 @@ describe('the self-hosted Base Sepolia faucet', () => {
 
   it('says the faucet is out of USDC when its key holds none, and sends nothing', async () => {
     const empty = chain.accounts[2]!;
-    const err = await toolFailure(faucet(empty.privateKey).drip({ network: 'base-sepolia', token: 'usdc', address: fresh() }, signal));
+    const err = await toolFailure(
+      faucet(empty.privateKey).drip({ network: 'base-sepolia', token: 'usdc', address: fresh() }, signal),
+    );
     expect(err.code).toBe('upstream_unavailable');
     expect(err.message).toMatch(/out of funds for a USDC drip.*not charged/);
   });
 
   it('refuses to send when its RPC is not Base Sepolia (a mainnet URL given by mistake)', async () => {
-    const err = await toolFailure(faucet(chain.accounts[1]!.privateKey, wrongChain.url).drip({ network: 'base-sepolia', token: 'eth', address: fresh() }, signal));
+    const err = await toolFailure(
+      faucet(chain.accounts[1]!.privateKey, wrongChain.url).drip(
+        { network: 'base-sepolia', token: 'eth', address: fresh() },
+        signal,
+      ),
+    );
     expect(err.code).toBe('upstream_unavailable');
     expect(err.message).toMatch(/not Base Sepolia/);
     expect(wrongChain.requests).toBe(1); // eth_chainId only: nothing was signed or sent

@@ -3,7 +3,12 @@ import { silentLogger } from '../../../src/log.js';
 import { parseCdpSecret } from '../../../src/providers/chain/cdp-auth.js';
 import { createOnrampProvider } from '../../../src/providers/chain/onramp.js';
 import { Upstream } from '../../../src/providers/upstream.js';
-import { cdpTestKey, startCdpLookalike, type CdpLookalike, type CdpTestKey } from '../../support/upstreams/cdp-faucet.js';
+import {
+  cdpTestKey,
+  startCdpLookalike,
+  type CdpLookalike,
+  type CdpTestKey,
+} from '../../support/upstreams/cdp-faucet.js';
 import { toolFailure } from '../../support/upstreams/open-data.js';
 
 const EVM = '0x742d35Cc6634C0532925a3b844Bc454e4438f44e';
@@ -19,7 +24,20 @@ afterAll(async () => {
   await cdp?.stop();
 });
 
-const upstream = () => new Upstream({ name: 'cdp-onramp', label: 'Coinbase Onramp API', baseUrl: cdp.url, timeoutMs: 2_000, retries: 1, cacheTtlMs: 0, cacheMaxEntries: 0, backoffMs: 1 }, silentLogger);
+const upstream = () =>
+  new Upstream(
+    {
+      name: 'cdp-onramp',
+      label: 'Coinbase Onramp API',
+      baseUrl: cdp.url,
+      timeoutMs: 2_000,
+      retries: 1,
+      cacheTtlMs: 0,
+      cacheMaxEntries: 0,
+      backoffMs: 1,
+    },
+    silentLogger,
+  );
 
 describe('the onramp provider', () => {
   it('mints a session with a CDP JWT and returns its single-use link for USDC on Base', async () => {
@@ -47,7 +65,10 @@ describe('the onramp provider', () => {
   });
 
   it('reports a session the API refuses as an upstream error', async () => {
-    const onramp = createOnrampProvider(upstream(), { keyId: key.keyId, key: parseCdpSecret(cdpTestKey('ed25519').secret) });
+    const onramp = createOnrampProvider(upstream(), {
+      keyId: key.keyId,
+      key: parseCdpSecret(cdpTestKey('ed25519').secret),
+    });
     const err = await toolFailure(onramp.link(EVM, signal));
     expect(err.code).toBe('upstream_unavailable');
     expect(err.message).toMatch(/unauthorized/);

@@ -43,7 +43,10 @@ describe('chain-tool settings', () => {
   it('uses the hosted faucet when a CDP key is set, and refuses half a key or a cdp provider without one', () => {
     const key = cdpTestKey('ec');
     expect(load({ CDP_API_KEY_ID: key.keyId, CDP_API_KEY_SECRET: key.secret }).faucet.provider).toBe('cdp');
-    expect(load({ CDP_API_KEY_ID: key.keyId, CDP_API_KEY_SECRET: key.secret, FAUCET_PROVIDER: 'self-hosted' }).faucet.provider).toBe('self-hosted');
+    expect(
+      load({ CDP_API_KEY_ID: key.keyId, CDP_API_KEY_SECRET: key.secret, FAUCET_PROVIDER: 'self-hosted' }).faucet
+        .provider,
+    ).toBe('self-hosted');
     expect(failure({ CDP_API_KEY_ID: key.keyId })).toMatch(/set together/);
     expect(failure({ FAUCET_PROVIDER: 'cdp' })).toMatch(/needs CDP_API_KEY_ID/);
   });
@@ -72,10 +75,24 @@ describe('chain-tool settings', () => {
   it('signs CDP JWTs that name the request, for EC and Ed25519 keys', () => {
     for (const kind of ['ec', 'ed25519'] as const) {
       const key = cdpTestKey(kind);
-      const jwt = cdpJwt({ keyId: key.keyId, key: parseCdpSecret(key.secret) }, 'POST', 'https://api.cdp.coinbase.com/platform/v2/evm/faucet', 1_000);
-      const [header, claims] = jwt.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>);
+      const jwt = cdpJwt(
+        { keyId: key.keyId, key: parseCdpSecret(key.secret) },
+        'POST',
+        'https://api.cdp.coinbase.com/platform/v2/evm/faucet',
+        1_000,
+      );
+      const [header, claims] = jwt
+        .split('.')
+        .slice(0, 2)
+        .map((p) => JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>);
       expect(header).toMatchObject({ alg: kind === 'ec' ? 'ES256' : 'EdDSA', kid: key.keyId, typ: 'JWT' });
-      expect(claims).toEqual({ iss: 'cdp', sub: key.keyId, nbf: 1_000, exp: 1_120, uris: ['POST api.cdp.coinbase.com/platform/v2/evm/faucet'] });
+      expect(claims).toEqual({
+        iss: 'cdp',
+        sub: key.keyId,
+        nbf: 1_000,
+        exp: 1_120,
+        uris: ['POST api.cdp.coinbase.com/platform/v2/evm/faucet'],
+      });
     }
   });
 });

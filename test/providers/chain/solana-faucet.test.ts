@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 const fresh = async () => (await generateKeyPairSigner()).address;
-const faucet = (key = funded) => createSolanaFaucet({ key, rpcUrl: rpc.url, usdcMint: mint, timeoutMs: 5_000, confirmTimeoutMs: 10_000, pollMs: 20 }, silentLogger);
+const faucet = (key = funded) =>
+  createSolanaFaucet(
+    { key, rpcUrl: rpc.url, usdcMint: mint, timeoutMs: 5_000, confirmTimeoutMs: 10_000, pollMs: 20 },
+    silentLogger,
+  );
 
 describe('the self-hosted Solana devnet faucet', () => {
   it('sends 0.00125 SOL with a system transfer and returns the confirmed signature', async () => {
@@ -48,7 +52,9 @@ describe('the self-hosted Solana devnet faucet', () => {
   it('makes two drips to one address in one blockhash two transactions, so both are delivered', async () => {
     const to = await fresh();
     const one = faucet();
-    const [a, b] = await Promise.all([1, 2].map(() => one.drip({ network: 'solana-devnet', token: 'usdc', address: to }, signal)));
+    const [a, b] = await Promise.all(
+      [1, 2].map(() => one.drip({ network: 'solana-devnet', token: 'usdc', address: to }, signal)),
+    );
     expect(a!.transactionHash).not.toBe(b!.transactionHash);
     expect(await ledger.tokenBalance(to, mint)).toBe(2_000_000n);
   });

@@ -3,7 +3,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvmReader } from '../../../src/providers/chain/evm-rpc.js';
 import { createTransferIndexer } from '../../../src/providers/chain/indexer.js';
-import { cutToLimit, listTransfers, type FoundTransfer, type TransferRow } from '../../../src/providers/chain/transfers.js';
+import {
+  cutToLimit,
+  listTransfers,
+  type FoundTransfer,
+  type TransferRow,
+} from '../../../src/providers/chain/transfers.js';
 import { Upstream } from '../../../src/providers/upstream.js';
 import { silentLogger } from '../../../src/log.js';
 import { startLocalChain, type LocalChain } from '../../support/chain/node.js';
@@ -28,24 +33,38 @@ const ZERO = '0x0000000000000000000000000000000000000000';
 async function send(from: number, token: Address, to: Address, value: bigint, wait = true): Promise<Hex> {
   const account = privateKeyToAccount(chain.accounts[from]!.privateKey);
   const wallet = createWalletClient({ account, chain: localViemChain(chain), transport: localTransport(chain) });
-  const hash = await wallet.writeContract({ address: token, abi: testUsdcAbi, functionName: 'transfer', args: [to, value], ...(wait ? {} : { gas: 100_000n }) });
+  const hash = await wallet.writeContract({
+    address: token,
+    abi: testUsdcAbi,
+    functionName: 'transfer',
+    args: [to, value],
+    ...(wait ? {} : { gas: 100_000n }),
+  });
   if (wait) await record(hash, account.address, token, to, value);
   return hash;
 }
 
 async function record(hash: Hex, from: Address, token: Address, to: Address, value: bigint) {
-  const receipt = await createPublicClient({ transport: localTransport(chain) }).waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  const receipt = await createPublicClient({ transport: localTransport(chain) }).waitForTransactionReceipt({
+    hash,
+    pollingInterval: 20,
+  });
   made.push({ hash, block: Number(receipt.blockNumber), from, to, token, value });
 }
 
-const testClient = () => createTestClient({ mode: 'hardhat', chain: localViemChain(chain), transport: localTransport(chain) });
+const testClient = () =>
+  createTestClient({ mode: 'hardhat', chain: localViemChain(chain), transport: localTransport(chain) });
 
 beforeAll(async () => {
   chain = await startLocalChain({ chainId: 8453, accountCount: 4 });
   [alice, bob, carol] = chain.accounts.slice(1, 4).map((a) => a.address) as [Address, Address, Address];
   usdc = (await deployTestUsdc(chain, { name: 'USD Coin', version: '2' })).address;
   dai = (await deployTestUsdc(chain, { name: 'Test Dai', version: '1', symbol: 'TDAI', decimals: 18 })).address;
-  for (const [token, to, value] of [[usdc, alice, 50_000_000n], [usdc, bob, 50_000_000n], [dai, alice, 10n ** 20n]] as const) {
+  for (const [token, to, value] of [
+    [usdc, alice, 50_000_000n],
+    [usdc, bob, 50_000_000n],
+    [dai, alice, 10n ** 20n],
+  ] as const) {
     await record(await mint(chain, token, to, value), ZERO, token, to, value);
   }
   await send(1, usdc, bob, 1_500_000n);
@@ -103,14 +122,17 @@ async function expected(who: Address, token?: Address): Promise<TransferRow[]> {
   return rows.sort((a, b) => b.blockNumber - a.blockNumber);
 }
 
-const sameSet = (rows: TransferRow[]) => [...rows].sort((a, b) => b.blockNumber - a.blockNumber || a.hash.localeCompare(b.hash));
+const sameSet = (rows: TransferRow[]) =>
+  [...rows].sort((a, b) => b.blockNumber - a.blockNumber || a.hash.localeCompare(b.hash));
 
 describe('listing ERC-20 transfers over JSON-RPC', () => {
   it('lists every transfer in and out of a wallet, newest first, with exact and formatted amounts, scanning chunk by chunk', async () => {
     const before = proxy.logRanges.length;
     const page = await listTransfers({ reader: reader(), scan }, { address: alice, limit: 100 });
     expect(sameSet(page.transfers)).toEqual(sameSet(await expected(alice)));
-    expect(page.transfers.map((t) => t.blockNumber)).toEqual([...page.transfers.map((t) => t.blockNumber)].sort((a, b) => b - a));
+    expect(page.transfers.map((t) => t.blockNumber)).toEqual(
+      [...page.transfers.map((t) => t.blockNumber)].sort((a, b) => b - a),
+    );
     expect(page.transfers.map((t) => t.direction)).toEqual(expect.arrayContaining(['in', 'out', 'self']));
     expect(page.fromBlock).toBe(0);
     const ranges = proxy.logRanges.slice(before);
@@ -129,10 +151,15 @@ describe('listing ERC-20 transfers over JSON-RPC', () => {
     const seen: TransferRow[] = [];
     let toBlock: number | undefined;
     for (let pages = 0; pages < 20; pages++) {
-      const page = await listTransfers({ reader: reader(), scan }, { address: alice, limit: 2, ...(toBlock === undefined ? {} : { toBlock }) });
+      const page = await listTransfers(
+        { reader: reader(), scan },
+        { address: alice, limit: 2, ...(toBlock === undefined ? {} : { toBlock }) },
+      );
       expect(page.transfers.length).toBeLessThanOrEqual(2);
       // Everything in [fromBlock, toBlock] is in this page.
-      expect(sameSet(page.transfers)).toEqual(sameSet(all.filter((t) => t.blockNumber >= page.fromBlock && t.blockNumber <= page.toBlock)));
+      expect(sameSet(page.transfers)).toEqual(
+        sameSet(all.filter((t) => t.blockNumber >= page.fromBlock && t.blockNumber <= page.toBlock)),
+      );
       seen.push(...page.transfers);
       if (page.fromBlock === 0) break;
       toBlock = page.fromBlock - 1;
@@ -143,7 +170,10 @@ describe('listing ERC-20 transfers over JSON-RPC', () => {
   it('halves its chunks when the RPC answers "block range too large", and still finds everything', async () => {
     const strict = await startEvmRpcProxy(chain.rpcUrl, { maxLogBlocks: 7 });
     try {
-      const page = await listTransfers({ reader: reader(strict.url), scan: { chunkBlocks: 50, maxBlocks: 100_000 } }, { address: alice, limit: 100 });
+      const page = await listTransfers(
+        { reader: reader(strict.url), scan: { chunkBlocks: 50, maxBlocks: 100_000 } },
+        { address: alice, limit: 100 },
+      );
       expect(sameSet(page.transfers)).toEqual(sameSet(await expected(alice)));
       expect(strict.refusedRanges).toBeGreaterThan(0);
       expect(strict.logRanges.every(([from, to]) => to - from + 1 <= 7)).toBe(true);
@@ -154,14 +184,21 @@ describe('listing ERC-20 transfers over JSON-RPC', () => {
 
   it('scans at most maxBlocks blocks per call and says where it stopped', async () => {
     const latest = Number(await createPublicClient({ transport: localTransport(chain) }).getBlockNumber());
-    const page = await listTransfers({ reader: reader(), scan: { chunkBlocks: 10, maxBlocks: 30 } }, { address: alice, limit: 100 });
+    const page = await listTransfers(
+      { reader: reader(), scan: { chunkBlocks: 10, maxBlocks: 30 } },
+      { address: alice, limit: 100 },
+    );
     expect(page.toBlock).toBe(latest);
     expect(page.fromBlock).toBe(latest - 29);
-    expect(sameSet(page.transfers)).toEqual(sameSet((await expected(alice)).filter((t) => t.blockNumber >= latest - 29)));
+    expect(sameSet(page.transfers)).toEqual(
+      sameSet((await expected(alice)).filter((t) => t.blockNumber >= latest - 29)),
+    );
   });
 
   it('refuses a fromBlock after the latest block as invalid input', async () => {
-    const err = await toolFailure(listTransfers({ reader: reader(), scan }, { address: alice, fromBlock: 10_000_000, limit: 10 }));
+    const err = await toolFailure(
+      listTransfers({ reader: reader(), scan }, { address: alice, fromBlock: 10_000_000, limit: 10 }),
+    );
     expect(err.code).toBe('invalid_input');
     expect(err.field).toBe('fromBlock');
   });
@@ -176,11 +213,28 @@ describe('listing ERC-20 transfers over JSON-RPC', () => {
 
 describe('listing ERC-20 transfers from the indexer', () => {
   const fromIndexer = (key = 'indexer-test-key') =>
-    createTransferIndexer(new Upstream({ name: 'indexer', label: 'Alchemy transfers API', baseUrl: indexer.url, timeoutMs: 5_000, retries: 0, cacheTtlMs: 0, cacheMaxEntries: 0 }, silentLogger), key);
+    createTransferIndexer(
+      new Upstream(
+        {
+          name: 'indexer',
+          label: 'Alchemy transfers API',
+          baseUrl: indexer.url,
+          timeoutMs: 5_000,
+          retries: 0,
+          cacheTtlMs: 0,
+          cacheMaxEntries: 0,
+        },
+        silentLogger,
+      ),
+      key,
+    );
 
   it('gives the same transfers as the log scan, in one query per direction, with the key in the Authorization header', async () => {
     const before = indexer.queries.length;
-    const page = await listTransfers({ reader: reader(), indexer: fromIndexer(), scan }, { address: alice, limit: 100 });
+    const page = await listTransfers(
+      { reader: reader(), indexer: fromIndexer(), scan },
+      { address: alice, limit: 100 },
+    );
     expect(sameSet(page.transfers)).toEqual(sameSet(await expected(alice)));
     expect(indexer.queries.length - before).toBe(2);
   });
@@ -189,17 +243,29 @@ describe('listing ERC-20 transfers from the indexer', () => {
     const all = await expected(alice);
     const page = await listTransfers({ reader: reader(), indexer: fromIndexer(), scan }, { address: alice, limit: 3 });
     expect(page.transfers.length).toBeGreaterThan(0);
-    expect(sameSet(page.transfers)).toEqual(sameSet(all.filter((t) => t.blockNumber >= page.fromBlock && t.blockNumber <= page.toBlock)));
+    expect(sameSet(page.transfers)).toEqual(
+      sameSet(all.filter((t) => t.blockNumber >= page.fromBlock && t.blockNumber <= page.toBlock)),
+    );
   });
 
   it('fails with an upstream error when the indexer refuses the key', async () => {
-    const err = await toolFailure(listTransfers({ reader: reader(), indexer: fromIndexer('wrong-key'), scan }, { address: alice, limit: 10 }));
+    const err = await toolFailure(
+      listTransfers({ reader: reader(), indexer: fromIndexer('wrong-key'), scan }, { address: alice, limit: 10 }),
+    );
     expect(err.code).toBe('upstream_unavailable');
   });
 });
 
 describe('cutting a newest-first list to the limit', () => {
-  const t = (block: number, logIndex = 0): FoundTransfer => ({ hash: `0x${block}${logIndex}`, logIndex, block, from: ZERO, to: ZERO, token: ZERO, raw: 1n });
+  const t = (block: number, logIndex = 0): FoundTransfer => ({
+    hash: `0x${block}${logIndex}`,
+    logIndex,
+    block,
+    from: ZERO,
+    to: ZERO,
+    token: ZERO,
+    raw: 1n,
+  });
 
   it('keeps everything and the scanned range when under the limit', () => {
     expect(cutToLimit([t(5), t(9)], 3, 2)).toEqual({ kept: [t(9), t(5)], fromBlock: 2 });

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { SOLANA_DEVNET } from '../../../src/providers/chain/settings.js';
 import { createEvmRpcProvider } from '../../../src/providers/chain/evm-rpc.js';
-import { createWalletProvider, stablecoinTotal, STABLECOIN_TRANSFER_GAS, type BalanceRead } from '../../../src/providers/chain/wallet.js';
+import {
+  createWalletProvider,
+  stablecoinTotal,
+  STABLECOIN_TRANSFER_GAS,
+  type BalanceRead,
+} from '../../../src/providers/chain/wallet.js';
 import { startLocalChain, type LocalChain } from '../../support/chain/node.js';
 import { LAMPORTS_PER_SOL, SolanaLedger } from '../../support/chain/solana-ledger.js';
 import { startSolanaRpc, type SolanaRpc } from '../../support/chain/solana.js';
@@ -29,7 +34,11 @@ beforeAll(async () => {
   proxy = await startEvmRpcProxy(chain.rpcUrl);
   wallet = privateKeyToAccount(generatePrivateKey()).address;
   await mint(chain, BASE_SEPOLIA_USDC, wallet, 12_345_678n);
-  await createTestClient({ mode: 'hardhat', chain: localViemChain(chain), transport: localTransport(chain) }).setBalance({ address: wallet, value: 3n * 10n ** 15n });
+  await createTestClient({
+    mode: 'hardhat',
+    chain: localViemChain(chain),
+    transport: localTransport(chain),
+  }).setBalance({ address: wallet, value: 3n * 10n ** 15n });
   ledger = await SolanaLedger.create();
   mintAddress = await ledger.createMint(6);
   solanaWallet = (await generateKeyPairSigner()).address;
@@ -48,8 +57,26 @@ afterAll(async () => {
 /** A provider over a network table: the local chain, a network whose RPC is down, and the local Solana ledger. */
 function provider(only?: string) {
   const networks = [
-    { id: 'eip155:84532', family: 'evm', asset: BASE_SEPOLIA_USDC, decimals: 6, name: 'USDC', version: '2', rpcUrl: proxy.url, label: 'Base Sepolia (local)' },
-    { id: 'eip155:999001', family: 'evm', asset: BASE_SEPOLIA_USDC, decimals: 6, name: 'USDC', version: '2', rpcUrl: 'http://127.0.0.1:9/', label: 'Down chain' },
+    {
+      id: 'eip155:84532',
+      family: 'evm',
+      asset: BASE_SEPOLIA_USDC,
+      decimals: 6,
+      name: 'USDC',
+      version: '2',
+      rpcUrl: proxy.url,
+      label: 'Base Sepolia (local)',
+    },
+    {
+      id: 'eip155:999001',
+      family: 'evm',
+      asset: BASE_SEPOLIA_USDC,
+      decimals: 6,
+      name: 'USDC',
+      version: '2',
+      rpcUrl: 'http://127.0.0.1:9/',
+      label: 'Down chain',
+    },
     { id: SOLANA_DEVNET, family: 'svm', asset: mintAddress, decimals: 6, rpcUrl: solana.url, label: 'Solana (local)' },
   ];
   const config = loadConfig({
@@ -73,7 +100,13 @@ describe('the wallet reads', () => {
     const reads = await provider().balances(wallet, solanaWallet, signal);
     const base = ok(reads, 'eip155:84532');
     expect(base.native).toEqual({ symbol: 'ETH', decimals: 18, raw: String(3n * 10n ** 15n), formatted: '0.003' });
-    expect(base.stablecoin).toEqual({ symbol: 'USDC', decimals: 6, raw: '12345678', formatted: '12.345678', token: BASE_SEPOLIA_USDC });
+    expect(base.stablecoin).toEqual({
+      symbol: 'USDC',
+      decimals: 6,
+      raw: '12345678',
+      formatted: '12.345678',
+      token: BASE_SEPOLIA_USDC,
+    });
     const sol = ok(reads, SOLANA_DEVNET);
     expect(sol.native).toMatchObject({ symbol: 'SOL', raw: String(ledger.lamports(solanaWallet)), formatted: '0.5' });
     expect(sol.stablecoin).toMatchObject({ symbol: 'USDC', raw: '4500000', formatted: '4.5', token: mintAddress });
@@ -106,7 +139,11 @@ describe('the wallet reads', () => {
     const reads = await provider().gas(signal);
     const price = await createPublicClient({ transport: localTransport(chain) }).getGasPrice();
     const base = reads.find((r) => r.network === 'eip155:84532');
-    expect(base).toMatchObject({ ok: true, gasPriceWei: price.toString(), stablecoinTransfer: { gas: 65_000, fee: { symbol: 'ETH', raw: (price * STABLECOIN_TRANSFER_GAS).toString() } } });
+    expect(base).toMatchObject({
+      ok: true,
+      gasPriceWei: price.toString(),
+      stablecoinTransfer: { gas: 65_000, fee: { symbol: 'ETH', raw: (price * STABLECOIN_TRANSFER_GAS).toString() } },
+    });
     expect(reads.find((r) => r.network === 'eip155:999001')?.ok).toBe(false);
   });
 

@@ -24,7 +24,15 @@ describe('the DefiLlama stablecoins provider', () => {
     expect(data.assets).toHaveLength(STABLECOIN_FIXTURE.length);
     const usdc = data.assets.find((a) => a.symbol === 'USDC')!;
     const chains = Object.values(spec('USDC').chains);
-    expect(usdc).toMatchObject({ id: '2', name: 'USD Coin', geckoId: 'usd-coin', pegType: 'peggedUSD', pegCurrency: 'USD', pegMechanism: 'fiat-backed', price: 0.9998 });
+    expect(usdc).toMatchObject({
+      id: '2',
+      name: 'USD Coin',
+      geckoId: 'usd-coin',
+      pegType: 'peggedUSD',
+      pegCurrency: 'USD',
+      pegMechanism: 'fiat-backed',
+      price: 0.9998,
+    });
     expect(usdc.supply.current).toBeCloseTo(sum(chains.map((c) => c[0])), 0);
     expect(usdc.supply.prevDay).toBeCloseTo(sum(chains.map((c) => c[1])), 0);
     expect(usdc.supply.prevMonth).toBeCloseTo(sum(chains.map((c) => c[3])), 0);
@@ -45,7 +53,11 @@ describe('the DefiLlama stablecoins provider', () => {
     expect(usdg.supply).toMatchObject({ prevDay: null, prevWeek: null, prevMonth: null });
     const ustc = data.assets.find((a) => a.symbol === 'USTC')!;
     expect(ustc.supply.prevDay).not.toBeNull();
-    expect(ustc.chains.find((c) => c.chain === 'Ethereum')!.supply).toMatchObject({ prevDay: null, prevWeek: null, prevMonth: null });
+    expect(ustc.chains.find((c) => c.chain === 'Ethereum')!.supply).toMatchObject({
+      prevDay: null,
+      prevWeek: null,
+      prevMonth: null,
+    });
     const buck = data.assets.find((a) => a.symbol === 'BUCK')!;
     expect(buck.supply.prevWeek).toBeNull();
   });

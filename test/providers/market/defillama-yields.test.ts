@@ -22,12 +22,22 @@ describe('the DefiLlama yields provider', () => {
     expect(provider.source).toBe('DefiLlama yields API');
     const { data } = await provider.pools();
     expect(data.upstreamRows).toBe(POOLS.length);
-    const expected = POOLS.filter((p) => p.exposure === 'multi' && (p.apy !== null || p.apyBase !== null || p.apyReward !== null));
+    const expected = POOLS.filter(
+      (p) => p.exposure === 'multi' && (p.apy !== null || p.apyBase !== null || p.apyReward !== null),
+    );
     expect(data.pools).toHaveLength(expected.length);
-    for (let i = 1; i < data.pools.length; i++) expect(data.pools[i - 1]!.row.tvlUsd).toBeGreaterThanOrEqual(data.pools[i]!.row.tvlUsd);
+    for (let i = 1; i < data.pools.length; i++)
+      expect(data.pools[i - 1]!.row.tvlUsd).toBeGreaterThanOrEqual(data.pools[i]!.row.tvlUsd);
     const top = data.pools[0]!.row;
     const source = POOLS.find((p) => p.pool === top.pool)!;
-    expect(top).toEqual({ pool: source.pool, chain: source.chain, project: source.project, symbol: source.symbol, tvlUsd: Math.round(source.tvlUsd), apy: source.apy });
+    expect(top).toEqual({
+      pool: source.pool,
+      chain: source.chain,
+      project: source.project,
+      symbol: source.symbol,
+      tvlUsd: Math.round(source.tvlUsd),
+      apy: source.apy,
+    });
   });
 
   it('leaves out single-token positions (lending, staking)', async () => {
@@ -43,7 +53,10 @@ describe('the DefiLlama yields provider', () => {
       pool({ pool: 'b', exposure: 'multi', tvlUsd: 20, apy: null, apyBase: 1, apyReward: 2.5 }),
       pool({ pool: 'c', exposure: 'multi', tvlUsd: 30, apy: null, apyBase: null, apyReward: null }),
     ]);
-    expect(ranking.pools.map((p) => [p.row.pool, p.row.apy, p.row.tvlUsd])).toEqual([['b', 3.5, 20], ['a', 3.25, 11]]);
+    expect(ranking.pools.map((p) => [p.row.pool, p.row.apy, p.row.tvlUsd])).toEqual([
+      ['b', 3.5, 20],
+      ['a', 3.25, 11],
+    ]);
   });
 
   it('indexes chains case-insensitively and lists them by total TVL', () => {

@@ -23,7 +23,13 @@ describe('the DexScreener provider', () => {
     expect(provider.source).toBe('DexScreener API');
     const { data } = await provider.tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean.toLowerCase() });
     expect(data.map((p) => p.dex)).toEqual(['uniswap', 'aerodrome', 'baseswap']);
-    expect(data[0]).toMatchObject({ tokenName: 'Example', tokenSymbol: 'EXM', quoteSymbol: 'WETH', liquidityUsd: 185000.12, createdAt: NOW - 400 * 86_400_000 });
+    expect(data[0]).toMatchObject({
+      tokenName: 'Example',
+      tokenSymbol: 'EXM',
+      quoteSymbol: 'WETH',
+      liquidityUsd: 185000.12,
+      createdAt: NOW - 400 * 86_400_000,
+    });
     expect(data[1]).toMatchObject({ tokenSymbol: 'EXM', quoteSymbol: 'USDC', liquidityUsd: 42000.5 });
     expect(data[2]).toMatchObject({ liquidityUsd: undefined, createdAt: undefined });
     const eth = await provider.tokenPairs({ chain: tokenChain('eth'), address: TOKENS.clean });
@@ -42,10 +48,16 @@ describe('the DexScreener provider', () => {
 
   it('refuses pairs of the wrong shape, and maps timeouts and rate limits', async () => {
     lookalike.failNext('mismatch');
-    expect((await toolFailure(fresh().tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean }))).code).toBe('upstream_invalid');
+    expect((await toolFailure(fresh().tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean }))).code).toBe(
+      'upstream_invalid',
+    );
     lookalike.failNext('429', 2);
-    expect((await toolFailure(fresh().tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean }))).code).toBe('upstream_rate_limited');
+    expect((await toolFailure(fresh().tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean }))).code).toBe(
+      'upstream_rate_limited',
+    );
     lookalike.failNext('reset', 2);
-    expect((await toolFailure(fresh().tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean }))).code).toBe('upstream_unavailable');
+    expect((await toolFailure(fresh().tokenPairs({ chain: tokenChain('base'), address: TOKENS.clean }))).code).toBe(
+      'upstream_unavailable',
+    );
   });
 });

@@ -22,7 +22,15 @@ describe('the GoPlus provider', () => {
     expect(provider.source).toBe('GoPlus token security API');
     const { data } = await provider.tokenSecurity(q(base, TOKENS.clean));
     if (data.family !== 'evm') throw new Error('expected an EVM record');
-    expect(data).toMatchObject({ token_name: 'Example', token_symbol: 'EXM', is_open_source: true, is_honeypot: false, sell_tax: 0.03, buy_tax: 0, holder_count: 5321 });
+    expect(data).toMatchObject({
+      token_name: 'Example',
+      token_symbol: 'EXM',
+      is_open_source: true,
+      is_honeypot: false,
+      sell_tax: 0.03,
+      buy_tax: 0,
+      holder_count: 5321,
+    });
     expect(data.holders).toHaveLength(12);
     expect(data.holders[1]).toMatchObject({ percent: 0.12, is_contract: false, is_locked: false });
     expect(data.lp_holders[0]).toMatchObject({ percent: 0.99, is_locked: true, tag: 'Burn' });
@@ -43,7 +51,10 @@ describe('the GoPlus provider', () => {
     if (data.family !== 'solana') throw new Error('expected a Solana record');
     expect(data.metadata).toMatchObject({ name: 'Freeze Cat', symbol: 'FCAT' });
     expect(data.mintable.status).toBe(true);
-    expect(data.freezable.authority[0]).toMatchObject({ address: '4CDLhLaqEKVZkCJPt2H312oZcDZXGV7juiUjYbvySZLm', malicious_address: false });
+    expect(data.freezable.authority[0]).toMatchObject({
+      address: '4CDLhLaqEKVZkCJPt2H312oZcDZXGV7juiUjYbvySZLm',
+      malicious_address: false,
+    });
     expect(data.none_transferable).toBe(false);
     expect(data.transfer_fee?.current_fee_rate).toBeTruthy();
     const wrongCase = await toolFailure(provider.tokenSecurity(q(tokenChain('solana'), TOKENS.solRisky.toLowerCase())));
@@ -58,9 +69,15 @@ describe('the GoPlus provider', () => {
   });
 
   it('answers a wallet address (code 2020 with HTTP 200) with not_found, and an unsupported chain (2018) with invalid_input on chain', async () => {
-    expect(await toolFailure(fresh().tokenSecurity(q(base, TOKENS.wallet)))).toMatchObject({ code: 'not_found', field: 'token' });
+    expect(await toolFailure(fresh().tokenSecurity(q(base, TOKENS.wallet)))).toMatchObject({
+      code: 'not_found',
+      field: 'token',
+    });
     const nowhere: TokenChain = { ...base, name: 'nowhere', label: 'Nowhere', goplusId: '999999' };
-    expect(await toolFailure(fresh().tokenSecurity(q(nowhere, TOKENS.clean)))).toMatchObject({ code: 'invalid_input', field: 'chain' });
+    expect(await toolFailure(fresh().tokenSecurity(q(nowhere, TOKENS.clean)))).toMatchObject({
+      code: 'invalid_input',
+      field: 'chain',
+    });
   });
 
   it('answers the 4029 throttle (HTTP 200) with upstream_rate_limited and when to come back', async () => {

@@ -18,7 +18,10 @@ afterAll(async () => {
 });
 
 function providers(env: Record<string, string> = {}): Providers {
-  return createProviders(loadConfig({ HYPERLIQUID_API_URL: lookalike.url, UPSTREAM_RETRIES: '0', UPSTREAM_TIMEOUT_MS: '2000', ...env }), silentLogger);
+  return createProviders(
+    loadConfig({ HYPERLIQUID_API_URL: lookalike.url, UPSTREAM_RETRIES: '0', UPSTREAM_TIMEOUT_MS: '2000', ...env }),
+    silentLogger,
+  );
 }
 
 async function failure(promise: Promise<unknown>): Promise<ToolError> {
@@ -69,28 +72,31 @@ describe('Hyperliquid perp coin list', () => {
 });
 
 describe('Hyperliquid candles', () => {
-  it.each(CANDLE_INTERVALS.map((interval) => [interval]))('returns the latest %s candles oldest first, numbers parsed', async (interval) => {
-    const { hyperliquid } = providers();
-    const limit = 30;
-    const before = Date.now();
-    const series = await hyperliquid.candles({ coin: 'btc', interval, limit });
-    expect(series.coin).toBe('BTC');
-    expect(series.interval).toBe(interval);
-    expect(series.candles).toHaveLength(limit);
-    for (const [i, k] of series.candles.entries()) {
-      expect(k.l).toBeLessThanOrEqual(Math.min(k.o, k.c));
-      expect(k.h).toBeGreaterThanOrEqual(Math.max(k.o, k.c));
-      expect(k.T).toBeGreaterThan(k.t);
-      if (i > 0) {
-        const gap = k.t - series.candles[i - 1]!.t;
-        if (interval === '1M') expect(gap).toBeGreaterThanOrEqual(28 * 86_400_000);
-        else expect(gap).toBe(INTERVAL_MS[interval]);
+  it.each(CANDLE_INTERVALS.map((interval) => [interval]))(
+    'returns the latest %s candles oldest first, numbers parsed',
+    async (interval) => {
+      const { hyperliquid } = providers();
+      const limit = 30;
+      const before = Date.now();
+      const series = await hyperliquid.candles({ coin: 'btc', interval, limit });
+      expect(series.coin).toBe('BTC');
+      expect(series.interval).toBe(interval);
+      expect(series.candles).toHaveLength(limit);
+      for (const [i, k] of series.candles.entries()) {
+        expect(k.l).toBeLessThanOrEqual(Math.min(k.o, k.c));
+        expect(k.h).toBeGreaterThanOrEqual(Math.max(k.o, k.c));
+        expect(k.T).toBeGreaterThan(k.t);
+        if (i > 0) {
+          const gap = k.t - series.candles[i - 1]!.t;
+          if (interval === '1M') expect(gap).toBeGreaterThanOrEqual(28 * 86_400_000);
+          else expect(gap).toBe(INTERVAL_MS[interval]);
+        }
       }
-    }
-    const newest = series.candles[limit - 1]!;
-    expect(newest.t).toBeLessThanOrEqual(Date.now());
-    expect(newest.T).toBeGreaterThanOrEqual(before - 1);
-  });
+      const newest = series.candles[limit - 1]!;
+      expect(newest.t).toBeLessThanOrEqual(Date.now());
+      expect(newest.T).toBeGreaterThanOrEqual(before - 1);
+    },
+  );
 
   it('returns fewer candles than asked for a coin with a short history', async () => {
     const series = await providers().hyperliquid.candles({ coin: 'HYPE', interval: '1h', limit: 200 });
@@ -111,7 +117,9 @@ describe('Hyperliquid candles', () => {
   it('sends one meta and one candleSnapshot request for concurrent identical calls', async () => {
     const { hyperliquid } = providers();
     const before = lookalike.requests;
-    const all = await Promise.all(Array.from({ length: 8 }, () => hyperliquid.candles({ coin: 'SOL', interval: '15m', limit: 100 })));
+    const all = await Promise.all(
+      Array.from({ length: 8 }, () => hyperliquid.candles({ coin: 'SOL', interval: '15m', limit: 100 })),
+    );
     expect(new Set(all.map((s) => s.fetchedAt)).size).toBe(1);
     expect(lookalike.requests - before).toBe(2);
   });
@@ -131,19 +139,29 @@ describe('Hyperliquid candles', () => {
     const { hyperliquid } = providers();
     await hyperliquid.perpCoins();
     lookalike.failNext('mismatch', 1, infoType('candleSnapshot'));
-    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1d', limit: 12 }))).code).toBe('upstream_invalid');
+    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1d', limit: 12 }))).code).toBe(
+      'upstream_invalid',
+    );
     lookalike.failNext('malformed', 1, infoType('candleSnapshot'));
-    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1d', limit: 13 }))).code).toBe('upstream_invalid');
+    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1d', limit: 13 }))).code).toBe(
+      'upstream_invalid',
+    );
   });
 
   it('answers upstream errors for a failing coin list', async () => {
     const { hyperliquid } = providers();
     lookalike.failNext('500', 1, infoType('meta'));
-    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }))).code).toBe('upstream_unavailable');
+    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }))).code).toBe(
+      'upstream_unavailable',
+    );
     lookalike.failNext('mismatch', 1, infoType('meta'));
-    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }))).code).toBe('upstream_invalid');
+    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }))).code).toBe(
+      'upstream_invalid',
+    );
     lookalike.failNext('429', 1, infoType('meta'));
-    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }))).code).toBe('upstream_rate_limited');
+    expect((await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }))).code).toBe(
+      'upstream_rate_limited',
+    );
   });
 
   it('retries a failing candle request up to UPSTREAM_RETRIES times', async () => {
@@ -158,7 +176,10 @@ describe('Hyperliquid candles', () => {
   it('answers upstream_timeout when the exchange is too slow', async () => {
     const slow = await startHyperliquidLookalike({ slowMs: 1000 });
     try {
-      const { hyperliquid } = createProviders(loadConfig({ HYPERLIQUID_API_URL: slow.url, UPSTREAM_RETRIES: '0', UPSTREAM_TIMEOUT_MS: '150' }), silentLogger);
+      const { hyperliquid } = createProviders(
+        loadConfig({ HYPERLIQUID_API_URL: slow.url, UPSTREAM_RETRIES: '0', UPSTREAM_TIMEOUT_MS: '150' }),
+        silentLogger,
+      );
       slow.failNext('slow');
       const err = await failure(hyperliquid.candles({ coin: 'BTC', interval: '1h', limit: 5 }));
       expect(err.code).toBe('upstream_timeout');

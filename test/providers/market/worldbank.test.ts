@@ -35,7 +35,12 @@ describe('the World Bank provider', () => {
   });
 
   it('leaves out years whose value is null, and counts the rows it received', async () => {
-    const { data } = await fresh().series({ country: 'NGA', indicator: 'FP.CPI.TOTL.ZG', startYear: 2018, endYear: 2024 });
+    const { data } = await fresh().series({
+      country: 'NGA',
+      indicator: 'FP.CPI.TOTL.ZG',
+      startYear: 2018,
+      endYear: 2024,
+    });
     expect(data.rows).toBe(7);
     expect(data.observations.map((o) => o.year)).toEqual([2018, 2019, 2022, 2023]);
     expect(data.observations[0]!.value).toBe(WB_INDICATORS['FP.CPI.TOTL.ZG']!.value(nigeria, 2018));

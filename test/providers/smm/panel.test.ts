@@ -18,7 +18,8 @@ const log: Logger = {
   warn: (m, f) => lines.push(JSON.stringify({ m, ...f })),
   error: (m, f) => lines.push(JSON.stringify({ m, ...f })),
 };
-const fresh = (key: string | undefined = PANEL_KEY, url = `${panel.url}/api/v2`) => createSmmPanelProvider(upstreamFor('smm', url, { timeoutMs: 250 }), key, log);
+const fresh = (key: string | undefined = PANEL_KEY, url = `${panel.url}/api/v2`) =>
+  createSmmPanelProvider(upstreamFor('smm', url, { timeoutMs: 250 }), key, log);
 let link = 0;
 const nextLink = () => `https://www.instagram.com/p/provider-${++link}/`;
 
@@ -26,7 +27,17 @@ describe('the marketing panel provider: services', () => {
   it('reads the loosely typed service list (ids, rates and limits as strings or numbers) with a form-encoded POST', async () => {
     const { data } = await fresh().services();
     expect(data).toHaveLength(6);
-    expect(data[0]).toEqual({ serviceId: 1, name: 'Instagram Followers [Real, 30 days refill]', type: 'Default', category: 'Instagram Followers', ratePer1000: 0.9, min: 50, max: 10000, refill: true, cancel: true });
+    expect(data[0]).toEqual({
+      serviceId: 1,
+      name: 'Instagram Followers [Real, 30 days refill]',
+      type: 'Default',
+      category: 'Instagram Followers',
+      ratePer1000: 0.9,
+      min: 50,
+      max: 10000,
+      refill: true,
+      cancel: true,
+    });
     expect(data[1]).toMatchObject({ serviceId: 2, ratePer1000: 0.15, refill: false, cancel: false });
     expect(data[2]).toMatchObject({ serviceId: 3, ratePer1000: 0.02, min: 100, refill: false, cancel: true });
     expect(data[3]).toMatchObject({ serviceId: 4, refill: true });
@@ -70,7 +81,9 @@ describe('the marketing panel provider: services', () => {
     expect((await toolFailure(noKey.services())).code).toBe('not_implemented');
     const noUrl = createSmmPanelProvider(upstreamFor('smm', 'http://127.0.0.1:9', { baseUrl: '' }), PANEL_KEY, log);
     expect(noUrl.configured).toBe(false);
-    expect((await toolFailure(noUrl.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).message).toMatch(/SMM_PANEL_URL and SMM_PANEL_KEY/);
+    expect((await toolFailure(noUrl.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).message).toMatch(
+      /SMM_PANEL_URL and SMM_PANEL_KEY/,
+    );
   });
 });
 
@@ -92,10 +105,16 @@ describe('the marketing panel provider: orders', () => {
     expect(low).toMatchObject({ code: 'invalid_input', field: 'quantity', details: { min: 50 } });
     const high = await toolFailure(provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 20000 }));
     expect(high).toMatchObject({ code: 'invalid_input', field: 'quantity', details: { max: 10000 } });
-    expect(await toolFailure(provider.addOrder({ serviceId: 77, link: nextLink(), quantity: 100 }))).toMatchObject({ code: 'invalid_input', field: 'serviceId' });
+    expect(await toolFailure(provider.addOrder({ serviceId: 77, link: nextLink(), quantity: 100 }))).toMatchObject({
+      code: 'invalid_input',
+      field: 'serviceId',
+    });
     const duplicate = nextLink();
     await provider.addOrder({ serviceId: 1, link: duplicate, quantity: 100 });
-    expect(await toolFailure(provider.addOrder({ serviceId: 1, link: duplicate, quantity: 100 }))).toMatchObject({ code: 'conflict', field: 'link' });
+    expect(await toolFailure(provider.addOrder({ serviceId: 1, link: duplicate, quantity: 100 }))).toMatchObject({
+      code: 'conflict',
+      field: 'link',
+    });
     panel.setBalance(0.01);
     const broke = await toolFailure(provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }));
     expect(broke.code).toBe('upstream_unavailable');
@@ -103,7 +122,9 @@ describe('the marketing panel provider: orders', () => {
     panel.setBalance(1000);
     panel.errorText = 'Incorrect request';
     panel.failNext('error200');
-    expect((await toolFailure(provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).code).toBe('upstream_unavailable');
+    expect((await toolFailure(provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).code).toBe(
+      'upstream_unavailable',
+    );
   });
 
   it('never retries an order: a 500 or a reset is one request and an error', async () => {
@@ -112,7 +133,9 @@ describe('the marketing panel provider: orders', () => {
       await provider.services();
       const before = { requests: panel.requests, orders: panel.orders.length };
       panel.failNext(mode, 1, (req) => req.rawBody.includes('action=add'));
-      expect((await toolFailure(provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).code).toBe('upstream_unavailable');
+      expect((await toolFailure(provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).code).toBe(
+        'upstream_unavailable',
+      );
       expect(panel.requests).toBe(before.requests + 1);
       expect(panel.orders.length).toBe(before.orders);
     }
@@ -121,7 +144,9 @@ describe('the marketing panel provider: orders', () => {
   it('reports a slow order as a timeout after one request, although the panel may still place it', async () => {
     const before = { requests: panel.requests, orders: panel.orders.length };
     panel.failNext('slow', 1, (req) => req.rawBody.includes('action=add'));
-    expect((await toolFailure(fresh().addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).code).toBe('upstream_timeout');
+    expect((await toolFailure(fresh().addOrder({ serviceId: 1, link: nextLink(), quantity: 100 }))).code).toBe(
+      'upstream_timeout',
+    );
     expect(panel.requests).toBe(before.requests + 1);
     await vi.waitFor(() => expect(panel.orders.length).toBe(before.orders + 1));
   });
@@ -140,9 +165,21 @@ describe('the marketing panel provider: orders', () => {
     const provider = fresh();
     const id = await provider.addOrder({ serviceId: 1, link: nextLink(), quantity: 200 });
     const { data } = await provider.orderStatus(id);
-    expect(data).toEqual({ status: 'pending', panelStatus: 'Pending', charge: 0.18, startCount: 0, remains: 200, currency: 'USD' });
+    expect(data).toEqual({
+      status: 'pending',
+      panelStatus: 'Pending',
+      charge: 0.18,
+      startCount: 0,
+      remains: 200,
+      currency: 'USD',
+    });
     panel.setStatus(Number(id), 'In progress', 120);
-    expect((await fresh().orderStatus(id)).data).toMatchObject({ status: 'in_progress', panelStatus: 'In progress', remains: 120, startCount: 3572 });
+    expect((await fresh().orderStatus(id)).data).toMatchObject({
+      status: 'in_progress',
+      panelStatus: 'In progress',
+      remains: 120,
+      startCount: 3572,
+    });
     panel.setStatus(Number(id), 'Cancelled');
     expect((await fresh().orderStatus(id)).data.status).toBe('canceled');
     expect((await toolFailure(fresh().orderStatus('424242'))).toString()).toMatch(/424242/);
@@ -152,7 +189,15 @@ describe('the marketing panel provider: orders', () => {
   });
 
   it('has a documented status table; unknown words are unknown', () => {
-    expect(PANEL_STATUS_MAP).toEqual({ pending: 'pending', 'in progress': 'in_progress', processing: 'in_progress', completed: 'completed', partial: 'partial', canceled: 'canceled', cancelled: 'canceled' });
+    expect(PANEL_STATUS_MAP).toEqual({
+      pending: 'pending',
+      'in progress': 'in_progress',
+      processing: 'in_progress',
+      completed: 'completed',
+      partial: 'partial',
+      canceled: 'canceled',
+      cancelled: 'canceled',
+    });
     expect(mapPanelStatus(' COMPLETED ')).toBe('completed');
     expect(mapPanelStatus('Refunded')).toBe('unknown');
   });

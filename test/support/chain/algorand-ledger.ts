@@ -16,7 +16,10 @@ export interface ConfirmedTxn {
 
 /** Why the ledger refused a group: algod's message and the index of the offending transaction. */
 export class LedgerRejection extends Error {
-  constructor(message: string, readonly failedAt?: number) {
+  constructor(
+    message: string,
+    readonly failedAt?: number,
+  ) {
     super(message);
   }
 }
@@ -77,7 +80,11 @@ export class AlgorandLedger {
   pendingMemoryRounds: bigint | undefined;
   private nextAssetId = 1_000_001n;
 
-  constructor(readonly genesisHash: Uint8Array, readonly genesisId: string, startRound = 1000n) {
+  constructor(
+    readonly genesisHash: Uint8Array,
+    readonly genesisId: string,
+    startRound = 1000n,
+  ) {
     this.round = startRound;
   }
 
@@ -130,7 +137,8 @@ export class AlgorandLedger {
     const pooled = this.pool.get(txid);
     if (pooled) return { round: 0n, stxn: pooled };
     const found = this.confirmed.get(txid);
-    if (!found || (this.pendingMemoryRounds !== undefined && found.round + this.pendingMemoryRounds < this.round)) return undefined;
+    if (!found || (this.pendingMemoryRounds !== undefined && found.round + this.pendingMemoryRounds < this.round))
+      return undefined;
     return found;
   }
 
@@ -154,8 +162,12 @@ export class AlgorandLedger {
   }
 
   /** Checks a group as algod would and returns the state it would leave; throws LedgerRejection. */
-  evaluate(group: algosdk.SignedTransaction[], opts: { allowEmptySignatures?: boolean } = {}): Map<string, LedgerAccount> {
-    if (group.length === 0 || group.length > MAX_GROUP_SIZE) throw new LedgerRejection(`group size ${group.length} is not within 1..${MAX_GROUP_SIZE}`);
+  evaluate(
+    group: algosdk.SignedTransaction[],
+    opts: { allowEmptySignatures?: boolean } = {},
+  ): Map<string, LedgerAccount> {
+    if (group.length === 0 || group.length > MAX_GROUP_SIZE)
+      throw new LedgerRejection(`group size ${group.length} is not within 1..${MAX_GROUP_SIZE}`);
     const next = this.round + 1n;
     const txns = group.map((s) => s.txn);
     const expectedGroup = group.length > 1 || txns[0]!.group ? expectedGroupId(txns) : undefined;
@@ -163,9 +175,15 @@ export class AlgorandLedger {
     group.forEach((stxn, i) => {
       const txn = stxn.txn;
       const id = txn.txID();
-      if (b64(txn.genesisHash) !== b64(this.genesisHash)) throw new LedgerRejection(`txn ${id} has genesis hash ${b64(txn.genesisHash)}, this network is ${b64(this.genesisHash)}`, i);
-      if (next < txn.firstValid || next > txn.lastValid) throw new LedgerRejection(`txn dead: round ${next} outside of ${txn.firstValid}--${txn.lastValid}`, i);
-      if (txn.lastValid - txn.firstValid > MAX_TXN_LIFE) throw new LedgerRejection(`txn ${id} validity period exceeds ${MAX_TXN_LIFE} rounds`, i);
+      if (b64(txn.genesisHash) !== b64(this.genesisHash))
+        throw new LedgerRejection(
+          `txn ${id} has genesis hash ${b64(txn.genesisHash)}, this network is ${b64(this.genesisHash)}`,
+          i,
+        );
+      if (next < txn.firstValid || next > txn.lastValid)
+        throw new LedgerRejection(`txn dead: round ${next} outside of ${txn.firstValid}--${txn.lastValid}`, i);
+      if (txn.lastValid - txn.firstValid > MAX_TXN_LIFE)
+        throw new LedgerRejection(`txn ${id} validity period exceeds ${MAX_TXN_LIFE} rounds`, i);
       if (this.confirmed.has(id)) throw new LedgerRejection(`transaction already in ledger: ${id}`, i);
       if (expectedGroup && b64(txn.group) !== b64(expectedGroup)) {
         throw new LedgerRejection(`transactionGroup: incomplete group: ${b64(txn.group)} != ${b64(expectedGroup)}`, i);
@@ -174,7 +192,10 @@ export class AlgorandLedger {
       fees += txn.fee;
     });
     const minimum = this.minFee * BigInt(group.length);
-    if (fees < minimum) throw new LedgerRejection(`txgroup had ${fees} in fees, which is less than the minimum ${group.length} * ${this.minFee}`);
+    if (fees < minimum)
+      throw new LedgerRejection(
+        `txgroup had ${fees} in fees, which is less than the minimum ${group.length} * ${this.minFee}`,
+      );
     const state = cloneAccounts(this.accounts);
     group.forEach((stxn, i) => this.apply(state, stxn.txn, i));
     return state;
@@ -201,7 +222,8 @@ export class AlgorandLedger {
   }
 
   private checkSignature(stxn: algosdk.SignedTransaction, i: number, allowEmpty: boolean): void {
-    if (stxn.msig || stxn.lsig || stxn.pqsig) throw new LedgerRejection('this look-alike algod accepts only single ed25519 signatures', i);
+    if (stxn.msig || stxn.lsig || stxn.pqsig)
+      throw new LedgerRejection('this look-alike algod accepts only single ed25519 signatures', i);
     const sender = stxn.txn.sender.toString();
     const authorizer = stxn.sgnr?.toString() ?? this.accounts.get(sender)?.authAddr ?? sender;
     if (!stxn.sig) {
@@ -209,7 +231,10 @@ export class AlgorandLedger {
       throw new LedgerRejection(`txn ${stxn.txn.txID()} is not signed (signedtxn has no sig)`, i);
     }
     if (!ed25519Valid(algosdk.decodeAddress(authorizer).publicKey, stxn.txn.bytesToSign(), stxn.sig)) {
-      throw new LedgerRejection(`At least one signature didn't pass verification (txn ${stxn.txn.txID()} is not signed by ${authorizer})`, i);
+      throw new LedgerRejection(
+        `At least one signature didn't pass verification (txn ${stxn.txn.txID()} is not signed by ${authorizer})`,
+        i,
+      );
     }
   }
 
@@ -222,7 +247,8 @@ export class AlgorandLedger {
       const p = txn.payment;
       this.credit(state, p.receiver.toString(), p.amount, sender, from, i);
       if (p.closeRemainderTo) {
-        if (from.assets.size > 0) throw new LedgerRejection(`cannot close account ${sender} with active asset holdings`, i);
+        if (from.assets.size > 0)
+          throw new LedgerRejection(`cannot close account ${sender} with active asset holdings`, i);
         this.credit(state, p.closeRemainderTo.toString(), from.algo, sender, from, i);
         state.delete(sender);
       }
@@ -233,12 +259,21 @@ export class AlgorandLedger {
     }
     if (txn.rekeyTo) from.authAddr = txn.rekeyTo.toString() === sender ? undefined : txn.rekeyTo.toString();
     for (const [addr, acct] of state) {
-      if (acct.algo < 0n) throw new LedgerRejection(`overspend (account ${addr}, tried to spend beyond its balance)`, i);
-      if (acct.algo < this.minBalance(acct)) throw new LedgerRejection(`account ${addr} balance ${acct.algo} below min ${this.minBalance(acct)}`, i);
+      if (acct.algo < 0n)
+        throw new LedgerRejection(`overspend (account ${addr}, tried to spend beyond its balance)`, i);
+      if (acct.algo < this.minBalance(acct))
+        throw new LedgerRejection(`account ${addr} balance ${acct.algo} below min ${this.minBalance(acct)}`, i);
     }
   }
 
-  private credit(state: Map<string, LedgerAccount>, to: string, amount: bigint, sender: string, from: LedgerAccount, i: number): void {
+  private credit(
+    state: Map<string, LedgerAccount>,
+    to: string,
+    amount: bigint,
+    sender: string,
+    from: LedgerAccount,
+    i: number,
+  ): void {
     if (amount > from.algo) throw new LedgerRejection(`overspend (account ${sender}, tried to spend ${amount})`, i);
     from.algo -= amount;
     const target = state.get(to) ?? { algo: 0n, assets: new Map<bigint, bigint>() };
@@ -246,7 +281,13 @@ export class AlgorandLedger {
     state.set(to, target);
   }
 
-  private transferAsset(state: Map<string, LedgerAccount>, a: algosdk.AssetTransferTransactionFields, sender: string, from: LedgerAccount, i: number): void {
+  private transferAsset(
+    state: Map<string, LedgerAccount>,
+    a: algosdk.AssetTransferTransactionFields,
+    sender: string,
+    from: LedgerAccount,
+    i: number,
+  ): void {
     const id = a.assetIndex;
     if (!this.assets.has(id)) throw new LedgerRejection(`asset ${id} does not exist or has been deleted`, i);
     if (a.assetSender) throw new LedgerRejection('this look-alike algod does not support clawback transfers', i);
@@ -257,14 +298,17 @@ export class AlgorandLedger {
     }
     const have = from.assets.get(id);
     if (have === undefined) throw new LedgerRejection(`asset ${id} missing from ${sender}`, i);
-    if (have < a.amount) throw new LedgerRejection(`underflow on subtracting ${a.amount} from sender amount ${have}`, i);
+    if (have < a.amount)
+      throw new LedgerRejection(`underflow on subtracting ${a.amount} from sender amount ${have}`, i);
     const to = state.get(receiver);
-    if (!to?.assets.has(id)) throw new LedgerRejection(`receiver error: must optin, asset ${id} missing from ${receiver}`, i);
+    if (!to?.assets.has(id))
+      throw new LedgerRejection(`receiver error: must optin, asset ${id} missing from ${receiver}`, i);
     from.assets.set(id, have - a.amount);
     to.assets.set(id, to.assets.get(id)! + a.amount);
     if (a.closeRemainderTo) {
       const closeTo = state.get(a.closeRemainderTo.toString());
-      if (!closeTo?.assets.has(id)) throw new LedgerRejection(`asset ${id} missing from close-to ${a.closeRemainderTo.toString()}`, i);
+      if (!closeTo?.assets.has(id))
+        throw new LedgerRejection(`asset ${id} missing from close-to ${a.closeRemainderTo.toString()}`, i);
       closeTo.assets.set(id, closeTo.assets.get(id)! + from.assets.get(id)!);
       from.assets.delete(id);
     }

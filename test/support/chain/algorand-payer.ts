@@ -6,7 +6,12 @@ import algosdk from 'algosdk';
 import type { AlgorandLedger } from './algorand-ledger.js';
 
 /** Pays a challenge with the official client (`x402Client` + `@x402/avm` `ExactAvmScheme`) on the given network. */
-export async function officialAlgorandPayment(payer: algosdk.Account, challenge: PaymentRequired, network: string, algodUrl: string): Promise<PaymentPayload> {
+export async function officialAlgorandPayment(
+  payer: algosdk.Account,
+  challenge: PaymentRequired,
+  network: string,
+  algodUrl: string,
+): Promise<PaymentPayload> {
   const client = new x402Client((_v, reqs) => reqs.find((r) => r.network === network) ?? reqs[0]!);
   // The look-alike's ASA is not one of the SDK's default assets, so allow it explicitly.
   client.setSpendControls({ allowedAssets: true });
@@ -16,8 +21,16 @@ export async function officialAlgorandPayment(payer: algosdk.Account, challenge:
 }
 
 /** Pays one requirement with the official client (wrapped in a one-entry challenge). */
-export function officialAlgorandPaymentFor(payer: algosdk.Account, accepted: PaymentRequirements, algodUrl: string): Promise<PaymentPayload> {
-  const challenge: PaymentRequired = { x402Version: 2, resource: { url: 'https://tollbooth.test/api/annuity', description: 'test', mimeType: 'application/json' }, accepts: [accepted] };
+export function officialAlgorandPaymentFor(
+  payer: algosdk.Account,
+  accepted: PaymentRequirements,
+  algodUrl: string,
+): Promise<PaymentPayload> {
+  const challenge: PaymentRequired = {
+    x402Version: 2,
+    resource: { url: 'https://tollbooth.test/api/annuity', description: 'test', mimeType: 'application/json' },
+    accepts: [accepted],
+  };
   return officialAlgorandPayment(payer, challenge, accepted.network, algodUrl);
 }
 
@@ -38,42 +51,77 @@ export interface GroupOverrides {
  * 0-ALGO self-payment first carrying the pooled fee, then the payer's `axfer` with fee 0; one group id; the
  * payer signs only its own transaction), with optional overrides for the tampering tests.
  */
-export function buildAlgorandPayment(ledger: AlgorandLedger, payer: algosdk.Account, accepted: PaymentRequirements, o: GroupOverrides = {}): PaymentPayload {
+export function buildAlgorandPayment(
+  ledger: AlgorandLedger,
+  payer: algosdk.Account,
+  accepted: PaymentRequirements,
+  o: GroupOverrides = {},
+): PaymentPayload {
   const feePayer = (accepted.extra as { feePayer: string }).feePayer;
   const base = {
-    fee: 0n, minFee: ledger.minFee, flatFee: true, firstValid: ledger.round, lastValid: ledger.round + 10n,
-    genesisHash: o.genesisHash ? new Uint8Array(Buffer.from(o.genesisHash, 'base64')) : ledger.genesisHash, genesisID: ledger.genesisId,
+    fee: 0n,
+    minFee: ledger.minFee,
+    flatFee: true,
+    firstValid: ledger.round,
+    lastValid: ledger.round + 10n,
+    genesisHash: o.genesisHash ? new Uint8Array(Buffer.from(o.genesisHash, 'base64')) : ledger.genesisHash,
+    genesisID: ledger.genesisId,
   };
   const note = (what: string) => new TextEncoder().encode(`x402-${what}-${Date.now()}`);
   const size = o.extraFeePayerTxn ? 3n : 2n;
   const f = o.feePayerTxn ?? {};
   const ours = o.feePayerSendsAsset
     ? algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
-        sender: feePayer, receiver: payer.addr, amount: 1n, assetIndex: BigInt(accepted.asset), suggestedParams: { ...base, fee: ledger.minFee * size },
+        sender: feePayer,
+        receiver: payer.addr,
+        amount: 1n,
+        assetIndex: BigInt(accepted.asset),
+        suggestedParams: { ...base, fee: ledger.minFee * size },
       })
     : algosdk.makePaymentTxnWithSuggestedParamsFromObject({
-        sender: feePayer, receiver: f.receiver ?? feePayer, amount: f.amount ?? 0n, note: note('fee-payer'),
-        ...(f.closeRemainderTo ? { closeRemainderTo: f.closeRemainderTo } : {}), ...(f.rekeyTo ? { rekeyTo: f.rekeyTo } : {}),
+        sender: feePayer,
+        receiver: f.receiver ?? feePayer,
+        amount: f.amount ?? 0n,
+        note: note('fee-payer'),
+        ...(f.closeRemainderTo ? { closeRemainderTo: f.closeRemainderTo } : {}),
+        ...(f.rekeyTo ? { rekeyTo: f.rekeyTo } : {}),
         suggestedParams: { ...base, fee: f.fee ?? ledger.minFee * size },
       });
   const txns = [
     ours,
     algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
-      sender: payer.addr, receiver: accepted.payTo, amount: BigInt(accepted.amount), assetIndex: BigInt(accepted.asset), note: note('payment-v2'), suggestedParams: base,
+      sender: payer.addr,
+      receiver: accepted.payTo,
+      amount: BigInt(accepted.amount),
+      assetIndex: BigInt(accepted.asset),
+      note: note('payment-v2'),
+      suggestedParams: base,
     }),
   ];
   if (o.extraFeePayerTxn) {
-    txns.push(algosdk.makePaymentTxnWithSuggestedParamsFromObject({ sender: feePayer, receiver: feePayer, amount: 0n, suggestedParams: base }));
+    txns.push(
+      algosdk.makePaymentTxnWithSuggestedParamsFromObject({
+        sender: feePayer,
+        receiver: feePayer,
+        amount: 0n,
+        suggestedParams: base,
+      }),
+    );
   }
   algosdk.assignGroupID(txns);
   if (o.groupId) for (const t of txns) t.group = o.groupId;
   const paymentGroup = txns.map((t) =>
-    Buffer.from(t.sender.toString() === payer.addr.toString() ? t.signTxn(payer.sk) : algosdk.encodeUnsignedTransaction(t)).toString('base64'),
+    Buffer.from(
+      t.sender.toString() === payer.addr.toString() ? t.signTxn(payer.sk) : algosdk.encodeUnsignedTransaction(t),
+    ).toString('base64'),
   );
   return { x402Version: 2, accepted, payload: { paymentGroup, paymentIndex: 1 } };
 }
 
-function withPaymentTxn(payload: PaymentPayload, replace: (stxn: algosdk.SignedTransaction) => Uint8Array): PaymentPayload {
+function withPaymentTxn(
+  payload: PaymentPayload,
+  replace: (stxn: algosdk.SignedTransaction) => Uint8Array,
+): PaymentPayload {
   const inner = payload.payload as { paymentGroup: string[]; paymentIndex: number };
   const group = [...inner.paymentGroup];
   const stxn = algosdk.decodeSignedTransaction(Buffer.from(group[inner.paymentIndex]!, 'base64'));
@@ -98,5 +146,7 @@ export function corruptedSignature(payload: PaymentPayload): PaymentPayload {
 /** The same payment transaction signed by another key than its sender's. */
 export function signedByStranger(payload: PaymentPayload): PaymentPayload {
   const stranger = algosdk.generateAccount();
-  return withPaymentTxn(payload, (s) => algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn: s.txn, sig: s.txn.rawSignTxn(stranger.sk) })));
+  return withPaymentTxn(payload, (s) =>
+    algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn: s.txn, sig: s.txn.rawSignTxn(stranger.sk) })),
+  );
 }

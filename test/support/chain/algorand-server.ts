@@ -29,19 +29,48 @@ export function msgpackItemEnd(b: Uint8Array, at: number): number {
   if (t >= 0x80 && t <= 0x8f) return items(at + 1, 2 * (t & 0x0f));
   if (t >= 0x90 && t <= 0x9f) return items(at + 1, t & 0x0f);
   if (t >= 0xa0 && t <= 0xbf) return at + 1 + (t & 0x1f);
-  const fixed: Record<number, number> = { 0xca: 5, 0xcb: 9, 0xcc: 2, 0xcd: 3, 0xce: 5, 0xcf: 9, 0xd0: 2, 0xd1: 3, 0xd2: 5, 0xd3: 9, 0xd4: 3, 0xd5: 4, 0xd6: 6, 0xd7: 10, 0xd8: 18 };
+  const fixed: Record<number, number> = {
+    0xca: 5,
+    0xcb: 9,
+    0xcc: 2,
+    0xcd: 3,
+    0xce: 5,
+    0xcf: 9,
+    0xd0: 2,
+    0xd1: 3,
+    0xd2: 5,
+    0xd3: 9,
+    0xd4: 3,
+    0xd5: 4,
+    0xd6: 6,
+    0xd7: 10,
+    0xd8: 18,
+  };
   if (fixed[t]) return at + fixed[t]!;
   switch (t) {
-    case 0xc4: case 0xd9: return at + 2 + b[at + 1]!;
-    case 0xc5: case 0xda: return at + 3 + u16(at + 1);
-    case 0xc6: case 0xdb: return at + 5 + u32(at + 1);
-    case 0xc7: return at + 3 + b[at + 1]!;
-    case 0xc8: return at + 4 + u16(at + 1);
-    case 0xc9: return at + 6 + u32(at + 1);
-    case 0xdc: return items(at + 3, u16(at + 1));
-    case 0xdd: return items(at + 5, u32(at + 1));
-    case 0xde: return items(at + 3, 2 * u16(at + 1));
-    case 0xdf: return items(at + 5, 2 * u32(at + 1));
+    case 0xc4:
+    case 0xd9:
+      return at + 2 + b[at + 1]!;
+    case 0xc5:
+    case 0xda:
+      return at + 3 + u16(at + 1);
+    case 0xc6:
+    case 0xdb:
+      return at + 5 + u32(at + 1);
+    case 0xc7:
+      return at + 3 + b[at + 1]!;
+    case 0xc8:
+      return at + 4 + u16(at + 1);
+    case 0xc9:
+      return at + 6 + u32(at + 1);
+    case 0xdc:
+      return items(at + 3, u16(at + 1));
+    case 0xdd:
+      return items(at + 5, u32(at + 1));
+    case 0xde:
+      return items(at + 3, 2 * u16(at + 1));
+    case 0xdf:
+      return items(at + 5, 2 * u32(at + 1));
   }
   throw new Error(`unknown msgpack type 0x${t.toString(16)}`);
 }
@@ -49,7 +78,7 @@ export function msgpackItemEnd(b: Uint8Array, at: number): number {
 /** Splits a body of concatenated msgpack signed transactions and decodes each. */
 export function decodeSignedGroup(body: Uint8Array): algosdk.SignedTransaction[] {
   const out: algosdk.SignedTransaction[] = [];
-  for (let at = 0; at < body.length; ) {
+  for (let at = 0; at < body.length;) {
     const end = msgpackItemEnd(body, at);
     out.push(algosdk.decodeSignedTransaction(body.subarray(at, end)));
     at = end;
@@ -63,32 +92,56 @@ async function readBody(req: IncomingMessage): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-function send(res: ServerResponse, status: number, value: algosdk.Encodable | Record<string, unknown>, msgpack: boolean): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  value: algosdk.Encodable | Record<string, unknown>,
+  msgpack: boolean,
+): void {
   const encodable = typeof (value as algosdk.Encodable).toEncodingData === 'function';
   if (msgpack && encodable) {
-    res.writeHead(status, { 'content-type': 'application/msgpack' }).end(Buffer.from(algosdk.encodeMsgpack(value as algosdk.Encodable)));
+    res
+      .writeHead(status, { 'content-type': 'application/msgpack' })
+      .end(Buffer.from(algosdk.encodeMsgpack(value as algosdk.Encodable)));
     return;
   }
-  const body = encodable ? algosdk.encodeJSON(value as algosdk.Encodable) : JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+  const body = encodable
+    ? algosdk.encodeJSON(value as algosdk.Encodable)
+    : JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
   res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 }
 
 function status(ledger: AlgorandLedger) {
   return new modelsv2.NodeStatusResponse({
-    catchupTime: 0, lastRound: ledger.round, lastVersion: 'future', nextVersion: 'future', nextVersionRound: ledger.round + 1n,
-    nextVersionSupported: true, stoppedAtUnsupportedRound: false, timeSinceLastRound: 0,
+    catchupTime: 0,
+    lastRound: ledger.round,
+    lastVersion: 'future',
+    nextVersion: 'future',
+    nextVersionRound: ledger.round + 1n,
+    nextVersionSupported: true,
+    stoppedAtUnsupportedRound: false,
+    timeSinceLastRound: 0,
   });
 }
 
 function simulate(ledger: AlgorandLedger, request: algosdk.modelsv2.SimulateRequest) {
   const groups = request.txnGroups.map((g) => {
-    const txnResults = g.txns.map((txn) => new modelsv2.SimulateTransactionResult({ txnResult: new modelsv2.PendingTransactionResponse({ poolError: '', txn }) }));
+    const txnResults = g.txns.map(
+      (txn) =>
+        new modelsv2.SimulateTransactionResult({
+          txnResult: new modelsv2.PendingTransactionResponse({ poolError: '', txn }),
+        }),
+    );
     try {
       ledger.evaluate(g.txns, { allowEmptySignatures: request.allowEmptySignatures === true });
       return new modelsv2.SimulateTransactionGroupResult({ txnResults });
     } catch (err) {
       if (!(err instanceof LedgerRejection)) throw err;
-      return new modelsv2.SimulateTransactionGroupResult({ txnResults, failureMessage: err.message, failedAt: err.failedAt === undefined ? [] : [err.failedAt] });
+      return new modelsv2.SimulateTransactionGroupResult({
+        txnResults,
+        failureMessage: err.message,
+        failedAt: err.failedAt === undefined ? [] : [err.failedAt],
+      });
     }
   });
   return new modelsv2.SimulateResponse({ version: 2, lastRound: ledger.round, txnGroups: groups });
@@ -97,9 +150,18 @@ function simulate(ledger: AlgorandLedger, request: algosdk.modelsv2.SimulateRequ
 function accountJson(ledger: AlgorandLedger, address: string) {
   const acct = ledger.accounts.get(address) ?? { algo: 0n, assets: new Map<bigint, bigint>() };
   return {
-    address, amount: acct.algo, 'amount-without-pending-rewards': acct.algo, 'min-balance': ledger.minBalance(acct),
-    'pending-rewards': 0, rewards: 0, round: ledger.round, status: 'Offline', 'total-apps-opted-in': 0,
-    'total-assets-opted-in': acct.assets.size, 'total-created-apps': 0, 'total-created-assets': 0,
+    address,
+    amount: acct.algo,
+    'amount-without-pending-rewards': acct.algo,
+    'min-balance': ledger.minBalance(acct),
+    'pending-rewards': 0,
+    rewards: 0,
+    round: ledger.round,
+    status: 'Offline',
+    'total-apps-opted-in': 0,
+    'total-assets-opted-in': acct.assets.size,
+    'total-created-apps': 0,
+    'total-created-assets': 0,
     assets: [...acct.assets].map(([id, amount]) => ({ 'asset-id': id, amount, 'is-frozen': false })),
     ...(acct.authAddr ? { 'auth-addr': acct.authAddr } : {}),
   };
@@ -114,9 +176,17 @@ async function route(ledger: AlgorandLedger, req: IncomingMessage, res: ServerRe
   let m: RegExpMatchArray | null;
   if (req.method === 'GET' && (path === '/health' || path === '/ready')) return void res.writeHead(200).end();
   if (req.method === 'GET' && path === '/v2/status') return send(res, 200, status(ledger), msgpack);
-  if (req.method === 'GET' && path.startsWith('/v2/status/wait-for-block-after/')) return send(res, 200, status(ledger), msgpack);
+  if (req.method === 'GET' && path.startsWith('/v2/status/wait-for-block-after/'))
+    return send(res, 200, status(ledger), msgpack);
   if (req.method === 'GET' && path === '/v2/transactions/params') {
-    const params = new modelsv2.TransactionParametersResponse({ consensusVersion: 'future', fee: 0, genesisHash: ledger.genesisHash, genesisId: ledger.genesisId, lastRound: ledger.round, minFee: ledger.minFee });
+    const params = new modelsv2.TransactionParametersResponse({
+      consensusVersion: 'future',
+      fee: 0,
+      genesisHash: ledger.genesisHash,
+      genesisId: ledger.genesisId,
+      lastRound: ledger.round,
+      minFee: ledger.minFee,
+    });
     return send(res, 200, params, msgpack);
   }
   if (req.method === 'POST' && path === '/v2/transactions') {
@@ -142,9 +212,15 @@ async function route(ledger: AlgorandLedger, req: IncomingMessage, res: ServerRe
     const found = ledger.pendingInfo(m[1]!);
     if (!found) return notFound('txn does not exist');
     const confirmed = found.round > 0n ? { confirmedRound: found.round } : {};
-    return send(res, 200, new modelsv2.PendingTransactionResponse({ poolError: '', txn: found.stxn, ...confirmed }), msgpack);
+    return send(
+      res,
+      200,
+      new modelsv2.PendingTransactionResponse({ poolError: '', txn: found.stxn, ...confirmed }),
+      msgpack,
+    );
   }
-  if (req.method === 'GET' && (m = path.match(/^\/v2\/accounts\/([A-Z2-7]{58})$/))) return send(res, 200, accountJson(ledger, m[1]!), false);
+  if (req.method === 'GET' && (m = path.match(/^\/v2\/accounts\/([A-Z2-7]{58})$/)))
+    return send(res, 200, accountJson(ledger, m[1]!), false);
   if (req.method === 'GET' && (m = path.match(/^\/v2\/blocks\/(\d+)\/txids$/))) {
     const round = BigInt(m[1]!);
     if (round > ledger.round) return notFound(`round ${round} is not available yet`);
@@ -168,9 +244,10 @@ export async function startAlgodLookAlike(ledger: AlgorandLedger): Promise<Algod
     url: `http://127.0.0.1:${port}`,
     ledger,
     requests,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

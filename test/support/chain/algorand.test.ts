@@ -23,13 +23,24 @@ async function group(payerIndex: number, o: Options = {}): Promise<Uint8Array[]>
   const sp = await algod.getTransactionParams().do();
   const payer = algo.payers[payerIndex]!;
   const fees = o.fees ?? [2000n, 0n];
-  const ours = algosdk.makePaymentTxnWithSuggestedParamsFromObject({ sender: algo.feePayer.addr, receiver: algo.feePayer.addr, amount: 0n, suggestedParams: { ...sp, flatFee: true, fee: fees[0] } });
+  const ours = algosdk.makePaymentTxnWithSuggestedParamsFromObject({
+    sender: algo.feePayer.addr,
+    receiver: algo.feePayer.addr,
+    amount: 0n,
+    suggestedParams: { ...sp, flatFee: true, fee: fees[0] },
+  });
   const transfer = algosdk.makeAssetTransferTxnWithSuggestedParamsFromObject({
-    sender: payer.addr, receiver: o.receiver ?? algo.payTo, amount: 1000n, assetIndex: algo.assetId, suggestedParams: { ...sp, flatFee: true, fee: fees[1] },
+    sender: payer.addr,
+    receiver: o.receiver ?? algo.payTo,
+    amount: 1000n,
+    assetIndex: algo.assetId,
+    suggestedParams: { ...sp, flatFee: true, fee: fees[1] },
   });
   algosdk.assignGroupID([ours, transfer]);
   if (o.groupId) for (const t of [ours, transfer]) t.group = o.groupId;
-  const signer = { 'fee payer': algo.feePayer, stranger: algosdk.generateAccount(), nobody: undefined }[o.feePayerSigns ?? 'fee payer'];
+  const signer = { 'fee payer': algo.feePayer, stranger: algosdk.generateAccount(), nobody: undefined }[
+    o.feePayerSigns ?? 'fee payer'
+  ];
   const first = signer
     ? algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn: ours, sig: ours.rawSignTxn(signer.sk) }))
     : algosdk.encodeMsgpack(new algosdk.SignedTransaction({ txn: ours }));
@@ -62,10 +73,22 @@ describe('the look-alike algod speaks the algod REST API that algosdk uses', () 
 describe('the look-alike algod checks signatures and contents as algod does', () => {
   const cases: Array<[string, () => Promise<Uint8Array[]>, RegExp]> = [
     ['a fee-payer transaction left unsigned', () => group(1, { feePayerSigns: 'nobody' }), /not signed/],
-    ['a fee-payer transaction signed by another key', () => group(1, { feePayerSigns: 'stranger' }), /signature didn't pass verification/],
-    ['a group id that is not the hash of the group', () => group(1, { groupId: new Uint8Array(32).fill(1) }), /incomplete group/],
+    [
+      'a fee-payer transaction signed by another key',
+      () => group(1, { feePayerSigns: 'stranger' }),
+      /signature didn't pass verification/,
+    ],
+    [
+      'a group id that is not the hash of the group',
+      () => group(1, { groupId: new Uint8Array(32).fill(1) }),
+      /incomplete group/,
+    ],
     ['fees below the minimum for the group', () => group(1, { fees: [1000n, 0n] }), /less than the minimum/],
-    ['a transfer to an account not opted in to the ASA', () => group(1, { receiver: algosdk.generateAccount().addr.toString() }), /must optin/],
+    [
+      'a transfer to an account not opted in to the ASA',
+      () => group(1, { receiver: algosdk.generateAccount().addr.toString() }),
+      /must optin/,
+    ],
   ];
   for (const [label, make, message] of cases) {
     it(`refuses ${label} and changes no balance`, async () => {

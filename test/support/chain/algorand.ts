@@ -31,7 +31,10 @@ export interface AlgorandEnvironment {
 }
 
 /** Starts a look-alike algod for Algorand mainnet (or testnet) holding an ASA and funded accounts. */
-export async function startAlgorandEnvironment(payerCount = 4, chain: keyof typeof GENESIS = 'mainnet'): Promise<AlgorandEnvironment> {
+export async function startAlgorandEnvironment(
+  payerCount = 4,
+  chain: keyof typeof GENESIS = 'mainnet',
+): Promise<AlgorandEnvironment> {
   const ledger = new AlgorandLedger(new Uint8Array(Buffer.from(GENESIS[chain], 'base64')), GENESIS_ID[chain]);
   const creator = algosdk.generateAccount();
   const feePayer = algosdk.generateAccount();
@@ -43,7 +46,14 @@ export async function startAlgorandEnvironment(payerCount = 4, chain: keyof type
   for (const p of payers) ledger.grant(p.addr.toString(), assetId, 10_000_000n);
   const algod = await startAlgodLookAlike(ledger);
   const network = chain === 'mainnet' ? ALGORAND_MAINNET : `algorand:${GENESIS.testnet}`;
-  const entry = { id: network, family: 'algorand', asset: assetId.toString(), decimals: 6, rpcUrl: algod.url, label: 'Algorand (look-alike algod)' };
+  const entry = {
+    id: network,
+    family: 'algorand',
+    asset: assetId.toString(),
+    decimals: 6,
+    rpcUrl: algod.url,
+    label: 'Algorand (look-alike algod)',
+  };
   return {
     algod,
     ledger,

@@ -56,9 +56,7 @@ export function compileContracts(): Record<ContractName, CompiledContract> {
     sources[file] = { content: readFileSync(join(CONTRACTS_DIR, file), 'utf8') };
   }
   const input = JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS });
-  const key = createHash('sha256')
-    .update(`${CACHE_FORMAT}\n${solcPackageVersion()}\n${input}`)
-    .digest('hex');
+  const key = createHash('sha256').update(`${CACHE_FORMAT}\n${solcPackageVersion()}\n${input}`).digest('hex');
   const cacheFile = join(tmpdir(), `tollbooth-solc-${key.slice(0, 32)}.json`);
   memo = readCache(cacheFile) ?? compileAndCache(input, cacheFile);
   return memo;

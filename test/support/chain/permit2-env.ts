@@ -32,7 +32,10 @@ export interface BaseEnvironmentOptions {
  * asked, the real Permit2 and the look-alike upto proxy at their canonical addresses); funds `payerCount` payers.
  * Signatures for `base` (v1) and `eip155:8453` (v2) then verify and settle here.
  */
-export async function startBaseEnvironment(payerCount: number, options: BaseEnvironmentOptions = {}): Promise<BaseEnvironment> {
+export async function startBaseEnvironment(
+  payerCount: number,
+  options: BaseEnvironmentOptions = {},
+): Promise<BaseEnvironment> {
   const chain = await startLocalChain({ chainId: 8453, accountCount: Math.min(20, payerCount + 3) });
   try {
     const { address: token } = await deployTestUsdc(chain, { name: 'USD Coin', version: '2', at: BASE_USDC });

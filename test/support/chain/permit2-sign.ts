@@ -17,7 +17,11 @@ export interface UptoAuthorization {
 }
 
 /** A payment for the challenge's `upto` entry on `network`, created by the official x402 client and `UptoEvmScheme`. */
-export async function officialUptoPayment(account: PrivateKeyAccount, challenge: PaymentRequired, network: string): Promise<PaymentPayload> {
+export async function officialUptoPayment(
+  account: PrivateKeyAccount,
+  challenge: PaymentRequired,
+  network: string,
+): Promise<PaymentPayload> {
   const client = new x402Client((_v, reqs) => {
     const entry = reqs.find((r) => r.scheme === 'upto' && r.network === network);
     if (!entry) throw new Error(`no upto entry on ${network}`);
@@ -53,7 +57,11 @@ export async function resignUpto(
       spender: getAddress(auth.spender),
       nonce: BigInt(auth.nonce),
       deadline: BigInt(auth.deadline),
-      witness: { to: getAddress(auth.witness.to), facilitator: getAddress(auth.witness.facilitator), validAfter: BigInt(auth.witness.validAfter) },
+      witness: {
+        to: getAddress(auth.witness.to),
+        facilitator: getAddress(auth.witness.facilitator),
+        validAfter: BigInt(auth.witness.validAfter),
+      },
     },
   });
   return { ...payment, payload: { signature, permit2Authorization: auth } };
@@ -64,5 +72,8 @@ export function withFlippedSignature(payment: PaymentPayload): PaymentPayload {
   const signature = (payment.payload as { signature: Hex }).signature;
   const at = 10;
   const flipped = (parseInt(signature.slice(at, at + 2), 16) ^ 0xff).toString(16).padStart(2, '0');
-  return { ...payment, payload: { ...payment.payload, signature: `${signature.slice(0, at)}${flipped}${signature.slice(at + 2)}` } };
+  return {
+    ...payment,
+    payload: { ...payment.payload, signature: `${signature.slice(0, at)}${flipped}${signature.slice(at + 2)}` },
+  };
 }

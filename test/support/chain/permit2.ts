@@ -23,7 +23,10 @@ export const PERMIT2: Address = PERMIT2_ADDRESS;
 export const UPTO_PROXY: Address = x402UptoPermit2ProxyAddress;
 
 /** The npm package whose compiled artifacts carry Permit2's canonical runtime code, and the artifact inside it. */
-export const PERMIT2_ARTIFACT = { pkg: '@uniswap/v4-periphery', path: 'foundry-out/DeployPermit2.sol/DeployPermit2.json' } as const;
+export const PERMIT2_ARTIFACT = {
+  pkg: '@uniswap/v4-periphery',
+  path: 'foundry-out/DeployPermit2.sol/DeployPermit2.json',
+} as const;
 
 /** Read-only subset of Permit2 used by tests. */
 export const permit2Abi = parseAbi([
@@ -50,13 +53,16 @@ export function permit2RuntimeCode(): Hex {
   try {
     file = require.resolve(`${PERMIT2_ARTIFACT.pkg}/${PERMIT2_ARTIFACT.path}`);
   } catch {
-    throw new Error(`Permit2's runtime code comes from the npm package ${PERMIT2_ARTIFACT.pkg} (devDependency), which is not installed.`);
+    throw new Error(
+      `Permit2's runtime code comes from the npm package ${PERMIT2_ARTIFACT.pkg} (devDependency), which is not installed.`,
+    );
   }
   const artifact = JSON.parse(readFileSync(file, 'utf8')) as { deployedBytecode: { object: string } };
   const helper = artifact.deployedBytecode.object.replace(/^0x/, '').toLowerCase();
   const start = helper.indexOf(PERMIT2_RUNTIME_START);
   const end = start < 0 ? null : PERMIT2_RUNTIME_END.exec(helper.slice(start));
-  if (start < 0 || !end) throw new Error(`${PERMIT2_ARTIFACT.path} no longer embeds Permit2's runtime code in the expected form.`);
+  if (start < 0 || !end)
+    throw new Error(`${PERMIT2_ARTIFACT.path} no longer embeds Permit2's runtime code in the expected form.`);
   permit2Code = `0x${helper.slice(start, start + end.index + end[0].length)}`;
   return permit2Code;
 }
@@ -94,7 +100,12 @@ export async function approvePermit2(chain: LocalChain, token: Address, payer: P
 
 /** True when Permit2 has burnt `nonce` of `owner` (the chain's single-use record of an upto authorization). */
 export async function permit2NonceUsed(chain: LocalChain, owner: Address, nonce: bigint): Promise<boolean> {
-  const bitmap = await publicClient(chain).readContract({ address: PERMIT2, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] });
+  const bitmap = await publicClient(chain).readContract({
+    address: PERMIT2,
+    abi: permit2Abi,
+    functionName: 'nonceBitmap',
+    args: [owner, nonce >> 8n],
+  });
   return ((bitmap >> (nonce & 0xffn)) & 1n) === 1n;
 }
 

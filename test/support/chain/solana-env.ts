@@ -68,7 +68,14 @@ export async function startSolanaEnvironment(payerCount = 4): Promise<SolanaEnvi
     payers.push(payer);
   }
   const rpc = await startSolanaRpc(ledger);
-  const network = { id: LOCAL_SOLANA_NETWORK, family: 'svm' as const, asset: mint, decimals: LOCAL_SOLANA_DECIMALS, rpcUrl: rpc.url, label: 'Solana (local litesvm ledger)' };
+  const network = {
+    id: LOCAL_SOLANA_NETWORK,
+    family: 'svm' as const,
+    asset: mint,
+    decimals: LOCAL_SOLANA_DECIMALS,
+    rpcUrl: rpc.url,
+    label: 'Solana (local litesvm ledger)',
+  };
   return {
     ledger,
     rpc,
@@ -91,14 +98,24 @@ export async function startSolanaEnvironment(payerCount = 4): Promise<SolanaEnvi
 
 /** The official x402 client with the official `ExactSvmScheme` for a payer, reading the chain from `rpcUrl`. */
 export function svmClient(payer: KeyPairSigner, rpcUrl: string, network = LOCAL_SOLANA_NETWORK): x402Client {
-  const client = new x402Client((_v, reqs) => reqs.find((r) => r.network === network && r.scheme === 'exact') ?? reqs[0]!);
+  const client = new x402Client(
+    (_v, reqs) => reqs.find((r) => r.network === network && r.scheme === 'exact') ?? reqs[0]!,
+  );
   // The local mints are not @x402/svm default assets; an agent opts in to such tokens explicitly.
   client.setSpendControls({ allowedAssets: true });
   return client.register('solana:*', new ExactSvmScheme(toClientSvmSigner(payer), { rpcUrl }));
 }
 
 /** Signs a payment for one advertised entry with the official client (a real partially signed transaction). */
-export function signSvmPayment(payer: KeyPairSigner, accepted: PaymentRequirements, rpcUrl: string): Promise<PaymentPayload> {
-  const challenge: PaymentRequired = { x402Version: 2, resource: { url: 'http://127.0.0.1/api/test', description: '', mimeType: 'application/json' }, accepts: [accepted] };
+export function signSvmPayment(
+  payer: KeyPairSigner,
+  accepted: PaymentRequirements,
+  rpcUrl: string,
+): Promise<PaymentPayload> {
+  const challenge: PaymentRequired = {
+    x402Version: 2,
+    resource: { url: 'http://127.0.0.1/api/test', description: '', mimeType: 'application/json' },
+    accepts: [accepted],
+  };
   return svmClient(payer, rpcUrl, accepted.network).createPaymentPayload(challenge);
 }

@@ -1,4 +1,11 @@
-import { getBase58Decoder, getBase64Decoder, getCompiledTransactionMessageDecoder, getTransactionEncoder, type Address, type Transaction } from '@solana/kit';
+import {
+  getBase58Decoder,
+  getBase64Decoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionEncoder,
+  type Address,
+  type Transaction,
+} from '@solana/kit';
 import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { LiteSVM } from 'litesvm';
 
@@ -9,7 +16,10 @@ import type { LiteSVM } from 'litesvm';
  */
 
 const base58 = getBase58Decoder();
-const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+const MEMO_PROGRAMS = new Set([
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+]);
 const COMPUTE_BUDGET = 'ComputeBudget111111111111111111111111111111';
 /** Lamports per signature on a default cluster (and in litesvm). */
 const LAMPORTS_PER_SIGNATURE = 5000n;
@@ -65,7 +75,13 @@ function tokenBalancesOf(svm: LiteSVM, keys: readonly Address[]): TokenBalanceJs
     const mint = svm.getAccount(token.mint);
     const decimals = mint.exists ? getMintDecoder().decode(mint.data).decimals : 0;
     const ui = uiAmount(token.amount, decimals);
-    out.push({ accountIndex, mint: token.mint, owner: token.owner, programId: TOKEN_PROGRAM_ADDRESS, uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui } });
+    out.push({
+      accountIndex,
+      mint: token.mint,
+      owner: token.owner,
+      programId: TOKEN_PROGRAM_ADDRESS,
+      uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(ui), uiAmountString: ui },
+    });
   });
   return out;
 }
@@ -79,8 +95,10 @@ function feeOf(entry: LandedTransaction): number {
   for (const ix of instructions) {
     const data = ix.data ?? new Uint8Array();
     if (staticAccounts[ix.programAddressIndex] !== COMPUTE_BUDGET) others++;
-    else if (data[0] === 3 && data.length >= 9) price = new DataView(data.buffer, data.byteOffset).getBigUint64(1, true);
-    else if (data[0] === 2 && data.length >= 5) limit = BigInt(new DataView(data.buffer, data.byteOffset).getUint32(1, true));
+    else if (data[0] === 3 && data.length >= 9)
+      price = new DataView(data.buffer, data.byteOffset).getBigUint64(1, true);
+    else if (data[0] === 2 && data.length >= 5)
+      limit = BigInt(new DataView(data.buffer, data.byteOffset).getUint32(1, true));
   }
   const units = limit ?? (others * 200_000n < 1_400_000n ? others * 200_000n : 1_400_000n);
   const priority = (price * units + 999_999n) / 1_000_000n;
@@ -111,7 +129,10 @@ export class SolanaHistory {
    * with `land(err)` to call when the transaction landed (`err` null on success, the RPC error JSON on a program
    * failure); a transaction that never lands is simply not recorded.
    */
-  around<T>(tx: Transaction, send: () => T): { result: T; land(err: unknown, meta: { logs: string[]; unitsConsumed: number }): void } {
+  around<T>(
+    tx: Transaction,
+    send: () => T,
+  ): { result: T; land(err: unknown, meta: { logs: string[]; unitsConsumed: number }): void } {
     const decoded = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
     if (decoded.version === 1) throw new Error('the look-alike ledger keeps legacy and v0 transactions only');
     const message: Compiled = decoded;
@@ -166,10 +187,16 @@ export class SolanaHistory {
 }
 
 /** `getTransaction`'s answer for a landed transaction, in `json` or `base64` encoding, with `version` when asked for. */
-export function transactionJson(entry: LandedTransaction, encoding: 'json' | 'base64', withVersion: boolean): Record<string, unknown> {
+export function transactionJson(
+  entry: LandedTransaction,
+  encoding: 'json' | 'base64',
+  withVersion: boolean,
+): Record<string, unknown> {
   const { message } = entry;
   const versioned = message.version !== 'legacy';
-  const signatures = Object.values(entry.transaction.signatures).map((s) => (s ? base58.decode(s) : base58.decode(new Uint8Array(64))));
+  const signatures = Object.values(entry.transaction.signatures).map((s) =>
+    s ? base58.decode(s) : base58.decode(new Uint8Array(64)),
+  );
   const transaction =
     encoding === 'base64'
       ? [getBase64Decoder().decode(getTransactionEncoder().encode(entry.transaction)), 'base64']
@@ -183,8 +210,21 @@ export function transactionJson(entry: LandedTransaction, encoding: 'json' | 'ba
               numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
             },
             recentBlockhash: message.lifetimeToken,
-            instructions: message.instructions.map((ix) => ({ programIdIndex: ix.programAddressIndex, accounts: [...(ix.accountIndices ?? [])], data: base58.decode(ix.data ?? new Uint8Array()), stackHeight: null })),
-            ...(versioned ? { addressTableLookups: (message.addressTableLookups ?? []).map((l) => ({ accountKey: l.lookupTableAddress, writableIndexes: [...l.writableIndexes], readonlyIndexes: [...l.readonlyIndexes] })) } : {}),
+            instructions: message.instructions.map((ix) => ({
+              programIdIndex: ix.programAddressIndex,
+              accounts: [...(ix.accountIndices ?? [])],
+              data: base58.decode(ix.data ?? new Uint8Array()),
+              stackHeight: null,
+            })),
+            ...(versioned
+              ? {
+                  addressTableLookups: (message.addressTableLookups ?? []).map((l) => ({
+                    accountKey: l.lookupTableAddress,
+                    writableIndexes: [...l.writableIndexes],
+                    readonlyIndexes: [...l.readonlyIndexes],
+                  })),
+                }
+              : {}),
           },
         };
   return {

@@ -88,7 +88,9 @@ export class SolanaLedger {
   /** Creates `owner`'s associated token account for `mint` (idempotent) and mints `amount` base units to it. */
   async fund(owner: Address, mint: Address, amount = 0n): Promise<Address> {
     const ata = await this.ata(owner, mint);
-    const instructions: Instruction[] = [getCreateAssociatedTokenIdempotentInstruction({ payer: this.admin, ata, owner, mint })];
+    const instructions: Instruction[] = [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: this.admin, ata, owner, mint }),
+    ];
     if (amount > 0n) instructions.push(getMintToInstruction({ mint, token: ata, mintAuthority: this.admin, amount }));
     await this.execute(instructions);
     return ata;

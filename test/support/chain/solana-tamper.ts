@@ -41,7 +41,12 @@ export function messageOf(payload: PaymentPayload): Message {
 }
 
 /** Rebuilds the payment with an edited message and signs it with the payer's key (and any extra signers). */
-export async function resign(payload: PaymentPayload, payer: KeyPairSigner, edit: (m: Message) => Message, extraSigners: KeyPairSigner[] = []): Promise<PaymentPayload> {
+export async function resign(
+  payload: PaymentPayload,
+  payer: KeyPairSigner,
+  edit: (m: Message) => Message,
+  extraSigners: KeyPairSigner[] = [],
+): Promise<PaymentPayload> {
   const tx = compileTransaction(edit(messageOf(payload)) as Parameters<typeof compileTransaction>[0]);
   const signed = await partiallySignTransaction([payer.keyPair, ...extraSigners.map((s) => s.keyPair)], tx);
   return withWire(payload, signed);
@@ -77,7 +82,11 @@ export function computeUnitLimit(units: number): Instruction {
 
 /** A Memo instruction that lists `signer` as a signing account (the Memo program checks listed accounts signed). */
 export function memoSignedBy(signer: Address, text = 'hello'): Instruction {
-  return { programAddress: MEMO, accounts: [{ address: signer, role: AccountRole.READONLY_SIGNER }], data: new TextEncoder().encode(text) };
+  return {
+    programAddress: MEMO,
+    accounts: [{ address: signer, role: AccountRole.READONLY_SIGNER }],
+    data: new TextEncoder().encode(text),
+  };
 }
 
 /** Replaces account `index` of the TransferChecked instruction (0 source, 1 mint, 2 destination, 3 authority). */
@@ -96,7 +105,10 @@ export function withSignature(payload: PaymentPayload, signer: Address, mode: 'f
   const bytes = Uint8Array.from(current);
   if (mode === 'missing') bytes.fill(0);
   else bytes[0] = bytes[0]! ^ 0xff;
-  return withWire(payload, { ...tx, signatures: { ...tx.signatures, [signer]: mode === 'missing' ? null : bytes } } as Transaction);
+  return withWire(payload, {
+    ...tx,
+    signatures: { ...tx.signatures, [signer]: mode === 'missing' ? null : bytes },
+  } as Transaction);
 }
 
 /** Puts arbitrary bytes into the (unsigned) fee payer signature slot: the message, and so the payment, stays the same. */

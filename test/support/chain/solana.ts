@@ -1,6 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { getBase58Decoder, getBase58Encoder, getBase64Encoder, getTransactionDecoder, isAddress, type Address, type Transaction } from '@solana/kit';
+import {
+  getBase58Decoder,
+  getBase58Encoder,
+  getBase64Encoder,
+  getTransactionDecoder,
+  isAddress,
+  type Address,
+  type Transaction,
+} from '@solana/kit';
 import { FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
 import { memoOf, transactionJson } from './solana-history.js';
 import type { SolanaLedger } from './solana-ledger.js';
@@ -32,11 +40,27 @@ export interface SolanaRpc {
   close(): Promise<void>;
 }
 
-const TRANSACTION_ERRORS = 'AccountInUse AccountLoadedTwice AccountNotFound ProgramAccountNotFound InsufficientFundsForFee InvalidAccountForFee AlreadyProcessed BlockhashNotFound CallChainTooDeep MissingSignatureForFee InvalidAccountIndex SignatureFailure InvalidProgramForExecution SanitizeFailure ClusterMaintenance AccountBorrowOutstanding WouldExceedMaxBlockCostLimit UnsupportedVersion InvalidWritableAccount WouldExceedMaxAccountCostLimit WouldExceedAccountDataBlockLimit TooManyAccountLocks AddressLookupTableNotFound InvalidAddressLookupTableOwner InvalidAddressLookupTableData InvalidAddressLookupTableIndex InvalidRentPayingAccount WouldExceedMaxVoteCostLimit WouldExceedAccountDataTotalLimit MaxLoadedAccountsDataSizeExceeded ResanitizationNeeded InvalidLoadedAccountsDataSizeLimit UnbalancedTransaction ProgramCacheHitMaxLimit CommitCancelled'.split(' ');
-const INSTRUCTION_ERRORS = 'GenericError InvalidArgument InvalidInstructionData InvalidAccountData AccountDataTooSmall InsufficientFunds IncorrectProgramId MissingRequiredSignature AccountAlreadyInitialized UninitializedAccount UnbalancedInstruction ModifiedProgramId ExternalAccountLamportSpend ExternalAccountDataModified ReadonlyLamportChange ReadonlyDataModified DuplicateAccountIndex ExecutableModified RentEpochModified NotEnoughAccountKeys AccountDataSizeChanged AccountNotExecutable AccountBorrowFailed AccountBorrowOutstanding DuplicateAccountOutOfSync InvalidError ExecutableDataModified ExecutableLamportChange ExecutableAccountNotRentExempt UnsupportedProgramId CallDepth MissingAccount ReentrancyNotAllowed MaxSeedLengthExceeded InvalidSeeds InvalidRealloc ComputationalBudgetExceeded PrivilegeEscalation ProgramEnvironmentSetupFailure ProgramFailedToComplete ProgramFailedToCompile Immutable IncorrectAuthority AccountNotRentExempt InvalidAccountOwner ArithmeticOverflow UnsupportedSysvar IllegalOwner MaxAccountsDataAllocationsExceeded MaxAccountsExceeded MaxInstructionTraceLengthExceeded BuiltinProgramsMustConsumeComputeUnits BorshIoError'.split(' ');
+const TRANSACTION_ERRORS =
+  'AccountInUse AccountLoadedTwice AccountNotFound ProgramAccountNotFound InsufficientFundsForFee InvalidAccountForFee AlreadyProcessed BlockhashNotFound CallChainTooDeep MissingSignatureForFee InvalidAccountIndex SignatureFailure InvalidProgramForExecution SanitizeFailure ClusterMaintenance AccountBorrowOutstanding WouldExceedMaxBlockCostLimit UnsupportedVersion InvalidWritableAccount WouldExceedMaxAccountCostLimit WouldExceedAccountDataBlockLimit TooManyAccountLocks AddressLookupTableNotFound InvalidAddressLookupTableOwner InvalidAddressLookupTableData InvalidAddressLookupTableIndex InvalidRentPayingAccount WouldExceedMaxVoteCostLimit WouldExceedAccountDataTotalLimit MaxLoadedAccountsDataSizeExceeded ResanitizationNeeded InvalidLoadedAccountsDataSizeLimit UnbalancedTransaction ProgramCacheHitMaxLimit CommitCancelled'.split(
+    ' ',
+  );
+const INSTRUCTION_ERRORS =
+  'GenericError InvalidArgument InvalidInstructionData InvalidAccountData AccountDataTooSmall InsufficientFunds IncorrectProgramId MissingRequiredSignature AccountAlreadyInitialized UninitializedAccount UnbalancedInstruction ModifiedProgramId ExternalAccountLamportSpend ExternalAccountDataModified ReadonlyLamportChange ReadonlyDataModified DuplicateAccountIndex ExecutableModified RentEpochModified NotEnoughAccountKeys AccountDataSizeChanged AccountNotExecutable AccountBorrowFailed AccountBorrowOutstanding DuplicateAccountOutOfSync InvalidError ExecutableDataModified ExecutableLamportChange ExecutableAccountNotRentExempt UnsupportedProgramId CallDepth MissingAccount ReentrancyNotAllowed MaxSeedLengthExceeded InvalidSeeds InvalidRealloc ComputationalBudgetExceeded PrivilegeEscalation ProgramEnvironmentSetupFailure ProgramFailedToComplete ProgramFailedToCompile Immutable IncorrectAuthority AccountNotRentExempt InvalidAccountOwner ArithmeticOverflow UnsupportedSysvar IllegalOwner MaxAccountsDataAllocationsExceeded MaxAccountsExceeded MaxInstructionTraceLengthExceeded BuiltinProgramsMustConsumeComputeUnits BorshIoError'.split(
+    ' ',
+  );
 
 /** Transaction errors after which nothing lands on a real cluster (no fee is taken, no status is kept). */
-const NEVER_LANDS = new Set(['AccountNotFound', 'InsufficientFundsForFee', 'InvalidAccountForFee', 'AlreadyProcessed', 'BlockhashNotFound', 'MissingSignatureForFee', 'SignatureFailure', 'SanitizeFailure', 'UnsupportedVersion']);
+const NEVER_LANDS = new Set([
+  'AccountNotFound',
+  'InsufficientFundsForFee',
+  'InvalidAccountForFee',
+  'AlreadyProcessed',
+  'BlockhashNotFound',
+  'MissingSignatureForFee',
+  'SignatureFailure',
+  'SanitizeFailure',
+  'UnsupportedVersion',
+]);
 
 /** The JSON a real RPC node uses for a transaction error (`"BlockhashNotFound"`, `{"InstructionError":[2,{"Custom":1}]}`, …). */
 function errorJson(failed: FailedTransactionMetadata): unknown {
@@ -54,7 +78,8 @@ function errorJson(failed: FailedTransactionMetadata): unknown {
     return { InstructionError: [e.index, detail] };
   }
   if (e.constructor.name.includes('DuplicateInstruction')) return { DuplicateInstruction: e.index };
-  if (e.constructor.name.includes('InsufficientFundsForRent')) return { InsufficientFundsForRent: { account_index: e.accountIndex } };
+  if (e.constructor.name.includes('InsufficientFundsForRent'))
+    return { InsufficientFundsForRent: { account_index: e.accountIndex } };
   return { ProgramExecutionTemporarilyRestricted: { account_index: e.accountIndex } };
 }
 
@@ -74,7 +99,8 @@ interface Status {
 }
 
 function decodeWireTransaction(base64: unknown, encoding: unknown): Transaction {
-  if (encoding !== undefined && encoding !== 'base64') throw new RpcError(-32602, 'the look-alike accepts base64-encoded transactions only');
+  if (encoding !== undefined && encoding !== 'base64')
+    throw new RpcError(-32602, 'the look-alike accepts base64-encoded transactions only');
   if (typeof base64 !== 'string') throw new RpcError(-32602, 'invalid transaction: expected a base64 string');
   try {
     return getTransactionDecoder().decode(getBase64Encoder().encode(base64));
@@ -116,11 +142,15 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
   const context = () => ({ apiVersion: '2.2.0', slot: slot() });
 
   const methods: Record<string, (params: unknown[]) => unknown> = {
-    getLatestBlockhash: () => ({ context: context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot() + 150 } }),
+    getLatestBlockhash: () => ({
+      context: context(),
+      value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot() + 150 },
+    }),
     isBlockhashValid: ([blockhash]) => ({ context: context(), value: blockhash === svm.latestBlockhash() }),
     getAccountInfo: ([address, config]) => {
       const encoding = (config as { encoding?: string } | undefined)?.encoding ?? 'base64';
-      if (encoding !== 'base64') throw new RpcError(-32602, `the look-alike serves account data as base64 only (asked for ${encoding})`);
+      if (encoding !== 'base64')
+        throw new RpcError(-32602, `the look-alike serves account data as base64 only (asked for ${encoding})`);
       const account = svm.getAccount(address as Address);
       if (!account.exists) return { context: context(), value: null };
       return {
@@ -136,8 +166,14 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
       };
     },
     simulateTransaction: ([wire, config]) => {
-      const opts = (config ?? {}) as { sigVerify?: boolean; replaceRecentBlockhash?: boolean; encoding?: string; innerInstructions?: boolean };
-      if (opts.replaceRecentBlockhash) throw new RpcError(-32602, 'the look-alike does not implement replaceRecentBlockhash');
+      const opts = (config ?? {}) as {
+        sigVerify?: boolean;
+        replaceRecentBlockhash?: boolean;
+        encoding?: string;
+        innerInstructions?: boolean;
+      };
+      if (opts.replaceRecentBlockhash)
+        throw new RpcError(-32602, 'the look-alike does not implement replaceRecentBlockhash');
       const tx = decodeWireTransaction(wire, opts.encoding);
       const sigVerify = opts.sigVerify === true;
       svm.withSigverify(sigVerify);
@@ -145,13 +181,26 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
       try {
         result = svm.simulateTransaction(tx);
       } catch (err) {
-        if (sigVerify) return { context: context(), value: { err: 'SignatureFailure', logs: [], accounts: null, unitsConsumed: 0, returnData: null } };
+        if (sigVerify)
+          return {
+            context: context(),
+            value: { err: 'SignatureFailure', logs: [], accounts: null, unitsConsumed: 0, returnData: null },
+          };
         throw err;
       } finally {
         svm.withSigverify(true);
       }
       const err = result instanceof FailedTransactionMetadata ? errorJson(result) : null;
-      return { context: context(), value: { err, accounts: null, returnData: null, ...metaJson(result.meta()), ...(opts.innerInstructions ? { innerInstructions: [] } : {}) } };
+      return {
+        context: context(),
+        value: {
+          err,
+          accounts: null,
+          returnData: null,
+          ...metaJson(result.meta()),
+          ...(opts.innerInstructions ? { innerInstructions: [] } : {}),
+        },
+      };
     },
     sendTransaction: ([wire, config]) => {
       const tx = decodeWireTransaction(wire, (config as { encoding?: string } | undefined)?.encoding);
@@ -183,7 +232,8 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
     getSignaturesForAddress: ([address, config]) => {
       const opts = (config ?? {}) as { limit?: number; before?: string; until?: string; commitment?: string };
       if (typeof address !== 'string' || !isAddress(address)) throw new RpcError(-32602, 'Invalid param: Invalid');
-      if (opts.commitment === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
+      if (opts.commitment === 'processed')
+        throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
       const limit = opts.limit ?? 1000;
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RpcError(-32602, 'Invalid limit; max 1000');
       return ledger.history.forAddress(address, { limit, before: opts.before, until: opts.until }).map((entry) => ({
@@ -196,15 +246,25 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
       }));
     },
     getTransaction: ([signature, config]) => {
-      const opts = (typeof config === 'string' ? { encoding: config } : (config ?? {})) as { encoding?: string; maxSupportedTransactionVersion?: number; commitment?: string };
+      const opts = (typeof config === 'string' ? { encoding: config } : (config ?? {})) as {
+        encoding?: string;
+        maxSupportedTransactionVersion?: number;
+        commitment?: string;
+      };
       const encoding = opts.encoding ?? 'json';
-      if (encoding !== 'json' && encoding !== 'base64') throw new RpcError(-32602, `the look-alike serves transactions as json or base64 only (asked for ${encoding})`);
-      if (opts.commitment === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
-      if (typeof signature !== 'string' || base58Bytes(signature)?.length !== 64) throw new RpcError(-32602, 'Invalid param: Invalid');
+      if (encoding !== 'json' && encoding !== 'base64')
+        throw new RpcError(-32602, `the look-alike serves transactions as json or base64 only (asked for ${encoding})`);
+      if (opts.commitment === 'processed')
+        throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
+      if (typeof signature !== 'string' || base58Bytes(signature)?.length !== 64)
+        throw new RpcError(-32602, 'Invalid param: Invalid');
       const entry = ledger.history.get(signature);
       if (!entry) return null;
       const version = entry.message.version;
-      if (version !== 'legacy' && (opts.maxSupportedTransactionVersion === undefined || opts.maxSupportedTransactionVersion < version)) {
+      if (
+        version !== 'legacy' &&
+        (opts.maxSupportedTransactionVersion === undefined || opts.maxSupportedTransactionVersion < version)
+      ) {
         throw new RpcError(
           -32015,
           `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
@@ -217,24 +277,43 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
       value: (signatures as string[]).map((s) => {
         const status = statuses.get(s);
         if (!status) return null;
-        return { slot: status.slot, confirmations: null, err: status.err, status: status.err ? { Err: status.err } : { Ok: null }, confirmationStatus: 'finalized' };
+        return {
+          slot: status.slot,
+          confirmations: null,
+          err: status.err,
+          status: status.err ? { Err: status.err } : { Ok: null },
+          confirmationStatus: 'finalized',
+        };
       }),
     }),
   };
 
   function handle(request: unknown): unknown {
-    const { id = null, method, params = [] } = (request ?? {}) as { id?: unknown; method?: unknown; params?: unknown[] };
+    const {
+      id = null,
+      method,
+      params = [],
+    } = (request ?? {}) as { id?: unknown; method?: unknown; params?: unknown[] };
     if (typeof method !== 'string') return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
     calls.set(method, (calls.get(method) ?? 0) + 1);
     const impl = methods[method];
     if (!impl) {
       unknownMethods.push(method);
-      return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method} (not implemented by the look-alike)` } };
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32601, message: `Method not found: ${method} (not implemented by the look-alike)` },
+      };
     }
     try {
       return { jsonrpc: '2.0', id, result: impl(Array.isArray(params) ? params : []) };
     } catch (err) {
-      if (err instanceof RpcError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) } };
+      if (err instanceof RpcError)
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) },
+        };
       return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${(err as Error).message}` } };
     }
   }
@@ -248,7 +327,12 @@ export async function startSolanaRpc(ledger: SolanaLedger): Promise<SolanaRpc> {
     } catch {
       body = undefined;
     }
-    const answer = body === undefined ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } : Array.isArray(body) ? body.map(handle) : handle(body);
+    const answer =
+      body === undefined
+        ? { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }
+        : Array.isArray(body)
+          ? body.map(handle)
+          : handle(body);
     const text = JSON.stringify(answer, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);

@@ -14,19 +14,33 @@ export interface SubmissionPolicy {
 export function policyViolation(tx: Transaction, p: SubmissionPolicy, latestLedger: number): string | undefined {
   if (tx.source !== p.facilitator) return `submitted by ${tx.source}, not by the facilitator account`;
   const op = tx.operations[0] as Operation.InvokeHostFunction | undefined;
-  if (tx.operations.length !== 1 || op?.type !== 'invokeHostFunction' || op.func.switch().name !== 'hostFunctionTypeInvokeContract') return 'not exactly one contract invocation';
+  if (
+    tx.operations.length !== 1 ||
+    op?.type !== 'invokeHostFunction' ||
+    op.func.switch().name !== 'hostFunctionTypeInvokeContract'
+  )
+    return 'not exactly one contract invocation';
   if (op.source !== undefined && op.source !== tx.source) return 'the operation has its own source account';
   const invoke = op.func.invokeContract();
-  if (Address.fromScAddress(invoke.contractAddress()).toString() !== p.asset || invoke.functionName().toString() !== 'transfer') return 'not a transfer on the asset contract';
-  const [from, to] = invoke.args().slice(0, 2).map((a) => Address.fromScVal(a).toString());
+  if (
+    Address.fromScAddress(invoke.contractAddress()).toString() !== p.asset ||
+    invoke.functionName().toString() !== 'transfer'
+  )
+    return 'not a transfer on the asset contract';
+  const [from, to] = invoke
+    .args()
+    .slice(0, 2)
+    .map((a) => Address.fromScVal(a).toString());
   if (from === p.facilitator) return 'the facilitator pays';
   if (to !== p.payTo) return `pays ${to}, not the pay-to address`;
   for (const entry of op.auth ?? []) {
-    if (entry.credentials().switch().name !== 'sorobanCredentialsAddress') return 'an authorization entry uses the source account (the fee sponsor) as credentials';
+    if (entry.credentials().switch().name !== 'sorobanCredentialsAddress')
+      return 'an authorization entry uses the source account (the fee sponsor) as credentials';
     const creds = entry.credentials().address();
-    if (Address.fromScAddress(creds.address()).toString() === p.facilitator) return 'the facilitator appears in an authorization entry';
-    if (creds.signatureExpirationLedger() > latestLedger + p.maxExpirationLedgers) return `authorization expires at ledger ${creds.signatureExpirationLedger()}, beyond the bound`;
+    if (Address.fromScAddress(creds.address()).toString() === p.facilitator)
+      return 'the facilitator appears in an authorization entry';
+    if (creds.signatureExpirationLedger() > latestLedger + p.maxExpirationLedgers)
+      return `authorization expires at ledger ${creds.signatureExpirationLedger()}, beyond the bound`;
   }
   return undefined;
 }
-

@@ -3,7 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { Address, Keypair, StrKey, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { LookAlikeLedger, TRANSFER_RESOURCE_FEE, type LookAlikeToken } from './stellar-ledger.js';
 import { policyViolation, type SubmissionPolicy } from './stellar-policy.js';
-import { accountEntry, ledgerCloseMeta, ledgerHeader, nonceEntry, PROTOCOL_VERSION, sorobanData, transactionMeta, transactionResult } from './stellar-xdr.js';
+import {
+  accountEntry,
+  ledgerCloseMeta,
+  ledgerHeader,
+  nonceEntry,
+  PROTOCOL_VERSION,
+  sorobanData,
+  transactionMeta,
+  transactionResult,
+} from './stellar-xdr.js';
 
 interface TxRecord {
   status: 'SUCCESS' | 'FAILED';
@@ -23,7 +32,10 @@ interface EventsRequest {
 }
 
 class RpcError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -53,7 +65,10 @@ export class LookAlikeSorobanRpc {
   private server?: Server;
   url = '';
 
-  constructor(passphrase: string, private readonly policy: () => SubmissionPolicy) {
+  constructor(
+    passphrase: string,
+    private readonly policy: () => SubmissionPolicy,
+  ) {
     this.ledger = new LookAlikeLedger(passphrase);
     this.oldestLedger = this.ledger.sequence;
   }
@@ -91,14 +106,22 @@ export class LookAlikeSorobanRpc {
   private async route(req: IncomingMessage): Promise<{ status: number; body: unknown }> {
     const url = new URL(req.url ?? '/', 'http://look-alike');
     if (req.method === 'GET' && url.pathname === '/ledgers') this.count('horizon:/ledgers');
-    if (req.method === 'GET' && url.pathname === '/ledgers') return { status: 200, body: this.horizonLedgers(Number(url.searchParams.get('limit') ?? 10)) };
+    if (req.method === 'GET' && url.pathname === '/ledgers')
+      return { status: 200, body: this.horizonLedgers(Number(url.searchParams.get('limit') ?? 10)) };
     if (req.method !== 'POST') return { status: 404, body: { error: 'not found' } };
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string; params?: Record<string, unknown> };
+    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      id: unknown;
+      method: string;
+      params?: Record<string, unknown>;
+    };
     this.count(call.method);
     try {
-      return { status: 200, body: { jsonrpc: '2.0', id: call.id, result: this.dispatch(call.method, call.params ?? {}) } };
+      return {
+        status: 200,
+        body: { jsonrpc: '2.0', id: call.id, result: this.dispatch(call.method, call.params ?? {}) },
+      };
     } catch (err) {
       const code = err instanceof RpcError ? err.code : -32603;
       return { status: 200, body: { jsonrpc: '2.0', id: call.id, error: { code, message: (err as Error).message } } };
@@ -113,15 +136,30 @@ export class LookAlikeSorobanRpc {
     const l = this.ledger;
     switch (method) {
       case 'getHealth':
-        return { status: 'healthy', latestLedger: l.sequence, oldestLedger: this.oldestLedger, ledgerRetentionWindow: 17_280 };
+        return {
+          status: 'healthy',
+          latestLedger: l.sequence,
+          oldestLedger: this.oldestLedger,
+          ledgerRetentionWindow: 17_280,
+        };
       case 'getNetwork':
         return { passphrase: l.passphrase, protocolVersion: PROTOCOL_VERSION };
       case 'getLatestLedger': {
         const { header, hash } = ledgerHeader(l.sequence, l.closeTime);
-        return { id: hash.toString('hex'), sequence: l.sequence, protocolVersion: PROTOCOL_VERSION, closeTime: String(l.closeTime), headerXdr: header.toXDR('base64'), metadataXdr: ledgerCloseMeta(header, hash).toXDR('base64') };
+        return {
+          id: hash.toString('hex'),
+          sequence: l.sequence,
+          protocolVersion: PROTOCOL_VERSION,
+          closeTime: String(l.closeTime),
+          headerXdr: header.toXDR('base64'),
+          metadataXdr: ledgerCloseMeta(header, hash).toXDR('base64'),
+        };
       }
       case 'getLedgerEntries':
-        return { latestLedger: l.sequence, entries: ((params.keys as string[] | undefined) ?? []).flatMap((k) => this.entry(k)) };
+        return {
+          latestLedger: l.sequence,
+          entries: ((params.keys as string[] | undefined) ?? []).flatMap((k) => this.entry(k)),
+        };
       case 'simulateTransaction':
         return this.simulate(String(params.transaction));
       case 'sendTransaction':
@@ -141,12 +179,23 @@ export class LookAlikeSorobanRpc {
     if (key.switch().name === 'account') {
       const address = StrKey.encodeEd25519PublicKey(key.account().accountId().ed25519());
       const account = l.accounts.get(address);
-      return account ? [{ key: rawKey, xdr: accountEntry(address, account.seq).toXDR('base64'), lastModifiedLedgerSeq: l.sequence }] : [];
+      return account
+        ? [{ key: rawKey, xdr: accountEntry(address, account.seq).toXDR('base64'), lastModifiedLedgerSeq: l.sequence }]
+        : [];
     }
     if (key.switch().name === 'contractData' && key.contractData().key().switch().name === 'scvLedgerKeyNonce') {
       const id = `${Address.fromScAddress(key.contractData().contract()).toString()}:${key.contractData().key().nonceKey().nonce().toString()}`;
       const liveUntil = l.nonces.get(id);
-      return liveUntil !== undefined && liveUntil >= l.sequence ? [{ key: rawKey, xdr: nonceEntry(key).toXDR('base64'), lastModifiedLedgerSeq: l.sequence, liveUntilLedgerSeq: liveUntil }] : [];
+      return liveUntil !== undefined && liveUntil >= l.sequence
+        ? [
+            {
+              key: rawKey,
+              xdr: nonceEntry(key).toXDR('base64'),
+              lastModifiedLedgerSeq: l.sequence,
+              liveUntilLedgerSeq: liveUntil,
+            },
+          ]
+        : [];
     }
     return [];
   }
@@ -161,7 +210,9 @@ export class LookAlikeSorobanRpc {
     const run = this.ledger.execute(tx, this.ledger.sequence + 1, false);
     const latestLedger = this.ledger.sequence;
     if (!run.ok) return { error: run.error, events: [], latestLedger };
-    const diagnostic = run.events.map((event) => new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event }).toXDR('base64'));
+    const diagnostic = run.events.map((event) =>
+      new xdr.DiagnosticEvent({ inSuccessfulContractCall: true, event }).toXDR('base64'),
+    );
     return {
       transactionData: sorobanData(run.readOnly, run.readWrite, TRANSFER_RESOURCE_FEE).toXDR('base64'),
       minResourceFee: TRANSFER_RESOURCE_FEE.toString(),
@@ -176,9 +227,24 @@ export class LookAlikeSorobanRpc {
     this.refusals.push({ hash, reason });
     const diagnostic = new xdr.DiagnosticEvent({
       inSuccessfulContractCall: false,
-      event: new xdr.ContractEvent({ ext: new xdr.ExtensionPoint(0), contractId: null, type: xdr.ContractEventType.diagnostic(), body: new xdr.ContractEventBody(0, new xdr.ContractEventV0({ topics: [xdr.ScVal.scvSymbol('error')], data: xdr.ScVal.scvString(reason) })) }),
+      event: new xdr.ContractEvent({
+        ext: new xdr.ExtensionPoint(0),
+        contractId: null,
+        type: xdr.ContractEventType.diagnostic(),
+        body: new xdr.ContractEventBody(
+          0,
+          new xdr.ContractEventV0({ topics: [xdr.ScVal.scvSymbol('error')], data: xdr.ScVal.scvString(reason) }),
+        ),
+      }),
     });
-    return { status: 'ERROR', hash, errorResultXdr: transactionResult(0n, code).toXDR('base64'), diagnosticEventsXdr: [diagnostic.toXDR('base64')], latestLedger: this.ledger.sequence, latestLedgerCloseTime: String(this.ledger.closeTime) };
+    return {
+      status: 'ERROR',
+      hash,
+      errorResultXdr: transactionResult(0n, code).toXDR('base64'),
+      diagnosticEventsXdr: [diagnostic.toXDR('base64')],
+      latestLedger: this.ledger.sequence,
+      latestLedgerCloseTime: String(this.ledger.closeTime),
+    };
   }
 
   private send(envelope: string): unknown {
@@ -191,17 +257,22 @@ export class LookAlikeSorobanRpc {
     const hash = tx.hash().toString('hex');
     const l = this.ledger;
     const pending = { status: 'PENDING', hash, latestLedger: l.sequence, latestLedgerCloseTime: String(l.closeTime) };
-    if (this.txs.has(hash) || this.held.some((h) => h.hash().toString('hex') === hash)) return { ...pending, status: 'DUPLICATE' };
+    if (this.txs.has(hash) || this.held.some((h) => h.hash().toString('hex') === hash))
+      return { ...pending, status: 'DUPLICATE' };
     const account = l.accounts.get(tx.source);
     if (!account) return this.refuse(hash, 'txNoAccount', `source account ${tx.source} does not exist`);
-    if (BigInt(tx.sequence) !== account.seq + 1n) return this.refuse(hash, 'txBadSeq', `sequence ${tx.sequence} is not ${account.seq + 1n}`);
+    if (BigInt(tx.sequence) !== account.seq + 1n)
+      return this.refuse(hash, 'txBadSeq', `sequence ${tx.sequence} is not ${account.seq + 1n}`);
     const maxTime = Number(tx.timeBounds?.maxTime ?? 0);
-    if (maxTime !== 0 && maxTime < Math.floor(Date.now() / 1000)) return this.refuse(hash, 'txTooLate', 'the transaction expired');
+    if (maxTime !== 0 && maxTime < Math.floor(Date.now() / 1000))
+      return this.refuse(hash, 'txTooLate', 'the transaction expired');
     const signedBySource = tx.signatures.some((s) => Keypair.fromPublicKey(tx.source).verify(tx.hash(), s.signature()));
     if (!signedBySource) return this.refuse(hash, 'txBadAuth', 'the envelope is not signed by its source account');
     const ext = tx.toEnvelope().v1().tx().ext();
-    if (ext.switch() !== 1) return this.refuse(hash, 'txSorobanInvalid', 'a Soroban transaction needs Soroban transaction data');
-    if (BigInt(tx.fee) < ext.sorobanData().resourceFee().toBigInt() + 100n) return this.refuse(hash, 'txInsufficientFee', 'the fee does not cover the declared resource fee');
+    if (ext.switch() !== 1)
+      return this.refuse(hash, 'txSorobanInvalid', 'a Soroban transaction needs Soroban transaction data');
+    if (BigInt(tx.fee) < ext.sorobanData().resourceFee().toBigInt() + 100n)
+      return this.refuse(hash, 'txInsufficientFee', 'the fee does not cover the declared resource fee');
     const policy = policyViolation(tx, this.policy(), this.ledger.sequence);
     if (policy) return this.refuse(hash, 'txMalformed', policy);
     account.seq += 1n;
@@ -230,34 +301,82 @@ export class LookAlikeSorobanRpc {
 
   private transaction(hash: string): unknown {
     const l = this.ledger;
-    const base = { txHash: hash, latestLedger: l.sequence, latestLedgerCloseTime: String(l.closeTime), oldestLedger: this.oldestLedger, oldestLedgerCloseTime: String(l.closeTime) };
+    const base = {
+      txHash: hash,
+      latestLedger: l.sequence,
+      latestLedgerCloseTime: String(l.closeTime),
+      oldestLedger: this.oldestLedger,
+      oldestLedgerCloseTime: String(l.closeTime),
+    };
     const record = this.txs.get(hash);
     if (!record) return { status: 'NOT_FOUND', ...base };
     const { events, ...rest } = record;
-    return { ...base, ...rest, applicationOrder: 1, feeBump: false, events: { transactionEventsXdr: [], contractEventsXdr: [events.map((e) => e.toXDR('base64'))] } };
+    return {
+      ...base,
+      ...rest,
+      applicationOrder: 1,
+      feeBump: false,
+      events: { transactionEventsXdr: [], contractEventsXdr: [events.map((e) => e.toXDR('base64'))] },
+    };
   }
 
   /** Contract events of included transactions in [startLedger, endLedger), matched by contract id and topic patterns (`*` = any). */
   private events(req: EventsRequest): unknown {
     const l = this.ledger;
-    if (req.startLedger < this.oldestLedger || req.startLedger > l.sequence) throw new RpcError(-32600, `startLedger must be between the oldest ledger: ${this.oldestLedger} and the latest ledger: ${l.sequence}`);
+    if (req.startLedger < this.oldestLedger || req.startLedger > l.sequence)
+      throw new RpcError(
+        -32600,
+        `startLedger must be between the oldest ledger: ${this.oldestLedger} and the latest ledger: ${l.sequence}`,
+      );
     const end = req.endLedger ?? l.sequence + 1;
     const matches = (contract: string, topics: string[]) =>
       (req.filters ?? []).length === 0 ||
-      (req.filters ?? []).some((f) => (!f.contractIds || f.contractIds.includes(contract)) && (!f.topics || f.topics.some((p) => p.length === topics.length && p.every((seg, i) => seg === '*' || seg === topics[i]))));
+      (req.filters ?? []).some(
+        (f) =>
+          (!f.contractIds || f.contractIds.includes(contract)) &&
+          (!f.topics ||
+            f.topics.some((p) => p.length === topics.length && p.every((seg, i) => seg === '*' || seg === topics[i]))),
+      );
     const events = [...this.txs.entries()].flatMap(([txHash, tx]) =>
       tx.ledger >= req.startLedger && tx.ledger < end
         ? tx.events.flatMap((event, i) => {
-            const contractId = Address.fromScAddress(xdr.ScAddress.scAddressTypeContract(event.contractId()!)).toString();
-            const topic = event.body().v0().topics().map((t) => t.toXDR('base64'));
+            const contractId = Address.fromScAddress(
+              xdr.ScAddress.scAddressTypeContract(event.contractId()!),
+            ).toString();
+            const topic = event
+              .body()
+              .v0()
+              .topics()
+              .map((t) => t.toXDR('base64'));
             if (!matches(contractId, topic)) return [];
             const closedAt = new Date(tx.createdAt * 1000).toISOString();
-            return [{ id: `${tx.ledger}-${i}`, type: 'contract', ledger: tx.ledger, ledgerClosedAt: closedAt, contractId, transactionIndex: 1, operationIndex: 0, inSuccessfulContractCall: true, txHash, topic, value: event.body().v0().data().toXDR('base64') }];
+            return [
+              {
+                id: `${tx.ledger}-${i}`,
+                type: 'contract',
+                ledger: tx.ledger,
+                ledgerClosedAt: closedAt,
+                contractId,
+                transactionIndex: 1,
+                operationIndex: 0,
+                inSuccessfulContractCall: true,
+                txHash,
+                topic,
+                value: event.body().v0().data().toXDR('base64'),
+              },
+            ];
           })
         : [],
     );
     const limited = events.slice(0, req.pagination?.limit ?? 100);
-    return { events: limited, cursor: '', latestLedger: l.sequence, oldestLedger: this.oldestLedger, latestLedgerCloseTime: String(l.closeTime), oldestLedgerCloseTime: String(l.closeTime) };
+    return {
+      events: limited,
+      cursor: '',
+      latestLedger: l.sequence,
+      oldestLedger: this.oldestLedger,
+      latestLedgerCloseTime: String(l.closeTime),
+      oldestLedgerCloseTime: String(l.closeTime),
+    };
   }
 
   private horizonLedgers(limit: number): unknown {
@@ -267,7 +386,10 @@ export class LookAlikeSorobanRpc {
       closed_at: new Date((l.closeTime - 5 * i) * 1000).toISOString(),
       _links: { self: { href: `/ledgers/${l.sequence - i}` } },
     }));
-    return { _links: { self: { href: '/ledgers' }, next: { href: '/ledgers' }, prev: { href: '/ledgers' } }, _embedded: { records } };
+    return {
+      _links: { self: { href: '/ledgers' }, next: { href: '/ledgers' }, prev: { href: '/ledgers' } },
+      _embedded: { records },
+    };
   }
 }
 

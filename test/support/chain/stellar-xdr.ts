@@ -11,7 +11,12 @@ export function ledgerHeader(sequence: number, closeTime: number): { header: xdr
   const header = new xdr.LedgerHeader({
     ledgerVersion: PROTOCOL_VERSION,
     previousLedgerHash: zero32(),
-    scpValue: new xdr.StellarValue({ txSetHash: zero32(), closeTime: xdr.Uint64.fromString(String(closeTime)), upgrades: [], ext: xdr.StellarValueExt.stellarValueBasic() }),
+    scpValue: new xdr.StellarValue({
+      txSetHash: zero32(),
+      closeTime: xdr.Uint64.fromString(String(closeTime)),
+      upgrades: [],
+      ext: xdr.StellarValueExt.stellarValueBasic(),
+    }),
     txSetResultHash: zero32(),
     bucketListHash: zero32(),
     ledgerSeq: sequence,
@@ -76,16 +81,31 @@ export function nonceKey(address: string, nonce: xdr.Int64): xdr.LedgerKey {
 }
 
 /** Soroban transaction data declaring a footprint and resources, with the resource fee. */
-export function sorobanData(readOnly: xdr.LedgerKey[], readWrite: xdr.LedgerKey[], resourceFee: bigint): xdr.SorobanTransactionData {
+export function sorobanData(
+  readOnly: xdr.LedgerKey[],
+  readWrite: xdr.LedgerKey[],
+  resourceFee: bigint,
+): xdr.SorobanTransactionData {
   return new xdr.SorobanTransactionData({
     ext: new xdr.SorobanTransactionDataExt(0),
-    resources: new xdr.SorobanResources({ footprint: new xdr.LedgerFootprint({ readOnly, readWrite }), instructions: 2_400_000, diskReadBytes: 0, writeBytes: 348 }),
+    resources: new xdr.SorobanResources({
+      footprint: new xdr.LedgerFootprint({ readOnly, readWrite }),
+      instructions: 2_400_000,
+      diskReadBytes: 0,
+      writeBytes: 348,
+    }),
     resourceFee: xdr.Int64.fromString(resourceFee.toString()),
   });
 }
 
 /** The SAC-style `transfer` event: topics [transfer, from, to, asset name], data the i128 amount. */
-export function transferEvent(contract: string, from: string, to: string, assetName: string, amount: bigint): xdr.ContractEvent {
+export function transferEvent(
+  contract: string,
+  from: string,
+  to: string,
+  assetName: string,
+  amount: bigint,
+): xdr.ContractEvent {
   return new xdr.ContractEvent({
     ext: new xdr.ExtensionPoint(0),
     contractId: StrKey.decodeContract(contract) as unknown as xdr.ContractId,
@@ -93,7 +113,12 @@ export function transferEvent(contract: string, from: string, to: string, assetN
     body: new xdr.ContractEventBody(
       0,
       new xdr.ContractEventV0({
-        topics: [xdr.ScVal.scvSymbol('transfer'), Address.fromString(from).toScVal(), Address.fromString(to).toScVal(), xdr.ScVal.scvString(assetName)],
+        topics: [
+          xdr.ScVal.scvSymbol('transfer'),
+          Address.fromString(from).toScVal(),
+          Address.fromString(to).toScVal(),
+          xdr.ScVal.scvString(assetName),
+        ],
         data: nativeToScVal(amount, { type: 'i128' }),
       }),
     ),
@@ -101,12 +126,28 @@ export function transferEvent(contract: string, from: string, to: string, assetN
 }
 
 /** A transaction result: success with the invocation's result hash, or a failed/refused code. */
-export function transactionResult(fee: bigint, outcome: 'success' | 'trapped' | 'txBadSeq' | 'txBadAuth' | 'txNoAccount' | 'txInsufficientFee' | 'txTooLate' | 'txMalformed' | 'txSorobanInvalid'): xdr.TransactionResult {
-  const op = (r: xdr.InvokeHostFunctionResult) => [xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(r))];
+export function transactionResult(
+  fee: bigint,
+  outcome:
+    | 'success'
+    | 'trapped'
+    | 'txBadSeq'
+    | 'txBadAuth'
+    | 'txNoAccount'
+    | 'txInsufficientFee'
+    | 'txTooLate'
+    | 'txMalformed'
+    | 'txSorobanInvalid',
+): xdr.TransactionResult {
+  const op = (r: xdr.InvokeHostFunctionResult) => [
+    xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(r)),
+  ];
   let result: xdr.TransactionResultResult;
   switch (outcome) {
     case 'success':
-      result = xdr.TransactionResultResult.txSuccess(op(xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(zero32())));
+      result = xdr.TransactionResultResult.txSuccess(
+        op(xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(zero32())),
+      );
       break;
     case 'trapped':
       result = xdr.TransactionResultResult.txFailed(op(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped()));
@@ -114,7 +155,11 @@ export function transactionResult(fee: bigint, outcome: 'success' | 'trapped' | 
     default:
       result = xdr.TransactionResultResult[outcome]();
   }
-  return new xdr.TransactionResult({ feeCharged: xdr.Int64.fromString(fee.toString()), result, ext: new xdr.TransactionResultExt(0) });
+  return new xdr.TransactionResult({
+    feeCharged: xdr.Int64.fromString(fee.toString()),
+    result,
+    ext: new xdr.TransactionResultExt(0),
+  });
 }
 
 /** Transaction meta (v3) carrying the Soroban events of an applied invocation. */
@@ -126,7 +171,12 @@ export function transactionMeta(events: xdr.ContractEvent[]): xdr.TransactionMet
       txChangesBefore: [],
       operations: [new xdr.OperationMeta({ changes: [] })],
       txChangesAfter: [],
-      sorobanMeta: new xdr.SorobanTransactionMeta({ ext: new xdr.SorobanTransactionMetaExt(0), events, returnValue: xdr.ScVal.scvVoid(), diagnosticEvents: [] }),
+      sorobanMeta: new xdr.SorobanTransactionMeta({
+        ext: new xdr.SorobanTransactionMetaExt(0),
+        events,
+        returnValue: xdr.ScVal.scvVoid(),
+        diagnosticEvents: [],
+      }),
     }),
   );
 }
@@ -153,6 +203,12 @@ export function accountEntry(address: string, seq: bigint): xdr.LedgerEntryData 
 export function nonceEntry(key: xdr.LedgerKey): xdr.LedgerEntryData {
   const data = key.contractData();
   return xdr.LedgerEntryData.contractData(
-    new xdr.ContractDataEntry({ ext: new xdr.ExtensionPoint(0), contract: data.contract(), key: data.key(), durability: data.durability(), val: xdr.ScVal.scvVoid() }),
+    new xdr.ContractDataEntry({
+      ext: new xdr.ExtensionPoint(0),
+      contract: data.contract(),
+      key: data.key(),
+      durability: data.durability(),
+      val: xdr.ScVal.scvVoid(),
+    }),
   );
 }

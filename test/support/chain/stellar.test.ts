@@ -1,4 +1,13 @@
-import { Account, BASE_FEE, Keypair, Operation, rpc, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  BASE_FEE,
+  Keypair,
+  Operation,
+  rpc,
+  TransactionBuilder,
+  xdr,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import type { PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payStellar, startStellarEnvironment, type StellarEnvironment } from './stellar.js';
@@ -11,19 +20,42 @@ let accepted: PaymentRequirements;
 beforeAll(async () => {
   env = await startStellarEnvironment({ payers: 2 });
   server = new rpc.Server(env.rpc.url, { allowHttp: true });
-  accepted = { scheme: 'exact', network: env.network as PaymentRequirements['network'], asset: env.usdc.contract, amount: '5000', payTo: env.payTo.publicKey(), maxTimeoutSeconds: 300, extra: { areFeesSponsored: true } };
+  accepted = {
+    scheme: 'exact',
+    network: env.network as PaymentRequirements['network'],
+    asset: env.usdc.contract,
+    amount: '5000',
+    payTo: env.payTo.publicKey(),
+    maxTimeoutSeconds: 300,
+    extra: { areFeesSponsored: true },
+  };
 });
 afterAll(async () => {
   await env?.stop();
 });
 
 /** A settlement transaction as a facilitator builds it: its own source, the payer's signed entry, simulated and signed. */
-async function settlement(options: { signer?: Keypair; entries?: (e: xdr.SorobanAuthorizationEntry[]) => xdr.SorobanAuthorizationEntry[]; sequenceOffset?: bigint; to?: string } = {}): Promise<Transaction> {
+async function settlement(
+  options: {
+    signer?: Keypair;
+    entries?: (e: xdr.SorobanAuthorizationEntry[]) => xdr.SorobanAuthorizationEntry[];
+    sequenceOffset?: bigint;
+    to?: string;
+  } = {},
+): Promise<Transaction> {
   const payment = await payStellar(env, env.payers[0]!, accepted, options.to ? { payTo: options.to } : {});
   const { func, auth } = payloadInvocation(payment, env.passphrase);
-  const sequence = (BigInt((await server.getAccount(env.facilitator.publicKey())).sequenceNumber()) + (options.sequenceOffset ?? 0n)).toString();
+  const sequence = (
+    BigInt((await server.getAccount(env.facilitator.publicKey())).sequenceNumber()) + (options.sequenceOffset ?? 0n)
+  ).toString();
   const build = (entries: xdr.SorobanAuthorizationEntry[]) =>
-    new TransactionBuilder(new Account(env.facilitator.publicKey(), sequence), { fee: BASE_FEE, networkPassphrase: env.passphrase }).addOperation(Operation.invokeHostFunction({ func, auth: entries })).setTimeout(60).build();
+    new TransactionBuilder(new Account(env.facilitator.publicKey(), sequence), {
+      fee: BASE_FEE,
+      networkPassphrase: env.passphrase,
+    })
+      .addOperation(Operation.invokeHostFunction({ func, auth: entries }))
+      .setTimeout(60)
+      .build();
   const sim = await server.simulateTransaction(build(auth));
   if (!rpc.Api.isSimulationSuccess(sim)) throw new Error(sim.error);
   const tx = rpc.assembleTransaction(build(options.entries ? options.entries(auth) : auth), sim).build();
@@ -31,7 +63,10 @@ async function settlement(options: { signer?: Keypair; entries?: (e: xdr.Soroban
   return tx;
 }
 
-const refusal = (sent: rpc.Api.SendTransactionResponse) => ({ status: sent.status, code: sent.errorResult?.result().switch().name });
+const refusal = (sent: rpc.Api.SendTransactionResponse) => ({
+  status: sent.status,
+  code: sent.errorResult?.result().switch().name,
+});
 
 describe('the look-alike Soroban RPC', () => {
   it('includes a facilitator-signed transfer the payer authorized, moves the balance, and calls the same envelope a DUPLICATE', async () => {
@@ -45,8 +80,14 @@ describe('the look-alike Soroban RPC', () => {
   });
 
   it('refuses an envelope signed by another key, or with a sequence number that is not the next one', async () => {
-    expect(refusal(await server.sendTransaction(await settlement({ signer: Keypair.random() })))).toEqual({ status: 'ERROR', code: 'txBadAuth' });
-    expect(refusal(await server.sendTransaction(await settlement({ sequenceOffset: 1n })))).toEqual({ status: 'ERROR', code: 'txBadSeq' });
+    expect(refusal(await server.sendTransaction(await settlement({ signer: Keypair.random() })))).toEqual({
+      status: 'ERROR',
+      code: 'txBadAuth',
+    });
+    expect(refusal(await server.sendTransaction(await settlement({ sequenceOffset: 1n })))).toEqual({
+      status: 'ERROR',
+      code: 'txBadSeq',
+    });
   });
 
   it('refuses what the facilitator must never sponsor: a transfer to someone else', async () => {

@@ -40,7 +40,9 @@ export interface StellarEnvironment {
  * Starts a look-alike Soroban RPC for `stellar:testnet` (or overrides `stellar:pubnet`), creates the facilitator,
  * pay-to and payer accounts, deploys USDC and a second token, and funds every payer with 10 of each.
  */
-export async function startStellarEnvironment(options: { payers?: number; network?: 'stellar:testnet' | 'stellar:pubnet' } = {}): Promise<StellarEnvironment> {
+export async function startStellarEnvironment(
+  options: { payers?: number; network?: 'stellar:testnet' | 'stellar:pubnet' } = {},
+): Promise<StellarEnvironment> {
   const network = options.network ?? 'stellar:testnet';
   const passphrase = network === 'stellar:pubnet' ? Networks.PUBLIC : Networks.TESTNET;
   const facilitator = Keypair.random();
@@ -58,7 +60,16 @@ export async function startStellarEnvironment(options: { payers?: number; networ
     usdc.balances.set(payer.publicKey(), STELLAR_PAYER_FUNDS);
     other.balances.set(payer.publicKey(), STELLAR_PAYER_FUNDS);
   }
-  const networkEntry = { id: network, family: 'stellar', asset: usdc.contract, decimals: 7, rpcUrl: rpc.url, priceColumn: 'stellar', schemes: ['exact'], label: 'Stellar (look-alike RPC)' };
+  const networkEntry = {
+    id: network,
+    family: 'stellar',
+    asset: usdc.contract,
+    decimals: 7,
+    rpcUrl: rpc.url,
+    priceColumn: 'stellar',
+    schemes: ['exact'],
+    label: 'Stellar (look-alike RPC)',
+  };
   return {
     network,
     passphrase,
@@ -79,7 +90,14 @@ export async function startStellarEnvironment(options: { payers?: number; networ
   };
 }
 
-const PROXY_VARIABLES = ['npm_config_https_proxy', 'https_proxy', 'HTTPS_PROXY', 'npm_config_no_proxy', 'no_proxy', 'NO_PROXY'] as const;
+const PROXY_VARIABLES = [
+  'npm_config_https_proxy',
+  'https_proxy',
+  'HTTPS_PROXY',
+  'npm_config_no_proxy',
+  'no_proxy',
+  'NO_PROXY',
+] as const;
 let proxyUsers = 0;
 let savedProxy: Partial<Record<(typeof PROXY_VARIABLES)[number], string>> = {};
 
@@ -90,7 +108,9 @@ let savedProxy: Partial<Record<(typeof PROXY_VARIABLES)[number], string>> = {};
  */
 export async function throughLookAlike<T>(env: StellarEnvironment, task: () => Promise<T>): Promise<T> {
   if (proxyUsers++ === 0) {
-    savedProxy = Object.fromEntries(PROXY_VARIABLES.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+    savedProxy = Object.fromEntries(
+      PROXY_VARIABLES.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]),
+    );
     for (const k of PROXY_VARIABLES) delete process.env[k];
     process.env.https_proxy = env.rpc.url;
     process.env.no_proxy = '127.0.0.1,localhost,::1';
@@ -110,12 +130,23 @@ export async function throughLookAlike<T>(env: StellarEnvironment, task: () => P
  * at {@link CLIENT_RPC_URL}, preferring the entry of the given network. Use it inside {@link throughLookAlike}.
  */
 export function officialStellarClient(env: StellarEnvironment, payer: Keypair, network = env.network): x402Client {
-  const client = new x402Client((_v, reqs) => reqs.find((r) => r.network === network && r.scheme === 'exact') ?? reqs[0]!);
+  const client = new x402Client(
+    (_v, reqs) => reqs.find((r) => r.network === network && r.scheme === 'exact') ?? reqs[0]!,
+  );
   const signer = createEd25519Signer(payer.secret(), network as 'stellar:testnet');
   // @x402/stellar is typed against its own @x402/core 2.9; the runtime contract (scheme + createPaymentPayload) is the same.
-  client.register('stellar:*', new ExactStellarScheme(signer, { url: CLIENT_RPC_URL }) as unknown as SchemeNetworkClient);
+  client.register(
+    'stellar:*',
+    new ExactStellarScheme(signer, { url: CLIENT_RPC_URL }) as unknown as SchemeNetworkClient,
+  );
   // Core 2.27 clients only pay assets their scheme recognizes unless told otherwise; the 2.9 scheme recognizes none.
-  client.setSpendControls({ allowedAssets: [env.usdc, env.other].map((t) => ({ network: network as 'stellar:testnet', asset: t.contract, maxAmountPerPayment: '100000000' })) });
+  client.setSpendControls({
+    allowedAssets: [env.usdc, env.other].map((t) => ({
+      network: network as 'stellar:testnet',
+      asset: t.contract,
+      maxAmountPerPayment: '100000000',
+    })),
+  });
   return client;
 }
 
@@ -124,15 +155,29 @@ export function officialStellarClient(env: StellarEnvironment, payer: Keypair, n
  * (tamper tests); the returned payload still echoes `accepted` unchanged, as a client cheating on the signed
  * content would.
  */
-export async function payStellar(env: StellarEnvironment, payer: Keypair, accepted: PaymentRequirements, signFor: Partial<PaymentRequirements> = {}): Promise<PaymentPayload> {
+export async function payStellar(
+  env: StellarEnvironment,
+  payer: Keypair,
+  accepted: PaymentRequirements,
+  signFor: Partial<PaymentRequirements> = {},
+): Promise<PaymentPayload> {
   const requirements = { ...accepted, ...signFor } as PaymentRequirements;
-  const challenge: PaymentRequired = { x402Version: 2, resource: { url: 'https://tollbooth.test/' }, accepts: [requirements] };
+  const challenge: PaymentRequired = {
+    x402Version: 2,
+    resource: { url: 'https://tollbooth.test/' },
+    accepts: [requirements],
+  };
   const payload = await officialStellarPayment(env, payer, challenge, requirements.network);
   return { ...payload, accepted };
 }
 
 /** Creates the official client's payment for a challenge, choosing the entry of the given Stellar network. */
-export function officialStellarPayment(env: StellarEnvironment, payer: Keypair, challenge: PaymentRequired, network = env.network): Promise<PaymentPayload> {
+export function officialStellarPayment(
+  env: StellarEnvironment,
+  payer: Keypair,
+  challenge: PaymentRequired,
+  network = env.network,
+): Promise<PaymentPayload> {
   const client = officialStellarClient(env, payer, network);
   return throughLookAlike(env, () => client.createPaymentPayload(challenge));
 }

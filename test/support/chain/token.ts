@@ -56,10 +56,7 @@ export interface DeployedToken {
 }
 
 /** Builds a viem `Chain` for the local node, with Multicall3 at its canonical address. */
-export function localViemChain(
-  chain: Pick<LocalChain, 'chainId' | 'rpcUrl'>,
-  name = 'Tollbooth local',
-): Chain {
+export function localViemChain(chain: Pick<LocalChain, 'chainId' | 'rpcUrl'>, name = 'Tollbooth local'): Chain {
   return defineChain({
     id: chain.chainId,
     name,
@@ -80,10 +77,7 @@ export function localTransport(chain: Pick<LocalChain, 'rpcUrl'>): HttpTransport
 }
 
 /** Deploys TestUSDC from account 0; with `at`, copies its runtime code to that fixed address. */
-export async function deployTestUsdc(
-  chain: LocalChain,
-  options: DeployTestUsdcOptions,
-): Promise<DeployedToken> {
+export async function deployTestUsdc(chain: LocalChain, options: DeployTestUsdcOptions): Promise<DeployedToken> {
   const { name, version, symbol = 'USDC', decimals = 6, at } = options;
   const { abi, bytecode } = compiledContract('TestUSDC');
   const wallet = walletClient(chain);
@@ -102,12 +96,7 @@ export async function deployTestUsdc(
 }
 
 /** Mints `amount` base units of `token` to `to` (TestUSDC's mint is open to anyone). */
-export async function mint(
-  chain: LocalChain,
-  token: Address,
-  to: Address,
-  amount: bigint,
-): Promise<Hex> {
+export async function mint(chain: LocalChain, token: Address, to: Address, amount: bigint): Promise<Hex> {
   const hash = await walletClient(chain).writeContract({
     address: token,
     abi: testUsdcAbi,

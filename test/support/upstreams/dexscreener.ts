@@ -35,15 +35,79 @@ const pairHex = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
 
 /** The pairs the look-alike indexes. */
 export const PAIRS: PairSpec[] = [
-  { chainId: 'base', dexId: 'uniswap', pairAddress: pairHex(0x1001), base: exm, quote: weth, liquidityUsd: 185000.12, ageDays: 400 },
-  { chainId: 'base', dexId: 'aerodrome', pairAddress: pairHex(0x1002), base: { address: USDC_BASE, name: 'USD Coin', symbol: 'USDC' }, quote: exm, liquidityUsd: 42000.5, ageDays: 120 },
+  {
+    chainId: 'base',
+    dexId: 'uniswap',
+    pairAddress: pairHex(0x1001),
+    base: exm,
+    quote: weth,
+    liquidityUsd: 185000.12,
+    ageDays: 400,
+  },
+  {
+    chainId: 'base',
+    dexId: 'aerodrome',
+    pairAddress: pairHex(0x1002),
+    base: { address: USDC_BASE, name: 'USD Coin', symbol: 'USDC' },
+    quote: exm,
+    liquidityUsd: 42000.5,
+    ageDays: 120,
+  },
   { chainId: 'base', dexId: 'baseswap', pairAddress: pairHex(0x1003), base: exm, quote: weth },
-  { chainId: 'ethereum', dexId: 'uniswap', pairAddress: pairHex(0x1004), base: exm, quote: { address: WETH_ETH, name: 'Wrapped Ether', symbol: 'WETH' }, liquidityUsd: 999999, ageDays: 700 },
-  { chainId: 'base', dexId: 'uniswap', pairAddress: pairHex(0x2001), base: { address: TOKENS.honeypot, name: 'SafeRocket', symbol: 'SRKT' }, quote: weth, liquidityUsd: 3500, ageDays: 2 },
-  { chainId: 'ethereum', dexId: 'uniswap', pairAddress: pairHex(0x3001), base: { address: TOKENS.risky, name: 'Mintable Dollar', symbol: 'MDLR' }, quote: { address: WETH_ETH, name: 'Wrapped Ether', symbol: 'WETH' }, liquidityUsd: 50000, ageDays: 30 },
-  { chainId: 'solana', dexId: 'raydium', pairAddress: 'PooL1111111111111111111111111111111111111111', base: { address: TOKENS.solClean, name: 'Bonkish', symbol: 'BONKS' }, quote: { address: WSOL, name: 'Wrapped SOL', symbol: 'SOL' }, liquidityUsd: 1200000, ageDays: 500 },
-  { chainId: 'solana', dexId: 'orca', pairAddress: 'PooL2222222222222222222222222222222222222222', base: { address: TOKENS.solClean, name: 'Bonkish', symbol: 'BONKS' }, quote: { address: WSOL, name: 'Wrapped SOL', symbol: 'SOL' }, liquidityUsd: 300000, ageDays: 200 },
-  { chainId: 'solana', dexId: 'raydium', pairAddress: 'PooL3333333333333333333333333333333333333333', base: { address: TOKENS.solRisky, name: 'Freeze Cat', symbol: 'FCAT' }, quote: { address: WSOL, name: 'Wrapped SOL', symbol: 'SOL' }, liquidityUsd: 20000, ageDays: 3 },
+  {
+    chainId: 'ethereum',
+    dexId: 'uniswap',
+    pairAddress: pairHex(0x1004),
+    base: exm,
+    quote: { address: WETH_ETH, name: 'Wrapped Ether', symbol: 'WETH' },
+    liquidityUsd: 999999,
+    ageDays: 700,
+  },
+  {
+    chainId: 'base',
+    dexId: 'uniswap',
+    pairAddress: pairHex(0x2001),
+    base: { address: TOKENS.honeypot, name: 'SafeRocket', symbol: 'SRKT' },
+    quote: weth,
+    liquidityUsd: 3500,
+    ageDays: 2,
+  },
+  {
+    chainId: 'ethereum',
+    dexId: 'uniswap',
+    pairAddress: pairHex(0x3001),
+    base: { address: TOKENS.risky, name: 'Mintable Dollar', symbol: 'MDLR' },
+    quote: { address: WETH_ETH, name: 'Wrapped Ether', symbol: 'WETH' },
+    liquidityUsd: 50000,
+    ageDays: 30,
+  },
+  {
+    chainId: 'solana',
+    dexId: 'raydium',
+    pairAddress: 'PooL1111111111111111111111111111111111111111',
+    base: { address: TOKENS.solClean, name: 'Bonkish', symbol: 'BONKS' },
+    quote: { address: WSOL, name: 'Wrapped SOL', symbol: 'SOL' },
+    liquidityUsd: 1200000,
+    ageDays: 500,
+  },
+  {
+    chainId: 'solana',
+    dexId: 'orca',
+    pairAddress: 'PooL2222222222222222222222222222222222222222',
+    base: { address: TOKENS.solClean, name: 'Bonkish', symbol: 'BONKS' },
+    quote: { address: WSOL, name: 'Wrapped SOL', symbol: 'SOL' },
+    liquidityUsd: 300000,
+    ageDays: 200,
+  },
+  {
+    chainId: 'solana',
+    dexId: 'raydium',
+    pairAddress: 'PooL3333333333333333333333333333333333333333',
+    base: { address: TOKENS.solRisky, name: 'Freeze Cat', symbol: 'FCAT' },
+    quote: { address: WSOL, name: 'Wrapped SOL', symbol: 'SOL' },
+    liquidityUsd: 20000,
+    ageDays: 3,
+  },
 ];
 
 function pairJson(p: PairSpec, now: number): Record<string, unknown> {
@@ -57,7 +121,12 @@ function pairJson(p: PairSpec, now: number): Record<string, unknown> {
     quoteToken: p.quote,
     priceNative: '0.0000123',
     priceUsd: '0.0531',
-    txns: { m5: { buys: 3, sells: 1 }, h1: { buys: 40, sells: 22 }, h6: { buys: 210, sells: 190 }, h24: { buys: 900, sells: 850 } },
+    txns: {
+      m5: { buys: 3, sells: 1 },
+      h1: { buys: 40, sells: 22 },
+      h6: { buys: 210, sells: 190 },
+      h24: { buys: 900, sells: 850 },
+    },
     volume: { h24: 210000.5, h6: 50000, h1: 9000, m5: 120 },
     priceChange: { m5: 0.1, h1: -1.2, h6: 3.4, h24: -5.5 },
     ...(p.liquidityUsd === undefined ? {} : { liquidity: { usd: p.liquidityUsd, base: 1740000, quote: 21.4 } }),
@@ -81,13 +150,17 @@ export function startDexScreenerLookalike(options: DexScreenerLookalikeOptions =
   return startLookalikeServer((req, mode) => {
     const match = /^\/latest\/dex\/tokens\/([^/]+)$/.exec(req.path);
     if (!match) return { status: 404, json: { error: 'Not Found' } };
-    const wanted = decodeURIComponent(match[1]!).split(',').slice(0, 30).map((a) => a.trim());
+    const wanted = decodeURIComponent(match[1]!)
+      .split(',')
+      .slice(0, 30)
+      .map((a) => a.trim());
     const same = (a: string, b: string) => (a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b);
     const found = PAIRS.filter((p) => wanted.some((w) => same(p.base.address, w) || same(p.quote.address, w)));
     if (mode === 'error200' || found.length === 0) return { json: { schemaVersion: '1.0.0', pairs: null } };
     if (mode === 'empty') return { json: { schemaVersion: '1.0.0', pairs: [] } };
     const pairs = found.map((p) => pairJson(p, now()));
-    if (mode === 'mismatch') return { json: { schemaVersion: '1.0.0', pairs: Object.fromEntries(pairs.map((p) => [p.pairAddress, p])) } };
+    if (mode === 'mismatch')
+      return { json: { schemaVersion: '1.0.0', pairs: Object.fromEntries(pairs.map((p) => [p.pairAddress, p])) } };
     return { json: { schemaVersion: '1.0.0', pairs } };
   }, options);
 }

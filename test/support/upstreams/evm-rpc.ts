@@ -25,7 +25,8 @@ export const rpcMethod =
   (req: LookalikeRequest): boolean =>
     methods.includes(String((req.body as { method?: unknown } | undefined)?.method));
 
-const blockOf = (tag: unknown, latest: number) => (typeof tag === 'string' && tag.startsWith('0x') ? Number(BigInt(tag)) : latest);
+const blockOf = (tag: unknown, latest: number) =>
+  typeof tag === 'string' && tag.startsWith('0x') ? Number(BigInt(tag)) : latest;
 
 /**
  * Starts the look-alike: it forwards every request to `target` (a hardhat node) except the failures queued with
@@ -36,22 +37,44 @@ export async function startEvmRpcProxy(target: string, options: EvmRpcProxyOptio
   const logRanges: Array<[number, number]> = [];
   let refusedRanges = 0;
   const forward = async (body: unknown) => {
-    const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, json: (await res.json()) as unknown };
   };
   const server = await startLookalikeServer(async (req, mode) => {
     const body = req.body as { id?: unknown; method?: string; params?: unknown[] };
     const method = String(body?.method);
     calls.set(method, (calls.get(method) ?? 0) + 1);
-    if (mode === 'error200') return { json: { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32000, message: `${method} failed in the look-alike` } } };
+    if (mode === 'error200')
+      return {
+        json: {
+          jsonrpc: '2.0',
+          id: body.id ?? null,
+          error: { code: -32000, message: `${method} failed in the look-alike` },
+        },
+      };
     if (method === 'eth_getLogs') {
       const filter = (body.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
-      const latest = Number(BigInt(((await forward({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] })).json as { result: string }).result));
+      const latest = Number(
+        BigInt(
+          ((await forward({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] })).json as { result: string })
+            .result,
+        ),
+      );
       const from = blockOf(filter.fromBlock, latest);
       const to = blockOf(filter.toBlock, latest);
       if (options.maxLogBlocks !== undefined && to - from + 1 > options.maxLogBlocks) {
         refusedRanges += 1;
-        return { json: { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32000, message: options.rangeMessage ?? 'block range too large' } } };
+        return {
+          json: {
+            jsonrpc: '2.0',
+            id: body.id ?? null,
+            error: { code: -32000, message: options.rangeMessage ?? 'block range too large' },
+          },
+        };
       }
       logRanges.push([from, to]);
     }
@@ -89,7 +112,8 @@ export async function startCannedEvmRpc(state: CannedChain, options: LookalikeOp
     const { id = null, method, params = [] } = req.body as { id?: unknown; method: string; params?: unknown[] };
     calls.set(method, (calls.get(method) ?? 0) + 1);
     const result = (value: unknown) => ({ json: { jsonrpc: '2.0', id, result: value } });
-    if (mode === 'error200') return { json: { jsonrpc: '2.0', id, error: { code: -32000, message: `${method} failed in the look-alike` } } };
+    if (mode === 'error200')
+      return { json: { jsonrpc: '2.0', id, error: { code: -32000, message: `${method} failed in the look-alike` } } };
     switch (method) {
       case 'eth_chainId':
         return result(`0x${state.chainId.toString(16)}`);
@@ -100,15 +124,23 @@ export async function startCannedEvmRpc(state: CannedChain, options: LookalikeOp
       case 'eth_gasPrice':
         return result(`0x${state.gasPrice.toString(16)}`);
       case 'eth_call': {
-        const data = String((params[0] as { data?: string; input?: string }).data ?? (params[0] as { input?: string }).input);
+        const data = String(
+          (params[0] as { data?: string; input?: string }).data ?? (params[0] as { input?: string }).input,
+        );
         if (data.startsWith('0x70a08231')) return result(word(state.tokenBalance));
         if (data.startsWith('0x95d89b41')) return result(text(state.symbol));
         if (data.startsWith('0x313ce567')) return result(word(BigInt(state.decimals)));
         return { json: { jsonrpc: '2.0', id, error: { code: 3, message: 'execution reverted' } } };
       }
       default:
-        return { json: { jsonrpc: '2.0', id, error: { code: -32601, message: `the method ${method} does not exist` } } };
+        return {
+          json: { jsonrpc: '2.0', id, error: { code: -32601, message: `the method ${method} does not exist` } },
+        };
     }
   }, options);
-  return Object.defineProperties(server, { calls: { value: calls }, logRanges: { value: [] }, refusedRanges: { get: () => 0 } }) as EvmRpcProxy;
+  return Object.defineProperties(server, {
+    calls: { value: calls },
+    logRanges: { value: [] },
+    refusedRanges: { get: () => 0 },
+  }) as EvmRpcProxy;
 }

@@ -80,8 +80,16 @@ export async function startFlakyRpc(target: string): Promise<FlakyRpc> {
       if (typeof value === 'string') headers[name] = value;
     }
     const method = req.method ?? 'GET';
-    const res = await fetch(base + (req.url ?? '/'), { method, headers, ...(method === 'GET' || method === 'HEAD' ? {} : { body }) });
-    return { status: res.status, type: res.headers.get('content-type') ?? 'application/octet-stream', bytes: Buffer.from(await res.arrayBuffer()) };
+    const res = await fetch(base + (req.url ?? '/'), {
+      method,
+      headers,
+      ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+    });
+    return {
+      status: res.status,
+      type: res.headers.get('content-type') ?? 'application/octet-stream',
+      bytes: Buffer.from(await res.arrayBuffer()),
+    };
   };
 
   const answer = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {

@@ -1,4 +1,10 @@
-import { startLookalikeServer, type HandlerMode, type Lookalike, type LookalikeOptions, type LookalikeReply } from './server.js';
+import {
+  startLookalikeServer,
+  type HandlerMode,
+  type Lookalike,
+  type LookalikeOptions,
+  type LookalikeReply,
+} from './server.js';
 
 /**
  * A look-alike of the Hyperliquid info API (`POST /info`, /work/shared/docs/upstream-apis.md §1, §13):
@@ -34,9 +40,19 @@ export const LOOKALIKE_UNIVERSE = [
 
 const MINUTE = 60_000;
 const FIXED_MS: Record<string, number> = {
-  '1m': MINUTE, '3m': 3 * MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '30m': 30 * MINUTE,
-  '1h': 60 * MINUTE, '2h': 120 * MINUTE, '4h': 240 * MINUTE, '8h': 480 * MINUTE, '12h': 720 * MINUTE,
-  '1d': 1440 * MINUTE, '3d': 3 * 1440 * MINUTE, '1w': 7 * 1440 * MINUTE,
+  '1m': MINUTE,
+  '3m': 3 * MINUTE,
+  '5m': 5 * MINUTE,
+  '15m': 15 * MINUTE,
+  '30m': 30 * MINUTE,
+  '1h': 60 * MINUTE,
+  '2h': 120 * MINUTE,
+  '4h': 240 * MINUTE,
+  '8h': 480 * MINUTE,
+  '12h': 720 * MINUTE,
+  '1d': 1440 * MINUTE,
+  '3d': 3 * 1440 * MINUTE,
+  '1w': 7 * 1440 * MINUTE,
 };
 const RETAINED = 5000;
 
@@ -110,10 +126,23 @@ interface SnapshotReq {
   endTime?: unknown;
 }
 
-function snapshot(req: SnapshotReq, now: number, options: HyperliquidLookalikeOptions, mode: HandlerMode | undefined): LookalikeReply {
+function snapshot(
+  req: SnapshotReq,
+  now: number,
+  options: HyperliquidLookalikeOptions,
+  mode: HandlerMode | undefined,
+): LookalikeReply {
   const { coin, interval, startTime, endTime } = req;
-  if (typeof coin !== 'string' || typeof interval !== 'string' || typeof startTime !== 'number' || !(interval in FIXED_MS || interval === '1M')) {
-    return { status: 422, text: 'Failed to deserialize the JSON body into the target type: req: missing or invalid field' };
+  if (
+    typeof coin !== 'string' ||
+    typeof interval !== 'string' ||
+    typeof startTime !== 'number' ||
+    !(interval in FIXED_MS || interval === '1M')
+  ) {
+    return {
+      status: 422,
+      text: 'Failed to deserialize the JSON body into the target type: req: missing or invalid field',
+    };
   }
   if (mode === 'error200') return { json: null };
   if (mode === 'empty') return { json: [] };
@@ -133,7 +162,10 @@ function snapshot(req: SnapshotReq, now: number, options: HyperliquidLookalikeOp
     if (t > end) break;
     rows.push(candle(listed.name, listed.base, interval, k));
   }
-  if (mode === 'mismatch') return { json: rows.map(({ c: _c, ...rest }, i) => (i === rows.length - 1 ? { ...rest, o: { px: rest.o } } : rest)) };
+  if (mode === 'mismatch')
+    return {
+      json: rows.map(({ c: _c, ...rest }, i) => (i === rows.length - 1 ? { ...rest, o: { px: rest.o } } : rest)),
+    };
   return { json: rows };
 }
 
@@ -164,7 +196,10 @@ export function startHyperliquidLookalike(options: HyperliquidLookalikeOptions =
     if (req.path !== '/info' || req.method !== 'POST') return { status: 404, text: 'Not Found' };
     const body = req.body as { type?: unknown; req?: SnapshotReq } | undefined;
     if (!body || typeof body !== 'object') {
-      return { status: 422, text: 'Failed to deserialize the JSON body into the target type: expected value at line 1 column 1' };
+      return {
+        status: 422,
+        text: 'Failed to deserialize the JSON body into the target type: expected value at line 1 column 1',
+      };
     }
     switch (body.type) {
       case 'meta':
@@ -174,10 +209,14 @@ export function startHyperliquidLookalike(options: HyperliquidLookalikeOptions =
       case 'candleSnapshot':
         return snapshot(body.req ?? {}, now(), options, mode);
       default:
-        return { status: 422, text: `Failed to deserialize the JSON body into the target type: type: unknown variant \`${String(body.type)}\`` };
+        return {
+          status: 422,
+          text: `Failed to deserialize the JSON body into the target type: type: unknown variant \`${String(body.type)}\``,
+        };
     }
   }, options);
 }
 
 /** Matches look-alike requests of one info type (for `failNext(mode, count, only)`). */
-export const infoType = (type: string) => (req: { body: unknown }) => (req.body as { type?: unknown } | undefined)?.type === type;
+export const infoType = (type: string) => (req: { body: unknown }) =>
+  (req.body as { type?: unknown } | undefined)?.type === type;

@@ -25,7 +25,11 @@ const pad = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, '0')}`;
  * node's Transfer logs, token metadata and block times; other methods are forwarded. Requests must carry
  * `Authorization: Bearer <apiKey>`, as Alchemy's header authentication does, else HTTP 401.
  */
-export async function startIndexerLookalike(target: string, apiKey: string, options: LookalikeOptions = {}): Promise<IndexerLookalike> {
+export async function startIndexerLookalike(
+  target: string,
+  apiKey: string,
+  options: LookalikeOptions = {},
+): Promise<IndexerLookalike> {
   const client = createPublicClient({ transport: http(target, { retryCount: 0 }) });
   const queries: Array<Record<string, unknown>> = [];
   const server = await startLookalikeServer(async (req, mode) => {
@@ -34,22 +38,47 @@ export async function startIndexerLookalike(target: string, apiKey: string, opti
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
       return { status: 401, json: { jsonrpc: '2.0', id, error: { code: -32600, message: 'Must be authenticated!' } } };
     }
-    if (mode === 'error200') return { json: { jsonrpc: '2.0', id, error: { code: -32603, message: 'indexer failure in the look-alike' } } };
+    if (mode === 'error200')
+      return { json: { jsonrpc: '2.0', id, error: { code: -32603, message: 'indexer failure in the look-alike' } } };
     if (body.method !== 'alchemy_getAssetTransfers') {
-      const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.rawBody });
+      const res = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: req.rawBody,
+      });
       return { status: res.status, json: (await res.json()) as unknown };
     }
     const q = (body.params?.[0] ?? {}) as Record<string, unknown>;
     queries.push(q);
-    if (!Array.isArray(q.category) || !q.category.includes('erc20')) return { json: { jsonrpc: '2.0', id, error: { code: -32602, message: 'category is required' } } };
+    if (!Array.isArray(q.category) || !q.category.includes('erc20'))
+      return { json: { jsonrpc: '2.0', id, error: { code: -32602, message: 'category is required' } } };
     const latest = await client.getBlockNumber({ cacheTime: 0 });
     const fromBlock = typeof q.fromBlock === 'string' ? q.fromBlock : '0x0';
     const toBlock = typeof q.toBlock === 'string' && q.toBlock !== 'latest' ? q.toBlock : toHex(latest);
     const contracts = Array.isArray(q.contractAddresses) ? (q.contractAddresses as string[]) : undefined;
-    const topics = [TRANSFER_TOPIC, q.fromAddress ? pad(String(q.fromAddress)) : null, q.toAddress ? pad(String(q.toAddress)) : null];
-    const logs = ((await client.request({ method: 'eth_getLogs', params: [{ fromBlock: fromBlock as Hex, toBlock: toBlock as Hex, topics: topics as never, ...(contracts ? { address: contracts as Address[] } : {}) }] })) as unknown as Log[])
+    const topics = [
+      TRANSFER_TOPIC,
+      q.fromAddress ? pad(String(q.fromAddress)) : null,
+      q.toAddress ? pad(String(q.toAddress)) : null,
+    ];
+    const logs = (
+      (await client.request({
+        method: 'eth_getLogs',
+        params: [
+          {
+            fromBlock: fromBlock as Hex,
+            toBlock: toBlock as Hex,
+            topics: topics as never,
+            ...(contracts ? { address: contracts as Address[] } : {}),
+          },
+        ],
+      })) as unknown as Log[]
+    )
       .filter((l) => l.topics.length === 3)
-      .sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
+      .sort(
+        (a, b) =>
+          Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)),
+      );
     if (q.order !== 'asc') logs.reverse();
     const offset = typeof q.pageKey === 'string' ? Number(q.pageKey) : 0;
     const max = typeof q.maxCount === 'string' ? Number(BigInt(q.maxCount)) : 1000;
@@ -75,8 +104,14 @@ export async function startIndexerLookalike(target: string, apiKey: string, opti
           erc721TokenId: null,
           erc1155Metadata: null,
           tokenId: null,
-          rawContract: { value: toHex(raw), address: token.toLowerCase(), decimal: decimals === null ? null : toHex(decimals) },
-          ...(q.withMetadata ? { metadata: { blockTimestamp: new Date(Number(block.timestamp) * 1000).toISOString() } } : {}),
+          rawContract: {
+            value: toHex(raw),
+            address: token.toLowerCase(),
+            decimal: decimals === null ? null : toHex(decimals),
+          },
+          ...(q.withMetadata
+            ? { metadata: { blockTimestamp: new Date(Number(block.timestamp) * 1000).toISOString() } }
+            : {}),
         };
       }),
     );

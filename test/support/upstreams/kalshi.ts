@@ -45,10 +45,50 @@ export const KALSHI_FIXTURE: EventSpec[] = [
     category: 'Economics',
     mutually_exclusive: true,
     markets: [
-      { ticker: 'KXFEDDECISION-25DEC-C25', title: 'Will the Fed cut rates by 25bps?', yesSubTitle: 'Cut 25bps', status: 'active', yesBid: '0.8700', yesAsk: '0.8800', lastPrice: '0.8700', volume: '1520344.00', openInterest: '604211.50' },
-      { ticker: 'KXFEDDECISION-25DEC-H0', title: 'Will the Fed hold rates?', yesSubTitle: 'Hold', status: 'active', yesBid: '0.1100', yesAsk: '0.1200', lastPrice: '0.1150', volume: '980112.37', openInterest: '401877.00' },
-      { ticker: 'KXFEDDECISION-25DEC-C26', title: 'Will the Fed cut rates by more than 25bps?', yesSubTitle: 'Cut >25bps', status: 'active', yesBid: '0.0100', yesAsk: '0.0200', lastPrice: '0.0100', volume: '120500.00', openInterest: '88010.25' },
-      { ticker: 'KXFEDDECISION-25DEC-H25', title: 'Will the Fed hike rates?', yesSubTitle: 'Hike', status: 'active', yesBid: '0.0000', yesAsk: '0.0100', lastPrice: '0.0050', volume: '40211.00', openInterest: '20500.00' },
+      {
+        ticker: 'KXFEDDECISION-25DEC-C25',
+        title: 'Will the Fed cut rates by 25bps?',
+        yesSubTitle: 'Cut 25bps',
+        status: 'active',
+        yesBid: '0.8700',
+        yesAsk: '0.8800',
+        lastPrice: '0.8700',
+        volume: '1520344.00',
+        openInterest: '604211.50',
+      },
+      {
+        ticker: 'KXFEDDECISION-25DEC-H0',
+        title: 'Will the Fed hold rates?',
+        yesSubTitle: 'Hold',
+        status: 'active',
+        yesBid: '0.1100',
+        yesAsk: '0.1200',
+        lastPrice: '0.1150',
+        volume: '980112.37',
+        openInterest: '401877.00',
+      },
+      {
+        ticker: 'KXFEDDECISION-25DEC-C26',
+        title: 'Will the Fed cut rates by more than 25bps?',
+        yesSubTitle: 'Cut >25bps',
+        status: 'active',
+        yesBid: '0.0100',
+        yesAsk: '0.0200',
+        lastPrice: '0.0100',
+        volume: '120500.00',
+        openInterest: '88010.25',
+      },
+      {
+        ticker: 'KXFEDDECISION-25DEC-H25',
+        title: 'Will the Fed hike rates?',
+        yesSubTitle: 'Hike',
+        status: 'active',
+        yesBid: '0.0000',
+        yesAsk: '0.0100',
+        lastPrice: '0.0050',
+        volume: '40211.00',
+        openInterest: '20500.00',
+      },
     ],
   },
   {
@@ -59,8 +99,29 @@ export const KALSHI_FIXTURE: EventSpec[] = [
     category: 'Science and Technology',
     mutually_exclusive: false,
     markets: [
-      { ticker: 'KXSPACEXSTARSHIP-12-26MAY19', title: 'Will SpaceX launch another Starship by May 19, 2026?', yesSubTitle: 'Before May 20', status: 'active', yesBid: '0.6000', yesAsk: '0.6700', lastPrice: '0.6000', volume: '4918.41', openInterest: '3877.56' },
-      { ticker: 'KXSPACEXSTARSHIP-12-26APR30', title: 'Will SpaceX launch another Starship by Apr 30, 2026?', yesSubTitle: 'Before May 1', status: 'finalized', yesBid: '0.0000', yesAsk: '0.0000', lastPrice: '0.0100', volume: '15820.00', openInterest: '0.00', result: 'no' },
+      {
+        ticker: 'KXSPACEXSTARSHIP-12-26MAY19',
+        title: 'Will SpaceX launch another Starship by May 19, 2026?',
+        yesSubTitle: 'Before May 20',
+        status: 'active',
+        yesBid: '0.6000',
+        yesAsk: '0.6700',
+        lastPrice: '0.6000',
+        volume: '4918.41',
+        openInterest: '3877.56',
+      },
+      {
+        ticker: 'KXSPACEXSTARSHIP-12-26APR30',
+        title: 'Will SpaceX launch another Starship by Apr 30, 2026?',
+        yesSubTitle: 'Before May 1',
+        status: 'finalized',
+        yesBid: '0.0000',
+        yesAsk: '0.0000',
+        lastPrice: '0.0100',
+        volume: '15820.00',
+        openInterest: '0.00',
+        result: 'no',
+      },
     ],
   },
 ];
@@ -134,11 +195,17 @@ export function startKalshiLookalike(options: KalshiLookalikeOptions = {}): Prom
   return startLookalikeServer((req, mode): LookalikeReply => {
     const match = /^\/events\/([^/]+)$/.exec(req.path);
     if (req.method !== 'GET' || !match) return notFound;
-    if (mode === 'error200') return { json: { error: { code: 'internal_server_error', message: 'internal server error', service: 'exchange' } } };
+    if (mode === 'error200')
+      return {
+        json: { error: { code: 'internal_server_error', message: 'internal server error', service: 'exchange' } },
+      };
     const ticker = decodeURIComponent(match[1]!);
     const event = events.find((e) => e.event_ticker === ticker);
     if (!event) return notFound;
-    const markets = mode === 'empty' ? [] : event.markets.map((m) => (mode === 'mismatch' ? legacyMarket(event, m) : market(event, m)));
+    const markets =
+      mode === 'empty'
+        ? []
+        : event.markets.map((m) => (mode === 'mismatch' ? legacyMarket(event, m) : market(event, m)));
     const { markets: _specs, ...fields } = event;
     const body = {
       ...fields,

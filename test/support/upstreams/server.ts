@@ -38,7 +38,10 @@ export interface LookalikeReply {
 }
 
 /** Answers one request; `mode` is set when a handler-level failure was queued for it. */
-export type LookalikeHandler = (req: LookalikeRequest, mode: HandlerMode | undefined) => LookalikeReply | Promise<LookalikeReply>;
+export type LookalikeHandler = (
+  req: LookalikeRequest,
+  mode: HandlerMode | undefined,
+) => LookalikeReply | Promise<LookalikeReply>;
 
 /** Timing knobs shared by every look-alike. */
 export interface LookalikeOptions {
@@ -86,7 +89,10 @@ function send(res: ServerResponse, reply: LookalikeReply): void {
 }
 
 /** Starts a look-alike upstream with the shared failure modes around `handler`. */
-export async function startLookalikeServer(handler: LookalikeHandler, options: LookalikeOptions = {}): Promise<Lookalike> {
+export async function startLookalikeServer(
+  handler: LookalikeHandler,
+  options: LookalikeOptions = {},
+): Promise<Lookalike> {
   const queue: Queued[] = [];
   let requests = 0;
   const timers = new Set<NodeJS.Timeout>();
@@ -111,7 +117,14 @@ export async function startLookalikeServer(handler: LookalikeHandler, options: L
       } catch {
         body = undefined;
       }
-      const request: LookalikeRequest = { method: req.method ?? 'GET', path: parsedUrl.pathname, query: parsedUrl.searchParams, body, rawBody, headers: req.headers };
+      const request: LookalikeRequest = {
+        method: req.method ?? 'GET',
+        path: parsedUrl.pathname,
+        query: parsedUrl.searchParams,
+        body,
+        rawBody,
+        headers: req.headers,
+      };
       const mode = takeMode(request);
       switch (mode) {
         case '429':

@@ -1,4 +1,10 @@
-import { startLookalikeServer, type Lookalike, type LookalikeOptions, type LookalikeReply, type LookalikeRequest } from './server.js';
+import {
+  startLookalikeServer,
+  type Lookalike,
+  type LookalikeOptions,
+  type LookalikeReply,
+  type LookalikeRequest,
+} from './server.js';
 
 /**
  * A look-alike of a Perfect Panel–style social-marketing panel "API v2" (/work/shared/docs/upstream-apis.md §7, §13):
@@ -28,12 +34,72 @@ export interface PanelService {
 
 /** The services the panel sells. */
 export const SERVICES: PanelService[] = [
-  { service: 1, name: 'Instagram Followers [Real, 30 days refill]', type: 'Default', category: 'Instagram Followers', rate: '0.90', min: '50', max: '10000', refill: true, cancel: true },
-  { service: '2', name: 'Instagram Likes [Fast]', type: 'Default', category: 'Instagram Likes', rate: '0.15', min: '10', max: '50000', refill: false, cancel: 0 },
-  { service: 3, name: 'TikTok Views', type: 'Default', category: 'TikTok Views', rate: 0.02, min: 100, max: 1000000, refill: '0', cancel: 1 },
-  { service: 4, name: 'YouTube Subscribers [Premium]', type: 'Default', category: 'YouTube Subscribers', rate: '45.00', min: '100', max: '5000', refill: '1', cancel: false },
-  { service: 5, name: 'Telegram Channel Members', type: 'Default', category: 'Telegram Members', rate: '1.20', min: '100', max: '20000', refill: false, cancel: true },
-  { service: 6, name: 'Twitter Retweets', type: 'Custom Comments', category: 'Twitter / X Retweets', rate: '2.5', min: '20', max: '1000', refill: false, cancel: false },
+  {
+    service: 1,
+    name: 'Instagram Followers [Real, 30 days refill]',
+    type: 'Default',
+    category: 'Instagram Followers',
+    rate: '0.90',
+    min: '50',
+    max: '10000',
+    refill: true,
+    cancel: true,
+  },
+  {
+    service: '2',
+    name: 'Instagram Likes [Fast]',
+    type: 'Default',
+    category: 'Instagram Likes',
+    rate: '0.15',
+    min: '10',
+    max: '50000',
+    refill: false,
+    cancel: 0,
+  },
+  {
+    service: 3,
+    name: 'TikTok Views',
+    type: 'Default',
+    category: 'TikTok Views',
+    rate: 0.02,
+    min: 100,
+    max: 1000000,
+    refill: '0',
+    cancel: 1,
+  },
+  {
+    service: 4,
+    name: 'YouTube Subscribers [Premium]',
+    type: 'Default',
+    category: 'YouTube Subscribers',
+    rate: '45.00',
+    min: '100',
+    max: '5000',
+    refill: '1',
+    cancel: false,
+  },
+  {
+    service: 5,
+    name: 'Telegram Channel Members',
+    type: 'Default',
+    category: 'Telegram Members',
+    rate: '1.20',
+    min: '100',
+    max: '20000',
+    refill: false,
+    cancel: true,
+  },
+  {
+    service: 6,
+    name: 'Twitter Retweets',
+    type: 'Custom Comments',
+    category: 'Twitter / X Retweets',
+    rate: '2.5',
+    min: '20',
+    max: '1000',
+    refill: false,
+    cancel: false,
+  },
 ];
 
 /** A placed order as the panel keeps it. */
@@ -89,7 +155,13 @@ export async function startSmmPanelLookalike(options: SmmPanelLookalikeOptions =
   const actions: Record<string, number> = {};
   const state = { balance: options.balance ?? 1000, next: options.firstOrder ?? 23501, errorText: 'Incorrect request' };
 
-  const statusOf = (o: PanelOrder) => ({ charge: o.charge.toFixed(5), start_count: String(o.startCount), status: o.status, remains: String(o.remains), currency: 'USD' });
+  const statusOf = (o: PanelOrder) => ({
+    charge: o.charge.toFixed(5),
+    start_count: String(o.startCount),
+    status: o.status,
+    remains: String(o.remains),
+    currency: 'USD',
+  });
 
   const server = await startLookalikeServer((req, mode) => {
     const form = fieldsOf(req);
@@ -109,15 +181,29 @@ export async function startSmmPanelLookalike(options: SmmPanelLookalikeOptions =
         const link = form.get('link') ?? '';
         if (link.trim() === '') return error('Incorrect link');
         const quantity = Number(form.get('quantity'));
-        if (!Number.isInteger(quantity) || quantity < Number(service.min)) return error(`Quantity less than minimal ${service.min}`);
+        if (!Number.isInteger(quantity) || quantity < Number(service.min))
+          return error(`Quantity less than minimal ${service.min}`);
         if (quantity > Number(service.max)) return error(`Quantity more than maximal ${service.max}`);
-        if (orders.some((o) => o.link === link && o.service === Number(service.service) && ACTIVE.has(o.status.toLowerCase()))) {
+        if (
+          orders.some(
+            (o) => o.link === link && o.service === Number(service.service) && ACTIVE.has(o.status.toLowerCase()),
+          )
+        ) {
           return error('You have active order with this link. Please wait until order being completed.');
         }
         const charge = (Number(service.rate) * quantity) / 1000;
         if (charge > state.balance) return error('Not enough funds on balance');
         state.balance -= charge;
-        const order: PanelOrder = { order: state.next++, service: Number(service.service), link, quantity, charge, status: 'Pending', remains: quantity, startCount: 0 };
+        const order: PanelOrder = {
+          order: state.next++,
+          service: Number(service.service),
+          link,
+          quantity,
+          charge,
+          status: 'Pending',
+          remains: quantity,
+          startCount: 0,
+        };
         orders.push(order);
         if (mode === 'mismatch') return { json: { order: { id: order.order } } };
         return { json: { order: options.orderIdAsString ? String(order.order) : order.order } };
@@ -126,7 +212,18 @@ export async function startSmmPanelLookalike(options: SmmPanelLookalikeOptions =
         if (mode === 'empty') return { json: {} };
         const many = form.get('orders');
         if (many !== null) {
-          return { json: Object.fromEntries(many.split(',').map((id) => [id, ((o) => (o ? statusOf(o) : { error: 'Incorrect order ID' }))(orders.find((x) => String(x.order) === id.trim()))])) };
+          return {
+            json: Object.fromEntries(
+              many
+                .split(',')
+                .map((id) => [
+                  id,
+                  ((o) => (o ? statusOf(o) : { error: 'Incorrect order ID' }))(
+                    orders.find((x) => String(x.order) === id.trim()),
+                  ),
+                ]),
+            ),
+          };
         }
         const found = orders.find((o) => String(o.order) === form.get('order'));
         if (!found) return error('Incorrect order ID');

@@ -14,7 +14,11 @@ export interface SolanaWalletRpc extends Lookalike {
  * the owner's associated token account) from a litesvm ledger and forwards every other method (blockhash, send,
  * signature statuses) to `inner`, the ledger's own look-alike RPC. `error200` answers a JSON-RPC error.
  */
-export async function startSolanaWalletRpc(ledger: SolanaLedger, inner: string, options: LookalikeOptions = {}): Promise<SolanaWalletRpc> {
+export async function startSolanaWalletRpc(
+  ledger: SolanaLedger,
+  inner: string,
+  options: LookalikeOptions = {},
+): Promise<SolanaWalletRpc> {
   const calls = new Map<string, number>();
   const context = () => ({ apiVersion: '2.2.0', slot: Number(ledger.svm.getClock().slot) });
   const server = await startLookalikeServer(async (req, mode) => {
@@ -22,21 +26,36 @@ export async function startSolanaWalletRpc(ledger: SolanaLedger, inner: string, 
     const method = String(body?.method);
     const id = body?.id ?? null;
     calls.set(method, (calls.get(method) ?? 0) + 1);
-    if (mode === 'error200') return { json: { jsonrpc: '2.0', id, error: { code: -32005, message: `${method} failed in the look-alike` } } };
+    if (mode === 'error200')
+      return { json: { jsonrpc: '2.0', id, error: { code: -32005, message: `${method} failed in the look-alike` } } };
     const params = body.params ?? [];
     if (method === 'getBalance') {
-      return { json: { jsonrpc: '2.0', id, result: { context: context(), value: Number(ledger.lamports(params[0] as Address)) } } };
+      return {
+        json: {
+          jsonrpc: '2.0',
+          id,
+          result: { context: context(), value: Number(ledger.lamports(params[0] as Address)) },
+        },
+      };
     }
     if (method === 'getTokenAccountsByOwner') {
       const owner = params[0] as Address;
       const mint = (params[1] as { mint?: Address }).mint;
-      if (!mint) return { json: { jsonrpc: '2.0', id, error: { code: -32602, message: 'the look-alike supports the mint filter only' } } };
+      if (!mint)
+        return {
+          json: {
+            jsonrpc: '2.0',
+            id,
+            error: { code: -32602, message: 'the look-alike supports the mint filter only' },
+          },
+        };
       const ata = await ledger.ata(owner, mint);
       const account = ledger.svm.getAccount(ata);
       if (!account.exists) return { json: { jsonrpc: '2.0', id, result: { context: context(), value: [] } } };
       const token = getTokenDecoder().decode(account.data);
       const mintAccount = ledger.svm.getAccount(mint);
-      if (!mintAccount.exists) return { json: { jsonrpc: '2.0', id, error: { code: -32602, message: `unknown mint ${mint}` } } };
+      if (!mintAccount.exists)
+        return { json: { jsonrpc: '2.0', id, error: { code: -32602, message: `unknown mint ${mint}` } } };
       const { decimals } = getMintDecoder().decode(mintAccount.data);
       const ui = Number(token.amount) / 10 ** decimals;
       const info = {
@@ -61,7 +80,11 @@ export async function startSolanaWalletRpc(ledger: SolanaLedger, inner: string, 
       ];
       return { json: { jsonrpc: '2.0', id, result: { context: context(), value } } };
     }
-    const res = await fetch(inner, { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.rawBody });
+    const res = await fetch(inner, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: req.rawBody,
+    });
     return { status: res.status, json: (await res.json()) as unknown };
   }, options);
   return Object.defineProperties(server, { calls: { value: calls } }) as SolanaWalletRpc;

@@ -51,7 +51,10 @@ export const WB_INDICATORS: Record<string, WbIndicator> = {
   'FP.CPI.TOTL.ZG': {
     name: 'Inflation, consumer prices (annual %)',
     // Nigeria has a gap in 2020 and 2021 (null values inside the range).
-    value: (c, y) => (y > LAST_PUBLISHED || (c.iso3 === 'NGA' && (y === 2020 || y === 2021)) ? null : Math.round((2 + ((y * 7 + c.iso3.charCodeAt(0)) % 9) * 0.73) * 1e4) / 1e4),
+    value: (c, y) =>
+      y > LAST_PUBLISHED || (c.iso3 === 'NGA' && (y === 2020 || y === 2021))
+        ? null
+        : Math.round((2 + ((y * 7 + c.iso3.charCodeAt(0)) % 9) * 0.73) * 1e4) / 1e4,
   },
   'SI.POV.NAHC': {
     name: 'Poverty headcount ratio at national poverty lines (% of population)',
@@ -80,20 +83,35 @@ export function startWorldBankLookalike(options: WorldBankLookalikeOptions = {})
   const indicators = options.indicators ?? WB_INDICATORS;
   return startLookalikeServer((req, mode): LookalikeReply => {
     const match = /^\/country\/([^/]+)\/indicator\/([^/]+)$/.exec(req.path);
-    if (req.method !== 'GET' || !match) return { json: message('120', 'Invalid value', 'The provided parameter value is not valid') };
+    if (req.method !== 'GET' || !match)
+      return { json: message('120', 'Invalid value', 'The provided parameter value is not valid') };
     if (req.query.get('format') !== 'json') {
-      return { text: '<?xml version="1.0" encoding="utf-8"?><wb:error xmlns:wb="http://www.worldbank.org"><wb:message id="120" key="Invalid value">The provided parameter value is not valid</wb:message></wb:error>', headers: { 'content-type': 'text/xml' } };
+      return {
+        text: '<?xml version="1.0" encoding="utf-8"?><wb:error xmlns:wb="http://www.worldbank.org"><wb:message id="120" key="Invalid value">The provided parameter value is not valid</wb:message></wb:error>',
+        headers: { 'content-type': 'text/xml' },
+      };
     }
-    if (mode === 'error200') return { json: message('105', 'Service currently unavailable', 'The requested service is temporarily unavailable.') };
+    if (mode === 'error200')
+      return {
+        json: message('105', 'Service currently unavailable', 'The requested service is temporarily unavailable.'),
+      };
     const iso = decodeURIComponent(match[1]!).toUpperCase();
     const code = decodeURIComponent(match[2]!);
     const country = countries.find((c) => c.iso2 === iso || c.iso3 === iso);
     if (!country) return { json: message('120', 'Invalid value', 'The provided parameter value is not valid') };
     const indicator = indicators[code];
     if (!indicator || WB_ARCHIVED.includes(code)) {
-      return { json: [...message('175', 'Invalid format', 'The indicator was not found. It may have been deleted or archived.'), null] };
+      return {
+        json: [
+          ...message('175', 'Invalid format', 'The indicator was not found. It may have been deleted or archived.'),
+          null,
+        ],
+      };
     }
-    const [from, to] = (req.query.get('date') ?? `${FIRST_YEAR}:${LATEST_ROW_YEAR}`).split(':').map(Number) as [number, number?];
+    const [from, to] = (req.query.get('date') ?? `${FIRST_YEAR}:${LATEST_ROW_YEAR}`).split(':').map(Number) as [
+      number,
+      number?,
+    ];
     const last = Math.min(to ?? from, LATEST_ROW_YEAR);
     const perPage = Number(req.query.get('per_page') ?? 50);
     const page = Number(req.query.get('page') ?? 1);
@@ -101,7 +119,14 @@ export function startWorldBankLookalike(options: WorldBankLookalikeOptions = {})
     for (let y = last; y >= Math.max(from, FIRST_YEAR); y--) years.push(y);
     const total = mode === 'empty' ? 0 : years.length;
     const pages = total === 0 ? 0 : Math.ceil(total / perPage);
-    const meta = { page: total === 0 ? 0 : page, pages, per_page: perPage, total, sourceid: '2', lastupdated: '2025-07-01' };
+    const meta = {
+      page: total === 0 ? 0 : page,
+      pages,
+      per_page: perPage,
+      total,
+      sourceid: '2',
+      lastupdated: '2025-07-01',
+    };
     if (total === 0) return { json: [meta, null] };
     const rows = years.slice((page - 1) * perPage, page * perPage).map((year) => {
       const value = indicator.value(country, year);

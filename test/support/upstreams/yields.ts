@@ -43,16 +43,93 @@ export interface PoolRow {
 
 /** Chains with a weight (share of pools) as on the real list. */
 const CHAINS: Array<[string, number]> = [
-  ['Ethereum', 22], ['Arbitrum', 10], ['Base', 12], ['BSC', 9], ['Solana', 8], ['Polygon', 6], ['Optimism', 5], ['Avalanche', 4],
-  ['Sui', 3], ['Aptos', 2], ['Hyperliquid L1', 2], ['Sonic', 2], ['Linea', 2], ['Scroll', 1], ['Blast', 1], ['Mantle', 1],
-  ['zkSync Era', 1], ['Gnosis', 1], ['Celo', 1], ['Fantom', 1], ['Cronos', 1], ['Tron', 1], ['Near', 1], ['Ton', 1],
+  ['Ethereum', 22],
+  ['Arbitrum', 10],
+  ['Base', 12],
+  ['BSC', 9],
+  ['Solana', 8],
+  ['Polygon', 6],
+  ['Optimism', 5],
+  ['Avalanche', 4],
+  ['Sui', 3],
+  ['Aptos', 2],
+  ['Hyperliquid L1', 2],
+  ['Sonic', 2],
+  ['Linea', 2],
+  ['Scroll', 1],
+  ['Blast', 1],
+  ['Mantle', 1],
+  ['zkSync Era', 1],
+  ['Gnosis', 1],
+  ['Celo', 1],
+  ['Fantom', 1],
+  ['Cronos', 1],
+  ['Tron', 1],
+  ['Near', 1],
+  ['Ton', 1],
 ];
 
 /** Projects: DEXes (multi-token pools) and lending/staking/yield projects (single-token positions). */
-const DEX = ['uniswap-v3', 'uniswap-v2', 'uniswap-v4', 'aerodrome-slipstream', 'aerodrome-v1', 'curve-dex', 'balancer-v2', 'pancakeswap-amm-v3',
-  'pancakeswap-amm', 'raydium-amm', 'orca-dex', 'meteora-dlmm', 'sushiswap', 'camelot-v3', 'velodrome-v2', 'trader-joe-dex', 'quickswap-dex', 'cetus-amm'];
-const SINGLE = ['aave-v3', 'compound-v3', 'lido', 'morpho-blue', 'pendle', 'spark', 'euler-v2', 'fluid-lending', 'kamino-lend', 'venus-core-pool', 'yearn-finance', 'beefy'];
-const TOKENS = ['WETH', 'USDC', 'USDT', 'WBTC', 'DAI', 'USDE', 'WSTETH', 'CBBTC', 'SOL', 'ARB', 'OP', 'AERO', 'CRV', 'PENDLE', 'LINK', 'UNI', 'FRAX', 'GHO', 'EURC', 'CAKE', 'BNB', 'AVAX', 'SUI', 'HYPE'];
+const DEX = [
+  'uniswap-v3',
+  'uniswap-v2',
+  'uniswap-v4',
+  'aerodrome-slipstream',
+  'aerodrome-v1',
+  'curve-dex',
+  'balancer-v2',
+  'pancakeswap-amm-v3',
+  'pancakeswap-amm',
+  'raydium-amm',
+  'orca-dex',
+  'meteora-dlmm',
+  'sushiswap',
+  'camelot-v3',
+  'velodrome-v2',
+  'trader-joe-dex',
+  'quickswap-dex',
+  'cetus-amm',
+];
+const SINGLE = [
+  'aave-v3',
+  'compound-v3',
+  'lido',
+  'morpho-blue',
+  'pendle',
+  'spark',
+  'euler-v2',
+  'fluid-lending',
+  'kamino-lend',
+  'venus-core-pool',
+  'yearn-finance',
+  'beefy',
+];
+const TOKENS = [
+  'WETH',
+  'USDC',
+  'USDT',
+  'WBTC',
+  'DAI',
+  'USDE',
+  'WSTETH',
+  'CBBTC',
+  'SOL',
+  'ARB',
+  'OP',
+  'AERO',
+  'CRV',
+  'PENDLE',
+  'LINK',
+  'UNI',
+  'FRAX',
+  'GHO',
+  'EURC',
+  'CAKE',
+  'BNB',
+  'AVAX',
+  'SUI',
+  'HYPE',
+];
 const STABLE = new Set(['USDC', 'USDT', 'DAI', 'USDE', 'FRAX', 'GHO', 'EURC']);
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
@@ -88,7 +165,8 @@ function uuid(random: () => number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-const address = (random: () => number) => `0x${Array.from({ length: 40 }, () => Math.floor(random() * 16).toString(16)).join('')}`;
+const address = (random: () => number) =>
+  `0x${Array.from({ length: 40 }, () => Math.floor(random() * 16).toString(16)).join('')}`;
 
 /** Generates `count` pools deterministically (same seed, same list), sorted by TVL descending as the upstream sends them. */
 export function generatePools(count = 20_000, seed = 42): PoolRow[] {
@@ -124,7 +202,11 @@ export function generatePools(count = 20_000, seed = 42): PoolRow[] {
       stablecoin,
       ilRisk: multi && !stablecoin ? 'yes' : 'no',
       exposure: multi ? 'multi' : 'single',
-      predictions: { predictedClass: pick(random, ['Stable/Up', 'Down', null]), predictedProbability: Math.round(random() * 100), binnedConfidence: Math.ceil(random() * 3) },
+      predictions: {
+        predictedClass: pick(random, ['Stable/Up', 'Down', null]),
+        predictedProbability: Math.round(random() * 100),
+        binnedConfidence: Math.ceil(random() * 3),
+      },
       poolMeta: random() < 0.2 ? pick(random, ['0.05%', '0.3%', '1%', 'Stable Pool', '7 days lock']) : null,
       mu: round5(apy * (0.8 + random() * 0.4)),
       sigma: round5(random()),
@@ -168,7 +250,9 @@ export function startYieldsLookalike(options: YieldsLookalikeOptions = {}): Prom
       case 'empty':
         return { json: { status: 'success', data: [] } };
       case 'mismatch':
-        return { json: { status: 'success', data: pools.slice(0, 50).map((p) => ({ ...p, tvlUsd: String(p.tvlUsd) })) } };
+        return {
+          json: { status: 'success', data: pools.slice(0, 50).map((p) => ({ ...p, tvlUsd: String(p.tvlUsd) })) },
+        };
       case undefined:
         return { text: body, headers: json };
     }

@@ -21,16 +21,26 @@ export type PreCheck = { ok: true } | { ok: false; reason: string; message: stri
  * transactions, and the group asks the fee payer to sign at most one transaction. Payloads that do not
  * decode are left to the official scheme, which refuses them with its own reasons.
  */
-export function precheckAlgorandGroup(payload: PaymentPayload, requirements: PaymentRequirements, feePayers: readonly string[]): PreCheck {
+export function precheckAlgorandGroup(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  feePayers: readonly string[],
+): PreCheck {
   const avm = avmPayloadOf(payload);
-  if (!avm || avm.paymentIndex < 0 || avm.paymentIndex >= avm.paymentGroup.length || avm.paymentGroup.length > 16) return { ok: true };
+  if (!avm || avm.paymentIndex < 0 || avm.paymentIndex >= avm.paymentGroup.length || avm.paymentGroup.length > 16)
+    return { ok: true };
   const members = decodeGroup(avm.paymentGroup);
   if (!members) return { ok: true };
   const payer = members[avm.paymentIndex]!.txn.sender.toString();
   for (const [i, m] of members.entries()) {
     const genesis = base64(m.txn.genesisHash);
     if (!genesisMatches(requirements.network, genesis)) {
-      return { ok: false, payer, reason: Errors.ErrNetworkMismatch, message: `Transaction ${i} of the group is for the chain with genesis hash ${genesis || '(none)'}, not ${requirements.network}.` };
+      return {
+        ok: false,
+        payer,
+        reason: Errors.ErrNetworkMismatch,
+        message: `Transaction ${i} of the group is for the chain with genesis hash ${genesis || '(none)'}, not ${requirements.network}.`,
+      };
     }
   }
   const txns = members.map((m) => m.txn);
@@ -38,12 +48,22 @@ export function precheckAlgorandGroup(payload: PaymentPayload, requirements: Pay
     const expected = base64(expectedGroupId(txns));
     const wrong = txns.findIndex((t) => base64(t.group) !== expected);
     if (wrong >= 0) {
-      return { ok: false, payer, reason: Errors.ErrInvalidGroupId, message: `Transaction ${wrong} carries group id ${base64(txns[wrong]!.group) || '(none)'}, but the group's transactions hash to ${expected}.` };
+      return {
+        ok: false,
+        payer,
+        reason: Errors.ErrInvalidGroupId,
+        message: `Transaction ${wrong} carries group id ${base64(txns[wrong]!.group) || '(none)'}, but the group's transactions hash to ${expected}.`,
+      };
     }
   }
   const ours = txns.filter((t) => feePayers.includes(t.sender.toString()));
   if (ours.length > 1) {
-    return { ok: false, payer, reason: Errors.ErrInvalidFeePayer, message: `The group asks the fee payer to sign ${ours.length} transactions; exactly one 0-ALGO payment to itself is allowed.` };
+    return {
+      ok: false,
+      payer,
+      reason: Errors.ErrInvalidFeePayer,
+      message: `The group asks the fee payer to sign ${ours.length} transactions; exactly one 0-ALGO payment to itself is allowed.`,
+    };
   }
   return { ok: true };
 }
@@ -93,7 +113,13 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
    */
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     const pre = precheckAlgorandGroup(payload, requirements, this.feePayers);
-    if (!pre.ok) return { isValid: false, invalidReason: pre.reason, invalidMessage: pre.message, ...(pre.payer ? { payer: pre.payer } : {}) };
+    if (!pre.ok)
+      return {
+        isValid: false,
+        invalidReason: pre.reason,
+        invalidMessage: pre.message,
+        ...(pre.payer ? { payer: pre.payer } : {}),
+      };
     return traceCall(async (trace) => {
       const result = await this.official.verify(payload, requirements);
       if (!result.isValid && trace.rpcFailure) throw new Error(`algod failed during verification: ${trace.rpcFailure}`);
@@ -105,19 +131,38 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
   async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
     const pre = precheckAlgorandGroup(payload, requirements, this.feePayers);
     if (!pre.ok) {
-      return { success: false, errorReason: pre.reason, errorMessage: pre.message, transaction: '', network: requirements.network, ...(pre.payer ? { payer: pre.payer } : {}) };
+      return {
+        success: false,
+        errorReason: pre.reason,
+        errorMessage: pre.message,
+        transaction: '',
+        network: requirements.network,
+        ...(pre.payer ? { payer: pre.payer } : {}),
+      };
     }
     const txn = paymentTxnOf(payload);
     const txid = txn?.txID() ?? '';
     if (this.submitted.has(txid)) return this.recheck(txid, txn!.sender.toString(), requirements);
-    const { result, rpcFailure } = await traceCall(async (trace) => ({ result: await this.official.settle(payload, requirements), rpcFailure: trace.rpcFailure }));
-    const afterSubmit = result.errorReason === Errors.ErrConfirmationFailed || result.errorReason === Errors.ErrSettleFailed;
+    const { result, rpcFailure } = await traceCall(async (trace) => ({
+      result: await this.official.settle(payload, requirements),
+      rpcFailure: trace.rpcFailure,
+    }));
+    const afterSubmit =
+      result.errorReason === Errors.ErrConfirmationFailed || result.errorReason === Errors.ErrSettleFailed;
     if (!result.success && !afterSubmit && rpcFailure) {
-      return { ...result, errorReason: REASONS.facilitatorUnavailable, errorMessage: `algod failed before anything was submitted (${rpcFailure}); nothing was charged.` };
+      return {
+        ...result,
+        errorReason: REASONS.facilitatorUnavailable,
+        errorMessage: `algod failed before anything was submitted (${rpcFailure}); nothing was charged.`,
+      };
     }
     if (result.success || !afterSubmit || !result.transaction) return result;
     this.submitted.add(result.transaction);
-    return { ...result, errorReason: REASONS.settlementPending, errorMessage: `${result.errorReason}: ${result.errorMessage ?? ''}` };
+    return {
+      ...result,
+      errorReason: REASONS.settlementPending,
+      errorMessage: `${result.errorReason}: ${result.errorMessage ?? ''}`,
+    };
   }
 
   /**
@@ -132,6 +177,13 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
       this.submitted.delete(txid);
       return { success: true, transaction: txid, network: requirements.network, payer };
     }
-    return { success: false, errorReason: REASONS.settlementPending, errorMessage: `Transaction ${txid} was submitted and is not confirmed yet.`, transaction: txid, network: requirements.network, payer };
+    return {
+      success: false,
+      errorReason: REASONS.settlementPending,
+      errorMessage: `Transaction ${txid} was submitted and is not confirmed yet.`,
+      transaction: txid,
+      network: requirements.network,
+      payer,
+    };
   }
 }

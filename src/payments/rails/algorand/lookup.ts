@@ -15,8 +15,15 @@ export function algodUrlFor(net: NetworkEntry): string | undefined {
   return kind ? DEFAULT_ALGOD_URLS[kind] : undefined;
 }
 
-async function getJson(base: string, path: string, timeoutMs: number): Promise<{ status: number; body?: Record<string, unknown> }> {
-  const res = await fetch(base + path, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+async function getJson(
+  base: string,
+  path: string,
+  timeoutMs: number,
+): Promise<{ status: number; body?: Record<string, unknown> }> {
+  const res = await fetch(base + path, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (!res.ok) {
     await res.body?.cancel();
     return { status: res.status };
@@ -37,7 +44,13 @@ export async function isConfirmed(base: string, txid: string, timeoutMs: number)
 const SCAN_BATCH = 10;
 
 /** True when one of the rounds holds the txid; undefined when algod could not say for some round. */
-async function inBlocks(base: string, txid: string, first: bigint, last: bigint, timeoutMs: number): Promise<boolean | undefined> {
+async function inBlocks(
+  base: string,
+  txid: string,
+  first: bigint,
+  last: bigint,
+  timeoutMs: number,
+): Promise<boolean | undefined> {
   for (let start = first; start <= last; start += BigInt(SCAN_BATCH)) {
     const rounds: bigint[] = [];
     for (let r = start; r <= last && r < start + BigInt(SCAN_BATCH); r++) rounds.push(r);
@@ -54,7 +67,11 @@ async function inBlocks(base: string, txid: string, first: bigint, last: bigint,
  * txid can only be in a block of its validity window: found → settled, absent from every block → failed
  * (it can never be committed). Any answer algod cannot give (errors, pruned blocks) → pending.
  */
-export async function lookupAlgorandPayment(pending: PendingSettlement, net: NetworkEntry, timeoutMs: number): Promise<LookupResult> {
+export async function lookupAlgorandPayment(
+  pending: PendingSettlement,
+  net: NetworkEntry,
+  timeoutMs: number,
+): Promise<LookupResult> {
   const txn = paymentTxnOf(pending.payload);
   if (!txn) return { type: 'failed', reason: 'invalid_payment' };
   const txid = txn.txID();
@@ -69,7 +86,9 @@ export async function lookupAlgorandPayment(pending: PendingSettlement, net: Net
     if (lastRound === undefined || BigInt(lastRound as number) <= txn.lastValid) return { type: 'pending' };
     const found = await inBlocks(base, txid, txn.firstValid, txn.lastValid, timeoutMs);
     if (found === undefined) return { type: 'pending' };
-    return found ? { type: 'settled', transaction: txid } : { type: 'failed', reason: 'transaction_expired_unsubmitted' };
+    return found
+      ? { type: 'settled', transaction: txid }
+      : { type: 'failed', reason: 'transaction_expired_unsubmitted' };
   } catch {
     return { type: 'pending' };
   }

@@ -53,7 +53,11 @@ export const algorandExactRail: LoadedRail = {
   identify(payload): Identified {
     const txn = paymentTxnOf(payload);
     if (!txn) {
-      return { ok: false, message: 'The Algorand payment needs `paymentGroup` (base64 msgpack transactions) and a `paymentIndex` pointing at a transaction that decodes.' };
+      return {
+        ok: false,
+        message:
+          'The Algorand payment needs `paymentGroup` (base64 msgpack transactions) and a `paymentIndex` pointing at a transaction that decodes.',
+      };
     }
     return { ok: true, key: `algorand-exact:${txn.txID()}`, payer: txn.sender.toString() };
   },
@@ -70,7 +74,10 @@ export const algorandExactRail: LoadedRail = {
       const guarded = guardAvmSigner(toFacilitatorAvmSigner(keyBase64, urls));
       const official = new ExactAvmFacilitatorScheme(guarded.signer) as unknown as SchemeNetworkFacilitator;
       const algod = { url: algodUrlFor(net), timeoutMs: config.facilitator.timeoutMs };
-      facilitator.register(net.id as `${string}:${string}`, new CheckedAvmFacilitator(official, [feePayer], algod, guarded.resend));
+      facilitator.register(
+        net.id as `${string}:${string}`,
+        new CheckedAvmFacilitator(official, [feePayer], algod, guarded.resend),
+      );
       done.push(net.id);
     }
     return done;

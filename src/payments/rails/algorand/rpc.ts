@@ -28,15 +28,20 @@ function txidsOf(group: readonly Uint8Array[]): string[] {
 
 /** Wraps the official facilitator signer: traced algod failures, submitted groups remembered for a later re-submission. */
 export function guardAvmSigner(signer: FacilitatorAvmSigner, limit = 256): GuardedAvmSigner {
-  const groups = new Map<string, { group: Uint8Array[]; network: Parameters<FacilitatorAvmSigner['sendTransactions']>[1] }>();
-  const traced = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    try {
-      return await call(...args);
-    } catch (err) {
-      noteRpcFailure(rpcErrorText(err));
-      throw err;
-    }
-  };
+  const groups = new Map<
+    string,
+    { group: Uint8Array[]; network: Parameters<FacilitatorAvmSigner['sendTransactions']>[1] }
+  >();
+  const traced =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (err) {
+        noteRpcFailure(rpcErrorText(err));
+        throw err;
+      }
+    };
   const guarded: FacilitatorAvmSigner = {
     ...signer,
     simulateTransactions: traced(signer.simulateTransactions.bind(signer)),

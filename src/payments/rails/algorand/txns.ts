@@ -86,7 +86,11 @@ function reference(network: string): string {
 /** True when a transaction's genesis hash (base64) belongs to the network id, in either id form. */
 export function genesisMatches(network: string, genesisHash: string): boolean {
   const ref = reference(network);
-  return ref.length >= 32 && genesisHash.length > 0 && (ref.length === 32 ? genesisHash.startsWith(ref) : genesisHash === ref);
+  return (
+    ref.length >= 32 &&
+    genesisHash.length > 0 &&
+    (ref.length === 32 ? genesisHash.startsWith(ref) : genesisHash === ref)
+  );
 }
 
 /** The official network kind (`mainnet`/`testnet`) of an `algorand:` id in either form, or undefined for other chains. */

@@ -1,6 +1,15 @@
 import type { SchemeNetworkFacilitator } from '@x402/core/types';
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
-import { createPublicClient, createWalletClient, defineChain, http, publicActions, type Chain, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  publicActions,
+  type Chain,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId, type NetworkEntry } from '../../networks.js';
 import { GuardedEvmScheme, KnownContracts, noteEvmFailure } from './guard.js';
@@ -31,9 +40,11 @@ function oneAtATime<T>(sender: string, send: () => Promise<T>): Promise<T> {
   const previous = sending.get(sender) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(send);
   sending.set(sender, next);
-  void next.finally(() => {
-    if (sending.get(sender) === next) sending.delete(sender);
-  }).catch(() => undefined);
+  void next
+    .finally(() => {
+      if (sending.get(sender) === next) sending.delete(sender);
+    })
+    .catch(() => undefined);
   return next;
 }
 
@@ -53,24 +64,42 @@ function traced<A, R>(call: (args: A) => Promise<R>): (args: A) => Promise<R> {
  * The official facilitator signer for one EVM chain from a settlement key and an RPC URL, and the known contracts
  * its `getCode` answers from without asking the RPC (the asset check of @x402/evm must never fail unobserved).
  */
-export function evmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number): { signer: FacilitatorEvmSigner; contracts: KnownContracts } {
+export function evmFacilitatorSigner(
+  key: `0x${string}`,
+  chain: Chain,
+  rpcUrl: string,
+  confirmationTimeoutMs: number,
+): { signer: FacilitatorEvmSigner; contracts: KnownContracts } {
   const account = privateKeyToAccount(key);
   const sender = `${account.address}:${chain.id}`;
   const unanswered = new UnansweredSends();
-  const client = createWalletClient({ account, chain, transport: settlementTransport(chain, rpcUrl, (hash, raw) => unanswered.add(hash, raw)) }).extend(publicActions);
-  const contracts = new KnownContracts((address) => client.request({ method: 'eth_getCode', params: [address, 'latest'] } as never));
+  const client = createWalletClient({
+    account,
+    chain,
+    transport: settlementTransport(chain, rpcUrl, (hash, raw) => unanswered.add(hash, raw)),
+  }).extend(publicActions);
+  const contracts = new KnownContracts((address) =>
+    client.request({ method: 'eth_getCode', params: [address, 'latest'] } as never),
+  );
   const getCode = traced((args: { address: Hex }) => client.getCode(args));
   const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
       readContract: traced((args) => client.readContract(args as never)),
       verifyTypedData: traced((args) => client.verifyTypedData(args as never)),
-      writeContract: traced((args) => oneAtATime(sender, () => client.writeContract({ ...(args as object), chain, account } as never))),
-      sendTransaction: traced((args) => oneAtATime(sender, () => client.sendTransaction({ ...(args as object), chain, account } as never))),
+      writeContract: traced((args) =>
+        oneAtATime(sender, () => client.writeContract({ ...(args as object), chain, account } as never)),
+      ),
+      sendTransaction: traced((args) =>
+        oneAtATime(sender, () => client.sendTransaction({ ...(args as object), chain, account } as never)),
+      ),
       waitForTransactionReceipt: traced(async (args: { hash: Hex }) => {
         const raw = unanswered.get(args.hash);
         // Sent again before waiting (in the sender's queue): see `UnansweredSends`. Its own outcome does not matter.
-        if (raw) await oneAtATime(sender, () => client.sendRawTransaction({ serializedTransaction: raw })).catch(() => undefined);
+        if (raw)
+          await oneAtATime(sender, () => client.sendRawTransaction({ serializedTransaction: raw })).catch(
+            () => undefined,
+          );
         const receipt = await client.waitForTransactionReceipt(args as never);
         unanswered.delete(args.hash);
         return receipt;
@@ -86,7 +115,12 @@ export function evmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: s
 }
 
 /** Builds the official facilitator signer for one EVM chain from a settlement key and an RPC URL. */
-export function createEvmFacilitatorSigner(key: `0x${string}`, chain: Chain, rpcUrl: string, confirmationTimeoutMs: number): FacilitatorEvmSigner {
+export function createEvmFacilitatorSigner(
+  key: `0x${string}`,
+  chain: Chain,
+  rpcUrl: string,
+  confirmationTimeoutMs: number,
+): FacilitatorEvmSigner {
   return evmFacilitatorSigner(key, chain, rpcUrl, confirmationTimeoutMs).signer;
 }
 
@@ -115,10 +149,16 @@ export async function evmLookup(
   onChainState: (client: PublicClient) => Promise<LookupResult>,
 ): Promise<LookupResult> {
   if (!net.rpcUrl) return { type: 'pending' };
-  const client = createPublicClient({ chain: evmChain(net), transport: http(net.rpcUrl, { retryCount: 1 }) }) as PublicClient;
+  const client = createPublicClient({
+    chain: evmChain(net),
+    transport: http(net.rpcUrl, { retryCount: 1 }),
+  }) as PublicClient;
   if (pending.transaction) {
     const receipt = await client.getTransactionReceipt({ hash: pending.transaction as Hex }).catch(() => undefined);
-    if (receipt) return receipt.status === 'success' ? { type: 'settled', transaction: pending.transaction } : { type: 'failed', reason: 'transaction_reverted' };
+    if (receipt)
+      return receipt.status === 'success'
+        ? { type: 'settled', transaction: pending.transaction }
+        : { type: 'failed', reason: 'transaction_reverted' };
   }
   return onChainState(client);
 }

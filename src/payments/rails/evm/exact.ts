@@ -11,14 +11,22 @@ import type { Identified, LoadedRail, LookupResult, PendingSettlement } from '..
 
 interface Eip3009Payload {
   signature?: unknown;
-  authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };
+  authorization?: {
+    from?: unknown;
+    to?: unknown;
+    value?: unknown;
+    validAfter?: unknown;
+    validBefore?: unknown;
+    nonce?: unknown;
+  };
 }
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX_NONCE = /^0x[0-9a-fA-F]{64}$/;
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/;
 /** A uint256 as x402 writes it: a decimal string (a safe integer number is tolerated). */
-const isUint = (v: unknown) => (typeof v === 'string' ? /^\d{1,78}$/.test(v) : Number.isSafeInteger(v) && (v as number) >= 0);
+const isUint = (v: unknown) =>
+  typeof v === 'string' ? /^\d{1,78}$/.test(v) : Number.isSafeInteger(v) && (v as number) >= 0;
 
 /**
  * The EIP-3009 authorization of an `exact` EVM payment, or undefined when the payload is not a well-formed one (so a
@@ -31,14 +39,27 @@ export function eip3009Authorization(payload: PaymentPayload): { from: string; n
   const nonce = auth?.nonce;
   if (typeof from !== 'string' || typeof nonce !== 'string') return undefined;
   if (!HEX_ADDRESS.test(from) || !HEX_NONCE.test(nonce)) return undefined;
-  if (typeof auth?.to !== 'string' || !HEX_ADDRESS.test(auth.to) || !isUint(auth.value) || !isUint(auth.validAfter) || !isUint(auth.validBefore)) return undefined;
+  if (
+    typeof auth?.to !== 'string' ||
+    !HEX_ADDRESS.test(auth.to) ||
+    !isUint(auth.value) ||
+    !isUint(auth.validAfter) ||
+    !isUint(auth.validBefore)
+  )
+    return undefined;
   if (typeof inner.signature !== 'string' || !HEX_BYTES.test(inner.signature)) return undefined;
   return { from, nonce };
 }
 
 /** Replay key of an EIP-3009 payment: network + asset + payer + nonce, the fields the chain itself makes single-use. */
 export function evmExactReplayKey(requirements: PaymentRequirements, auth: { from: string; nonce: string }): string {
-  return ['evm-exact', requirements.network, requirements.asset.toLowerCase(), auth.from.toLowerCase(), auth.nonce.toLowerCase()].join(':');
+  return [
+    'evm-exact',
+    requirements.network,
+    requirements.asset.toLowerCase(),
+    auth.from.toLowerCase(),
+    auth.nonce.toLowerCase(),
+  ].join(':');
 }
 
 const AUTHORIZATION_STATE = [
@@ -46,7 +67,10 @@ const AUTHORIZATION_STATE = [
     type: 'function',
     name: 'authorizationState',
     stateMutability: 'view',
-    inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }],
+    inputs: [
+      { name: 'authorizer', type: 'address' },
+      { name: 'nonce', type: 'bytes32' },
+    ],
     outputs: [{ type: 'bool' }],
   },
 ] as const;
@@ -63,8 +87,12 @@ function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupRe
       args: [auth.from as Hex, auth.nonce as Hex],
     });
     if (used) return { type: 'settled', transaction: pending.transaction };
-    const validBefore = Number((pending.payload.payload as { authorization?: { validBefore?: string } }).authorization?.validBefore ?? 0);
-    return validBefore * 1000 < Date.now() ? { type: 'failed', reason: 'authorization_expired_unused' } : { type: 'pending' };
+    const validBefore = Number(
+      (pending.payload.payload as { authorization?: { validBefore?: string } }).authorization?.validBefore ?? 0,
+    );
+    return validBefore * 1000 < Date.now()
+      ? { type: 'failed', reason: 'authorization_expired_unused' }
+      : { type: 'pending' };
   });
 }
 
@@ -74,7 +102,12 @@ export const evmExactRail: LoadedRail = {
   serverScheme: () => new ExactEvmServerScheme(),
   identify(payload, requirements): Identified {
     const auth = eip3009Authorization(payload);
-    if (!auth) return { ok: false, message: 'The exact EVM payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.' };
+    if (!auth)
+      return {
+        ok: false,
+        message:
+          'The exact EVM payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
+      };
     return { ok: true, key: evmExactReplayKey(requirements, auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
@@ -82,7 +115,12 @@ export const evmExactRail: LoadedRail = {
     if (!key) return [];
     const done: string[] = [];
     for (const net of nets) {
-      const scheme = guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new ExactEvmFacilitatorScheme(signer));
+      const scheme = guardedEvmScheme(
+        net,
+        key,
+        config.facilitator.settleTimeoutMs,
+        (signer) => new ExactEvmFacilitatorScheme(signer),
+      );
       if (!scheme) continue;
       facilitator.register(net.id as `${string}:${string}`, scheme);
       done.push(net.id);

@@ -17,7 +17,15 @@
  * "invalid signature"). The wrapper records per call whether an RPC request failed and whether a transaction was
  * handed to the node, and then reports a refusal as the facilitator being unavailable, not the payment as invalid.
  */
-import type { FacilitatorContext, Network, PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, SettleResponse, VerifyResponse } from '@x402/core/types';
+import type {
+  FacilitatorContext,
+  Network,
+  PaymentPayload,
+  PaymentRequirements,
+  SchemeNetworkFacilitator,
+  SettleResponse,
+  VerifyResponse,
+} from '@x402/core/types';
 import { getAddress, type Hex } from 'viem';
 import { REASONS } from '../../outcomes.js';
 import { chainText, noteRpcFailure, rpcErrorText, traceCall } from '../rpc-trace.js';
@@ -54,7 +62,10 @@ export class KnownContracts {
   async isContract(asset: string): Promise<boolean> {
     if (this.codeOf(asset)) return true;
     const code = await this.fetchCode(getAddress(asset));
-    if (typeof code !== 'string' || !HEX.test(code)) throw new Error(`the RPC answered eth_getCode with something that is not code (${JSON.stringify(code)?.slice(0, 60)})`);
+    if (typeof code !== 'string' || !HEX.test(code))
+      throw new Error(
+        `the RPC answered eth_getCode with something that is not code (${JSON.stringify(code)?.slice(0, 60)})`,
+      );
     if (code === '0x') return false;
     this.codes.set(asset.toLowerCase(), code as Hex);
     return true;
@@ -92,7 +103,11 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
   }
 
   /** Checks the asset first, then runs the official verification; a refusal that followed an RPC failure throws. */
-  verify(payload: PaymentPayload, requirements: PaymentRequirements, context?: FacilitatorContext): Promise<VerifyResponse> {
+  verify(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    context?: FacilitatorContext,
+  ): Promise<VerifyResponse> {
     return traceCall(async (trace) => {
       let deployed: boolean;
       try {
@@ -100,9 +115,15 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
       } catch (err) {
         throw new EvmRpcUnavailableError(`The chain's RPC failed while checking the asset: ${rpcErrorText(err)}`);
       }
-      if (!deployed) return { isValid: false, invalidReason: ASSET_NOT_CONTRACT, invalidMessage: `No contract is deployed at ${requirements.asset} on ${requirements.network}.` };
+      if (!deployed)
+        return {
+          isValid: false,
+          invalidReason: ASSET_NOT_CONTRACT,
+          invalidMessage: `No contract is deployed at ${requirements.asset} on ${requirements.network}.`,
+        };
       const result = await this.inner.verify(payload, requirements, context);
-      if (!result.isValid && trace.rpcFailure) throw new EvmRpcUnavailableError(`The chain's RPC failed during verification: ${trace.rpcFailure}`);
+      if (!result.isValid && trace.rpcFailure)
+        throw new EvmRpcUnavailableError(`The chain's RPC failed during verification: ${trace.rpcFailure}`);
       return result;
     });
   }
@@ -112,7 +133,11 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
    * failure ends in `facilitator_unavailable` with nothing charged; after that, the library's own answer stands
    * (settled, failed on chain, or `settlement_pending`), and a throw is left to the broker (outcome unknown).
    */
-  settle(payload: PaymentPayload, requirements: PaymentRequirements, context?: FacilitatorContext): Promise<SettleResponse> {
+  settle(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    context?: FacilitatorContext,
+  ): Promise<SettleResponse> {
     const base = { transaction: '', network: requirements.network as Network };
     const unavailable = (why: string): SettleResponse => ({
       ...base,
@@ -127,7 +152,13 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
       } catch (err) {
         return unavailable(rpcErrorText(err));
       }
-      if (!deployed) return { ...base, success: false, errorReason: ASSET_NOT_CONTRACT, errorMessage: `No contract is deployed at ${requirements.asset}.` };
+      if (!deployed)
+        return {
+          ...base,
+          success: false,
+          errorReason: ASSET_NOT_CONTRACT,
+          errorMessage: `No contract is deployed at ${requirements.asset}.`,
+        };
       let result: SettleResponse;
       try {
         result = await this.inner.settle(payload, requirements, context);
@@ -135,8 +166,11 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
         if (trace.sent) throw err;
         return unavailable(rpcErrorText(err));
       }
-      const beforeSending = !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
-      return beforeSending && trace.rpcFailure ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) } : result;
+      const beforeSending =
+        !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
+      return beforeSending && trace.rpcFailure
+        ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
+        : result;
     });
   }
 }

@@ -24,7 +24,11 @@ export function surelyNotSent(err: unknown): boolean {
  * was reported as a failed settlement while the transfer could still land: charged, nothing delivered, a failed receipt.
  * `onUnanswered` gets such a transaction (hash and signed bytes) so it can be sent again (see `UnansweredSends`).
  */
-export function settlementTransport(chainDef: Chain, rpcUrl: string, onUnanswered: (hash: Hex, raw: Hex) => void = () => {}): Transport {
+export function settlementTransport(
+  chainDef: Chain,
+  rpcUrl: string,
+  onUnanswered: (hash: Hex, raw: Hex) => void = () => {},
+): Transport {
   const { request } = http(rpcUrl, { retryCount: 0 })({ chain: chainDef });
   return custom(
     {

@@ -29,10 +29,13 @@ const UINT = /^[0-9]{1,78}$/;
 
 /** The Permit2 owner, nonce and deadline of an `upto` payment, or undefined when the payload is not a Permit2 witness transfer. */
 export function permit2Authorization(payload: PaymentPayload): Permit2Authorization | undefined {
-  const auth = (payload.payload as { permit2Authorization?: { from?: unknown; nonce?: unknown; deadline?: unknown } } | undefined)?.permit2Authorization;
+  const auth = (
+    payload.payload as { permit2Authorization?: { from?: unknown; nonce?: unknown; deadline?: unknown } } | undefined
+  )?.permit2Authorization;
   const { from, nonce, deadline } = auth ?? {};
   if (typeof from !== 'string' || !HEX_ADDRESS.test(from)) return undefined;
-  if (typeof nonce !== 'string' || !UINT.test(nonce) || typeof deadline !== 'string' || !UINT.test(deadline)) return undefined;
+  if (typeof nonce !== 'string' || !UINT.test(nonce) || typeof deadline !== 'string' || !UINT.test(deadline))
+    return undefined;
   const n = BigInt(nonce);
   if (n >= 2n ** 256n) return undefined;
   return { from, nonce: n, deadline: BigInt(deadline) };
@@ -51,7 +54,10 @@ const NONCE_BITMAP = [
     type: 'function',
     name: 'nonceBitmap',
     stateMutability: 'view',
-    inputs: [{ name: 'owner', type: 'address' }, { name: 'wordPos', type: 'uint256' }],
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'wordPos', type: 'uint256' },
+    ],
     outputs: [{ type: 'uint256' }],
   },
 ] as const;
@@ -65,9 +71,16 @@ function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupRe
   return evmLookup(pending, net, async (client) => {
     const auth = permit2Authorization(pending.payload);
     if (!auth) return { type: 'failed', reason: 'invalid_payment' };
-    const bitmap = await client.readContract({ address: PERMIT2_ADDRESS, abi: NONCE_BITMAP, functionName: 'nonceBitmap', args: [auth.from as Hex, auth.nonce >> 8n] });
+    const bitmap = await client.readContract({
+      address: PERMIT2_ADDRESS,
+      abi: NONCE_BITMAP,
+      functionName: 'nonceBitmap',
+      args: [auth.from as Hex, auth.nonce >> 8n],
+    });
     if ((bitmap >> (auth.nonce & 0xffn)) & 1n) return { type: 'settled', transaction: pending.transaction };
-    return auth.deadline * 1000n < BigInt(Date.now()) ? { type: 'failed', reason: 'authorization_expired_unused' } : { type: 'pending' };
+    return auth.deadline * 1000n < BigInt(Date.now())
+      ? { type: 'failed', reason: 'authorization_expired_unused' }
+      : { type: 'pending' };
   });
 }
 
@@ -77,7 +90,11 @@ export const evmUptoRail: LoadedRail = {
   serverScheme: () => new UptoEvmServerScheme(),
   identify(payload, requirements): Identified {
     const auth = permit2Authorization(payload);
-    if (!auth) return { ok: false, message: 'The upto EVM payment lacks a Permit2 authorization with `from`, a numeric `nonce` and `deadline`.' };
+    if (!auth)
+      return {
+        ok: false,
+        message: 'The upto EVM payment lacks a Permit2 authorization with `from`, a numeric `nonce` and `deadline`.',
+      };
     return { ok: true, key: permit2ReplayKey(requirements, auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
@@ -85,7 +102,12 @@ export const evmUptoRail: LoadedRail = {
     if (!key) return [];
     const done: string[] = [];
     for (const net of nets.filter((n) => n.schemes.includes('upto'))) {
-      const scheme = guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new UptoEvmFacilitatorScheme(signer));
+      const scheme = guardedEvmScheme(
+        net,
+        key,
+        config.facilitator.settleTimeoutMs,
+        (signer) => new UptoEvmFacilitatorScheme(signer),
+      );
       if (!scheme) continue;
       facilitator.register(net.id as `${string}:${string}`, scheme);
       done.push(net.id);

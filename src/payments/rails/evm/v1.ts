@@ -30,7 +30,12 @@ export const evmExactV1Rail: LoadedRail = {
   serverScheme: () => new ExactEvmServerScheme(),
   identify(payload, requirements): Identified {
     const auth = eip3009Authorization(payload);
-    if (!auth) return { ok: false, message: 'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.' };
+    if (!auth)
+      return {
+        ok: false,
+        message:
+          'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
+      };
     return { ok: true, key: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
@@ -39,7 +44,14 @@ export const evmExactV1Rail: LoadedRail = {
     const done: string[] = [];
     for (const net of nets) {
       const names = V1_NETWORK_NAMES[net.id];
-      const scheme = names?.length ? guardedEvmScheme(net, key, config.facilitator.settleTimeoutMs, (signer) => new ExactEvmV1FacilitatorScheme(signer) as never) : undefined;
+      const scheme = names?.length
+        ? guardedEvmScheme(
+            net,
+            key,
+            config.facilitator.settleTimeoutMs,
+            (signer) => new ExactEvmV1FacilitatorScheme(signer) as never,
+          )
+        : undefined;
       if (!names || !scheme) continue;
       facilitator.registerV1([...names] as never, scheme as never);
       done.push(...names);
@@ -47,5 +59,6 @@ export const evmExactV1Rail: LoadedRail = {
     return done;
   },
   // The chain sees the same EIP-3009 authorization whatever the protocol version was.
-  lookup: (pending, net, config) => evmExactRail.lookup!({ ...pending, requirements: canonical(pending.requirements) }, net, config),
+  lookup: (pending, net, config) =>
+    evmExactRail.lookup!({ ...pending, requirements: canonical(pending.requirements) }, net, config),
 };

@@ -1,4 +1,15 @@
-import { Address, FeeBumpTransaction, hash, Keypair, scValToNative, StrKey, TransactionBuilder, xdr, type Operation, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Address,
+  FeeBumpTransaction,
+  hash,
+  Keypair,
+  scValToNative,
+  StrKey,
+  TransactionBuilder,
+  xdr,
+  type Operation,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { maxExpirationLedger, MIN_REMAINING_LEDGERS } from './network.js';
 
@@ -33,26 +44,45 @@ export interface PayerAuthorization {
 const fail = (reason: string, message: string): { ok: false } & StellarFailure => ({ ok: false, reason, message });
 
 /** Decodes `payload.transaction` (base64 XDR envelope) into the single contract call it must be. */
-export function decodeStellarTransfer(payload: PaymentPayload, passphrase: string): { ok: true; transfer: StellarTransfer } | ({ ok: false } & StellarFailure) {
+export function decodeStellarTransfer(
+  payload: PaymentPayload,
+  passphrase: string,
+): { ok: true; transfer: StellarTransfer } | ({ ok: false } & StellarFailure) {
   const envelope = (payload.payload as { transaction?: unknown } | undefined)?.transaction;
   if (typeof envelope !== 'string' || envelope.length === 0) {
-    return fail('invalid_exact_stellar_payload_malformed', 'The payload has no `transaction` (base64 XDR transaction envelope).');
+    return fail(
+      'invalid_exact_stellar_payload_malformed',
+      'The payload has no `transaction` (base64 XDR transaction envelope).',
+    );
   }
   let tx: Transaction;
   try {
     const parsed = TransactionBuilder.fromXDR(envelope, passphrase);
-    if (parsed instanceof FeeBumpTransaction) return fail('invalid_exact_stellar_payload_malformed', 'The transaction is a fee-bump envelope; send the inner transaction.');
+    if (parsed instanceof FeeBumpTransaction)
+      return fail(
+        'invalid_exact_stellar_payload_malformed',
+        'The transaction is a fee-bump envelope; send the inner transaction.',
+      );
     tx = parsed;
   } catch {
-    return fail('invalid_exact_stellar_payload_malformed', 'The transaction is not a decodable Stellar transaction envelope.');
+    return fail(
+      'invalid_exact_stellar_payload_malformed',
+      'The transaction is not a decodable Stellar transaction envelope.',
+    );
   }
   const op = tx.operations[0];
   if (tx.operations.length !== 1 || op?.type !== 'invokeHostFunction') {
-    return fail('invalid_exact_stellar_payload_wrong_operation', `The transaction must hold exactly one invokeHostFunction operation; it holds ${tx.operations.length} (${tx.operations.map((o) => o.type).join(', ')}).`);
+    return fail(
+      'invalid_exact_stellar_payload_wrong_operation',
+      `The transaction must hold exactly one invokeHostFunction operation; it holds ${tx.operations.length} (${tx.operations.map((o) => o.type).join(', ')}).`,
+    );
   }
   const func = op.func;
   if (func.switch().name !== 'hostFunctionTypeInvokeContract') {
-    return fail('invalid_exact_stellar_payload_wrong_operation', 'The operation must invoke a contract function (not upload or create a contract).');
+    return fail(
+      'invalid_exact_stellar_payload_wrong_operation',
+      'The operation must invoke a contract function (not upload or create a contract).',
+    );
   }
   const invoke = func.invokeContract();
   const transfer: StellarTransfer = {
@@ -63,7 +93,12 @@ export function decodeStellarTransfer(payload: PaymentPayload, passphrase: strin
     fn: invoke.functionName().toString(),
   };
   const args = invoke.args();
-  if (args.length === 3 && args[0]?.switch().name === 'scvAddress' && args[1]?.switch().name === 'scvAddress' && args[2]?.switch().name === 'scvI128') {
+  if (
+    args.length === 3 &&
+    args[0]?.switch().name === 'scvAddress' &&
+    args[1]?.switch().name === 'scvAddress' &&
+    args[2]?.switch().name === 'scvI128'
+  ) {
     transfer.from = Address.fromScVal(args[0]).toString();
     transfer.to = Address.fromScVal(args[1]).toString();
     transfer.amount = BigInt(scValToNative(args[2]) as bigint);
@@ -84,24 +119,46 @@ export function payerAuthorization(transfer: StellarTransfer): PayerAuthorizatio
 }
 
 /** Checks the call itself: asset contract, `transfer` with SEP-41 arguments, recipient, amount and who may not pay. */
-export function checkTransferCall(t: StellarTransfer, req: PaymentRequirements, facilitators: ReadonlySet<string>): StellarFailure | undefined {
+export function checkTransferCall(
+  t: StellarTransfer,
+  req: PaymentRequirements,
+  facilitators: ReadonlySet<string>,
+): StellarFailure | undefined {
   if (facilitators.has(t.tx.source) || (t.op.source !== undefined && facilitators.has(t.op.source))) {
-    return { reason: 'invalid_exact_stellar_payload_unsafe_tx_or_op_source', message: 'The facilitator account may not be the transaction or operation source: it only sponsors fees.' };
+    return {
+      reason: 'invalid_exact_stellar_payload_unsafe_tx_or_op_source',
+      message: 'The facilitator account may not be the transaction or operation source: it only sponsors fees.',
+    };
   }
   if (t.contract !== req.asset) {
-    return { reason: 'invalid_exact_stellar_payload_wrong_asset', message: `The transfer calls contract ${t.contract}; the payment asks for ${req.asset}.` };
+    return {
+      reason: 'invalid_exact_stellar_payload_wrong_asset',
+      message: `The transfer calls contract ${t.contract}; the payment asks for ${req.asset}.`,
+    };
   }
   if (t.fn !== 'transfer' || t.from === undefined || t.to === undefined || t.amount === undefined) {
-    return { reason: 'invalid_exact_stellar_payload_wrong_function_name', message: `The call must be transfer(from: Address, to: Address, amount: i128); it is ${t.fn} with ${t.invoke.args().length} argument(s).` };
+    return {
+      reason: 'invalid_exact_stellar_payload_wrong_function_name',
+      message: `The call must be transfer(from: Address, to: Address, amount: i128); it is ${t.fn} with ${t.invoke.args().length} argument(s).`,
+    };
   }
   if (facilitators.has(t.from)) {
-    return { reason: 'invalid_exact_stellar_payload_facilitator_is_payer', message: 'The facilitator account may not be the payer.' };
+    return {
+      reason: 'invalid_exact_stellar_payload_facilitator_is_payer',
+      message: 'The facilitator account may not be the payer.',
+    };
   }
   if (t.to !== req.payTo) {
-    return { reason: 'invalid_exact_stellar_payload_wrong_recipient', message: `The transfer pays ${t.to}; the payment asks for ${req.payTo}.` };
+    return {
+      reason: 'invalid_exact_stellar_payload_wrong_recipient',
+      message: `The transfer pays ${t.to}; the payment asks for ${req.payTo}.`,
+    };
   }
   if (t.amount !== BigInt(req.amount)) {
-    return { reason: 'invalid_exact_stellar_payload_wrong_amount', message: `The transfer moves ${t.amount}; the price is exactly ${req.amount} (7-decimal units).` };
+    return {
+      reason: 'invalid_exact_stellar_payload_wrong_amount',
+      message: `The transfer moves ${t.amount}; the price is exactly ${req.amount} (7-decimal units).`,
+    };
   }
   return undefined;
 }
@@ -118,7 +175,9 @@ function accountSignatures(signature: xdr.ScVal): { publicKey: Buffer; signature
   const out: { publicKey: Buffer; signature: Buffer }[] = [];
   for (const item of signature.vec() ?? []) {
     if (item.switch().name !== 'scvMap') return undefined;
-    const fields = new Map((item.map() ?? []).map((e) => [e.key().switch().name === 'scvSymbol' ? e.key().sym().toString() : '', e.val()]));
+    const fields = new Map(
+      (item.map() ?? []).map((e) => [e.key().switch().name === 'scvSymbol' ? e.key().sym().toString() : '', e.val()]),
+    );
     const pk = fields.get('public_key');
     const sig = fields.get('signature');
     if (pk?.switch().name !== 'scvBytes' || sig?.switch().name !== 'scvBytes') return undefined;
@@ -147,39 +206,83 @@ export function authorizationPayload(entry: xdr.SorobanAuthorizationEntry, passp
  * and (for a G… account) carrying ed25519 signatures that verify over the entry on this network. Whether the
  * signing keys carry enough weight on the account is the chain's to say (simulation, then execution).
  */
-export function checkAuthorization(t: StellarTransfer, req: PaymentRequirements, facilitators: ReadonlySet<string>, currentLedger: number, passphrase: string): ({ ok: true } & PayerAuthorization) | ({ ok: false } & StellarFailure) {
+export function checkAuthorization(
+  t: StellarTransfer,
+  req: PaymentRequirements,
+  facilitators: ReadonlySet<string>,
+  currentLedger: number,
+  passphrase: string,
+): ({ ok: true } & PayerAuthorization) | ({ ok: false } & StellarFailure) {
   const entries = t.op.auth ?? [];
-  if (entries.length === 0) return fail('invalid_exact_stellar_payload_no_auth_entries', 'The transaction carries no Soroban authorization entry; sign the payer’s entry for the transfer.');
+  if (entries.length === 0)
+    return fail(
+      'invalid_exact_stellar_payload_no_auth_entries',
+      'The transaction carries no Soroban authorization entry; sign the payer’s entry for the transfer.',
+    );
   for (const entry of entries) {
     if (entry.credentials().switch().name !== 'sorobanCredentialsAddress') {
-      return fail('invalid_exact_stellar_payload_unsupported_credential_type', 'Only address credentials are accepted: the payer authorizes the transfer with its own signed entry, never through the transaction source.');
+      return fail(
+        'invalid_exact_stellar_payload_unsupported_credential_type',
+        'Only address credentials are accepted: the payer authorizes the transfer with its own signed entry, never through the transaction source.',
+      );
     }
     if (facilitators.has(Address.fromScAddress(entry.credentials().address().address()).toString())) {
-      return fail('invalid_exact_stellar_payload_facilitator_in_auth', 'An authorization entry names the facilitator account; it only sponsors fees and authorizes nothing.');
+      return fail(
+        'invalid_exact_stellar_payload_facilitator_in_auth',
+        'An authorization entry names the facilitator account; it only sponsors fees and authorizes nothing.',
+      );
     }
   }
   const auth = payerAuthorization(t);
-  if (!auth || entries.length !== 1) return fail('invalid_exact_stellar_payload_auth_mismatch', 'The transaction must carry exactly one authorization entry, with address credentials of `from`.');
+  if (!auth || entries.length !== 1)
+    return fail(
+      'invalid_exact_stellar_payload_auth_mismatch',
+      'The transaction must carry exactly one authorization entry, with address credentials of `from`.',
+    );
   if (!sameInvocation(auth.entry.rootInvocation(), t.invoke)) {
-    return fail('invalid_exact_stellar_payload_auth_mismatch', 'The authorization entry authorizes a different call than transfer(from, payTo, amount) on the asset.');
+    return fail(
+      'invalid_exact_stellar_payload_auth_mismatch',
+      'The authorization entry authorizes a different call than transfer(from, payTo, amount) on the asset.',
+    );
   }
   if (auth.entry.rootInvocation().subInvocations().length > 0) {
-    return fail('invalid_exact_stellar_payload_has_subinvocations', 'The authorization entry may not authorize sub-invocations.');
+    return fail(
+      'invalid_exact_stellar_payload_has_subinvocations',
+      'The authorization entry may not authorize sub-invocations.',
+    );
   }
   if (auth.expirationLedger < currentLedger + MIN_REMAINING_LEDGERS) {
-    return fail('invalid_exact_stellar_signature_expired', `The authorization expires at ledger ${auth.expirationLedger}; the network is at ${currentLedger}. Sign a new one.`);
+    return fail(
+      'invalid_exact_stellar_signature_expired',
+      `The authorization expires at ledger ${auth.expirationLedger}; the network is at ${currentLedger}. Sign a new one.`,
+    );
   }
   const bound = maxExpirationLedger(currentLedger, req.maxTimeoutSeconds);
   if (auth.expirationLedger > bound) {
-    return fail('invalid_exact_stellar_signature_expiration_too_far', `The authorization expires at ledger ${auth.expirationLedger}; at most ${bound} is accepted (maxTimeoutSeconds ${req.maxTimeoutSeconds}).`);
+    return fail(
+      'invalid_exact_stellar_signature_expiration_too_far',
+      `The authorization expires at ledger ${auth.expirationLedger}; at most ${bound} is accepted (maxTimeoutSeconds ${req.maxTimeoutSeconds}).`,
+    );
   }
   const signature = auth.entry.credentials().address().signature();
-  if (signature.switch().name === 'scvVoid') return fail('invalid_exact_stellar_payload_missing_payer_signature', 'The payer’s authorization entry is not signed.');
+  if (signature.switch().name === 'scvVoid')
+    return fail(
+      'invalid_exact_stellar_payload_missing_payer_signature',
+      'The payer’s authorization entry is not signed.',
+    );
   if (StrKey.isValidEd25519PublicKey(auth.address)) {
     const signatures = accountSignatures(signature);
     const payload = authorizationPayload(auth.entry, passphrase);
-    const valid = signatures?.every((s) => s.publicKey.length === 32 && Keypair.fromPublicKey(StrKey.encodeEd25519PublicKey(s.publicKey)).verify(payload, s.signature));
-    if (!valid) return fail('invalid_exact_stellar_payload_bad_payer_signature', 'The payer’s signature does not verify over this authorization entry on this network.');
+    const valid = signatures?.every(
+      (s) =>
+        s.publicKey.length === 32 &&
+        Keypair.fromPublicKey(StrKey.encodeEd25519PublicKey(s.publicKey)).verify(payload, s.signature),
+    );
+    if (!valid)
+      return fail(
+        'invalid_exact_stellar_payload_bad_payer_signature',
+        'The payer’s signature does not verify over this authorization entry on this network.',
+      );
   }
   return { ok: true, ...auth };
 }
@@ -196,15 +299,26 @@ function eventAmount(data: xdr.ScVal): bigint | undefined {
  * Checks a successful simulation's contract events: exactly one `transfer` event, emitted by the asset contract,
  * moving exactly `amount` from `from` to `payTo`, and no other contract event (no other balance change).
  */
-export function checkTransferEvents(events: readonly xdr.DiagnosticEvent[], t: StellarTransfer, req: PaymentRequirements): StellarFailure | undefined {
+export function checkTransferEvents(
+  events: readonly xdr.DiagnosticEvent[],
+  t: StellarTransfer,
+  req: PaymentRequirements,
+): StellarFailure | undefined {
   try {
     return checkEvents(events, t, req);
   } catch {
-    return { reason: 'invalid_exact_stellar_payload_event_malformed', message: 'The simulated call emits an event that cannot be read as a SEP-41 transfer.' };
+    return {
+      reason: 'invalid_exact_stellar_payload_event_malformed',
+      message: 'The simulated call emits an event that cannot be read as a SEP-41 transfer.',
+    };
   }
 }
 
-function checkEvents(events: readonly xdr.DiagnosticEvent[], t: StellarTransfer, req: PaymentRequirements): StellarFailure | undefined {
+function checkEvents(
+  events: readonly xdr.DiagnosticEvent[],
+  t: StellarTransfer,
+  req: PaymentRequirements,
+): StellarFailure | undefined {
   const transfers: { from: string; to: string; amount: bigint | undefined }[] = [];
   for (const diagnostic of events) {
     const event = diagnostic.event();
@@ -213,19 +327,38 @@ function checkEvents(events: readonly xdr.DiagnosticEvent[], t: StellarTransfer,
     const name = topics[0]?.switch().name === 'scvSymbol' ? topics[0].sym().toString() : '';
     const contractId = event.contractId();
     if (name !== 'transfer' || topics.length < 3 || !contractId) {
-      return { reason: 'invalid_exact_stellar_payload_event_not_transfer', message: `The simulated call emits a "${name}" event besides the transfer.` };
+      return {
+        reason: 'invalid_exact_stellar_payload_event_not_transfer',
+        message: `The simulated call emits a "${name}" event besides the transfer.`,
+      };
     }
     if (Address.fromScAddress(xdr.ScAddress.scAddressTypeContract(contractId)).toString() !== req.asset) {
-      return { reason: 'invalid_exact_stellar_payload_event_wrong_asset', message: 'The simulated transfer event comes from another contract than the asset.' };
+      return {
+        reason: 'invalid_exact_stellar_payload_event_wrong_asset',
+        message: 'The simulated transfer event comes from another contract than the asset.',
+      };
     }
-    transfers.push({ from: Address.fromScVal(topics[1]!).toString(), to: Address.fromScVal(topics[2]!).toString(), amount: eventAmount(event.body().v0().data()) });
+    transfers.push({
+      from: Address.fromScVal(topics[1]!).toString(),
+      to: Address.fromScVal(topics[2]!).toString(),
+      amount: eventAmount(event.body().v0().data()),
+    });
   }
   if (transfers.length !== 1) {
-    return { reason: transfers.length === 0 ? 'invalid_exact_stellar_payload_no_transfer_events' : 'invalid_exact_stellar_payload_multiple_transfers', message: `The simulated call emits ${transfers.length} transfer events; exactly one is expected.` };
+    return {
+      reason:
+        transfers.length === 0
+          ? 'invalid_exact_stellar_payload_no_transfer_events'
+          : 'invalid_exact_stellar_payload_multiple_transfers',
+      message: `The simulated call emits ${transfers.length} transfer events; exactly one is expected.`,
+    };
   }
   const [event] = transfers as [(typeof transfers)[number]];
   if (event.from !== t.from || event.to !== req.payTo || event.amount !== BigInt(req.amount)) {
-    return { reason: 'invalid_exact_stellar_payload_event_mismatch', message: 'The simulated transfer event does not move exactly the price from the payer to the pay-to address.' };
+    return {
+      reason: 'invalid_exact_stellar_payload_event_mismatch',
+      message: 'The simulated transfer event does not move exactly the price from the payer to the pay-to address.',
+    };
   }
   return undefined;
 }

@@ -1,6 +1,22 @@
 import { BASE_FEE, Keypair, Operation, rpc, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
-import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, SettleResponse, VerifyResponse } from '@x402/core/types';
-import { checkAuthorization, checkTransferCall, checkTransferEvents, decodeStellarTransfer, payerAuthorization, type PayerAuthorization, type StellarFailure, type StellarTransfer } from './checks.js';
+import type {
+  Network,
+  PaymentPayload,
+  PaymentRequirements,
+  SchemeNetworkFacilitator,
+  SettleResponse,
+  VerifyResponse,
+} from '@x402/core/types';
+import {
+  checkAuthorization,
+  checkTransferCall,
+  checkTransferEvents,
+  decodeStellarTransfer,
+  payerAuthorization,
+  type PayerAuthorization,
+  type StellarFailure,
+  type StellarTransfer,
+} from './checks.js';
 import { stellarRpc } from './network.js';
 
 /** Settings of one in-process Stellar `exact` facilitator (one network, one settlement account). */
@@ -22,7 +38,8 @@ export interface StellarFacilitatorOptions {
 /** Default fee ceiling per settlement (0.005 XLM), as in the x402 Stellar spec. */
 export const DEFAULT_MAX_FEE_STROOPS = 50_000n;
 
-type Checked = { ok: true; transfer: StellarTransfer; auth: PayerAuthorization } | ({ ok: false; payer?: string } & StellarFailure);
+type Checked =
+  { ok: true; transfer: StellarTransfer; auth: PayerAuthorization } | ({ ok: false; payer?: string } & StellarFailure);
 
 /**
  * The `exact` scheme on Stellar, facilitator side, on @stellar/stellar-sdk 15: verifies the payer's signed
@@ -41,7 +58,10 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
    * retries a pending settlement once, the reconciler retries later) waits for that transaction instead of
    * submitting a second one, so the receipt always names the transaction that carries the payment.
    */
-  private readonly submitted = new Map<string, { hash: string; maxTime: number; envelope: Transaction; acknowledged: boolean }>();
+  private readonly submitted = new Map<
+    string,
+    { hash: string; maxTime: number; envelope: Transaction; acknowledged: boolean }
+  >();
 
   constructor(private readonly options: StellarFacilitatorOptions) {
     this.keypair = Keypair.fromSecret(options.secret);
@@ -62,7 +82,13 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
   /** Checks the payment offline, then simulates the client's transaction on the current ledger. RPC failures throw. */
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     const checked = await this.check(payload, requirements);
-    if (!checked.ok) return { isValid: false, invalidReason: checked.reason, invalidMessage: checked.message, ...(checked.payer ? { payer: checked.payer } : {}) };
+    if (!checked.ok)
+      return {
+        isValid: false,
+        invalidReason: checked.reason,
+        invalidMessage: checked.message,
+        ...(checked.payer ? { payer: checked.payer } : {}),
+      };
     const payer = checked.auth.address;
     const sim = await this.server.simulateTransaction(checked.transfer.tx);
     const refused = this.checkSimulation(sim, checked.transfer, requirements);
@@ -88,18 +114,38 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     try {
       checked = await this.check(payload, requirements);
     } catch (err) {
-      return { success: false, errorReason: 'settle_exact_stellar_rpc_unavailable', errorMessage: `The Stellar RPC failed before anything was submitted: ${(err as Error).message}`, transaction: '', network };
+      return {
+        success: false,
+        errorReason: 'settle_exact_stellar_rpc_unavailable',
+        errorMessage: `The Stellar RPC failed before anything was submitted: ${(err as Error).message}`,
+        transaction: '',
+        network,
+      };
     }
-    if (!checked.ok) return { success: false, errorReason: checked.reason, errorMessage: checked.message, transaction: '', network, ...(checked.payer ? { payer: checked.payer } : {}) };
+    if (!checked.ok)
+      return {
+        success: false,
+        errorReason: checked.reason,
+        errorMessage: checked.message,
+        transaction: '',
+        network,
+        ...(checked.payer ? { payer: checked.payer } : {}),
+      };
     const { transfer, auth } = checked;
     return this.exclusive(() => this.submit(transfer, auth, requirements, deadline));
   }
 
   private async check(payload: PaymentPayload, req: PaymentRequirements): Promise<Checked> {
-    if (payload.x402Version !== 2) return { ok: false, reason: 'invalid_x402_version', message: 'Stellar `exact` exists in x402 version 2 only.' };
-    if (payload.accepted?.scheme !== 'exact' || req.scheme !== 'exact') return { ok: false, reason: 'unsupported_scheme', message: 'This facilitator settles the `exact` scheme only.' };
+    if (payload.x402Version !== 2)
+      return { ok: false, reason: 'invalid_x402_version', message: 'Stellar `exact` exists in x402 version 2 only.' };
+    if (payload.accepted?.scheme !== 'exact' || req.scheme !== 'exact')
+      return { ok: false, reason: 'unsupported_scheme', message: 'This facilitator settles the `exact` scheme only.' };
     if (payload.accepted.network !== req.network || req.network !== this.options.network) {
-      return { ok: false, reason: 'network_mismatch', message: `The payment is for ${payload.accepted.network}; this facilitator settles ${this.options.network}.` };
+      return {
+        ok: false,
+        reason: 'network_mismatch',
+        message: `The payment is for ${payload.accepted.network}; this facilitator settles ${this.options.network}.`,
+      };
     }
     const decoded = decodeStellarTransfer(payload, this.options.passphrase);
     if (!decoded.ok) return decoded;
@@ -113,19 +159,32 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     return { ok: true, transfer, auth };
   }
 
-  private checkSimulation(sim: rpc.Api.SimulateTransactionResponse, transfer: StellarTransfer, req: PaymentRequirements): StellarFailure | undefined {
+  private checkSimulation(
+    sim: rpc.Api.SimulateTransactionResponse,
+    transfer: StellarTransfer,
+    req: PaymentRequirements,
+  ): StellarFailure | undefined {
     if (!rpc.Api.isSimulationSuccess(sim)) {
       const error = rpc.Api.isSimulationError(sim) ? sim.error : 'unknown simulation result';
-      return { reason: 'invalid_exact_stellar_payload_simulation_failed', message: `The network refuses the transfer: ${error.split('\n')[0]}` };
+      return {
+        reason: 'invalid_exact_stellar_payload_simulation_failed',
+        message: `The network refuses the transfer: ${error.split('\n')[0]}`,
+      };
     }
     if (rpc.Api.isSimulationRestore(sim)) {
-      return { reason: 'invalid_exact_stellar_payload_simulation_failed', message: 'The transfer touches archived ledger entries; restore them first.' };
+      return {
+        reason: 'invalid_exact_stellar_payload_simulation_failed',
+        message: 'The transfer touches archived ledger entries; restore them first.',
+      };
     }
     const events = checkTransferEvents(sim.events, transfer, req);
     if (events) return events;
     const max = BigInt(this.options.maxFeeStroops ?? DEFAULT_MAX_FEE_STROOPS);
     if (BigInt(sim.minResourceFee) + BigInt(BASE_FEE) > max) {
-      return { reason: 'invalid_exact_stellar_payload_fee_exceeds_maximum', message: `Settling would cost ${sim.minResourceFee} stroops of resource fees; at most ${max} in total is sponsored.` };
+      return {
+        reason: 'invalid_exact_stellar_payload_fee_exceeds_maximum',
+        message: `Settling would cost ${sim.minResourceFee} stroops of resource fees; at most ${max} in total is sponsored.`,
+      };
     }
     return undefined;
   }
@@ -137,22 +196,36 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
   }
 
   /** The submission we made earlier for this very transfer (same call, same payer and nonce), if any. */
-  private earlierSubmission(payload: PaymentPayload, req: PaymentRequirements): { id: string; base: { network: Network; payer: string } } | undefined {
+  private earlierSubmission(
+    payload: PaymentPayload,
+    req: PaymentRequirements,
+  ): { id: string; base: { network: Network; payer: string } } | undefined {
     const decoded = decodeStellarTransfer(payload, this.options.passphrase);
     if (!decoded.ok || checkTransferCall(decoded.transfer, req, this.facilitators)) return undefined;
     const auth = payerAuthorization(decoded.transfer);
     const id = auth ? `${auth.address}:${auth.nonce}` : '';
-    return auth && this.submitted.has(id) ? { id, base: { network: req.network as Network, payer: auth.address } } : undefined;
+    return auth && this.submitted.has(id)
+      ? { id, base: { network: req.network as Network, payer: auth.address } }
+      : undefined;
   }
 
   /** A previous submission of this authorization that may still land: its outcome, or undefined to submit afresh. */
-  private async previous(id: string, deadline: number, base: { network: Network; payer: string }): Promise<SettleResponse | undefined> {
+  private async previous(
+    id: string,
+    deadline: number,
+    base: { network: Network; payer: string },
+  ): Promise<SettleResponse | undefined> {
     const now = Date.now() / 1000;
     for (const [key, entry] of this.submitted) if (entry.maxTime < now - 3600) this.submitted.delete(key);
     const prior = this.submitted.get(id);
     if (!prior) return undefined;
-    const status = await this.server.getTransaction(prior.hash).then((r) => r.status, () => undefined);
-    const dead = status === rpc.Api.GetTransactionStatus.FAILED || (status === rpc.Api.GetTransactionStatus.NOT_FOUND && now > prior.maxTime + 30);
+    const status = await this.server.getTransaction(prior.hash).then(
+      (r) => r.status,
+      () => undefined,
+    );
+    const dead =
+      status === rpc.Api.GetTransactionStatus.FAILED ||
+      (status === rpc.Api.GetTransactionStatus.NOT_FOUND && now > prior.maxTime + 30);
     if (dead) {
       this.submitted.delete(id);
       return undefined;
@@ -161,9 +234,20 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     return this.confirm(id, prior.hash, deadline, base, prior.acknowledged ? undefined : prior.envelope);
   }
 
-  private async submit(transfer: StellarTransfer, auth: PayerAuthorization, req: PaymentRequirements, deadline: number): Promise<SettleResponse> {
+  private async submit(
+    transfer: StellarTransfer,
+    auth: PayerAuthorization,
+    req: PaymentRequirements,
+    deadline: number,
+  ): Promise<SettleResponse> {
     const base = { network: req.network as Network, payer: auth.address };
-    const failed = (errorReason: string, errorMessage: string, transaction = ''): SettleResponse => ({ success: false, errorReason, errorMessage, transaction, ...base });
+    const failed = (errorReason: string, errorMessage: string, transaction = ''): SettleResponse => ({
+      success: false,
+      errorReason,
+      errorMessage,
+      transaction,
+      ...base,
+    });
     const id = `${auth.address}:${auth.nonce}`;
     const earlier = await this.previous(id, deadline, base);
     if (earlier) return earlier;
@@ -182,11 +266,19 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
         prepared = rpc.assembleTransaction(tx, sim as rpc.Api.SimulateTransactionSuccessResponse).build();
         prepared.sign(this.keypair);
       } catch (err) {
-        return failed('settle_exact_stellar_rpc_unavailable', `The Stellar RPC failed before anything was submitted: ${(err as Error).message}`);
+        return failed(
+          'settle_exact_stellar_rpc_unavailable',
+          `The Stellar RPC failed before anything was submitted: ${(err as Error).message}`,
+        );
       }
       const hash = prepared.hash().toString('hex');
       // From here on the transaction may reach the network: only the chain can tell what became of it.
-      this.submitted.set(id, { hash, maxTime: Number(prepared.timeBounds?.maxTime ?? 0), envelope: prepared, acknowledged: false });
+      this.submitted.set(id, {
+        hash,
+        maxTime: Number(prepared.timeBounds?.maxTime ?? 0),
+        envelope: prepared,
+        acknowledged: false,
+      });
       let sent: rpc.Api.SendTransactionResponse;
       try {
         sent = await this.server.sendTransaction(prepared);
@@ -200,12 +292,18 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
           return this.confirm(id, hash, deadline, base);
         case 'TRY_AGAIN_LATER':
           this.submitted.delete(id);
-          return failed('settle_exact_stellar_transaction_submission_failed', 'The network asked to try again later; nothing was submitted.');
+          return failed(
+            'settle_exact_stellar_transaction_submission_failed',
+            'The network asked to try again later; nothing was submitted.',
+          );
         case 'ERROR': {
           const code = sent.errorResult?.result().switch().name ?? 'unknown';
           this.submitted.delete(id);
           if (code === 'txBadSeq' && attempt < 3) continue;
-          return failed('settle_exact_stellar_transaction_submission_failed', `The network refused the settlement transaction (${code}); nothing was charged.`);
+          return failed(
+            'settle_exact_stellar_transaction_submission_failed',
+            `The network refused the settlement transaction (${code}); nothing was charged.`,
+          );
         }
       }
     }
@@ -221,12 +319,21 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     if (entry) entry.acknowledged = true;
   }
 
-  private async confirm(id: string, hash: string, deadline: number, base: { network: Network; payer: string }, resend?: Transaction): Promise<SettleResponse> {
+  private async confirm(
+    id: string,
+    hash: string,
+    deadline: number,
+    base: { network: Network; payer: string },
+    resend?: Transaction,
+  ): Promise<SettleResponse> {
     const interval = this.options.pollIntervalMs ?? 1000;
     let unacknowledged = resend;
     for (;;) {
       if (unacknowledged) {
-        const answer = await this.server.sendTransaction(unacknowledged).then((r) => r.status, () => undefined);
+        const answer = await this.server.sendTransaction(unacknowledged).then(
+          (r) => r.status,
+          () => undefined,
+        );
         if (answer === 'PENDING' || answer === 'DUPLICATE') {
           unacknowledged = undefined;
           this.acknowledge(id);
@@ -241,13 +348,25 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
         if (result.status === rpc.Api.GetTransactionStatus.FAILED) {
           this.submitted.delete(id);
           const code = result.resultXdr.result().switch().name;
-          return { success: false, errorReason: 'settle_exact_stellar_transaction_failed', errorMessage: `The settlement transaction failed on chain (${code}); nothing was charged.`, transaction: hash, ...base };
+          return {
+            success: false,
+            errorReason: 'settle_exact_stellar_transaction_failed',
+            errorMessage: `The settlement transaction failed on chain (${code}); nothing was charged.`,
+            transaction: hash,
+            ...base,
+          };
         }
       } catch {
         // An unreachable RPC is no answer: keep asking until the deadline.
       }
       if (Date.now() + interval > deadline) {
-        return { success: false, errorReason: 'settlement_pending', errorMessage: `Transaction ${hash} was submitted; its outcome is not known yet.`, transaction: hash, ...base };
+        return {
+          success: false,
+          errorReason: 'settlement_pending',
+          errorMessage: `Transaction ${hash} was submitted; its outcome is not known yet.`,
+          transaction: hash,
+          ...base,
+        };
       }
       await new Promise((resolve) => setTimeout(resolve, interval));
     }

@@ -39,13 +39,25 @@ import { STELLAR_EXACT } from '../info.js';
 import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
 
 /** The payer's authorization in a Stellar `exact` payload, or a sentence saying why there is none. */
-export function stellarPayerAuthorization(payload: PaymentPayload, network: string): { ok: true; auth: PayerAuthorization } | { ok: false; message: string } {
+export function stellarPayerAuthorization(
+  payload: PaymentPayload,
+  network: string,
+): { ok: true; auth: PayerAuthorization } | { ok: false; message: string } {
   const passphrase = stellarPassphrase(network);
-  if (!passphrase) return { ok: false, message: `${network} is not a Stellar network this server knows (stellar:pubnet, stellar:testnet).` };
+  if (!passphrase)
+    return {
+      ok: false,
+      message: `${network} is not a Stellar network this server knows (stellar:pubnet, stellar:testnet).`,
+    };
   const decoded = decodeStellarTransfer(payload, passphrase);
   if (!decoded.ok) return { ok: false, message: decoded.message };
   const auth = payerAuthorization(decoded.transfer);
-  if (!auth) return { ok: false, message: 'The Stellar payment carries no authorization entry with address credentials of the transfer’s `from`; sign the payer’s entry.' };
+  if (!auth)
+    return {
+      ok: false,
+      message:
+        'The Stellar payment carries no authorization entry with address credentials of the transfer’s `from`; sign the payer’s entry.',
+    };
   return { ok: true, auth };
 }
 
@@ -58,7 +70,12 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
   if (!net.rpcUrl || !stellarPassphrase(net.id)) return { type: 'pending' };
   const found = stellarPayerAuthorization(pending.payload, net.id);
   if (!found.ok) return { type: 'failed', reason: 'invalid_payment' };
-  return lookupAuthorization(stellarRpc(net.rpcUrl, config.facilitator.timeoutMs), found.auth, pending.requirements, pending.transaction);
+  return lookupAuthorization(
+    stellarRpc(net.rpcUrl, config.facilitator.timeoutMs),
+    found.auth,
+    pending.requirements,
+    pending.transaction,
+  );
 }
 
 /** `exact` on Stellar: a payer-signed Soroban authorization of a SEP-41 transfer, settled and fee-sponsored by us. */

@@ -1,4 +1,11 @@
-import type { AssetAmount, Network, PaymentFlowConfig, PaymentRequirements, Price, SchemeNetworkServer } from '@x402/core/types';
+import type {
+  AssetAmount,
+  Network,
+  PaymentFlowConfig,
+  PaymentRequirements,
+  Price,
+  SchemeNetworkServer,
+} from '@x402/core/types';
 import { convertToTokenAmount, parseMoney } from '@x402/core/utils';
 import type { NetworkEntry } from '../../networks.js';
 
@@ -13,14 +20,20 @@ export class ExactStellarServerScheme implements SchemeNetworkServer {
   /** Stellar `exact` has one way to move the asset (a SEP-41 transfer); "default" is the SDK's name for that. */
   readonly defaultAssetTransferMethod = 'default';
   /** Verify before the handler, settle after it succeeded. */
-  readonly paymentFlows: Readonly<Record<string, PaymentFlowConfig>> = { default: { supported: ['authorization'], default: 'authorization' } };
+  readonly paymentFlows: Readonly<Record<string, PaymentFlowConfig>> = {
+    default: { supported: ['authorization'], default: 'authorization' },
+  };
 
   constructor(private readonly net: NetworkEntry) {}
 
   /** Converts a dollar price to units of the network's asset, or passes an explicit asset amount through. */
   async parsePrice(price: Price, _network: Network): Promise<AssetAmount> {
     if (typeof price === 'object') return { amount: price.amount, asset: price.asset, extra: price.extra ?? {} };
-    return { amount: convertToTokenAmount(parseMoney(price).amount, this.net.decimals), asset: this.net.asset, extra: {} };
+    return {
+      amount: convertToTokenAmount(parseMoney(price).amount, this.net.decimals),
+      asset: this.net.asset,
+      extra: {},
+    };
   }
 
   /** Decimals of the network's asset (settlement overrides in dollars need them). */

@@ -8,10 +8,31 @@
  * `@x402/svm`'s `@solana-program/*` dependencies declare a peer of `@solana/kit` ^5 while we pin 8.4.0; the
  * client, verification and co-signing work with it, as the rail and end-to-end tests prove on a real SVM (litesvm).
  */
-import { createKeyPairSignerFromBytes, getBase58Decoder, type Address, type GetSignatureStatusesApi, type IsBlockhashValidApi, type MessagePartialSigner, type Rpc, type TransactionPartialSigner } from '@solana/kit';
+import {
+  createKeyPairSignerFromBytes,
+  getBase58Decoder,
+  type Address,
+  type GetSignatureStatusesApi,
+  type IsBlockhashValidApi,
+  type MessagePartialSigner,
+  type Rpc,
+  type TransactionPartialSigner,
+} from '@solana/kit';
 import type { x402Facilitator } from '@x402/core/facilitator';
-import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkFacilitator, SettleResponse, VerifyResponse } from '@x402/core/types';
-import { createRpcClient, toFacilitatorSvmSigner, type FacilitatorRpcClient, type FacilitatorSvmSigner } from '@x402/svm';
+import type {
+  Network,
+  PaymentPayload,
+  PaymentRequirements,
+  SchemeNetworkFacilitator,
+  SettleResponse,
+  VerifyResponse,
+} from '@x402/core/types';
+import {
+  createRpcClient,
+  toFacilitatorSvmSigner,
+  type FacilitatorRpcClient,
+  type FacilitatorSvmSigner,
+} from '@x402/svm';
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import type { Config } from '../../../config.js';
@@ -30,7 +51,11 @@ export { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS } from './transact
  * 1 microlamport each and two signatures (payer + fee payer); these caps leave wallets room while bounding a
  * transaction's priority fee to 5,000 lamports (one signature's base fee).
  */
-export const SVM_LIMITS = { maxComputeUnits: 100_000, maxPriorityFeeMicroLamports: 50_000, maxRequiredSignatures: 2 } as const;
+export const SVM_LIMITS = {
+  maxComputeUnits: 100_000,
+  maxPriorityFeeMicroLamports: 50_000,
+  maxRequiredSignatures: 2,
+} as const;
 
 /** Replay key of a Solana payment: network + SHA-256 of the transaction message every signer committed to. */
 export function svmExactReplayKey(network: string, messageHash: string): string {
@@ -87,9 +112,11 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     return traceCall(async (trace) => {
       const abuse = await this.abuse(payload, requirements);
-      if (abuse) return { isValid: false, invalidReason: abuse.reason, invalidMessage: abuse.message, payer: abuse.payer };
+      if (abuse)
+        return { isValid: false, invalidReason: abuse.reason, invalidMessage: abuse.message, payer: abuse.payer };
       const result = await this.inner.verify(payload, requirements);
-      if (!result.isValid && trace.rpcFailure) throw new Error(`The Solana RPC failed during verification: ${trace.rpcFailure}`);
+      if (!result.isValid && trace.rpcFailure)
+        throw new Error(`The Solana RPC failed during verification: ${trace.rpcFailure}`);
       return result;
     });
   }
@@ -99,7 +126,11 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
       const base = { success: false, transaction: '', network: requirements.network as Network };
       const abuse = await this.abuse(payload, requirements);
       if (abuse) return { ...base, errorReason: abuse.reason, errorMessage: abuse.message, payer: abuse.payer };
-      const unavailable = (why: string): SettleResponse => ({ ...base, errorReason: REASONS.facilitatorUnavailable, errorMessage: `The Solana RPC failed before the transaction was sent (${why}); nothing was charged.` });
+      const unavailable = (why: string): SettleResponse => ({
+        ...base,
+        errorReason: REASONS.facilitatorUnavailable,
+        errorMessage: `The Solana RPC failed before the transaction was sent (${why}); nothing was charged.`,
+      });
       let result: SettleResponse;
       try {
         result = await this.inner.settle(payload, requirements);
@@ -107,14 +138,20 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
         if (trace.sent) throw err;
         return unavailable(rpcErrorText(err));
       }
-      const beforeSending = !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
-      return beforeSending && trace.rpcFailure ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) } : result;
+      const beforeSending =
+        !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
+      return beforeSending && trace.rpcFailure
+        ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
+        : result;
     });
   }
 }
 
 /** Builds the facilitator scheme for the given networks from a 64-byte fee-payer keypair; undefined when none is servable. */
-export function svmFacilitatorScheme(secret: Uint8Array, nets: readonly NetworkEntry[]): { scheme: SchemeNetworkFacilitator; networks: string[] } | undefined {
+export function svmFacilitatorScheme(
+  secret: Uint8Array,
+  nets: readonly NetworkEntry[],
+): { scheme: SchemeNetworkFacilitator; networks: string[] } | undefined {
   const clients: Record<string, FacilitatorRpcClient> = {};
   for (const net of nets) {
     const client = rpcClient(net);
@@ -136,16 +173,20 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
   let signature = pending.transaction;
   if (!signature) {
     // Ed25519 is deterministic: the transaction id is our fee payer's signature over the message, computable again.
-    if (!secret || getBase58Decoder().decode(secret.slice(32)) !== tx.feePayer) return { type: 'failed', reason: 'fee_payer_not_ours' };
+    if (!secret || getBase58Decoder().decode(secret.slice(32)) !== tx.feePayer)
+      return { type: 'failed', reason: 'fee_payer_not_ours' };
     const signer = await createKeyPairSignerFromBytes(secret);
-    const [signed] = await signer.signMessages([{ content: Uint8Array.from(tx.transaction.messageBytes), signatures: {} }]);
+    const [signed] = await signer.signMessages([
+      { content: Uint8Array.from(tx.transaction.messageBytes), signatures: {} },
+    ]);
     signature = getBase58Decoder().decode(signed![signer.address]!);
   }
   const { value } = await rpc.getSignatureStatuses([signature as never], { searchTransactionHistory: true }).send();
   const status = value[0];
   if (status) {
     if (status.err) return { type: 'failed', reason: 'transaction_failed' };
-    if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return { type: 'settled', transaction: signature };
+    if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')
+      return { type: 'settled', transaction: signature };
     return { type: 'pending' };
   }
   // Not on chain: once its blockhash has expired the transaction can never land.
@@ -159,8 +200,18 @@ export const svmExactRail: LoadedRail = {
   serverScheme: () => new ExactSvmServerScheme(),
   identify(payload, requirements): Identified {
     const tx = decodeSvmPayment(payload);
-    if (!tx) return { ok: false, message: 'The Solana payment must carry `payload.transaction`: a base64 serialized, partially signed transaction.' };
-    if (!tx.tokenPayer) return { ok: false, message: 'The Solana payment transaction has no SPL token TransferChecked instruction; sign the transfer with an x402 Solana client.' };
+    if (!tx)
+      return {
+        ok: false,
+        message:
+          'The Solana payment must carry `payload.transaction`: a base64 serialized, partially signed transaction.',
+      };
+    if (!tx.tokenPayer)
+      return {
+        ok: false,
+        message:
+          'The Solana payment transaction has no SPL token TransferChecked instruction; sign the transfer with an x402 Solana client.',
+      };
     return { ok: true, key: svmExactReplayKey(requirements.network, tx.messageHash), payer: tx.tokenPayer };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {

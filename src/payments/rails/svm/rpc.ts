@@ -54,7 +54,9 @@ export function signatureOfWire(wire: string): string | undefined {
   }
 }
 
-function traced<A extends unknown[], R>(call: ((...args: A) => Promise<R>) | undefined): ((...args: A) => Promise<R>) | undefined {
+function traced<A extends unknown[], R>(
+  call: ((...args: A) => Promise<R>) | undefined,
+): ((...args: A) => Promise<R>) | undefined {
   if (!call) return undefined;
   return async (...args: A) => {
     try {

@@ -10,7 +10,14 @@ import {
   type Transaction,
 } from '@solana/kit';
 import type { PaymentPayload } from '@x402/core/types';
-import { assertFeePayerIsolated, getTokenPayerFromTransaction, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, transactionMessageHash, type FacilitatorSvmSigner } from '@x402/svm';
+import {
+  assertFeePayerIsolated,
+  getTokenPayerFromTransaction,
+  TOKEN_2022_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+  transactionMessageHash,
+  type FacilitatorSvmSigner,
+} from '@x402/svm';
 
 /** A Solana `exact` payment's transaction, decoded once. */
 export interface SvmPaymentTransaction {
@@ -84,12 +91,24 @@ export async function feePayerAbuse(
   }
   for (const ix of instructions) {
     const program = ix.programAddress.toString();
-    if ((program !== TOKEN_PROGRAM_ADDRESS && program !== TOKEN_2022_PROGRAM_ADDRESS) || ix.data?.[0] !== TRANSFER_CHECKED) continue;
+    if (
+      (program !== TOKEN_PROGRAM_ADDRESS && program !== TOKEN_2022_PROGRAM_ADDRESS) ||
+      ix.data?.[0] !== TRANSFER_CHECKED
+    )
+      continue;
     const [source, mint, , authority] = ix.accounts ?? [];
     for (const feePayer of ours) {
-      if (authority?.address === feePayer) return { reason: FEE_PAYER_TRANSFERRING_FUNDS, message: `the fee payer ${feePayer} is the transfer authority` };
-      if (source && mint && source.address === (await associatedTokenAccount(address(feePayer), mint.address, address(program)))) {
-        return { reason: FEE_PAYER_TRANSFERRING_FUNDS, message: `the transfer's source is the fee payer ${feePayer}'s token account` };
+      if (authority?.address === feePayer)
+        return { reason: FEE_PAYER_TRANSFERRING_FUNDS, message: `the fee payer ${feePayer} is the transfer authority` };
+      if (
+        source &&
+        mint &&
+        source.address === (await associatedTokenAccount(address(feePayer), mint.address, address(program)))
+      ) {
+        return {
+          reason: FEE_PAYER_TRANSFERRING_FUNDS,
+          message: `the transfer's source is the fee payer ${feePayer}'s token account`,
+        };
       }
     }
   }

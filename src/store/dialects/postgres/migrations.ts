@@ -121,7 +121,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: 'payment protocol (x402 or MPP) of the agent\'s spending',
+    name: "payment protocol (x402 or MPP) of the agent's spending",
     sql: `ALTER TABLE agent_spends ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402' CHECK (protocol IN ('x402', 'mpp'));`,
   },
 ];

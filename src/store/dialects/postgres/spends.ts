@@ -43,7 +43,10 @@ export class PostgresSpends {
   ) {}
 
   async spentOn(day: string): Promise<number> {
-    const [row] = await this.query(`SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = $1 AND ${COUNTED}`, [day]);
+    const [row] = await this.query(
+      `SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = $1 AND ${COUNTED}`,
+      [day],
+    );
     return Number(row?.total ?? 0);
   }
 
@@ -53,14 +56,30 @@ export class PostgresSpends {
     await this.transaction(async (q) => {
       // READ COMMITTED would let two inserts each see the other's sum missing; the lock makes reservations of one day take turns.
       await q("SELECT pg_advisory_xact_lock(hashtext('tollbooth.agent_spends'), hashtext($1))", [s.day]);
-      const [row] = await q(`SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = $1 AND ${COUNTED}`, [s.day]);
+      const [row] = await q(
+        `SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = $1 AND ${COUNTED}`,
+        [s.day],
+      );
       spentMicros = Number(row?.total ?? 0);
       if (spentMicros + s.usdMicros > dayLimitMicros) return;
       const now = new Date().toISOString();
       await q(
         `INSERT INTO agent_spends (id, day, tool, resource, request_hash, network, asset, amount, usd_micros, status, payment_id, protocol, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, $12, $11, $11)`,
-        [s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros, s.paymentId ?? null, now, s.protocol ?? 'x402'],
+        [
+          s.id,
+          s.day,
+          s.tool,
+          s.resource,
+          s.requestHash,
+          s.network,
+          s.asset,
+          s.amount,
+          s.usdMicros,
+          s.paymentId ?? null,
+          now,
+          s.protocol ?? 'x402',
+        ],
       );
       reserved = true;
       spentMicros += s.usdMicros;
@@ -73,7 +92,15 @@ export class PostgresSpends {
       `UPDATE agent_spends SET status = $2, payer = COALESCE($3, payer), transaction_id = COALESCE($4, transaction_id), note = $5,
          payload = $6::json, updated_at = $7
        WHERE id = $1 AND status IN ('reserved', 'pending')`,
-      [id, u.status, u.payer ?? null, u.transaction ?? null, u.note ?? null, u.status === 'pending' ? json(u.payload) : null, new Date().toISOString()],
+      [
+        id,
+        u.status,
+        u.payer ?? null,
+        u.transaction ?? null,
+        u.note ?? null,
+        u.status === 'pending' ? json(u.payload) : null,
+        new Date().toISOString(),
+      ],
     );
   }
 
@@ -88,7 +115,10 @@ export class PostgresSpends {
     const statuses = options.statuses ?? [];
     const where = statuses.length > 0 ? 'WHERE status = ANY($2::text[])' : '';
     const args: unknown[] = [options.limit ?? 50, ...(statuses.length > 0 ? [statuses] : [])];
-    const rows = await this.query(`SELECT * FROM agent_spends ${where} ORDER BY created_at DESC, seq DESC LIMIT $1`, args);
+    const rows = await this.query(
+      `SELECT * FROM agent_spends ${where} ORDER BY created_at DESC, seq DESC LIMIT $1`,
+      args,
+    );
     return rows.map(rowToSpend);
   }
 

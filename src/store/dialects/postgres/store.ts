@@ -27,8 +27,21 @@ import type {
   TokenTake,
 } from '../../store.js';
 
-const RECEIPT_COLUMNS = 'key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at';
-const receiptArgs = (r: ReceiptRecord) => [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.protocol ?? 'x402', r.createdAt];
+const RECEIPT_COLUMNS =
+  'key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at';
+const receiptArgs = (r: ReceiptRecord) => [
+  r.key,
+  r.tool,
+  r.network,
+  r.payer,
+  r.amount,
+  r.transaction,
+  r.status,
+  r.errorReason ?? null,
+  r.transport,
+  r.protocol ?? 'x402',
+  r.createdAt,
+];
 const INSERT_RECEIPT = `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
 
 /** Options for opening the PostgreSQL store. */
@@ -54,7 +67,10 @@ export class PostgresStore implements Store {
     private readonly redact: (message: string) => string,
     private readonly onRoundTrip: () => void = () => undefined,
   ) {
-    this.spends = new PostgresSpends((sql, args) => this.query(sql, args), (fn) => this.transaction(fn));
+    this.spends = new PostgresSpends(
+      (sql, args) => this.query(sql, args),
+      (fn) => this.transaction(fn),
+    );
     this.toolState = new PostgresToolState((sql, args) => this.query(sql, args));
     this.tokens = new PostgresTokenBuckets((sql, args) => this.query(sql, args));
   }
@@ -71,16 +87,24 @@ export class PostgresStore implements Store {
       application_name: 'tollbooth',
     });
     // An idle connection that drops (server restart, failover) must not crash the process.
-    pool.on('error', (err) => options.log?.warn('an idle PostgreSQL connection failed', { database: target, error: redact(errorText(err)) }));
+    pool.on('error', (err) =>
+      options.log?.warn('an idle PostgreSQL connection failed', { database: target, error: redact(errorText(err)) }),
+    );
     try {
       const report = await migrate(pool);
-      if (report.applied.length > 0) options.log?.info('PostgreSQL store migrated', { database: target, applied: report.applied });
+      if (report.applied.length > 0)
+        options.log?.info('PostgreSQL store migrated', { database: target, applied: report.applied });
       if (report.unknown.length > 0) {
-        options.log?.warn('the PostgreSQL schema has migrations this release does not know (a newer release ran here)', { database: target, versions: report.unknown });
+        options.log?.warn(
+          'the PostgreSQL schema has migrations this release does not know (a newer release ran here)',
+          { database: target, versions: report.unknown },
+        );
       }
     } catch (err) {
       await pool.end().catch(() => undefined);
-      throw new Error(`Could not open the PostgreSQL store at ${target}: ${redact(errorText(err))}. Check DATABASE_URL and that the server is reachable.`);
+      throw new Error(
+        `Could not open the PostgreSQL store at ${target}: ${redact(errorText(err))}. Check DATABASE_URL and that the server is reachable.`,
+      );
     }
     return new PostgresStore(pool, target, redact, options.onRoundTrip);
   }
@@ -91,7 +115,19 @@ export class PostgresStore implements Store {
       const inserted = await this.query(
         `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, payload, requirements, request_hash, created_at, updated_at, protocol)
          VALUES ($1, 'claimed', $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11) ON CONFLICT (key) DO NOTHING RETURNING key`,
-        [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, json(claim.details?.payload), json(claim.details?.requirements), claim.details?.requestHash ?? null, now, claim.protocol ?? 'x402'],
+        [
+          claim.key,
+          claim.tool,
+          claim.network,
+          claim.payer,
+          claim.amount,
+          claim.transport,
+          json(claim.details?.payload),
+          json(claim.details?.requirements),
+          claim.details?.requestHash ?? null,
+          now,
+          claim.protocol ?? 'x402',
+        ],
       );
       if (inserted.length === 1) return { type: 'claimed' };
       const [row] = await this.query('SELECT * FROM payment_claims WHERE key = $1', [claim.key]);
@@ -101,7 +137,11 @@ export class PostgresStore implements Store {
           const transaction = String(row.transaction_id ?? '');
           // Completed after being pending: the output that was never delivered goes to a retry of the same request.
           if (row.output === null || row.output === undefined) return { type: 'spent', transaction };
-          return { type: 'spent', transaction, undelivered: { requestHash: String(row.request_hash), output: row.output } };
+          return {
+            type: 'spent',
+            transaction,
+            undelivered: { requestHash: String(row.request_hash), output: row.output },
+          };
         }
         case 'pending':
           return { type: 'pending', pending: rowToPending(row) };
@@ -137,17 +177,30 @@ export class PostgresStore implements Store {
       `UPDATE payment_claims SET status = 'pending', transaction_id = $2, payload = $3::json, requirements = $4::json,
          request_hash = $5, output = $6::json, updated_at = $7
        WHERE key = $1 AND status IN ('claimed', 'pending')`,
-      [key, details.transaction, json(details.payload), json(details.requirements), details.requestHash, json(details.output), new Date().toISOString()],
+      [
+        key,
+        details.transaction,
+        json(details.payload),
+        json(details.requirements),
+        details.requestHash,
+        json(details.output),
+        new Date().toISOString(),
+      ],
     );
   }
 
   async listStaleClaims(before: string): Promise<PendingRecord[]> {
-    const rows = await this.query("SELECT * FROM payment_claims WHERE status = 'claimed' AND updated_at < $1 ORDER BY created_at, key", [before]);
+    const rows = await this.query(
+      "SELECT * FROM payment_claims WHERE status = 'claimed' AND updated_at < $1 ORDER BY created_at, key",
+      [before],
+    );
     return rows.map(rowToPending);
   }
 
   async listPending(): Promise<PendingRecord[]> {
-    const rows = await this.query("SELECT * FROM payment_claims WHERE status = 'pending' ORDER BY created_at, updated_at, key");
+    const rows = await this.query(
+      "SELECT * FROM payment_claims WHERE status = 'pending' ORDER BY created_at, updated_at, key",
+    );
     return rows.map(rowToPending);
   }
 
@@ -165,7 +218,10 @@ export class PostgresStore implements Store {
   }
 
   async listReceipts(options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
-    const rows = await this.query(`SELECT ${RECEIPT_COLUMNS} FROM receipts ORDER BY created_at DESC, id DESC LIMIT $1`, [options.limit ?? 100]);
+    const rows = await this.query(
+      `SELECT ${RECEIPT_COLUMNS} FROM receipts ORDER BY created_at DESC, id DESC LIMIT $1`,
+      [options.limit ?? 100],
+    );
     return rows.map(rowToReceipt);
   }
 
@@ -183,9 +239,13 @@ export class PostgresStore implements Store {
         [claim.id, claim.tool, claim.requestHash, claim.paymentKey, now, claim.expiresAt],
       );
       if (taken.length === 1) return { type: 'new' };
-      const [row] = await this.query('SELECT * FROM idempotency_records WHERE id = $1 AND expires_at > $2', [claim.id, now]);
+      const [row] = await this.query('SELECT * FROM idempotency_records WHERE id = $1 AND expires_at > $2', [
+        claim.id,
+        now,
+      ]);
       if (!row) continue; // abandoned or expired between the two statements
-      if (row.request_hash !== claim.requestHash || row.tool !== claim.tool) return { type: 'conflict', reason: 'different_request' };
+      if (row.request_hash !== claim.requestHash || row.tool !== claim.tool)
+        return { type: 'conflict', reason: 'different_request' };
       if (row.payment_key !== claim.paymentKey) return { type: 'conflict', reason: 'different_payment' };
       if (row.state === 'done') return { type: 'done', result: row.result as StoredResult };
       return { type: 'in_flight' };
@@ -209,18 +269,38 @@ export class PostgresStore implements Store {
   }
 
   // Tool state (testnet-fund drips, smm orders): the statements live in the *-tool-state module.
-  claimDrip(subject: string, day: string, limit: number): Promise<DripClaim> { return this.toolState.claimDrip(subject, day, limit); }
-  releaseDrip(subject: string, day: string): Promise<void> { return this.toolState.releaseDrip(subject, day); }
-  saveOrder(order: OrderRecord): Promise<void> { return this.toolState.saveOrder(order); }
-  getOrder(orderId: string): Promise<OrderRecord | undefined> { return this.toolState.getOrder(orderId); }
+  claimDrip(subject: string, day: string, limit: number): Promise<DripClaim> {
+    return this.toolState.claimDrip(subject, day, limit);
+  }
+  releaseDrip(subject: string, day: string): Promise<void> {
+    return this.toolState.releaseDrip(subject, day);
+  }
+  saveOrder(order: OrderRecord): Promise<void> {
+    return this.toolState.saveOrder(order);
+  }
+  getOrder(orderId: string): Promise<OrderRecord | undefined> {
+    return this.toolState.getOrder(orderId);
+  }
 
   // Agent spending (remote mode, `tollbooth call`): the statements live in the *-spends module.
-  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> { return this.spends.reserve(spend, dayLimitMicros); }
-  finishSpend(id: string, update: SpendUpdate): Promise<void> { return this.spends.finish(id, update); }
-  cancelSpend(id: string, note: string): Promise<void> { return this.spends.cancel(id, note); }
-  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> { return this.spends.list(options); }
-  spentOn(day: string): Promise<number> { return this.spends.spentOn(day); }
-  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> { return this.spends.pending(requestHash); }
+  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> {
+    return this.spends.reserve(spend, dayLimitMicros);
+  }
+  finishSpend(id: string, update: SpendUpdate): Promise<void> {
+    return this.spends.finish(id, update);
+  }
+  cancelSpend(id: string, note: string): Promise<void> {
+    return this.spends.cancel(id, note);
+  }
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> {
+    return this.spends.list(options);
+  }
+  spentOn(day: string): Promise<number> {
+    return this.spends.spentOn(day);
+  }
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> {
+    return this.spends.pending(requestHash);
+  }
 
   takeTokensFromEach(requests: readonly TokenRequest[]): Promise<TokenTake[]> {
     return this.tokens.takeEach(requests);
@@ -256,7 +336,9 @@ export class PostgresStore implements Store {
   }
 
   /** Runs `fn` in one transaction on one connection: all of its statements take effect, or none. */
-  private async transaction(fn: (q: (sql: string, args?: unknown[]) => Promise<Row[]>) => Promise<void>): Promise<void> {
+  private async transaction(
+    fn: (q: (sql: string, args?: unknown[]) => Promise<Row[]>) => Promise<void>,
+  ): Promise<void> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -283,7 +365,8 @@ export class PostgresStore implements Store {
 
   private wrap(err: unknown): Error {
     const message = this.redact(errorText(err));
-    if (isConnectionError(err)) return new Error(`PostgreSQL store unavailable (${this.target}): ${message}`, { cause: err });
+    if (isConnectionError(err))
+      return new Error(`PostgreSQL store unavailable (${this.target}): ${message}`, { cause: err });
     if (err instanceof Error && message === err.message) return err;
     return new Error(message);
   }

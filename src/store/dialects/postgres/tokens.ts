@@ -44,12 +44,19 @@ export class PostgresTokenBuckets {
            WHERE GREATEST(rate_buckets.tat, ${now}::float8) + ${step}::float8 - ${now}::float8 <= ${limit}::float8
          RETURNING tat)`;
     });
-    const [row] = await this.query(`WITH ${ctes.join(', ')} SELECT ${requests.map((_, i) => `(SELECT tat FROM t${i}) AS t${i}`).join(', ')}`, args);
+    const [row] = await this.query(
+      `WITH ${ctes.join(', ')} SELECT ${requests.map((_, i) => `(SELECT tat FROM t${i}) AS t${i}`).join(', ')}`,
+      args,
+    );
     return Promise.all(
       requests.map(async (r, i) => {
         const tat = row?.[`t${i}`];
         const interval = 1000 / r.refillPerSecond;
-        if (tat !== null && tat !== undefined) return { type: 'taken', remaining: Math.floor((r.capacity * interval - (Number(tat) - r.now)) / interval) } as TokenTake;
+        if (tat !== null && tat !== undefined)
+          return {
+            type: 'taken',
+            remaining: Math.floor((r.capacity * interval - (Number(tat) - r.now)) / interval),
+          } as TokenTake;
         // Limited (the rare path): when to retry comes from the bucket as it stands.
         const [current] = await this.query('SELECT tat FROM rate_buckets WHERE key = $1', [r.key]);
         const outcome = takeFrom(current ? Number(current.tat) : undefined, r.now, r, r.cost);

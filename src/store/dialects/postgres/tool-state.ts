@@ -22,7 +22,10 @@ export class PostgresToolState {
   }
 
   async releaseDrip(subject: string, day: string): Promise<void> {
-    await this.query('UPDATE drips SET count = count - 1 WHERE subject = $1 AND day = $2 AND count > 0', [subject, day]);
+    await this.query('UPDATE drips SET count = count - 1 WHERE subject = $1 AND day = $2 AND count > 0', [
+      subject,
+      day,
+    ]);
   }
 
   async saveOrder(o: OrderRecord): Promise<void> {
@@ -30,7 +33,18 @@ export class PostgresToolState {
       `INSERT INTO orders (order_id, service_id, link, quantity, charge_usd, status, payer, payment_key, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (order_id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,
-      [o.orderId, o.serviceId, o.link, o.quantity, o.chargeUsd, o.status, o.payer, o.paymentKey, o.createdAt, o.updatedAt],
+      [
+        o.orderId,
+        o.serviceId,
+        o.link,
+        o.quantity,
+        o.chargeUsd,
+        o.status,
+        o.payer,
+        o.paymentKey,
+        o.createdAt,
+        o.updatedAt,
+      ],
     );
   }
 

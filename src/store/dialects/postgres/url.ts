@@ -4,7 +4,8 @@ export function describeDatabaseUrl(url: string): string {
     const u = new URL(url);
     const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
     const host = u.hostname || u.searchParams.get('host') || 'localhost';
-    const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || u.searchParams.get('dbname') || '(default database)';
+    const database =
+      decodeURIComponent(u.pathname.replace(/^\//, '')) || u.searchParams.get('dbname') || '(default database)';
     return `postgres://${user}${host}:${u.port || '5432'}/${database}`;
   } catch {
     return 'the DATABASE_URL (unparseable URL)';
@@ -29,7 +30,16 @@ export function redactor(url: string): (message: string) => string {
   return (message) => ordered.reduce((text, secret) => text.split(secret).join('***'), message);
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
 
 /** True for errors that mean the database could not be reached or dropped the connection (not a bad statement). */
 export function isConnectionError(err: unknown): boolean {
@@ -39,7 +49,9 @@ export function isConnectionError(err: unknown): boolean {
   // SQLSTATE classes 08 (connection exception), 28 (authorization), 57P (operator intervention: shutdown), 3D000 (no such database).
   if (/^(08|28|57P)/.test(code) || code === '3D000') return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/i.test(
+    message,
+  );
 }
 
 /** An error's message, or what it is made of when the message is empty (Node's AggregateError for multi-address connects). */

@@ -65,7 +65,6 @@ export const MIGRATE_CLAIMS_V1 = [
   `DROP TABLE payment_claims_v1`,
 ];
 
-
 /** Databases written before MPP had no protocol columns: every payment they hold arrived through x402. */
 export const PROTOCOL_COLUMNS = [
   { table: 'payment_claims', sql: `ALTER TABLE payment_claims ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402'` },

@@ -28,7 +28,10 @@ export const SPENDS_SCHEMA = [
 ];
 
 /** Stores written before MPP have no protocol column: every payment they hold was made with x402. */
-export const SPENDS_PROTOCOL_COLUMN = { table: 'agent_spends', sql: `ALTER TABLE agent_spends ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402'` } as const;
+export const SPENDS_PROTOCOL_COLUMN = {
+  table: 'agent_spends',
+  sql: `ALTER TABLE agent_spends ADD COLUMN protocol TEXT NOT NULL DEFAULT 'x402'`,
+} as const;
 
 /** Statuses whose amount counts against the day's budget. */
 const COUNTED = "status IN ('reserved', 'settled', 'pending')";
@@ -41,7 +44,10 @@ function rowToSpend(row: Row): SpendRecord {
     payer: text(row.payer),
     transaction: text(row.transaction_id),
     note: text(row.note),
-    payload: row.payload_json === null || row.payload_json === undefined ? undefined : (JSON.parse(String(row.payload_json)) as unknown),
+    payload:
+      row.payload_json === null || row.payload_json === undefined
+        ? undefined
+        : (JSON.parse(String(row.payload_json)) as unknown),
   };
   return {
     id: String(row.id),
@@ -66,7 +72,10 @@ export class SqliteSpends {
   constructor(private readonly db: SqliteDb) {}
 
   async spentOn(day: string): Promise<number> {
-    const result = await this.db.execute({ sql: `SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = ? AND ${COUNTED}`, args: [day] });
+    const result = await this.db.execute({
+      sql: `SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = ? AND ${COUNTED}`,
+      args: [day],
+    });
     return Number(result.rows[0]?.total ?? 0);
   }
 
@@ -78,7 +87,24 @@ export class SqliteSpends {
             SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?
             WHERE (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND ${COUNTED}) + ? <= ?
             RETURNING id`,
-      args: [s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros, s.paymentId ?? null, s.protocol ?? 'x402', now, now, s.day, s.usdMicros, dayLimitMicros],
+      args: [
+        s.id,
+        s.day,
+        s.tool,
+        s.resource,
+        s.requestHash,
+        s.network,
+        s.asset,
+        s.amount,
+        s.usdMicros,
+        s.paymentId ?? null,
+        s.protocol ?? 'x402',
+        now,
+        now,
+        s.day,
+        s.usdMicros,
+        dayLimitMicros,
+      ],
     });
     const spentMicros = await this.spentOn(s.day);
     return inserted.rows.length === 1 ? { type: 'reserved', spentMicros } : { type: 'over_budget', spentMicros };
@@ -89,7 +115,15 @@ export class SqliteSpends {
       sql: `UPDATE agent_spends SET status = ?, payer = COALESCE(?, payer), transaction_id = COALESCE(?, transaction_id), note = ?,
               payload_json = ?, updated_at = ?
             WHERE id = ? AND status IN ('reserved', 'pending')`,
-      args: [u.status, u.payer ?? null, u.transaction ?? null, u.note ?? null, u.status === 'pending' && u.payload !== undefined ? JSON.stringify(u.payload) : null, new Date().toISOString(), id],
+      args: [
+        u.status,
+        u.payer ?? null,
+        u.transaction ?? null,
+        u.note ?? null,
+        u.status === 'pending' && u.payload !== undefined ? JSON.stringify(u.payload) : null,
+        new Date().toISOString(),
+        id,
+      ],
     });
   }
 

@@ -74,7 +74,18 @@ export class SqliteStore implements Store {
       const inserted = this.db.execute({
         sql: `INSERT INTO payment_claims (key, status, tool, network, payer, amount, transport, protocol, pending_json, created_at, updated_at)
               VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
-        args: [claim.key, claim.tool, claim.network, claim.payer, claim.amount, claim.transport, claim.protocol ?? 'x402', details, now, now],
+        args: [
+          claim.key,
+          claim.tool,
+          claim.network,
+          claim.payer,
+          claim.amount,
+          claim.transport,
+          claim.protocol ?? 'x402',
+          details,
+          now,
+          now,
+        ],
       });
       if (inserted.rowsAffected === 1) return { type: 'claimed' };
       const row = this.db.execute({ sql: 'SELECT * FROM payment_claims WHERE key = ?', args: [claim.key] }).rows[0]!;
@@ -82,7 +93,9 @@ export class SqliteStore implements Store {
         const transaction = String(row.transaction_id ?? '');
         const { requestHash, output } = rowToPending(row);
         // Only a payment that was pending kept an output: the one a retry of the same request may still collect.
-        return output === undefined ? { type: 'spent', transaction } : { type: 'spent', transaction, undelivered: { requestHash, output } };
+        return output === undefined
+          ? { type: 'spent', transaction }
+          : { type: 'spent', transaction, undelivered: { requestHash, output } };
       }
       if (row.status === 'pending') return { type: 'pending', pending: rowToPending(row) };
       return { type: 'in_flight' };
@@ -93,7 +106,9 @@ export class SqliteStore implements Store {
   }
 
   async releasePayment(key: string): Promise<void> {
-    await this.db.write(() => this.db.execute({ sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'claimed'", args: [key] }));
+    await this.db.write(() =>
+      this.db.execute({ sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'claimed'", args: [key] }),
+    );
   }
 
   async completePayment(receipt: ReceiptRecord): Promise<void> {
@@ -111,7 +126,10 @@ export class SqliteStore implements Store {
     const { transaction, ...rest } = details;
     const args = [transaction, JSON.stringify(rest), new Date().toISOString(), key];
     await this.db.write(() =>
-      this.db.execute({ sql: "UPDATE payment_claims SET status = 'pending', transaction_id = ?, pending_json = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')", args }),
+      this.db.execute({
+        sql: "UPDATE payment_claims SET status = 'pending', transaction_id = ?, pending_json = ?, updated_at = ? WHERE key = ? AND status IN ('claimed', 'pending')",
+        args,
+      }),
     );
   }
 
@@ -121,17 +139,18 @@ export class SqliteStore implements Store {
   }
 
   async listStaleClaims(before: string): Promise<PendingRecord[]> {
-    const result = await this.db.execute({ sql: "SELECT * FROM payment_claims WHERE status = 'claimed' AND updated_at < ? ORDER BY created_at", args: [before] });
+    const result = await this.db.execute({
+      sql: "SELECT * FROM payment_claims WHERE status = 'claimed' AND updated_at < ? ORDER BY created_at",
+      args: [before],
+    });
     return result.rows.map(rowToPending);
   }
 
   async failPending(receipt: ReceiptRecord): Promise<void> {
-    await this.db.batch(
-      [
-        this.insertReceipt(receipt, "status = 'pending'"),
-        { sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'pending'", args: [receipt.key] },
-      ],
-    );
+    await this.db.batch([
+      this.insertReceipt(receipt, "status = 'pending'"),
+      { sql: "DELETE FROM payment_claims WHERE key = ? AND status = 'pending'", args: [receipt.key] },
+    ]);
   }
 
   async recordReceipt(receipt: ReceiptRecord): Promise<void> {
@@ -139,7 +158,10 @@ export class SqliteStore implements Store {
   }
 
   async listReceipts(options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
-    const result = await this.db.execute({ sql: 'SELECT * FROM receipts ORDER BY id DESC LIMIT ?', args: [options.limit ?? 100] });
+    const result = await this.db.execute({
+      sql: 'SELECT * FROM receipts ORDER BY id DESC LIMIT ?',
+      args: [options.limit ?? 100],
+    });
     return result.rows.map(rowToReceipt);
   }
 
@@ -155,7 +177,8 @@ export class SqliteStore implements Store {
       });
       if (inserted.rowsAffected === 1) return { type: 'new' };
       const row = this.db.execute({ sql: 'SELECT * FROM idempotency WHERE id = ?', args: [claim.id] }).rows[0]!;
-      if (row.request_hash !== claim.requestHash || row.tool !== claim.tool) return { type: 'conflict', reason: 'different_request' };
+      if (row.request_hash !== claim.requestHash || row.tool !== claim.tool)
+        return { type: 'conflict', reason: 'different_request' };
       if (row.payment_key !== claim.paymentKey) return { type: 'conflict', reason: 'different_payment' };
       if (row.status === 'done') return { type: 'done', result: JSON.parse(String(row.result_json)) as StoredResult };
       return { type: 'in_flight' };
@@ -164,11 +187,15 @@ export class SqliteStore implements Store {
 
   async finishIdempotent(id: string, result: StoredResult): Promise<void> {
     const args = [JSON.stringify(result), id];
-    await this.db.write(() => this.db.execute({ sql: "UPDATE idempotency SET status = 'done', result_json = ? WHERE id = ?", args }));
+    await this.db.write(() =>
+      this.db.execute({ sql: "UPDATE idempotency SET status = 'done', result_json = ? WHERE id = ?", args }),
+    );
   }
 
   async abandonIdempotent(id: string): Promise<void> {
-    await this.db.write(() => this.db.execute({ sql: "DELETE FROM idempotency WHERE id = ? AND status = 'in_flight'", args: [id] }));
+    await this.db.write(() =>
+      this.db.execute({ sql: "DELETE FROM idempotency WHERE id = ? AND status = 'in_flight'", args: [id] }),
+    );
   }
 
   async purgeExpired(now: string): Promise<number> {
@@ -187,12 +214,18 @@ export class SqliteStore implements Store {
     const row = taken.rows[0];
     if (row && limit > 0) return { type: 'granted', count: Number(row.count) };
     if (row) await this.releaseDrip(subject, day);
-    const current = await this.db.execute({ sql: 'SELECT count FROM drips WHERE subject = ? AND day = ?', args: [subject, day] });
+    const current = await this.db.execute({
+      sql: 'SELECT count FROM drips WHERE subject = ? AND day = ?',
+      args: [subject, day],
+    });
     return { type: 'limit_reached', count: Number(current.rows[0]?.count ?? 0) };
   }
 
   async releaseDrip(subject: string, day: string): Promise<void> {
-    await this.db.execute({ sql: 'UPDATE drips SET count = count - 1 WHERE subject = ? AND day = ? AND count > 0', args: [subject, day] });
+    await this.db.execute({
+      sql: 'UPDATE drips SET count = count - 1 WHERE subject = ? AND day = ? AND count > 0',
+      args: [subject, day],
+    });
   }
 
   async saveOrder(o: OrderRecord): Promise<void> {
@@ -200,7 +233,18 @@ export class SqliteStore implements Store {
       sql: `INSERT INTO orders (order_id, service_id, link, quantity, charge_usd, status, payer, payment_key, created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
-      args: [o.orderId, o.serviceId, o.link, o.quantity, o.chargeUsd, o.status, o.payer, o.paymentKey, o.createdAt, o.updatedAt],
+      args: [
+        o.orderId,
+        o.serviceId,
+        o.link,
+        o.quantity,
+        o.chargeUsd,
+        o.status,
+        o.payer,
+        o.paymentKey,
+        o.createdAt,
+        o.updatedAt,
+      ],
     });
   }
 
@@ -210,12 +254,24 @@ export class SqliteStore implements Store {
   }
 
   // Agent spending (remote mode, `tollbooth call`): the statements live in the *-spends module.
-  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> { return this.spends.reserve(spend, dayLimitMicros); }
-  finishSpend(id: string, update: SpendUpdate): Promise<void> { return this.spends.finish(id, update); }
-  cancelSpend(id: string, note: string): Promise<void> { return this.spends.cancel(id, note); }
-  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> { return this.spends.list(options); }
-  spentOn(day: string): Promise<number> { return this.spends.spentOn(day); }
-  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> { return this.spends.pending(requestHash); }
+  reserveSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendReservation> {
+    return this.spends.reserve(spend, dayLimitMicros);
+  }
+  finishSpend(id: string, update: SpendUpdate): Promise<void> {
+    return this.spends.finish(id, update);
+  }
+  cancelSpend(id: string, note: string): Promise<void> {
+    return this.spends.cancel(id, note);
+  }
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]> {
+    return this.spends.list(options);
+  }
+  spentOn(day: string): Promise<number> {
+    return this.spends.spentOn(day);
+  }
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined> {
+    return this.spends.pending(requestHash);
+  }
 
   async takeTokensFromEach(requests: readonly TokenRequest[]): Promise<TokenTake[]> {
     const taken: TokenTake[] = [];
@@ -245,8 +301,21 @@ export class SqliteStore implements Store {
 
   /** Inserts a receipt; with `claimState`, only while the payment's claim is in that state. */
   private insertReceipt(r: ReceiptRecord, claimState?: string): Statement {
-    const values = [r.key, r.tool, r.network, r.payer, r.amount, r.transaction, r.status, r.errorReason ?? null, r.transport, r.protocol ?? 'x402', r.createdAt];
-    const columns = 'INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at)';
+    const values = [
+      r.key,
+      r.tool,
+      r.network,
+      r.payer,
+      r.amount,
+      r.transaction,
+      r.status,
+      r.errorReason ?? null,
+      r.transport,
+      r.protocol ?? 'x402',
+      r.createdAt,
+    ];
+    const columns =
+      'INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at)';
     if (!claimState) return { sql: `${columns} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args: values };
     return {
       sql: `${columns} SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM payment_claims WHERE key = ? AND ${claimState})`,

@@ -31,7 +31,11 @@ beforeAll(async () => {
   testnet = await startAlgorandEnvironment(1, 'testnet');
   config = loadConfig({ ...algo.env, LOG_LEVEL: 'silent' });
   facilitator = new x402Facilitator();
-  registered = algorandExactRail.registerInProcess(facilitator, config.networks.filter((n) => n.family === 'algorand'), config);
+  registered = algorandExactRail.registerInProcess(
+    facilitator,
+    config.networks.filter((n) => n.family === 'algorand'),
+    config,
+  );
   req = acceptsFor(config, annuity).find((a) => a.network === algo.network)!;
 });
 afterAll(async () => {
@@ -40,7 +44,8 @@ afterAll(async () => {
 });
 
 const feePayerAddress = () => algo.feePayer.addr.toString();
-const pay = (i: number, accepted: PaymentRequirements = req) => officialAlgorandPaymentFor(algo.payers[i]!, accepted, algo.algod.url);
+const pay = (i: number, accepted: PaymentRequirements = req) =>
+  officialAlgorandPaymentFor(algo.payers[i]!, accepted, algo.algod.url);
 const paymentTxid = (p: PaymentPayload) => {
   const ok = algorandExactRail.identify(p, req);
   if (!ok.ok) throw new Error(ok.message);
@@ -52,12 +57,20 @@ describe('the Algorand exact rail with the official @x402/avm schemes', () => {
     expect(registered).toEqual([algo.network]);
     const kinds = facilitator.getSupported().kinds.filter((k) => k.network === algo.network);
     expect(kinds).toEqual([expect.objectContaining({ scheme: 'exact', extra: { feePayer: feePayerAddress() } })]);
-    expect(req).toMatchObject({ asset: algo.assetId.toString(), payTo: algo.payTo, extra: { feePayer: feePayerAddress(), tag: 'tollbooth' } });
+    expect(req).toMatchObject({
+      asset: algo.assetId.toString(),
+      payTo: algo.payTo,
+      extra: { feePayer: feePayerAddress(), tag: 'tollbooth' },
+    });
   });
 
   it('verifies and settles an official client payment: the ledger moves the price and we pay only the pooled fee', async () => {
     const payer = algo.payers[0]!.addr.toString();
-    const before = { payer: algo.balance(payer), payTo: algo.balance(algo.payTo), fee: algo.ledger.algoOf(feePayerAddress()) };
+    const before = {
+      payer: algo.balance(payer),
+      payTo: algo.balance(algo.payTo),
+      fee: algo.ledger.algoOf(feePayerAddress()),
+    };
     const payment = await pay(0);
     const identified = algorandExactRail.identify(payment, req);
     expect(identified).toEqual({ ok: true, key: expect.stringMatching(/^algorand-exact:[A-Z2-7]{52}$/), payer });
@@ -78,7 +91,11 @@ describe('the Algorand exact rail with the official @x402/avm schemes', () => {
     expect((await facilitator.settle(payment, req)).success).toBe(true);
     const count = algo.ledger.accepted.length;
     const again = await facilitator.settle(payment, req);
-    expect(again).toMatchObject({ success: false, errorReason: Errors.ErrSimulationFailed, errorMessage: expect.stringMatching(/already in ledger/) });
+    expect(again).toMatchObject({
+      success: false,
+      errorReason: Errors.ErrSimulationFailed,
+      errorMessage: expect.stringMatching(/already in ledger/),
+    });
     expect(algo.ledger.accepted.length).toBe(count);
   });
 
@@ -98,32 +115,102 @@ describe('the Algorand exact rail with the official @x402/avm schemes', () => {
   });
 
   it('refuses a payload whose payment transaction does not decode, before anything is claimed', () => {
-    const refused = algorandExactRail.identify({ x402Version: 2, accepted: req, payload: { paymentGroup: ['bm90IGEgdHhu'], paymentIndex: 0 } }, req);
+    const refused = algorandExactRail.identify(
+      { x402Version: 2, accepted: req, payload: { paymentGroup: ['bm90IGEgdHhu'], paymentIndex: 0 } },
+      req,
+    );
     expect(refused).toMatchObject({ ok: false, message: expect.stringMatching(/paymentGroup/) });
   });
 });
 
 describe('tampered Algorand payments are refused with their reason and nothing is submitted', () => {
   /** A group built with algosdk as the official client does, changed by `o` (given another payer's address as "someone else"). */
-  const hand = (o: (stranger: string) => GroupOverrides) => async () => buildAlgorandPayment(algo.ledger, algo.payers[4]!, req, o(algo.payers[5]!.addr.toString()));
+  const hand = (o: (stranger: string) => GroupOverrides) => async () =>
+    buildAlgorandPayment(algo.ledger, algo.payers[4]!, req, o(algo.payers[5]!.addr.toString()));
   const echoing = (p: PaymentPayload): PaymentPayload => ({ ...p, accepted: req });
   const cases: Array<[string, () => Promise<PaymentPayload>, string, RegExp?]> = [
-    ['an amount below the price', async () => echoing(await pay(4, { ...req, amount: '999' })), Errors.ErrAmountMismatch],
-    ['another receiver', async () => echoing(await pay(4, { ...req, payTo: algo.payers[5]!.addr.toString() })), Errors.ErrReceiverMismatch],
-    ['another ASA', async () => echoing(await pay(4, { ...req, asset: String(algo.ledger.createAsset(algo.payTo, 1_000_000n, 6)) })), Errors.ErrAssetMismatch],
-    ['transactions for another chain (testnet genesis)', async () => echoing(await officialAlgorandPaymentFor(testnet.payers[0]!, req, testnet.algod.url)), Errors.ErrNetworkMismatch, /genesis hash/],
-    ['an accepted entry naming another network', async () => ({ ...(await pay(4)), accepted: { ...req, network: `algorand:${GENESIS.testnet}` as PaymentRequirements['network'] } }), Errors.ErrNetworkMismatch],
+    [
+      'an amount below the price',
+      async () => echoing(await pay(4, { ...req, amount: '999' })),
+      Errors.ErrAmountMismatch,
+    ],
+    [
+      'another receiver',
+      async () => echoing(await pay(4, { ...req, payTo: algo.payers[5]!.addr.toString() })),
+      Errors.ErrReceiverMismatch,
+    ],
+    [
+      'another ASA',
+      async () => echoing(await pay(4, { ...req, asset: String(algo.ledger.createAsset(algo.payTo, 1_000_000n, 6)) })),
+      Errors.ErrAssetMismatch,
+    ],
+    [
+      'transactions for another chain (testnet genesis)',
+      async () => echoing(await officialAlgorandPaymentFor(testnet.payers[0]!, req, testnet.algod.url)),
+      Errors.ErrNetworkMismatch,
+      /genesis hash/,
+    ],
+    [
+      'an accepted entry naming another network',
+      async () => ({
+        ...(await pay(4)),
+        accepted: { ...req, network: `algorand:${GENESIS.testnet}` as PaymentRequirements['network'] },
+      }),
+      Errors.ErrNetworkMismatch,
+    ],
     ['an unsigned payment transaction', async () => unsignedPayment(await pay(4)), Errors.ErrUnsignedNonFacilitator],
     ['a corrupted signature', async () => corruptedSignature(await pay(4)), Errors.ErrInvalidSignature],
-    ['a signature by another key than the sender', async () => signedByStranger(await pay(4)), Errors.ErrInvalidSignature],
-    ['a group id that is not the hash of the group', hand(() => ({ groupId: new Uint8Array(32).fill(7) })), Errors.ErrInvalidGroupId],
-    ['our fee-payer transaction paying out ALGO', hand(() => ({ feePayerTxn: { amount: 1n } })), Errors.ErrInvalidFeePayer, /amount must be 0/],
-    ['our fee-payer transaction paying someone else', hand((s) => ({ feePayerTxn: { receiver: s } })), Errors.ErrInvalidFeePayer, /self-payment/],
-    ['our fee-payer transaction closing our account', hand((s) => ({ feePayerTxn: { closeRemainderTo: s } })), Errors.ErrInvalidFeePayer, /closeRemainderTo/],
-    ['our fee-payer transaction rekeying our account', hand((s) => ({ feePayerTxn: { rekeyTo: s } })), Errors.ErrInvalidFeePayer, /rekeyTo/],
-    ['our fee-payer transaction with a fee above 5000 µAlgo per transaction', hand(() => ({ feePayerTxn: { fee: 10_001n } })), Errors.ErrFeeTooHigh],
-    ['a group asking us to sign a second transaction', hand(() => ({ extraFeePayerTxn: true })), Errors.ErrInvalidFeePayer, /sign 2 transactions/],
-    ['a group asking us to sign an asset transfer instead of our self-payment', hand(() => ({ feePayerSendsAsset: true })), Errors.ErrInvalidFeePayer, /Expected payment transaction/],
+    [
+      'a signature by another key than the sender',
+      async () => signedByStranger(await pay(4)),
+      Errors.ErrInvalidSignature,
+    ],
+    [
+      'a group id that is not the hash of the group',
+      hand(() => ({ groupId: new Uint8Array(32).fill(7) })),
+      Errors.ErrInvalidGroupId,
+    ],
+    [
+      'our fee-payer transaction paying out ALGO',
+      hand(() => ({ feePayerTxn: { amount: 1n } })),
+      Errors.ErrInvalidFeePayer,
+      /amount must be 0/,
+    ],
+    [
+      'our fee-payer transaction paying someone else',
+      hand((s) => ({ feePayerTxn: { receiver: s } })),
+      Errors.ErrInvalidFeePayer,
+      /self-payment/,
+    ],
+    [
+      'our fee-payer transaction closing our account',
+      hand((s) => ({ feePayerTxn: { closeRemainderTo: s } })),
+      Errors.ErrInvalidFeePayer,
+      /closeRemainderTo/,
+    ],
+    [
+      'our fee-payer transaction rekeying our account',
+      hand((s) => ({ feePayerTxn: { rekeyTo: s } })),
+      Errors.ErrInvalidFeePayer,
+      /rekeyTo/,
+    ],
+    [
+      'our fee-payer transaction with a fee above 5000 µAlgo per transaction',
+      hand(() => ({ feePayerTxn: { fee: 10_001n } })),
+      Errors.ErrFeeTooHigh,
+    ],
+    [
+      'a group asking us to sign a second transaction',
+      hand(() => ({ extraFeePayerTxn: true })),
+      Errors.ErrInvalidFeePayer,
+      /sign 2 transactions/,
+    ],
+    [
+      'a group asking us to sign an asset transfer instead of our self-payment',
+      hand(() => ({ feePayerSendsAsset: true })),
+      Errors.ErrInvalidFeePayer,
+      /Expected payment transaction/,
+    ],
   ];
   for (const [label, make, reason, message] of cases) {
     it(`refuses ${label}`, async () => {
@@ -144,14 +231,23 @@ describe('tampered Algorand payments are refused with their reason and nothing i
     const payment = await pay(4);
     algo.ledger.advance(20);
     const verified = await facilitator.verify(payment, req);
-    expect(verified).toMatchObject({ isValid: false, invalidReason: Errors.ErrSimulationFailed, invalidMessage: expect.stringMatching(/txn dead/) });
+    expect(verified).toMatchObject({
+      isValid: false,
+      invalidReason: Errors.ErrSimulationFailed,
+      invalidMessage: expect.stringMatching(/txn dead/),
+    });
     expect((await facilitator.settle(payment, req)).success).toBe(false);
   });
 });
 
 describe('reconciling an Algorand settlement whose outcome was unknown', () => {
   const net = (): NetworkEntry => config.networks.find((n) => n.id === algo.network)!;
-  const pending = (payload: PaymentPayload) => ({ key: `algorand-exact:${paymentTxid(payload)}`, payload, requirements: req, transaction: '' });
+  const pending = (payload: PaymentPayload) => ({
+    key: `algorand-exact:${paymentTxid(payload)}`,
+    payload,
+    requirements: req,
+    transaction: '',
+  });
   const lookup = (payload: PaymentPayload, entry = net()) => algorandExactRail.lookup!(pending(payload), entry, config);
 
   it('reports a confirmed payment as settled with its txid', async () => {
@@ -186,9 +282,17 @@ describe('reconciling an Algorand settlement whose outcome was unknown', () => {
     const submissions = algo.algod.requests.filter((r) => r === 'POST /v2/transactions').length;
     algo.ledger.holding = true;
     try {
-      expect(await facilitator.settle(payment, req)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: txid });
+      expect(await facilitator.settle(payment, req)).toMatchObject({
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: txid,
+      });
       expect(await lookup(payment)).toEqual({ type: 'pending' });
-      expect(await facilitator.settle(payment, req)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: txid });
+      expect(await facilitator.settle(payment, req)).toMatchObject({
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: txid,
+      });
       expect(algo.algod.requests.filter((r) => r === 'POST /v2/transactions')).toHaveLength(submissions + 1);
     } finally {
       algo.ledger.releaseHeld();
@@ -212,7 +316,11 @@ describe('Algorand network ids in the long (specification) and short (@x402/avm)
     expect(genesisMatches(algo.network, GENESIS.mainnet)).toBe(true);
     expect(genesisMatches(algo.network, GENESIS.testnet)).toBe(false);
     expect(genesisMatches(short, GENESIS.testnet)).toBe(false);
-    expect([algorandNetworkKind(algo.network), algorandNetworkKind(short), algorandNetworkKind(`algorand:${GENESIS.testnet}`)]).toEqual(['mainnet', 'mainnet', 'testnet']);
+    expect([
+      algorandNetworkKind(algo.network),
+      algorandNetworkKind(short),
+      algorandNetworkKind(`algorand:${GENESIS.testnet}`),
+    ]).toEqual(['mainnet', 'mainnet', 'testnet']);
     expect(algorandNetworkKind('algorand:NotARealGenesisHashNotARealGenesis')).toBeUndefined();
   });
 
@@ -220,7 +328,11 @@ describe('Algorand network ids in the long (specification) and short (@x402/avm)
     const entry = { ...JSON.parse(algo.env.NETWORKS_JSON!).networks[0], id: short };
     // A replaced table keeps a Base entry: token-report, smm-order and transfers-evm are paid there.
     const base = DEFAULT_NETWORKS.find((n) => n.id === BASE_MAINNET)!;
-    const shortConfig = loadConfig({ ...algo.env, NETWORKS_JSON: JSON.stringify({ networks: [entry, base], replace: true }), LOG_LEVEL: 'silent' });
+    const shortConfig = loadConfig({
+      ...algo.env,
+      NETWORKS_JSON: JSON.stringify({ networks: [entry, base], replace: true }),
+      LOG_LEVEL: 'silent',
+    });
     const local = new x402Facilitator();
     expect(algorandExactRail.registerInProcess(local, shortConfig.networks, shortConfig)).toEqual([short]);
     const shortReq = acceptsFor(shortConfig, annuity).find((a) => a.network === short)!;
@@ -230,7 +342,10 @@ describe('Algorand network ids in the long (specification) and short (@x402/avm)
   });
 
   it('registers no facilitator for an Algorand chain the official schemes do not know', () => {
-    const other = { ...config.networks.find((n) => n.id === algo.network)!, id: 'algorand:NotARealGenesisHashNotARealGenesis' };
+    const other = {
+      ...config.networks.find((n) => n.id === algo.network)!,
+      id: 'algorand:NotARealGenesisHashNotARealGenesis',
+    };
     expect(algorandExactRail.registerInProcess(new x402Facilitator(), [other], config)).toEqual([]);
   });
 });

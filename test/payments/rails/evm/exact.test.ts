@@ -31,11 +31,17 @@ describe('the EVM exact rail', () => {
     const payments = await Promise.all(paid.payers.map((p) => signExactPayment(p, entry)));
     const answers = await Promise.all(
       payments.map((payment) =>
-        fetch(server.url + '/api/annuity', { method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) }, body }),
+        fetch(server.url + '/api/annuity', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+          body,
+        }),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
-    const transactions = answers.map((a) => (decodeHeader(a.headers.get('payment-response')) as { transaction: string }).transaction);
+    const transactions = answers.map(
+      (a) => (decodeHeader(a.headers.get('payment-response')) as { transaction: string }).transaction,
+    );
     expect(new Set(transactions).size).toBe(6);
     for (const [i, payer] of paid.payers.entries()) expect(await paid.balance(payer.address)).toBe(before[i]! - 1000n);
   });
@@ -44,8 +50,20 @@ describe('the EVM exact rail', () => {
     const entry = await localEntry();
     const payment = await signExactPayment(paid.payers[0]!, entry);
     const a = evmExactRail.identify(payment, entry);
-    const shouted = { ...payment, payload: { ...payment.payload, authorization: { ...(payment.payload as { authorization: object }).authorization, from: paid.payers[0]!.address.toUpperCase().replace('0X', '0x') } } };
-    const b = evmExactRail.identify(shouted as never, { ...entry, asset: entry.asset.toUpperCase().replace('0X', '0x') });
+    const shouted = {
+      ...payment,
+      payload: {
+        ...payment.payload,
+        authorization: {
+          ...(payment.payload as { authorization: object }).authorization,
+          from: paid.payers[0]!.address.toUpperCase().replace('0X', '0x'),
+        },
+      },
+    };
+    const b = evmExactRail.identify(shouted as never, {
+      ...entry,
+      asset: entry.asset.toUpperCase().replace('0X', '0x'),
+    });
     expect(a.ok && b.ok && a.key === b.key).toBe(true);
   });
 
@@ -66,12 +84,18 @@ describe('the EVM exact rail', () => {
       expect(evmExactRail.identify(tampered as never, entry).ok, field).toBe(false);
     }
     for (const signature of ['', '0x', 'zz', 42]) {
-      expect(evmExactRail.identify({ ...payment, payload: { ...inner, signature } } as never, entry).ok, String(signature)).toBe(false);
+      expect(
+        evmExactRail.identify({ ...payment, payload: { ...inner, signature } } as never, entry).ok,
+        String(signature),
+      ).toBe(false);
     }
   });
 
   it('refuses to key a payload without an EIP-3009 authorization', () => {
-    const result = evmExactRail.identify({ x402Version: 2, payload: { signature: '0x' } } as never, { network: LOCAL_NETWORK, asset: '0x' } as never);
+    const result = evmExactRail.identify(
+      { x402Version: 2, payload: { signature: '0x' } } as never,
+      { network: LOCAL_NETWORK, asset: '0x' } as never,
+    );
     expect(result).toMatchObject({ ok: false });
   });
 });

@@ -10,9 +10,20 @@ import { railFor } from '../../../../src/payments/rails/index.js';
 import { buildChallenge } from '../../../../src/payments/requirements.js';
 import { annuity } from '../../../../tools/annuity.js';
 import { compiledContract } from '../../../support/chain/compile.js';
-import { expectedPermit2DomainSeparator, permit2Abi, permit2NonceUsed, PERMIT2, UPTO_PROXY } from '../../../support/chain/permit2.js';
+import {
+  expectedPermit2DomainSeparator,
+  permit2Abi,
+  permit2NonceUsed,
+  PERMIT2,
+  UPTO_PROXY,
+} from '../../../support/chain/permit2.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../../../support/chain/permit2-env.js';
-import { officialUptoPayment, resignUpto, uptoAuthorization, withFlippedSignature } from '../../../support/chain/permit2-sign.js';
+import {
+  officialUptoPayment,
+  resignUpto,
+  uptoAuthorization,
+  withFlippedSignature,
+} from '../../../support/chain/permit2-sign.js';
 import { localTransport, localViemChain } from '../../../support/chain/token.js';
 
 let base: BaseEnvironment;
@@ -37,13 +48,18 @@ afterAll(async () => {
 
 const pay = (i: number) => officialUptoPayment(base.payers[i]!, challenge, BASE_MAINNET);
 const verify = (p: PaymentPayload, r: PaymentRequirements = entry) => facilitator.client.verify(p, r);
-const settle = (p: PaymentPayload, r: PaymentRequirements = entry) => facilitator.client.settle(p, r) as Promise<SettleResponse>;
+const settle = (p: PaymentPayload, r: PaymentRequirements = entry) =>
+  facilitator.client.settle(p, r) as Promise<SettleResponse>;
 
 describe('the local chain carries the real Permit2 and a proxy that enforces the upto rules', () => {
   it('has Permit2 (runtime from the npm artifact) at its canonical address, with the EIP-712 domain of chain 8453', async () => {
     const { createPublicClient } = await import('viem');
     const client = createPublicClient({ chain: localViemChain(base.chain), transport: localTransport(base.chain) });
-    const separator = await client.readContract({ address: PERMIT2, abi: permit2Abi, functionName: 'DOMAIN_SEPARATOR' });
+    const separator = await client.readContract({
+      address: PERMIT2,
+      abi: permit2Abi,
+      functionName: 'DOMAIN_SEPARATOR',
+    });
     expect(separator).toBe(expectedPermit2DomainSeparator(8453));
   });
 
@@ -51,13 +67,21 @@ describe('the local chain carries the real Permit2 and a proxy that enforces the
     const payment = await pay(0);
     const auth = uptoAuthorization(payment);
     const intruder = privateKeyToAccount(base.chain.accounts[0]!.privateKey);
-    const wallet = createWalletClient({ account: intruder, chain: localViemChain(base.chain), transport: localTransport(base.chain) });
+    const wallet = createWalletClient({
+      account: intruder,
+      chain: localViemChain(base.chain),
+      transport: localTransport(base.chain),
+    });
     const { abi } = compiledContract('X402UptoProxy');
     const data = encodeFunctionData({
       abi,
       functionName: 'settle',
       args: [
-        { permitted: { token: auth.permitted.token, amount: BigInt(auth.permitted.amount) }, nonce: BigInt(auth.nonce), deadline: BigInt(auth.deadline) },
+        {
+          permitted: { token: auth.permitted.token, amount: BigInt(auth.permitted.amount) },
+          nonce: BigInt(auth.nonce),
+          deadline: BigInt(auth.deadline),
+        },
         BigInt(auth.permitted.amount),
         auth.from,
         { to: auth.witness.to, facilitator: auth.witness.facilitator, validAfter: BigInt(auth.witness.validAfter) },
@@ -71,7 +95,12 @@ describe('the local chain carries the real Permit2 and a proxy that enforces the
 
 describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme facilitator', () => {
   it('advertises our settling address and the permit2 transfer method, and the rail handles that entry', () => {
-    expect(entry.extra).toMatchObject({ name: 'USD Coin', version: '2', assetTransferMethod: 'permit2', facilitatorAddress: base.facilitator });
+    expect(entry.extra).toMatchObject({
+      name: 'USD Coin',
+      version: '2',
+      assetTransferMethod: 'permit2',
+      facilitatorAddress: base.facilitator,
+    });
     expect(entry.amount).toBe('1000');
     const net = config.networks.find((n) => n.id === BASE_MAINNET)!;
     expect(railFor(entry, net)?.id).toBe(evmUptoRail.id); // the registry holds lazy rails: the same rail, its SDK loaded on use
@@ -98,7 +127,10 @@ describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme 
     const payment = await pay(1);
     const payer = base.payers[1]!;
     const before = await base.balance(payer.address);
-    expect(await settle(payment, { ...entry, amount: '1001' })).toMatchObject({ success: false, errorReason: 'invalid_upto_evm_payload_settlement_exceeds_amount' });
+    expect(await settle(payment, { ...entry, amount: '1001' })).toMatchObject({
+      success: false,
+      errorReason: 'invalid_upto_evm_payload_settlement_exceeds_amount',
+    });
     expect(await settle(payment, { ...entry, amount: '400' })).toMatchObject({ success: true, amount: '400' });
     expect(await base.balance(payer.address)).toBe(before - 400n);
   });
@@ -107,7 +139,11 @@ describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme 
     const payment = await pay(2);
     const auth = permit2Authorization(payment)!;
     const identified = evmUptoRail.identify(payment, entry);
-    expect(identified).toEqual({ ok: true, key: `permit2:${BASE_MAINNET}:${auth.from.toLowerCase()}:${auth.nonce}`, payer: auth.from });
+    expect(identified).toEqual({
+      ok: true,
+      key: `permit2:${BASE_MAINNET}:${auth.from.toLowerCase()}:${auth.nonce}`,
+      payer: auth.from,
+    });
     expect(evmUptoRail.identify({ ...payment, payload: { signature: '0x' } }, entry).ok).toBe(false);
   });
 
@@ -127,15 +163,53 @@ describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme 
   });
 
   const tampered: [string, (p: PaymentPayload) => Promise<PaymentPayload>, string][] = [
-    ['a maximum below the price', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.permitted.amount = '999')), 'permit2_amount_mismatch'],
-    ['another token', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.permitted.token = '0x036CbD53842c5426634e7929541eC2318f3dCF7e')), 'permit2_token_mismatch'],
-    ['another spender than the upto proxy', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.spender = base.payTo)), 'invalid_permit2_spender'],
-    ['witness.to not our pay-to', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.witness.to = base.payers[4]!.address)), 'invalid_permit2_recipient_mismatch'],
-    ['witness.facilitator not our settling address', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.witness.facilitator = base.payers[4]!.address)), 'upto_facilitator_mismatch'],
-    ['an expired deadline', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.deadline = String(Math.floor(Date.now() / 1000) - 60))), 'permit2_deadline_expired'],
-    ['a validAfter in the future', (p) => resignUpto(base.payers[3]!, p, (a) => void (a.witness.validAfter = String(Math.floor(Date.now() / 1000) + 3600))), 'permit2_not_yet_valid'],
+    [
+      'a maximum below the price',
+      (p) => resignUpto(base.payers[3]!, p, (a) => void (a.permitted.amount = '999')),
+      'permit2_amount_mismatch',
+    ],
+    [
+      'another token',
+      (p) =>
+        resignUpto(base.payers[3]!, p, (a) => void (a.permitted.token = '0x036CbD53842c5426634e7929541eC2318f3dCF7e')),
+      'permit2_token_mismatch',
+    ],
+    [
+      'another spender than the upto proxy',
+      (p) => resignUpto(base.payers[3]!, p, (a) => void (a.spender = base.payTo)),
+      'invalid_permit2_spender',
+    ],
+    [
+      'witness.to not our pay-to',
+      (p) => resignUpto(base.payers[3]!, p, (a) => void (a.witness.to = base.payers[4]!.address)),
+      'invalid_permit2_recipient_mismatch',
+    ],
+    [
+      'witness.facilitator not our settling address',
+      (p) => resignUpto(base.payers[3]!, p, (a) => void (a.witness.facilitator = base.payers[4]!.address)),
+      'upto_facilitator_mismatch',
+    ],
+    [
+      'an expired deadline',
+      (p) => resignUpto(base.payers[3]!, p, (a) => void (a.deadline = String(Math.floor(Date.now() / 1000) - 60))),
+      'permit2_deadline_expired',
+    ],
+    [
+      'a validAfter in the future',
+      (p) =>
+        resignUpto(
+          base.payers[3]!,
+          p,
+          (a) => void (a.witness.validAfter = String(Math.floor(Date.now() / 1000) + 3600)),
+        ),
+      'permit2_not_yet_valid',
+    ],
     ['a signature by someone else', (p) => resignUpto(base.payers[4]!, p, () => {}), 'invalid_permit2_signature'],
-    ['a signature for another chain', (p) => resignUpto(base.payers[3]!, p, () => {}, 84532), 'invalid_permit2_signature'],
+    [
+      'a signature for another chain',
+      (p) => resignUpto(base.payers[3]!, p, () => {}, 84532),
+      'invalid_permit2_signature',
+    ],
     ['a corrupted signature', async (p) => withFlippedSignature(p), 'invalid_permit2_signature'],
   ];
   for (const [label, tamper, reason] of tampered) {
@@ -152,18 +226,33 @@ describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme 
 
 describe('reconciling an upto settlement whose outcome was unknown', () => {
   const net = () => config.networks.find((n) => n.id === BASE_MAINNET)!;
-  const pending = (payment: PaymentPayload, transaction = '') => ({ key: 'k', payload: payment, requirements: entry, transaction });
+  const pending = (payment: PaymentPayload, transaction = '') => ({
+    key: 'k',
+    payload: payment,
+    requirements: entry,
+    transaction,
+  });
 
   it('says pending for an authorization the chain has not seen yet, and settled once Permit2 burnt its nonce', async () => {
     const payment = await pay(4);
     expect(await evmUptoRail.lookup!(pending(payment), net(), config)).toEqual({ type: 'pending' });
     const receipt = await settle(payment);
     expect(await evmUptoRail.lookup!(pending(payment), net(), config)).toEqual({ type: 'settled', transaction: '' });
-    expect(await evmUptoRail.lookup!(pending(payment, receipt.transaction), net(), config)).toEqual({ type: 'settled', transaction: receipt.transaction });
+    expect(await evmUptoRail.lookup!(pending(payment, receipt.transaction), net(), config)).toEqual({
+      type: 'settled',
+      transaction: receipt.transaction,
+    });
   });
 
   it('says failed for an unused authorization past its deadline', async () => {
-    const expired = await resignUpto(base.payers[4]!, await pay(4), (a) => void (a.deadline = String(Math.floor(Date.now() / 1000) - 1)));
-    expect(await evmUptoRail.lookup!(pending(expired), net(), config)).toEqual({ type: 'failed', reason: 'authorization_expired_unused' });
+    const expired = await resignUpto(
+      base.payers[4]!,
+      await pay(4),
+      (a) => void (a.deadline = String(Math.floor(Date.now() / 1000) - 1)),
+    );
+    expect(await evmUptoRail.lookup!(pending(expired), net(), config)).toEqual({
+      type: 'failed',
+      reason: 'authorization_expired_unused',
+    });
   });
 });

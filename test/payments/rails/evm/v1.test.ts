@@ -46,7 +46,8 @@ async function sign(payer: PrivateKeyAccount, change: Partial<PaymentRequirement
   return client.createPaymentPayload({ ...v1, accepts: v1.accepts.map((a) => ({ ...a, ...change })) } as never);
 }
 
-const settle = (p: PaymentPayload, r: PaymentRequirements = entry) => facilitator.client.settle(p, r) as Promise<SettleResponse>;
+const settle = (p: PaymentPayload, r: PaymentRequirements = entry) =>
+  facilitator.client.settle(p, r) as Promise<SettleResponse>;
 
 describe('matching a payment against the advertised entries', () => {
   it('names the CAIP-2 network of a version-1 short name', () => {
@@ -75,9 +76,23 @@ describe('matching a payment against the advertised entries', () => {
     if (!decoded.ok) throw new Error(decoded.message);
     expect(decoded.payload.accepted).toEqual(smm.accepts[0]); // kept whole: network `base`, both amount fields
     const matched = matchPayment(smm.accepts, decoded.payload)!;
-    const canonical = { scheme: 'exact', network: BASE_MAINNET, asset: base.token, amount: '3000000', payTo: base.payTo, maxTimeoutSeconds: 300, extra: smm.accepts[0]!.extra };
-    expect(matched).toMatchObject({ networkId: BASE_MAINNET, requirements: canonical, payload: { accepted: canonical, payload: payment.payload } });
-    expect(matchPayment(smm.accepts, { ...decoded.payload, accepted: { ...decoded.payload.accepted, amount: '1' } })).toBeUndefined();
+    const canonical = {
+      scheme: 'exact',
+      network: BASE_MAINNET,
+      asset: base.token,
+      amount: '3000000',
+      payTo: base.payTo,
+      maxTimeoutSeconds: 300,
+      extra: smm.accepts[0]!.extra,
+    };
+    expect(matched).toMatchObject({
+      networkId: BASE_MAINNET,
+      requirements: canonical,
+      payload: { accepted: canonical, payload: payment.payload },
+    });
+    expect(
+      matchPayment(smm.accepts, { ...decoded.payload, accepted: { ...decoded.payload.accepted, amount: '1' } }),
+    ).toBeUndefined();
   });
 
   it('leaves a CAIP-2 entry as advertised', async () => {
@@ -93,7 +108,8 @@ describe('the version-1 EVM rail', () => {
     const net = config.networks.find((n) => n.id === BASE_MAINNET)!;
     expect(railFor(entry, net)?.id).toBe(evmExactV1Rail.id); // the registry holds lazy rails: the same rail, its SDK loaded on use
     expect(facilitator.supports('base', 'exact')).toBe(true);
-    for (const other of ['polygon', 'base-sepolia', 'avalanche']) expect(facilitator.supports(other, 'exact')).toBe(false);
+    for (const other of ['polygon', 'base-sepolia', 'avalanche'])
+      expect(facilitator.supports(other, 'exact')).toBe(false);
     const v1Kinds = (await facilitator.client.getSupported()).kinds.filter((k) => k.x402Version === 1);
     expect(v1Kinds.map((k) => k.network)).toEqual(['base']);
   });
@@ -114,18 +130,48 @@ describe('the version-1 EVM rail', () => {
     const receipt = await settle(payment);
     expect(receipt).toMatchObject({ success: true, network: 'base', payer: payer.address });
     expect(await base.balance(payer.address)).toBe(before - 1000n);
-    expect(await evmExactV1Rail.lookup!({ key: 'k', payload: payment, requirements: entry, transaction: '' }, config.networks.find((n) => n.id === BASE_MAINNET)!, config)).toEqual({ type: 'settled', transaction: '' });
+    expect(
+      await evmExactV1Rail.lookup!(
+        { key: 'k', payload: payment, requirements: entry, transaction: '' },
+        config.networks.find((n) => n.id === BASE_MAINNET)!,
+        config,
+      ),
+    ).toEqual({ type: 'settled', transaction: '' });
     expect((await settle(payment)).success).toBe(false);
     expect(await base.balance(payer.address)).toBe(before - 1000n);
   });
 
   const tampered: [string, () => Promise<PaymentPayload>, string][] = [
-    ['a payment that names another network', async () => ({ ...(await sign(base.payers[2]!)), network: 'base-sepolia' }) as PaymentPayload, 'invalid_exact_evm_network_mismatch'],
-    ['a value below the price', () => sign(base.payers[2]!, { maxAmountRequired: '999' }), 'invalid_exact_evm_authorization_value'],
-    ['another payee', () => sign(base.payers[2]!, { payTo: base.payers[3]!.address }), 'invalid_exact_evm_recipient_mismatch'],
-    ['an expired authorization', () => sign(base.payers[2]!, { maxTimeoutSeconds: -120 }), 'invalid_exact_evm_payload_authorization_valid_before'],
-    ['a signature for another token', () => sign(base.payers[2]!, { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }), 'invalid_exact_evm_signature'],
-    ['a corrupted signature', async () => withFlippedSignature(await sign(base.payers[2]!)), 'invalid_exact_evm_signature'],
+    [
+      'a payment that names another network',
+      async () => ({ ...(await sign(base.payers[2]!)), network: 'base-sepolia' }) as PaymentPayload,
+      'invalid_exact_evm_network_mismatch',
+    ],
+    [
+      'a value below the price',
+      () => sign(base.payers[2]!, { maxAmountRequired: '999' }),
+      'invalid_exact_evm_authorization_value',
+    ],
+    [
+      'another payee',
+      () => sign(base.payers[2]!, { payTo: base.payers[3]!.address }),
+      'invalid_exact_evm_recipient_mismatch',
+    ],
+    [
+      'an expired authorization',
+      () => sign(base.payers[2]!, { maxTimeoutSeconds: -120 }),
+      'invalid_exact_evm_payload_authorization_valid_before',
+    ],
+    [
+      'a signature for another token',
+      () => sign(base.payers[2]!, { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }),
+      'invalid_exact_evm_signature',
+    ],
+    [
+      'a corrupted signature',
+      async () => withFlippedSignature(await sign(base.payers[2]!)),
+      'invalid_exact_evm_signature',
+    ],
   ];
   for (const [label, make, reason] of tampered) {
     it(`refuses ${label} (${reason}) and moves no funds`, async () => {

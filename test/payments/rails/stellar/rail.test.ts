@@ -33,7 +33,15 @@ beforeAll(async () => {
   net = NetworkEntrySchema.parse(env.networkEntry);
   facilitator = new x402Facilitator();
   expect(stellarExactRail.registerInProcess(facilitator, [net], config)).toEqual([env.network]);
-  accepted = { scheme: 'exact', network: env.network as PaymentRequirements['network'], asset: env.usdc.contract, amount: PRICE.toString(), payTo: env.payTo.publicKey(), maxTimeoutSeconds: 300, extra: { areFeesSponsored: true } };
+  accepted = {
+    scheme: 'exact',
+    network: env.network as PaymentRequirements['network'],
+    asset: env.usdc.contract,
+    amount: PRICE.toString(),
+    payTo: env.payTo.publicKey(),
+    maxTimeoutSeconds: 300,
+    extra: { areFeesSponsored: true },
+  };
 });
 afterAll(async () => {
   await env?.stop();
@@ -69,7 +77,10 @@ describe('Stellar exact: verify and settle against a look-alike Soroban RPC that
   });
 
   it('settles payments of two payers at once without a sequence-number clash', async () => {
-    const [a, b] = await Promise.all([payStellar(env, env.payers[1]!, accepted), payStellar(env, env.payers[2]!, accepted)]);
+    const [a, b] = await Promise.all([
+      payStellar(env, env.payers[1]!, accepted),
+      payStellar(env, env.payers[2]!, accepted),
+    ]);
     const results = await Promise.all([facilitator.settle(a, accepted), facilitator.settle(b, accepted)]);
     expect(results.map((r) => r.success)).toEqual([true, true]);
     expect(env.rpc.refusals).toEqual([]);
@@ -78,21 +89,39 @@ describe('Stellar exact: verify and settle against a look-alike Soroban RPC that
   it('registers in-process only where it can settle: a known Stellar network with an RPC URL, and a key', () => {
     const pubnetWithoutRpc = NetworkEntrySchema.parse({ ...env.networkEntry, id: 'stellar:pubnet', rpcUrl: undefined });
     const futurenet = NetworkEntrySchema.parse({ ...env.networkEntry, id: 'stellar:futurenet' });
-    expect(stellarExactRail.registerInProcess(new x402Facilitator(), [net, pubnetWithoutRpc, futurenet], config)).toEqual([env.network]);
+    expect(
+      stellarExactRail.registerInProcess(new x402Facilitator(), [net, pubnetWithoutRpc, futurenet], config),
+    ).toEqual([env.network]);
     const keyless = { ...config, facilitator: { ...config.facilitator, keys: {} } };
     expect(stellarExactRail.registerInProcess(new x402Facilitator(), [net], keyless)).toEqual([]);
   });
 
   it('treats an unreachable RPC as the facilitator failing, not the payment: verify throws, settle submits nothing', async () => {
     const payment = await payStellar(env, env.payers[0]!, accepted);
-    const offline = new ExactStellarFacilitatorScheme({ network: env.network, passphrase: env.passphrase, rpcUrl: 'http://127.0.0.1:9', secret: env.facilitator.secret(), rpcTimeoutMs: 2_000, confirmationTimeoutMs: 2_000 });
+    const offline = new ExactStellarFacilitatorScheme({
+      network: env.network,
+      passphrase: env.passphrase,
+      rpcUrl: 'http://127.0.0.1:9',
+      secret: env.facilitator.secret(),
+      rpcTimeoutMs: 2_000,
+      confirmationTimeoutMs: 2_000,
+    });
     await expect(offline.verify(payment, accepted)).rejects.toThrow();
-    expect(await offline.settle(payment, accepted)).toMatchObject({ success: false, errorReason: 'settle_exact_stellar_rpc_unavailable', transaction: '' });
+    expect(await offline.settle(payment, accepted)).toMatchObject({
+      success: false,
+      errorReason: 'settle_exact_stellar_rpc_unavailable',
+      transaction: '',
+    });
   });
 
   it('advertises fee sponsorship and its settlement account', () => {
     const supported = facilitator.getSupported();
-    expect(supported.kinds).toContainEqual({ x402Version: 2, scheme: 'exact', network: env.network, extra: { areFeesSponsored: true } });
+    expect(supported.kinds).toContainEqual({
+      x402Version: 2,
+      scheme: 'exact',
+      network: env.network,
+      extra: { areFeesSponsored: true },
+    });
     expect(JSON.stringify(supported.signers)).toContain(env.facilitator.publicKey());
   });
 });
@@ -101,15 +130,24 @@ describe('Stellar exact: each tampered payment is refused with its reason and no
   const payer = () => env.payers[3]!;
 
   it('refuses a transfer of another amount', async () => {
-    await expectRefused(await payStellar(env, payer(), accepted, { amount: (PRICE - 1n).toString() }), 'invalid_exact_stellar_payload_wrong_amount');
+    await expectRefused(
+      await payStellar(env, payer(), accepted, { amount: (PRICE - 1n).toString() }),
+      'invalid_exact_stellar_payload_wrong_amount',
+    );
   });
 
   it('refuses a transfer to another recipient', async () => {
-    await expectRefused(await payStellar(env, payer(), accepted, { payTo: env.payers[5]!.publicKey() }), 'invalid_exact_stellar_payload_wrong_recipient');
+    await expectRefused(
+      await payStellar(env, payer(), accepted, { payTo: env.payers[5]!.publicKey() }),
+      'invalid_exact_stellar_payload_wrong_recipient',
+    );
   });
 
   it('refuses a transfer of another asset contract', async () => {
-    await expectRefused(await payStellar(env, payer(), accepted, { asset: env.other.contract }), 'invalid_exact_stellar_payload_wrong_asset');
+    await expectRefused(
+      await payStellar(env, payer(), accepted, { asset: env.other.contract }),
+      'invalid_exact_stellar_payload_wrong_asset',
+    );
   });
 
   it('refuses a payment for another network, and an authorization signed for another network', async () => {
@@ -117,45 +155,84 @@ describe('Stellar exact: each tampered payment is refused with its reason and no
     await expectRefused({ ...payment, accepted: { ...accepted, network: 'stellar:pubnet' } }, 'network_mismatch');
     const [entry] = payloadInvocation(payment, env.passphrase).auth;
     const forPubnet = await resignEntry(entry!, payer(), Networks.PUBLIC);
-    await expectRefused(withAuthEntries(payment, env.passphrase, [forPubnet]), 'invalid_exact_stellar_payload_bad_payer_signature');
+    await expectRefused(
+      withAuthEntries(payment, env.passphrase, [forPubnet]),
+      'invalid_exact_stellar_payload_bad_payer_signature',
+    );
   });
 
   it('refuses a transaction with a second operation', async () => {
     const payment = await payStellar(env, payer(), accepted);
     const ops = payloadTransaction(payment, env.passphrase).toEnvelope().v1().tx().operations();
     const extra = Operation.bumpSequence({ bumpTo: '0' });
-    await expectRefused(rebuildPayload(payment, env.passphrase, { operations: [...ops, extra] }), 'invalid_exact_stellar_payload_wrong_operation');
+    await expectRefused(
+      rebuildPayload(payment, env.passphrase, { operations: [...ops, extra] }),
+      'invalid_exact_stellar_payload_wrong_operation',
+    );
   });
 
   it('refuses a call of another function on the asset', async () => {
     const payment = await payStellar(env, payer(), accepted);
     const { invoke, auth } = payloadInvocation(payment, env.passphrase);
-    await expectRefused(rebuildPayload(payment, env.passphrase, { operations: [invokeOperation(invoke, auth, { fn: 'burn' })] }), 'invalid_exact_stellar_payload_wrong_function_name');
+    await expectRefused(
+      rebuildPayload(payment, env.passphrase, { operations: [invokeOperation(invoke, auth, { fn: 'burn' })] }),
+      'invalid_exact_stellar_payload_wrong_function_name',
+    );
   });
 
   it('refuses an unsigned, a corrupted and a foreign-key authorization', async () => {
     const payment = await payStellar(env, payer(), accepted);
     const [entry] = payloadInvocation(payment, env.passphrase).auth;
-    await expectRefused(withAuthEntries(payment, env.passphrase, [withSignature(entry!, xdr.ScVal.scvVoid())]), 'invalid_exact_stellar_payload_missing_payer_signature');
-    await expectRefused(withAuthEntries(payment, env.passphrase, [withFlippedSignatureBit(entry!)]), 'invalid_exact_stellar_payload_bad_payer_signature');
+    await expectRefused(
+      withAuthEntries(payment, env.passphrase, [withSignature(entry!, xdr.ScVal.scvVoid())]),
+      'invalid_exact_stellar_payload_missing_payer_signature',
+    );
+    await expectRefused(
+      withAuthEntries(payment, env.passphrase, [withFlippedSignatureBit(entry!)]),
+      'invalid_exact_stellar_payload_bad_payer_signature',
+    );
     // A valid signature by a key that is not the payer's: only the chain knows the account's signers.
     const foreign = await resignEntry(entry!, Keypair.random(), env.passphrase);
-    await expectRefused(withAuthEntries(payment, env.passphrase, [foreign]), 'invalid_exact_stellar_payload_simulation_failed');
+    await expectRefused(
+      withAuthEntries(payment, env.passphrase, [foreign]),
+      'invalid_exact_stellar_payload_simulation_failed',
+    );
   });
 
   it('refuses an authorization whose expiration lies beyond maxTimeoutSeconds', async () => {
-    await expectRefused(await payStellar(env, payer(), accepted, { maxTimeoutSeconds: 3000 }), 'invalid_exact_stellar_signature_expiration_too_far');
+    await expectRefused(
+      await payStellar(env, payer(), accepted, { maxTimeoutSeconds: 3000 }),
+      'invalid_exact_stellar_signature_expiration_too_far',
+    );
   });
 
   it('refuses the facilitator account as transaction source, operation source, payer or authorizer', async () => {
     const sponsor = env.facilitator;
     const payment = await payStellar(env, payer(), accepted);
     const { invoke, auth } = payloadInvocation(payment, env.passphrase);
-    await expectRefused(rebuildPayload(payment, env.passphrase, { source: sponsor.publicKey() }), 'invalid_exact_stellar_payload_unsafe_tx_or_op_source');
-    await expectRefused(rebuildPayload(payment, env.passphrase, { operations: [invokeOperation(invoke, auth, { source: sponsor.publicKey() })] }), 'invalid_exact_stellar_payload_unsafe_tx_or_op_source');
-    const sponsorEntry = await resignEntry(entryFor(auth[0]!, Address.fromString(sponsor.publicKey()).toScAddress()), sponsor, env.passphrase);
-    await expectRefused(withAuthEntries(payment, env.passphrase, [auth[0]!, sponsorEntry]), 'invalid_exact_stellar_payload_facilitator_in_auth');
-    await expectRefused(withAuthEntries(payment, env.passphrase, [sourceAccountEntry(auth[0]!)]), 'invalid_exact_stellar_payload_unsupported_credential_type');
+    await expectRefused(
+      rebuildPayload(payment, env.passphrase, { source: sponsor.publicKey() }),
+      'invalid_exact_stellar_payload_unsafe_tx_or_op_source',
+    );
+    await expectRefused(
+      rebuildPayload(payment, env.passphrase, {
+        operations: [invokeOperation(invoke, auth, { source: sponsor.publicKey() })],
+      }),
+      'invalid_exact_stellar_payload_unsafe_tx_or_op_source',
+    );
+    const sponsorEntry = await resignEntry(
+      entryFor(auth[0]!, Address.fromString(sponsor.publicKey()).toScAddress()),
+      sponsor,
+      env.passphrase,
+    );
+    await expectRefused(
+      withAuthEntries(payment, env.passphrase, [auth[0]!, sponsorEntry]),
+      'invalid_exact_stellar_payload_facilitator_in_auth',
+    );
+    await expectRefused(
+      withAuthEntries(payment, env.passphrase, [sourceAccountEntry(auth[0]!)]),
+      'invalid_exact_stellar_payload_unsupported_credential_type',
+    );
     env.usdc.balances.set(sponsor.publicKey(), PRICE);
     await expectRefused(await payStellar(env, sponsor, accepted), 'invalid_exact_stellar_payload_facilitator_is_payer');
     expect(env.balance(sponsor.publicKey())).toBe(PRICE);
@@ -179,7 +256,11 @@ describe('Stellar exact: one authorization pays once', () => {
     const before = { payTo: env.balance(env.payTo.publicKey()), included: env.rpc.included.length };
     const results = await Promise.all(Array.from({ length: 5 }, () => facilitator.settle(payment, accepted)));
     expect(results.filter((r) => r.success)).toHaveLength(1);
-    expect(results.filter((r) => !r.success).every((r) => r.errorReason === 'invalid_exact_stellar_payload_simulation_failed')).toBe(true);
+    expect(
+      results
+        .filter((r) => !r.success)
+        .every((r) => r.errorReason === 'invalid_exact_stellar_payload_simulation_failed'),
+    ).toBe(true);
     expect(env.rpc.included.length).toBe(before.included + 1);
     expect(env.balance(env.payTo.publicKey())).toBe(before.payTo + PRICE);
   });
@@ -190,21 +271,38 @@ describe('Stellar exact: one authorization pays once', () => {
     const [entry] = payloadInvocation(payment, env.passphrase).auth;
     const nonce = entry!.credentials().address().nonce().toString();
     const identified = stellarExactRail.identify(payment, accepted);
-    expect(identified).toEqual({ ok: true, key: `stellar-exact:${env.network}:${payer.publicKey()}:${nonce}`, payer: payer.publicKey() });
+    expect(identified).toEqual({
+      ok: true,
+      key: `stellar-exact:${env.network}:${payer.publicKey()}:${nonce}`,
+      payer: payer.publicKey(),
+    });
     const rewrapped = rebuildPayload(payment, env.passphrase, { source: env.payers[5]!.publicKey() });
-    const longer = withAuthEntries(payment, env.passphrase, [await resignEntry(entry!, payer, env.passphrase, entry!.credentials().address().signatureExpirationLedger() - 1)]);
+    const longer = withAuthEntries(payment, env.passphrase, [
+      await resignEntry(entry!, payer, env.passphrase, entry!.credentials().address().signatureExpirationLedger() - 1),
+    ]);
     expect(stellarExactRail.identify(rewrapped, accepted)).toEqual(identified);
     expect(stellarExactRail.identify(longer, accepted)).toEqual(identified);
     expect(stellarExactRail.identify(await payStellar(env, payer, accepted), accepted)).not.toEqual(identified);
-    expect(stellarExactRail.identify({ ...payment, payload: { transaction: 'AAAA' } }, accepted)).toMatchObject({ ok: false });
+    expect(stellarExactRail.identify({ ...payment, payload: { transaction: 'AAAA' } }, accepted)).toMatchObject({
+      ok: false,
+    });
   });
 });
 
 describe('Stellar exact: a settlement whose outcome was not known', () => {
   let impatient: ExactStellarFacilitatorScheme;
-  const lookup = (payload: PaymentPayload, transaction = '') => stellarExactRail.lookup!({ key: 'k', payload, requirements: accepted, transaction }, net, config);
+  const lookup = (payload: PaymentPayload, transaction = '') =>
+    stellarExactRail.lookup!({ key: 'k', payload, requirements: accepted, transaction }, net, config);
   beforeAll(() => {
-    impatient = new ExactStellarFacilitatorScheme({ network: env.network, passphrase: env.passphrase, rpcUrl: env.rpc.url, secret: env.facilitator.secret(), rpcTimeoutMs: 5_000, confirmationTimeoutMs: 300, pollIntervalMs: 50 });
+    impatient = new ExactStellarFacilitatorScheme({
+      network: env.network,
+      passphrase: env.passphrase,
+      rpcUrl: env.rpc.url,
+      secret: env.facilitator.secret(),
+      rpcTimeoutMs: 5_000,
+      confirmationTimeoutMs: 300,
+      pollIntervalMs: 50,
+    });
   });
 
   it('answers settlement_pending with the hash, waits for that transaction when settled again, and lookup finds it settled', async () => {
@@ -214,7 +312,11 @@ describe('Stellar exact: a settlement whose outcome was not known', () => {
     const settled = await impatient.settle(payment, accepted);
     expect(settled).toMatchObject({ success: false, errorReason: 'settlement_pending' });
     expect(settled.transaction).toMatch(/^[0-9a-f]{64}$/);
-    expect(await impatient.settle(payment, accepted)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: settled.transaction });
+    expect(await impatient.settle(payment, accepted)).toMatchObject({
+      success: false,
+      errorReason: 'settlement_pending',
+      transaction: settled.transaction,
+    });
     expect(submissions()).toBe(sent + 1);
     expect(await lookup(payment, settled.transaction)).toEqual({ type: 'pending' });
     expect(await lookup(payment)).toEqual({ type: 'pending' });
@@ -222,7 +324,10 @@ describe('Stellar exact: a settlement whose outcome was not known', () => {
     expect(await lookup(payment, settled.transaction)).toEqual({ type: 'settled', transaction: settled.transaction });
     // Without the hash, the asset's transfer events lead to the transaction carrying this very nonce.
     expect(await lookup(payment)).toEqual({ type: 'settled', transaction: settled.transaction });
-    expect(await impatient.settle(payment, accepted)).toMatchObject({ success: true, transaction: settled.transaction });
+    expect(await impatient.settle(payment, accepted)).toMatchObject({
+      success: true,
+      transaction: settled.transaction,
+    });
     expect(submissions()).toBe(sent + 1);
   });
 
@@ -233,7 +338,10 @@ describe('Stellar exact: a settlement whose outcome was not known', () => {
     expect(settled.errorReason).toBe('settlement_pending');
     env.rpc.release();
     env.rpc.ledger.advance(70);
-    expect(await impatient.settle(payment, accepted)).toMatchObject({ success: true, transaction: settled.transaction });
+    expect(await impatient.settle(payment, accepted)).toMatchObject({
+      success: true,
+      transaction: settled.transaction,
+    });
   });
 
   it('keeps a settlement that failed on chain pending while its authorization could still pay, failed once it expired', async () => {
@@ -245,11 +353,17 @@ describe('Stellar exact: a settlement whose outcome was not known', () => {
     const funds = env.balance(payer);
     env.usdc.balances.set(payer, 0n);
     env.rpc.release();
-    expect(await impatient.settle(payment, accepted)).toMatchObject({ success: false, errorReason: 'invalid_exact_stellar_payload_simulation_failed' });
+    expect(await impatient.settle(payment, accepted)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_stellar_payload_simulation_failed',
+    });
     env.usdc.balances.set(payer, funds);
     expect(await lookup(payment, settled.transaction)).toEqual({ type: 'pending' });
     env.rpc.ledger.advance(70);
-    expect(await lookup(payment, settled.transaction)).toEqual({ type: 'failed', reason: 'authorization_expired_unused' });
+    expect(await lookup(payment, settled.transaction)).toEqual({
+      type: 'failed',
+      reason: 'authorization_expired_unused',
+    });
     expect(env.balance(payer)).toBe(funds);
   });
 

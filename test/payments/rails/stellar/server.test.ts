@@ -26,9 +26,17 @@ describe('Stellar exact server scheme on the @x402/core 2.27 resource server', (
 
   it('prices in 7-decimal units of the network’s asset and marks fees as sponsored', async () => {
     const scheme = stellarExactRail.serverScheme(pubnet);
-    expect(await scheme.parsePrice('$0.01', STELLAR_PUBNET)).toEqual({ amount: '100000', asset: pubnet.asset, extra: {} });
+    expect(await scheme.parsePrice('$0.01', STELLAR_PUBNET)).toEqual({
+      amount: '100000',
+      asset: pubnet.asset,
+      extra: {},
+    });
     expect(scheme.getAssetDecimals?.(pubnet.asset, STELLAR_PUBNET)).toBe(7);
-    const { extra } = await scheme.enhancePaymentRequirements({ ...requirements, extra: {} }, { x402Version: 2, scheme: 'exact', network: STELLAR_PUBNET }, []);
+    const { extra } = await scheme.enhancePaymentRequirements(
+      { ...requirements, extra: {} },
+      { x402Version: 2, scheme: 'exact', network: STELLAR_PUBNET },
+      [],
+    );
     expect(extra).toEqual({ areFeesSponsored: true });
   });
 

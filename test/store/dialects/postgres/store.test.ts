@@ -4,12 +4,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, migrate } from '../../../../src/store/dialects/postgres/migrations.js';
 import { PostgresStore } from '../../../../src/store/dialects/postgres/store.js';
 import type { PaymentClaim, ReceiptRecord } from '../../../../src/store/store.js';
-import { createTestSchema, describeWithPostgres, TEST_DATABASE_URL, type TestSchema } from '../../../support/postgres.js';
+import {
+  createTestSchema,
+  describeWithPostgres,
+  TEST_DATABASE_URL,
+  type TestSchema,
+} from '../../../support/postgres.js';
 import { describeStoreContract } from '../../contract.js';
 
-const claim = (key: string): PaymentClaim => ({ key, tool: 'annuity', network: 'eip155:8453', payer: '0xabc', amount: '1000', transport: 'http' });
+const claim = (key: string): PaymentClaim => ({
+  key,
+  tool: 'annuity',
+  network: 'eip155:8453',
+  payer: '0xabc',
+  amount: '1000',
+  transport: 'http',
+});
 const receipt = (key: string): ReceiptRecord => ({
-  key, tool: 'annuity', network: 'eip155:8453', payer: '0xabc', amount: '1000', transaction: '0xtx', status: 'settled', transport: 'mcp', createdAt: new Date().toISOString(),
+  key,
+  tool: 'annuity',
+  network: 'eip155:8453',
+  payer: '0xabc',
+  amount: '1000',
+  transaction: '0xtx',
+  status: 'settled',
+  transport: 'mcp',
+  createdAt: new Date().toISOString(),
 });
 
 describe('the PostgreSQL store without a server', () => {
@@ -19,7 +39,9 @@ describe('the PostgreSQL store without a server', () => {
       () => undefined,
       (err: Error) => err,
     );
-    expect(error?.message).toMatch(/^Could not open the PostgreSQL store at postgres:\/\/tollbooth@127\.0\.0\.1:1\/payments: .+Check DATABASE_URL/);
+    expect(error?.message).toMatch(
+      /^Could not open the PostgreSQL store at postgres:\/\/tollbooth@127\.0\.0\.1:1\/payments: .+Check DATABASE_URL/,
+    );
     expect(error?.message).not.toContain('s3cret-Pa55word');
   });
 });
@@ -66,7 +88,9 @@ describeWithPostgres('the PostgreSQL store', () => {
     it('opens two stores on one schema at once, and gives a payment to exactly one of them', async () => {
       const [a, b] = await Promise.all([PostgresStore.open(schema.url), PostgresStore.open(schema.url)]);
       try {
-        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).claimPayment(claim('shared'))));
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).claimPayment(claim('shared'))),
+        );
         expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
         expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(39);
       } finally {
@@ -78,7 +102,13 @@ describeWithPostgres('the PostgreSQL store', () => {
       const [a, b] = await Promise.all([PostgresStore.open(schema.url), PostgresStore.open(schema.url)]);
       try {
         const id = `race_${Date.now()}_0123456789`;
-        const begin = { id, tool: 'annuity', requestHash: 'h', paymentKey: 'p', expiresAt: new Date(Date.now() + 60_000).toISOString() };
+        const begin = {
+          id,
+          tool: 'annuity',
+          requestHash: 'h',
+          paymentKey: 'p',
+          expiresAt: new Date(Date.now() + 60_000).toISOString(),
+        };
         const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).beginIdempotent(begin)));
         expect(results.filter((r) => r.type === 'new')).toHaveLength(1);
       } finally {
@@ -91,7 +121,13 @@ describeWithPostgres('the PostgreSQL store', () => {
       await a.claimPayment(claim('handover'));
       await a.completePayment(receipt('handover'));
       await a.claimPayment(claim('pending-handover'));
-      await a.markPaymentPending('pending-handover', { transaction: '0xp', payload: {}, requirements: {}, requestHash: 'h', output: null });
+      await a.markPaymentPending('pending-handover', {
+        transaction: '0xp',
+        payload: {},
+        requirements: {},
+        requestHash: 'h',
+        output: null,
+      });
       await a.close();
       const b = await PostgresStore.open(schema.url);
       try {
@@ -122,7 +158,13 @@ describeWithPostgres('the PostgreSQL store', () => {
     it('keeps a pending output exactly as given, key order included', async () => {
       const output = { z: 1, a: [3, 2, 1], m: { y: 'x', b: null } };
       await store.claimPayment(claim('ordered'));
-      await store.markPaymentPending('ordered', { transaction: '', payload: { b: 1, a: 2 }, requirements: {}, requestHash: 'h', output });
+      await store.markPaymentPending('ordered', {
+        transaction: '',
+        payload: { b: 1, a: 2 },
+        requirements: {},
+        requestHash: 'h',
+        output,
+      });
       const pending = (await store.listPending()).find((p) => p.key === 'ordered');
       expect(JSON.stringify(pending?.output)).toBe(JSON.stringify(output));
       expect(JSON.stringify(pending?.payload)).toBe('{"b":1,"a":2}');
@@ -137,8 +179,13 @@ describeWithPostgres('the PostgreSQL store', () => {
       try {
         await viaProxy.ping();
         await proxy.stop();
-        const error = await viaProxy.claimPayment(claim('during-outage')).then(() => undefined, (err: Error) => err);
-        expect(error?.message).toMatch(new RegExp(`^PostgreSQL store unavailable \\(postgres://postgres@127\\.0\\.0\\.1:${proxy.port}/test\\): `));
+        const error = await viaProxy.claimPayment(claim('during-outage')).then(
+          () => undefined,
+          (err: Error) => err,
+        );
+        expect(error?.message).toMatch(
+          new RegExp(`^PostgreSQL store unavailable \\(postgres://postgres@127\\.0\\.0\\.1:${proxy.port}/test\\): `),
+        );
         expect(error?.message).not.toContain('never-shown');
         await proxy.start();
         expect(await viaProxy.claimPayment(claim('after-outage'))).toEqual({ type: 'claimed' });
@@ -149,8 +196,13 @@ describeWithPostgres('the PostgreSQL store', () => {
     });
 
     it('refuses to open on a schema that does not exist, saying so', async () => {
-      const missing = (await freshSchema()).url.replace(/search_path%3D[a-z0-9_]+/, 'search_path%3Dno_such_schema_here');
-      await expect(PostgresStore.open(missing)).rejects.toThrow(/Could not open the PostgreSQL store at .*: no schema has been selected to create in/);
+      const missing = (await freshSchema()).url.replace(
+        /search_path%3D[a-z0-9_]+/,
+        'search_path%3Dno_such_schema_here',
+      );
+      await expect(PostgresStore.open(missing)).rejects.toThrow(
+        /Could not open the PostgreSQL store at .*: no schema has been selected to create in/,
+      );
     });
   });
 });

@@ -16,18 +16,25 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const insert = (k: string, v: string | null) => () => db.execute({ sql: 'INSERT INTO t (k, v) VALUES (?, ?)', args: [k, v] }).rowsAffected;
+const insert = (k: string, v: string | null) => () =>
+  db.execute({ sql: 'INSERT INTO t (k, v) VALUES (?, ?)', args: [k, v] }).rowsAffected;
 const keys = () => db.execute('SELECT k FROM t ORDER BY k').rows.map((r) => r.k);
 
 describe('the SQLite port', () => {
   it('commits the writes queued in one turn of the event loop together, and each write resolves with its own result', async () => {
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => db.write(insert(`k${String(i).padStart(2, '0')}`, 'v'))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => db.write(insert(`k${String(i).padStart(2, '0')}`, 'v'))),
+    );
     expect(results).toEqual(Array.from({ length: 50 }, () => 1));
     expect(keys()).toHaveLength(50);
   });
 
   it('lets the other writes of a group commit when one of them fails, and rejects only that one', async () => {
-    const [a, b, c] = await Promise.allSettled([db.write(insert('a', 'v')), db.write(insert('b', null)), db.write(insert('c', 'v'))]);
+    const [a, b, c] = await Promise.allSettled([
+      db.write(insert('a', 'v')),
+      db.write(insert('b', null)),
+      db.write(insert('c', 'v')),
+    ]);
     expect(a.status).toBe('fulfilled');
     expect(b.status).toBe('rejected');
     expect(c.status).toBe('fulfilled');

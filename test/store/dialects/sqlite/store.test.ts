@@ -14,9 +14,24 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const claim = (key: string): PaymentClaim => ({ key, tool: 'annuity', network: 'eip155:8453', payer: '0xabc', amount: '1000', transport: 'http' });
+const claim = (key: string): PaymentClaim => ({
+  key,
+  tool: 'annuity',
+  network: 'eip155:8453',
+  payer: '0xabc',
+  amount: '1000',
+  transport: 'http',
+});
 const receipt = (key: string, status: ReceiptRecord['status'] = 'settled'): ReceiptRecord => ({
-  key, tool: 'annuity', network: 'eip155:8453', payer: '0xabc', amount: '1000', transaction: '0xtx', status, transport: 'mcp', createdAt: new Date().toISOString(),
+  key,
+  tool: 'annuity',
+  network: 'eip155:8453',
+  payer: '0xabc',
+  amount: '1000',
+  transaction: '0xtx',
+  status,
+  transport: 'mcp',
+  createdAt: new Date().toISOString(),
 });
 
 const contractDir = mkdtempSync(join(tmpdir(), 'tollbooth-contract-'));
@@ -37,7 +52,9 @@ describe('the SQLite store', () => {
   it('gives a claim to exactly one of two processes sharing the file', async () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claimPayment(claim('shared'))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claimPayment(claim('shared'))),
+    );
     expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
     await a.close();
     await b.close();
@@ -47,8 +64,18 @@ describe('the SQLite store', () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
     await a.claimPayment(claim('k9'));
-    await a.markPaymentPending('k9', { transaction: '0xp', payload: {}, requirements: {}, requestHash: 'h9', output: 9 });
-    await Promise.all([a.completePayment(receipt('k9')), b.completePayment(receipt('k9')), b.failPending(receipt('k9', 'failed'))]);
+    await a.markPaymentPending('k9', {
+      transaction: '0xp',
+      payload: {},
+      requirements: {},
+      requestHash: 'h9',
+      output: 9,
+    });
+    await Promise.all([
+      a.completePayment(receipt('k9')),
+      b.completePayment(receipt('k9')),
+      b.failPending(receipt('k9', 'failed')),
+    ]);
     expect((await a.listReceipts()).filter((r) => r.key === 'k9')).toHaveLength(1);
     await a.close();
     await b.close();
@@ -63,11 +90,22 @@ describe('the SQLite store', () => {
     old.exec(`CREATE TABLE payment_claims (key TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('claimed', 'unknown', 'spent')),
       tool TEXT NOT NULL, network TEXT NOT NULL, payer TEXT NOT NULL, amount TEXT NOT NULL, transport TEXT NOT NULL,
       transaction_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
-    old.exec(`INSERT INTO payment_claims VALUES ('old', 'unknown', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', 'x', 'x')`);
+    old.exec(
+      `INSERT INTO payment_claims VALUES ('old', 'unknown', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', 'x', 'x')`,
+    );
     old.close();
     const store = await SqliteStore.open(file);
-    expect(await store.claimPayment(claim('old'))).toMatchObject({ type: 'pending', pending: { transaction: '0xold' } });
-    await store.markPaymentPending('old', { transaction: '0xold', payload: {}, requirements: {}, requestHash: 'h', output: 1 });
+    expect(await store.claimPayment(claim('old'))).toMatchObject({
+      type: 'pending',
+      pending: { transaction: '0xold' },
+    });
+    await store.markPaymentPending('old', {
+      transaction: '0xold',
+      payload: {},
+      requirements: {},
+      requestHash: 'h',
+      output: 1,
+    });
     await store.close();
   });
 
@@ -83,7 +121,9 @@ describe('the SQLite store', () => {
     old.exec(`CREATE TABLE receipts (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, tool TEXT NOT NULL, network TEXT NOT NULL,
       payer TEXT NOT NULL, amount TEXT NOT NULL, transaction_id TEXT NOT NULL, status TEXT NOT NULL, error_reason TEXT,
       transport TEXT NOT NULL, created_at TEXT NOT NULL)`);
-    old.exec(`INSERT INTO payment_claims VALUES ('before', 'pending', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', '{}', 'x', 'x')`);
+    old.exec(
+      `INSERT INTO payment_claims VALUES ('before', 'pending', 'annuity', 'eip155:8453', '0xabc', '1000', 'http', '0xold', '{}', 'x', 'x')`,
+    );
     old.exec(`INSERT INTO receipts (key, tool, network, payer, amount, transaction_id, status, transport, created_at)
       VALUES ('before-r', 'annuity', 'eip155:8453', '0xabc', '1000', '0xr', 'settled', 'http', '2026-01-01T00:00:00.000Z')`);
     old.close();
@@ -119,7 +159,9 @@ describe('the SQLite store', () => {
   it('grants at most the daily limit of drips to one subject, even to 10 concurrent callers across two processes', async () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).claimDrip('base-sepolia:0xabc', '2026-11-21', 2)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).claimDrip('base-sepolia:0xabc', '2026-11-21', 2)),
+    );
     expect(results.filter((r) => r.type === 'granted')).toHaveLength(2);
     expect(results.filter((r) => r.type === 'limit_reached').every((r) => r.count === 2)).toBe(true);
     expect((await a.claimDrip('base-sepolia:0xabc', '2026-11-22', 2)).type).toBe('granted');
@@ -130,7 +172,18 @@ describe('the SQLite store', () => {
   });
 
   it('keeps orders across a restart and updates their status', async () => {
-    const order = { orderId: '23501', serviceId: 1, link: 'https://example.com/p', quantity: 100, chargeUsd: 3, status: 'ordered', payer: '0xabc', paymentKey: 'k', createdAt: 't0', updatedAt: 't0' };
+    const order = {
+      orderId: '23501',
+      serviceId: 1,
+      link: 'https://example.com/p',
+      quantity: 100,
+      chargeUsd: 3,
+      status: 'ordered',
+      payer: '0xabc',
+      paymentKey: 'k',
+      createdAt: 't0',
+      updatedAt: 't0',
+    };
     const first = await SqliteStore.open(file);
     await first.saveOrder(order);
     await first.close();

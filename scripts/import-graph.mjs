@@ -2,12 +2,14 @@
  * The import graph of our own TypeScript (src/, tools/, schemas/), read with the compiler's own module resolution,
  * and its cycles (strongly connected components of more than one file, or a file importing itself). Type-only
  * imports count too: a cycle through types still ties the files' meaning together. `node scripts/import-graph.mjs`
- * prints the cycles and exits 1 when there is one; test/architecture.test.ts runs the same check.
+ * prints the cycles and the imports that break the layers of scripts/layers.mjs, and exits 1 when there is one;
+ * test/architecture.test.ts runs the same checks.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { AGENT, AGENT_PORTS, COMPOSITION_ROOT, SHARED, within } from './layers.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const ROOTS = ['src', 'tools', 'schemas'];
@@ -73,9 +75,35 @@ export function cycles(graph) {
   return out;
 }
 
+/**
+ * The imports that break the layers (scripts/layers.mjs), each with the rule it breaks: the shared layer importing
+ * anything else, the agent side importing past the shared layer and its ports, the server importing the agent side.
+ */
+export function layerViolations(graph) {
+  const ruleOf = (from, to) => {
+    if (within(from, SHARED)) return within(to, SHARED) ? undefined : 'the shared layer imports only itself';
+    if (within(from, [AGENT]))
+      return within(to, [AGENT, ...SHARED, ...AGENT_PORTS])
+        ? undefined
+        : 'the agent side imports only itself, the shared layer and its ports';
+    if (within(from, [COMPOSITION_ROOT])) return undefined;
+    return within(to, [AGENT]) ? 'the server never imports the agent side' : undefined;
+  };
+  return Object.entries(graph).flatMap(([from, targets]) =>
+    targets.flatMap((to) => {
+      const rule = ruleOf(from, to);
+      return rule ? [{ from, to, rule }] : [];
+    }),
+  );
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const found = cycles(importGraph());
+  const graph = importGraph();
+  const found = cycles(graph);
   for (const c of found) process.stderr.write(`import cycle (${c.length} files): ${c.join(' ')}\n`);
   process.stderr.write(found.length === 0 ? 'no import cycles\n' : `${found.length} import cycle(s)\n`);
-  process.exit(found.length === 0 ? 0 : 1);
+  const crossing = layerViolations(graph);
+  for (const v of crossing) process.stderr.write(`layer: ${v.from} imports ${v.to} (${v.rule})\n`);
+  process.stderr.write(crossing.length === 0 ? 'no layer violations\n' : `${crossing.length} layer violation(s)\n`);
+  process.exit(found.length === 0 && crossing.length === 0 ? 0 : 1);
 }

@@ -2,7 +2,7 @@
 import type { PaymentProtocol, Transport } from './store/store.js';
 
 /** How a paid call ended: `rejected` carries the payment's refusal reason, `error` the error code, in `reason`. */
-export type CallOutcome =
+export type PaidCallEnding =
   'settled' | 'payment_required' | 'rejected' | 'error' | 'settlement_failed' | 'pending' | 'replayed';
 
 /** One paid call after it ended: what it was, who paid on which network, how it ended and where the time went (ms). */
@@ -10,7 +10,7 @@ export interface PaidCallEvent {
   type: 'paid';
   tool: string;
   transport: Transport;
-  outcome: CallOutcome;
+  outcome: PaidCallEnding;
   /** The protocol the payment came in (absent when the call carried none). */
   protocol?: PaymentProtocol;
   /** Rejection reason, error code, or the settlement's error reason. */

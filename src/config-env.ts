@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NetworkFieldsSchema } from './payments/networks.js';
+import { optional, privateKey, SHARED_ENV, url } from './shared/env.js';
 
 /** Clearly labelled development pay-to addresses (32 bytes of 0xde), used only when none are configured. */
 export const DEV_PAY_TO = {
@@ -20,11 +20,11 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixe
 const solanaAddress = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
 const stellarAddress = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar G… account id');
 const algorandAddress = z.string().regex(/^[A-Z2-7]{58}$/, 'must be a 58-character Algorand address');
-const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
-const url = z.string().url();
-const optional = <T extends z.ZodType>(s: T) => z.preprocess((v) => (v === '' ? undefined : v), s.optional());
 
-/** Every environment variable the server reads, validated (`<NAME>_FILE` is resolved before). */
+/**
+ * Every environment variable the server reads, validated (`<NAME>_FILE` is resolved before). The agent side's own
+ * settings (REMOTE_URL*, WALLET_*, BUDGET_*, PAYMENT_*) are read by its own schema (src/agent/settings.ts).
+ */
 export const EnvSchema = z.object({
   NODE_ENV: optional(z.string()),
   PORT: optional(z.coerce.number().int().min(0).max(65535)),
@@ -37,10 +37,8 @@ export const EnvSchema = z.object({
   PAY_TO_SOLANA: optional(solanaAddress),
   PAY_TO_STELLAR: optional(stellarAddress),
   PAY_TO_ALGORAND: optional(algorandAddress),
-  DATA_DIR: optional(z.string()),
-  DATABASE_URL: optional(
-    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL'),
-  ),
+  DATA_DIR: SHARED_ENV.DATA_DIR,
+  DATABASE_URL: SHARED_ENV.DATABASE_URL,
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
   FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
@@ -65,10 +63,10 @@ export const EnvSchema = z.object({
       .max(30 * 86_400),
   ),
   BUILDER_CODE: optional(z.string().regex(/^[a-z0-9_]{1,32}$/, 'must match ^[a-z0-9_]{1,32}$')),
-  NETWORKS_FILE: optional(z.string()),
-  NETWORKS_JSON: optional(z.string()),
-  TOLLBOOTH_NETWORK_SET: optional(z.enum(['mainnet', 'testnet'], { error: 'must be mainnet or testnet' })),
-  LOG_LEVEL: optional(z.enum(['info', 'warn', 'error', 'silent'])),
+  NETWORKS_FILE: SHARED_ENV.NETWORKS_FILE,
+  NETWORKS_JSON: SHARED_ENV.NETWORKS_JSON,
+  TOLLBOOTH_NETWORK_SET: SHARED_ENV.TOLLBOOTH_NETWORK_SET,
+  LOG_LEVEL: SHARED_ENV.LOG_LEVEL,
   MCP_ALLOWED_HOSTS: optional(z.string()),
   MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
   SHUTDOWN_TIMEOUT_MS: optional(z.coerce.number().int().min(0).max(3_600_000)),
@@ -107,23 +105,6 @@ export const EnvSchema = z.object({
   RATE_LIMIT_TOOL_BURST: optional(z.coerce.number().int().min(1)),
   RATE_LIMIT_TOOLS: optional(z.string()),
   RATE_LIMIT_SHARED: optional(z.enum(['true', 'false'])),
-  REMOTE_URL: optional(url),
-  REMOTE_URL_TOOLS: optional(url),
-  REMOTE_URL_TOKEN: optional(url),
-  REMOTE_URL_SMM: optional(url),
-  REMOTE_URL_TRANSFERS: optional(url),
-  REMOTE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
-  WALLET_EVM_PRIVATE_KEY: optional(privateKey),
-  WALLET_SOLANA_SECRET_KEY: optional(z.string()),
-  WALLET_STELLAR_SECRET: optional(z.string()),
-  WALLET_ALGORAND_MNEMONIC: optional(z.string()),
-  BUDGET_MAX_USD_PER_CALL: optional(z.coerce.number().nonnegative().max(1_000_000)),
-  BUDGET_MAX_USD_PER_DAY: optional(z.coerce.number().nonnegative().max(1_000_000)),
-  BUDGET_ASK_ABOVE_USD: optional(z.coerce.number().nonnegative().max(1_000_000)),
-  BUDGET_NETWORKS: optional(z.string()),
-  BUDGET_TOOLS: optional(z.string()),
-  PAYMENT_PREFERENCE: optional(z.string()),
-  PAYMENT_PROTOCOLS: optional(z.string()),
   MPP: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
   MPP_SECRET_KEY: optional(z.string()),
   MPP_REALM: optional(
@@ -134,12 +115,6 @@ export const EnvSchema = z.object({
         'must be a host name (1-255 characters, no spaces or quotes)',
       ),
   ),
-});
-
-/** The operator's network table (`NETWORKS_FILE` / `NETWORKS_JSON`). */
-export const NetworksOverrideSchema = z.object({
-  replace: z.boolean().default(false),
-  networks: z.array(NetworkFieldsSchema.partial().extend({ id: NetworkFieldsSchema.shape.id })),
 });
 
 /** The parsed environment. */

@@ -1,31 +1,22 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DEV_FEE_PAYER, DEV_PAY_TO, EnvSchema, NetworksOverrideSchema, type Env } from './config-env.js';
-import { mergeNetworks, type NetworkEntry, type NetworkFamily } from './payments/networks.js';
+import { DEV_FEE_PAYER, DEV_PAY_TO, EnvSchema, type Env } from './config-env.js';
+import type { NetworkEntry, NetworkFamily } from './payments/networks.js';
 import { applyPayToPolicy } from './payments/pay-to.js';
-import {
-  DEFAULT_FACILITATOR_URLS,
-  defaultNetworkTable,
-  fixedNetworks,
-  type NetworkSet,
-} from './payments/network-sets.js';
+import { DEFAULT_FACILITATOR_URLS, fixedNetworks, type NetworkSet } from './payments/network-sets.js';
 import { facilitatorAuthSettings, type FacilitatorAuthSettings } from './payments/facilitator-auth.js';
 import type { UpstreamSettings } from './providers/upstream.js';
 import { upstreamSettings, type UpstreamId } from './config-upstreams.js';
 import { chainToolsSettings, type ChainToolsSettings } from './providers/chain/settings.js';
-import { clientSettings, type ClientSettings } from './client/settings.js';
 import { limitSettings, parseTrustProxy, type LimitSettings } from './limits/settings.js';
 import { mppSettings, type MppSettings } from './payments/mpp/settings.js';
-import {
-  parseAlgorandMnemonic,
-  parseSolanaSecretKey,
-  parseStellarSecret,
-  signerAddresses,
-  type SettlementKeys,
-} from './payments/signers.js';
+import { signerAddresses, type SettlementKeys } from './payments/signers.js';
+import { ConfigError, readSecretFiles } from './shared/env.js';
+import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from './shared/keys.js';
+import { networkTable } from './shared/network-table.js';
 
 export { DEV_FEE_PAYER, DEV_PAY_TO } from './config-env.js';
+export { ConfigError } from './shared/env.js';
 export type { UpstreamId } from './config-upstreams.js';
 
 /** The one parsed, frozen configuration of a Tollbooth process. */
@@ -82,39 +73,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Abuse limits (RATE_LIMIT_*): per client IP, per payer, per tool; in the store when shared by instances. */
   limits: LimitSettings;
-  /** The agent side (remote mode, `tollbooth call`): remote base URLs, wallets, budget. Never log it (keys). */
-  client: ClientSettings;
   /** The Machine Payments Protocol beside x402 (MPP, MPP_SECRET_KEY, MPP_REALM). Never log it (key). */
   mpp: MppSettings;
-}
-
-/** Thrown for configuration that cannot start a server; the message lists every problem. */
-export class ConfigError extends Error {}
-
-/** Reads `<NAME>_FILE` for every known setting NAME that is not set directly (keys and addresses kept out of env). */
-function readSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const target of Object.keys(EnvSchema.shape)) {
-    const file = env[`${target}_FILE`];
-    if (!file || out[target] || target === 'NETWORKS_JSON') continue;
-    try {
-      out[target] = readFileSync(file, 'utf8').trim();
-    } catch (err) {
-      throw new ConfigError(`Could not read ${target}_FILE (${file}): ${(err as Error).message}`);
-    }
-  }
-  return out;
-}
-
-function loadNetworks(file: string | undefined, json: string | undefined, set: NetworkSet): NetworkEntry[] {
-  const table = defaultNetworkTable(set);
-  const raw = file ? readFileSync(file, 'utf8') : json;
-  if (!raw) return table.map((n) => ({ ...n }));
-  const parsed = NetworksOverrideSchema.safeParse(JSON.parse(raw));
-  if (!parsed.success) {
-    throw new ConfigError(`Invalid network table (${file ?? 'NETWORKS_JSON'}): ${z.prettifyError(parsed.error)}`);
-  }
-  return mergeNetworks(table, parsed.data.networks, parsed.data.replace);
 }
 
 function parseKey<T>(name: string, value: string | undefined, parse: (v: string) => T): T | undefined {
@@ -173,16 +133,17 @@ function remoteFacilitatorAuth(
   }
 }
 
-/** Parses configuration from the environment once; throws ConfigError with every problem listed. */
-export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(readSecretFiles(rawEnv));
-  if (!parsed.success) {
-    throw new ConfigError(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
+/** Runs one settings reader; its Error (naming the variable, never its value) becomes a ConfigError. */
+function checked<T>(read: () => T, prefix = 'Invalid configuration: '): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new ConfigError(`${prefix}${(err as Error).message}`);
   }
-  const env = parsed.data;
-  const production = env.NODE_ENV === 'production';
-  const port = env.PORT ?? 4021;
-  const local = `http://localhost:${port}`;
+}
+
+/** What the payment side is configured with: pay-to addresses, the network table after the pay-to policy, facilitators. */
+function paymentSettings(env: Env, production: boolean) {
   const payTo = {
     evm: env.PAY_TO_EVM ?? DEV_PAY_TO.evm,
     svm: env.PAY_TO_SOLANA ?? DEV_PAY_TO.svm,
@@ -190,21 +151,8 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     algorand: env.PAY_TO_ALGORAND ?? DEV_PAY_TO.algorand,
   };
   const placeholders = (Object.keys(payTo) as Array<keyof typeof payTo>).filter((k) => payTo[k] === DEV_PAY_TO[k]);
-  const networkSet = env.TOLLBOOTH_NETWORK_SET ?? 'mainnet';
-  let networks: NetworkEntry[];
-  try {
-    networks = loadNetworks(env.NETWORKS_FILE, env.NETWORKS_JSON, networkSet);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`Could not read the network table: ${(err as Error).message}`);
-  }
-  try {
-    fixedNetworks(networks, networkSet);
-  } catch (err) {
-    throw new ConfigError(`Invalid network table (${env.NETWORKS_FILE ?? 'NETWORKS_JSON'}): ${(err as Error).message}`);
-  }
-  // The table the agent picks its default BUDGET_NETWORKS from: the set's, before any family is dropped for serving.
-  const agentTable = [...networks];
+  const { networkSet, networks: table } = networkTable(env);
+  checked(() => fixedNetworks(table, networkSet), `Invalid network table (${env.NETWORKS_FILE ?? 'NETWORKS_JSON'}): `);
   const keys = settlementKeys(env);
   // The set's default facilitator of a family (the public one on the testnet set) when no FACILITATOR_URL* is set, once
   // the family has a real pay-to address: with a placeholder it stays unset, so nothing settles (and an agent needs none).
@@ -217,52 +165,62 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     algorand: env.FACILITATOR_URL_ALGORAND ?? env.FACILITATOR_URL ?? setFacilitator('algorand'),
   };
   // Placeholder pay-to addresses never meet a facilitator that can settle; production needs real ones where advertised.
-  let devPayTo: NetworkFamily[];
-  let droppedFamilies: NetworkFamily[];
-  try {
-    const outcome = applyPayToPolicy({
-      production,
-      networks,
-      placeholders,
-      settles: (f) => Boolean(keys[f] ?? facilitatorUrls[f]),
-    });
-    ({ networks, placeholders: devPayTo, dropped: droppedFamilies } = outcome);
-  } catch (err) {
-    throw new ConfigError((err as Error).message);
-  }
-  let chainTools: ChainToolsSettings;
-  try {
-    chainTools = chainToolsSettings(
-      env,
-      networks,
-      { timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? 8_000, retries: env.UPSTREAM_RETRIES ?? 2 },
-      parseSolanaSecretKey,
-    );
-  } catch (err) {
-    // The messages name the variable, never its value.
-    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
-  }
-  let client: ClientSettings;
-  try {
-    // Unless BUDGET_NETWORKS says otherwise, the agent pays on one network: the first of the set's table it has a wallet for.
-    client = clientSettings(
-      env,
-      { solana: parseSolanaSecretKey, stellar: parseStellarSecret, algorand: parseAlgorandMnemonic },
-      agentTable,
-    );
-  } catch (err) {
-    // The messages name the variable, never its value.
-    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
-  }
-  let limits: LimitSettings;
-  let trustProxy: Config['trustProxy'];
-  try {
-    limits = limitSettings(env, env.DATABASE_URL);
-    trustProxy = parseTrustProxy(env.TRUST_PROXY);
-  } catch (err) {
-    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
-  }
+  const policy = checked(
+    () =>
+      applyPayToPolicy({
+        production,
+        networks: table,
+        placeholders,
+        settles: (f) => Boolean(keys[f] ?? facilitatorUrls[f]),
+      }),
+    '',
+  );
+  return { payTo, networkSet, keys, facilitatorUrls, policy };
+}
+
+/** The addresses published in `extra`: the settlement keys' own, else the configured ones, else the placeholders. */
+function publishedSigners(env: Env, keys: SettlementKeys): Config['signers'] {
   const signers = signerAddresses(keys);
+  return {
+    evm: signers.evm ?? env.FACILITATOR_EVM_ADDRESS ?? DEV_FEE_PAYER.evm,
+    svm: signers.svm ?? env.SOLANA_FEE_PAYER ?? DEV_FEE_PAYER.svm,
+    algorand: signers.algorand ?? env.ALGORAND_FEE_PAYER ?? DEV_FEE_PAYER.algorand,
+    ...(signers.stellar ? { stellar: signers.stellar } : {}),
+  };
+}
+
+/** The host names `/mcp` answers to: loopback, the base URLs' hosts and MCP_ALLOWED_HOSTS. */
+function allowedHosts(baseUrls: Config['baseUrls'], extra: string | undefined): string[] {
+  return [
+    ...new Set([
+      'localhost',
+      '127.0.0.1',
+      '[::1]',
+      ...Object.values(baseUrls).map((u) => new URL(u).hostname),
+      ...(extra ?? '')
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ]),
+  ];
+}
+
+/** Parses configuration from the environment once; throws ConfigError with every problem listed. */
+export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(readSecretFiles(rawEnv, Object.keys(EnvSchema.shape)));
+  if (!parsed.success) {
+    throw new ConfigError(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  }
+  const env = parsed.data;
+  const production = env.NODE_ENV === 'production';
+  const port = env.PORT ?? 4021;
+  const local = `http://localhost:${port}`;
+  const { payTo, networkSet, keys, facilitatorUrls, policy } = paymentSettings(env, production);
+  const { networks } = policy;
+  const upstream = { timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? 8_000, retries: env.UPSTREAM_RETRIES ?? 2 };
+  const chainTools = checked(() => chainToolsSettings(env, networks, upstream, parseSolanaSecretKey));
+  const limits = checked(() => limitSettings(env, env.DATABASE_URL));
+  const trustProxy = checked(() => parseTrustProxy(env.TRUST_PROXY));
   const facilitatorAuth = remoteFacilitatorAuth(env, facilitatorUrls, keys, chainTools.cdp.credentials !== undefined);
   const baseUrls = {
     tools: env.BASE_URL_TOOLS ?? local,
@@ -270,32 +228,15 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     smm: env.BASE_URL_SMM ?? local,
     transfers: env.BASE_URL_TRANSFERS ?? local,
   };
-  let mpp: MppSettings;
-  try {
-    mpp = mppSettings(env, production, baseUrls.tools);
-  } catch (err) {
-    throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
-  }
-  const mcpAllowedHosts = [
-    ...new Set([
-      'localhost',
-      '127.0.0.1',
-      '[::1]',
-      ...Object.values(baseUrls).map((u) => new URL(u).hostname),
-      ...(env.MCP_ALLOWED_HOSTS ?? '')
-        .split(',')
-        .map((h) => h.trim())
-        .filter(Boolean),
-    ]),
-  ];
+  const mpp = checked(() => mppSettings(env, production, baseUrls.tools));
   return Object.freeze({
     production,
     port,
     host: env.HOST ?? '127.0.0.1',
     baseUrls,
     payTo,
-    devPayTo,
-    droppedFamilies,
+    devPayTo: policy.placeholders,
+    droppedFamilies: policy.dropped,
     dataDir: resolve(env.DATA_DIR ?? 'data'),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     facilitator: {
@@ -306,25 +247,19 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
       auth: facilitatorAuth,
       unsupported: env.FACILITATOR_UNSUPPORTED ?? 'drop',
     },
-    signers: {
-      evm: signers.evm ?? env.FACILITATOR_EVM_ADDRESS ?? DEV_FEE_PAYER.evm,
-      svm: signers.svm ?? env.SOLANA_FEE_PAYER ?? DEV_FEE_PAYER.svm,
-      algorand: signers.algorand ?? env.ALGORAND_FEE_PAYER ?? DEV_FEE_PAYER.algorand,
-      ...(signers.stellar ? { stellar: signers.stellar } : {}),
-    },
+    signers: publishedSigners(env, keys),
     builderCode: env.BUILDER_CODE ?? 'tollbooth',
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS ?? 86_400,
     networks,
     networkSet,
     logLevel: env.LOG_LEVEL ?? 'info',
-    mcpAllowedHosts,
+    mcpAllowedHosts: allowedHosts(baseUrls, env.MCP_ALLOWED_HOSTS),
     mcpSessionIdleMs: env.MCP_SESSION_IDLE_MS ?? 30 * 60_000,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 30_000,
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
     upstreams: upstreamSettings(env),
     ...(env.SMM_PANEL_KEY ? { smmPanelKey: env.SMM_PANEL_KEY } : {}),
     chainTools,
-    client,
     trustProxy,
     limits,
     mpp,

@@ -1,39 +1,51 @@
+/**
+ * The errors every transport answers with, in one place: the code table (status, retry advice), the one error type
+ * handlers throw, and the bodies of errors, payment refusals and open settlements. Neutral: the HTTP and MCP
+ * encoders both build their answers from it, and neither imports the other.
+ */
+import type { SettleResponse } from '@x402/core/types';
 import type { ErrorBody } from '../schemas/errors.js';
 
-/** The closed set of error codes every transport knows how to answer. */
-export type ErrorCode =
-  | 'invalid_input'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'not_found'
-  | 'conflict'
-  | 'method_not_allowed'
-  | 'not_implemented'
-  | 'rate_limited'
-  | 'upstream_unavailable'
-  | 'upstream_timeout'
-  | 'upstream_rate_limited'
-  | 'upstream_invalid'
-  | 'payment_malformed'
-  | 'payment_in_flight'
-  | 'facilitator_unavailable'
-  | 'cancelled'
-  | 'budget_exceeded'
-  | 'payment_not_approved'
-  | 'payment_failed'
-  | 'payment_pending'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'shutting_down'
-  | 'internal';
-
+/** One row of the code table: how every transport answers an error or a refusal with this code. */
 interface ErrorCodeInfo {
+  /** HTTP status; MCP answers an `isError` result with the same body (a 402 or 412 refusal: the challenge). */
   http: number;
+  /** Whether retrying the same call may succeed (the body's `retryable`). */
   retryable: boolean;
 }
 
-/** The one table mapping each error code to its HTTP status and retry advice (MCP: isError results). */
-export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
+/** The statuses of a payment refusal: 402 and 412 are answered with the challenge (pay again), the others with a body. */
+export type RefusalStatus = 400 | 402 | 409 | 412 | 502;
+
+/**
+ * The payment refusals the broker itself emits (a facilitator's verdicts pass through under its own reasons, answered
+ * 402 or 412 with the challenge). `settlement_*` here is the refusal of a payment sent again while its settlement is
+ * open (409); the call whose own settlement is open is answered with {@link pendingBody} (HTTP 503 with Retry-After).
+ */
+const PAYMENT_CODES_TABLE = {
+  invalid_payment: { http: 400, retryable: false },
+  invalid_x402_version: { http: 400, retryable: false },
+  no_matching_payment_requirements: { http: 402, retryable: false },
+  unsupported_payment_rail: { http: 402, retryable: false },
+  payment_in_flight: { http: 409, retryable: true },
+  payment_already_used: { http: 402, retryable: false },
+  facilitator_unavailable: { http: 502, retryable: true },
+  /** The settlement was broadcast and is not confirmed yet; the receipt carries its transaction hash and network. */
+  settlement_pending: { http: 409, retryable: true },
+  /** The settle call got no answer (timeout, dropped connection): no transaction is known, the money may or may not move. */
+  settlement_outcome_unknown: { http: 409, retryable: true },
+  invalid_payment_identifier: { http: 400, retryable: false },
+  payment_identifier_conflict: { http: 409, retryable: true },
+} as const satisfies Record<string, { http: RefusalStatus; retryable: boolean }>;
+
+/** A code of a refusal the broker emits. */
+export type PaymentCode = keyof typeof PAYMENT_CODES_TABLE;
+
+/** The codes of the refusals the broker emits. */
+export const PAYMENT_CODES = Object.keys(PAYMENT_CODES_TABLE) as PaymentCode[];
+
+/** The one code table: every code a handler, a transport or the broker answers with, its HTTP status and retry advice. */
+export const ERROR_CODES = {
   invalid_input: { http: 400, retryable: false },
   payload_too_large: { http: 413, retryable: false },
   /** A request body in a content encoding or charset the server cannot read (send identity, gzip, deflate or br; UTF-8). */
@@ -48,9 +60,6 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
   upstream_timeout: { http: 504, retryable: true },
   upstream_rate_limited: { http: 503, retryable: true },
   upstream_invalid: { http: 502, retryable: false },
-  payment_malformed: { http: 400, retryable: false },
-  payment_in_flight: { http: 409, retryable: true },
-  facilitator_unavailable: { http: 502, retryable: true },
   cancelled: { http: 499, retryable: true },
   /** Agent side: the payment would exceed the user's per-call or daily budget, or pays for a tool or network not allowed. Nothing was paid. */
   budget_exceeded: { http: 402, retryable: false },
@@ -66,7 +75,11 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
   /** The server is draining before it stops; another instance (or this one, restarted) answers. */
   shutting_down: { http: 503, retryable: true },
   internal: { http: 500, retryable: true },
-};
+  ...PAYMENT_CODES_TABLE,
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** The closed set of error codes every transport knows how to answer. */
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 interface ToolErrorOptions {
   field?: string;
@@ -111,4 +124,55 @@ export class ToolError extends Error {
 export function toToolError(err: unknown): ToolError {
   if (err instanceof ToolError) return err;
   return new ToolError('internal', 'The tool failed unexpectedly; try again later.', { cause: err });
+}
+
+/** True when a payment refusal is answered with the tool's challenge (402, 412: pay again), not with an error body. */
+export function answersWithChallenge(status: number): boolean {
+  return status === 402 || status === 412;
+}
+
+/**
+ * The error body of a payment refusal answered without the challenge, the transport's hint of where the payment goes
+ * appended to the message. Retry advice from the code table; a reason outside it (the MPP path's) is retryable unless
+ * the refusal is a 400.
+ */
+export function refusalBody(refusal: { reason: string; status: number; message: string }, hint: string): ErrorBody {
+  const row = (ERROR_CODES as Record<string, ErrorCodeInfo>)[refusal.reason];
+  const retryable = row ? row.retryable : refusal.status !== 400;
+  return { error: { code: refusal.reason, message: withHint(refusal.message, hint), retryable } };
+}
+
+/** A refusal's message with the transport's hint of where the payment goes (the broker's messages name no transport). */
+export function withHint(message: string, hint: string): string {
+  return hint ? `${message} ${hint}` : message;
+}
+
+/** Seconds a caller is asked to wait before retrying a call whose settlement is still being confirmed. */
+export const PENDING_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * The error body of a call that succeeded but whose settlement outcome is not known yet: retry with the same payment,
+ * never a new one. `settlement_pending` names the broadcast transaction and its network; `settlement_outcome_unknown`
+ * says that no transaction is known (the settle call got no answer), so there is nothing to look up on chain yet.
+ */
+export function pendingBody(receipt: SettleResponse): ErrorBody {
+  const retry = `Retry the same request with the same payment in ${PENDING_RETRY_AFTER_SECONDS} seconds to receive the result; do not sign a new payment for it.`;
+  if (receipt.errorReason === 'settlement_pending' && receipt.transaction) {
+    return {
+      error: {
+        code: 'settlement_pending',
+        message: `The call succeeded and its payment was broadcast as transaction ${receipt.transaction} on ${receipt.network}, which is not confirmed yet. ${retry}`,
+        retryable: true,
+        details: { transaction: receipt.transaction, network: receipt.network },
+      },
+    };
+  }
+  return {
+    error: {
+      code: 'settlement_outcome_unknown',
+      message: `The call succeeded but the settlement of its payment on ${receipt.network} got no answer: no transaction is known yet and the payment may or may not have been taken. ${retry}`,
+      retryable: true,
+      details: { network: receipt.network },
+    },
+  };
 }

@@ -67,7 +67,7 @@ async function askSupported(
       try {
         kinds = (await ask()).kinds;
       } catch (err) {
-        throw new Error(facilitatorFailure(err, shown));
+        throw new Error(facilitatorFailure(err, shown), { cause: err });
       }
       return { kinds: kinds.length };
     },

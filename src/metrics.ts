@@ -22,62 +22,79 @@ export interface Metrics {
 
 const SECONDS = (ms: number) => ms / 1000;
 
-/** Creates the registry with the process metrics and Tollbooth's own: calls, revenue, latencies, upstreams, replays. */
-export function createMetrics(): Metrics {
-  const registry = new promClient.Registry();
-  collectProcessMetrics(registry);
-  collectEventLoopDelay(registry);
-  const registers = [registry];
+type Registers = Registry[];
+
+/** Registers the build-info gauge, set to 1 with the running version as its label. */
+function registerBuildInfo(registers: Registers): void {
   new Gauge({
     name: 'tollbooth_build_info',
     help: 'Always 1; the version label says which release runs.',
     labelNames: ['version'],
     registers,
   }).set({ version: VERSION }, 1);
-  const calls = new Counter({
-    name: 'tollbooth_paid_calls_total',
-    help: 'Paid-tool calls by protocol (x402, mpp) and how they ended: settled, payment_required, rejected, error, settlement_failed, pending, replayed (network "none" before a payment was read, protocol "none" when the call carried none).',
-    labelNames: ['tool', 'network', 'protocol', 'outcome'],
-    registers,
-  });
-  const revenue = new Counter({
-    name: 'tollbooth_revenue_atomic_total',
-    help: "Settled amounts in the network asset's smallest units (USDC: 6 decimals) by protocol (x402, mpp); never sum across networks.",
-    labelNames: ['tool', 'network', 'protocol'],
-    registers,
-  });
-  const replays = new Counter({
-    name: 'tollbooth_idempotent_replays_total',
-    help: 'Calls answered with an earlier paid result: nothing ran or settled again.',
-    labelNames: ['tool'],
-    registers,
-  });
-  const inFlight = new Gauge({
-    name: 'tollbooth_calls_in_flight',
-    help: 'Calls (paid and free) running right now.',
-    registers,
-  });
-  const verify = new Histogram({
-    name: 'tollbooth_verify_duration_seconds',
-    help: 'Reading, claiming and verifying a payment (facilitator /verify included).',
-    labelNames: ['network'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
-    registers,
-  });
-  const handler = new Histogram({
-    name: 'tollbooth_handler_duration_seconds',
-    help: "A paid tool's handler and its output check.",
-    labelNames: ['tool'],
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers,
-  });
-  const settle = new Histogram({
-    name: 'tollbooth_settle_duration_seconds',
-    help: 'Settling a payment after the handler succeeded (facilitator /settle, chain confirmation included).',
-    labelNames: ['network'],
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers,
-  });
+}
+
+/** Registers the counters, gauge and histograms of the call pipeline: outcomes, revenue, replays, latencies. */
+function registerCallMetrics(registers: Registers) {
+  return {
+    calls: new Counter({
+      name: 'tollbooth_paid_calls_total',
+      help: 'Paid-tool calls by protocol (x402, mpp) and how they ended: settled, payment_required, rejected, error, settlement_failed, pending, replayed (network "none" before a payment was read, protocol "none" when the call carried none).',
+      labelNames: ['tool', 'network', 'protocol', 'outcome'],
+      registers,
+    }),
+    revenue: new Counter({
+      name: 'tollbooth_revenue_atomic_total',
+      help: "Settled amounts in the network asset's smallest units (USDC: 6 decimals) by protocol (x402, mpp); never sum across networks.",
+      labelNames: ['tool', 'network', 'protocol'],
+      registers,
+    }),
+    replays: new Counter({
+      name: 'tollbooth_idempotent_replays_total',
+      help: 'Calls answered with an earlier paid result: nothing ran or settled again.',
+      labelNames: ['tool'],
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: 'tollbooth_calls_in_flight',
+      help: 'Calls (paid and free) running right now.',
+      registers,
+    }),
+    ...registerCallDurations(registers),
+  };
+}
+
+/** Registers the latency histograms of verifying, running the handler and settling. */
+function registerCallDurations(registers: Registers) {
+  return {
+    verify: new Histogram({
+      name: 'tollbooth_verify_duration_seconds',
+      help: 'Reading, claiming and verifying a payment (facilitator /verify included).',
+      labelNames: ['network'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers,
+    }),
+    handler: new Histogram({
+      name: 'tollbooth_handler_duration_seconds',
+      help: "A paid tool's handler and its output check.",
+      labelNames: ['tool'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    settle: new Histogram({
+      name: 'tollbooth_settle_duration_seconds',
+      help: 'Settling a payment after the handler succeeded (facilitator /settle, chain confirmation included).',
+      labelNames: ['network'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    }),
+  };
+}
+
+type CallMetrics = ReturnType<typeof registerCallMetrics>;
+
+/** Registers the upstream counters (failures, cache hits and misses) and the unhandled-rejection counter. */
+function registerUpstreamMetrics(registers: Registers) {
   const upstreamErrors = new Counter({
     name: 'tollbooth_upstream_errors_total',
     help: 'Upstream requests that failed after their retries, by error code.',
@@ -101,36 +118,54 @@ export function createMetrics(): Metrics {
     labelNames: ['upstream'],
     registers,
   });
-
-  const observe = (event: CallEvent): void => {
-    switch (event.type) {
-      case 'started':
-        inFlight.inc();
-        return;
-      case 'free':
-        inFlight.dec();
-        return;
-      case 'paid': {
-        inFlight.dec();
-        const network = event.network ?? 'none';
-        // Bounded: the protocol is one of x402 and mpp, or none when the call carried no payment.
-        const protocol = event.protocol ?? 'none';
-        calls.inc({ tool: event.tool, network, protocol, outcome: event.outcome });
-        if (event.outcome === 'settled' && event.amount)
-          revenue.inc({ tool: event.tool, network, protocol }, Number(event.amount));
-        if (event.outcome === 'replayed') replays.inc({ tool: event.tool });
-        if (event.verifyMs !== undefined && event.network) verify.observe({ network }, SECONDS(event.verifyMs));
-        if (event.handlerMs !== undefined) handler.observe({ tool: event.tool }, SECONDS(event.handlerMs));
-        if (event.settleMs !== undefined) settle.observe({ network }, SECONDS(event.settleMs));
-        return;
-      }
-    }
-  };
   const upstream: UpstreamMetrics = {
     cacheLookup: (name, hit) => (hit ? cacheHits : cacheMisses).inc({ upstream: name }),
     failed: (name, code) => upstreamErrors.inc({ upstream: name, code }),
   };
-  return { registry, observe, upstream, unhandledRejection: () => unhandled.inc() };
+  return { upstream, unhandled };
+}
+
+/** Records one call event of the pipeline in the call metrics. */
+function recordCallEvent(m: CallMetrics, event: CallEvent): void {
+  switch (event.type) {
+    case 'started':
+      m.inFlight.inc();
+      return;
+    case 'free':
+      m.inFlight.dec();
+      return;
+    case 'paid': {
+      m.inFlight.dec();
+      const network = event.network ?? 'none';
+      // Bounded: the protocol is one of x402 and mpp, or none when the call carried no payment.
+      const protocol = event.protocol ?? 'none';
+      m.calls.inc({ tool: event.tool, network, protocol, outcome: event.outcome });
+      if (event.outcome === 'settled' && event.amount)
+        m.revenue.inc({ tool: event.tool, network, protocol }, Number(event.amount));
+      if (event.outcome === 'replayed') m.replays.inc({ tool: event.tool });
+      if (event.verifyMs !== undefined && event.network) m.verify.observe({ network }, SECONDS(event.verifyMs));
+      if (event.handlerMs !== undefined) m.handler.observe({ tool: event.tool }, SECONDS(event.handlerMs));
+      if (event.settleMs !== undefined) m.settle.observe({ network }, SECONDS(event.settleMs));
+      return;
+    }
+  }
+}
+
+/** Creates the registry with the process metrics and Tollbooth's own: calls, revenue, latencies, upstreams, replays. */
+export function createMetrics(): Metrics {
+  const registry = new promClient.Registry();
+  collectProcessMetrics(registry);
+  collectEventLoopDelay(registry);
+  const registers = [registry];
+  registerBuildInfo(registers);
+  const calls = registerCallMetrics(registers);
+  const { upstream, unhandled } = registerUpstreamMetrics(registers);
+  return {
+    registry,
+    observe: (event) => recordCallEvent(calls, event),
+    upstream,
+    unhandledRejection: () => unhandled.inc(),
+  };
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -1,41 +1,19 @@
-import { ERROR_CODES, type ErrorCode } from './errors.js';
+import { ERROR_CODES, type ErrorCode, type PaymentCode } from './errors.js';
 import type { CallEvent, PaidCallEvent } from './invoke.js';
+import { InFlight } from './in-flight.js';
 import type { Logger } from './log.js';
-import { REASONS } from './payments/outcomes.js';
 
-/** Counts the calls running right now, so shutdown can wait until they finished (and settled). */
-export class CallTracker {
-  private active = 0;
-  private waiters = new Set<() => void>();
-
+/** Counts the calls running right now from the pipeline's events, so shutdown can wait until they finished (and settled). */
+export class CallTracker extends InFlight {
   /** How many calls (paid and free) are running. */
   get inFlight(): number {
-    return this.active;
+    return this.count;
   }
 
   /** Counts a started or ended call (see `InvokeDeps.observe`). */
   observe(event: CallEvent): void {
-    if (event.type === 'started') {
-      this.active += 1;
-      return;
-    }
-    this.active = Math.max(0, this.active - 1);
-    if (this.active === 0) for (const wake of [...this.waiters]) wake();
-  }
-
-  /** Resolves true once no call is running, or false when `timeoutMs` passed first. */
-  drain(timeoutMs: number): Promise<boolean> {
-    if (this.active === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (drained: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-        resolve(drained);
-      };
-      const wake = () => done(true);
-      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
-      this.waiters.add(wake);
-    });
+    if (event.type === 'started') this.enter();
+    else this.leave();
   }
 }
 
@@ -46,7 +24,7 @@ function levelOf(event: PaidCallEvent): keyof Logger {
     case 'payment_required':
       return 'info';
     case 'rejected':
-      return event.reason === REASONS.facilitatorUnavailable ? 'warn' : 'info';
+      return event.reason === ('facilitator_unavailable' satisfies PaymentCode) ? 'warn' : 'info';
     case 'error':
       return (ERROR_CODES[event.reason as ErrorCode]?.http ?? 500) >= 500 ? 'warn' : 'info';
     case 'settlement_failed':

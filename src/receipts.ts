@@ -1,34 +1,21 @@
 import { existsSync } from 'node:fs';
-import { z } from 'zod';
 import type { Config } from './config.js';
 import { createLogger } from './log.js';
 import { BASE_MAINNET, BASE_SEPOLIA, type NetworkEntry } from './payments/networks.js';
 import { formatReceiptsReport } from './receipts-format.js';
 import type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 import { openStore, storeLocation } from './store/open.js';
+import type { PaymentLedger } from './store/ledger.js';
 import type { Store } from './store/store.js';
 
 export type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 
-const OptionsSchema = z.object({
-  limit: z.coerce
-    .number()
-    .int('--limit must be a whole number')
-    .min(1, '--limit must be at least 1')
-    .max(1_000_000)
-    .default(50),
-  status: z.enum(['settled', 'pending', 'failed'], { error: '--status must be settled, pending or failed' }).optional(),
-  protocol: z.enum(['x402', 'mpp'], { error: '--protocol must be x402 or mpp' }).optional(),
-  json: z.boolean().default(false),
-});
-/** Parsed options of `tollbooth receipts`. */
-export type ReceiptsOptions = z.output<typeof OptionsSchema>;
-
-/** Checks the values of `--limit N`, `--status settled|pending|failed`, `--protocol x402|mpp` and `--json`; throws with a usage message when wrong. */
-export function receiptsOptions(values: Record<string, unknown>): ReceiptsOptions {
-  const parsed = OptionsSchema.safeParse(values);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('; '));
-  return parsed.data;
+/** The options of `tollbooth receipts`, checked by the command (`src/cli/receipts.ts`). */
+export interface ReceiptsOptions {
+  limit: number;
+  status?: PaymentStatus | undefined;
+  protocol?: 'x402' | 'mpp' | undefined;
+  json: boolean;
 }
 
 /** Version-1 network names the store may hold, mapped to the table's CAIP-2 ids (totals count them under the id). */
@@ -56,14 +43,14 @@ function units(networks: readonly NetworkEntry[], network: string, atomic: bigin
   return entry ? toUnits(atomic, entry.decimals) : null;
 }
 
-/** Reads receipts and pending settlements from `store` and builds the rows and totals for `options`. */
+/** Reads receipts and pending settlements from the ledger and builds the rows and totals for `options`. */
 export async function buildReceiptsReport(
-  store: Store,
+  ledger: Pick<PaymentLedger, 'listReceipts' | 'listPending'>,
   networks: readonly NetworkEntry[],
   options: ReceiptsOptions,
   location: ReceiptsReport['store'],
 ): Promise<ReceiptsReport> {
-  const [receipts, pending] = await Promise.all([store.listReceipts({ limit: ALL }), store.listPending()]);
+  const [receipts, pending] = await Promise.all([ledger.listReceipts({ limit: ALL }), ledger.listPending()]);
   const rows: PaymentRow[] = [
     ...receipts.map((r) => ({
       status: r.status,
@@ -156,21 +143,12 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
 /** `tollbooth receipts`: prints settled, pending and failed payments with totals (by network, tool and protocol); returns the exit code. */
 export async function runReceipts(
   config: Config,
-  values: Record<string, unknown>,
+  options: ReceiptsOptions,
   io: { out: (text: string) => void; err: (text: string) => void } = {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
   },
 ): Promise<number> {
-  let options: ReceiptsOptions;
-  try {
-    options = receiptsOptions(values);
-  } catch (err) {
-    io.err(
-      `${(err as Error).message}\nUsage: tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]\n`,
-    );
-    return 2;
-  }
   const location = storeLocation(config);
   if (location.kind === 'sqlite' && !existsSync(location.where)) {
     io.err(
@@ -186,7 +164,7 @@ export async function runReceipts(
     return 1;
   }
   try {
-    const report = await buildReceiptsReport(store, config.networks, options, location);
+    const report = await buildReceiptsReport(store.ledger, config.networks, options, location);
     io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReceiptsReport(report));
     return 0;
   } finally {

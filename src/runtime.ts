@@ -7,7 +7,6 @@ import { mountHealth } from './health.js';
 import { mountHome } from './http/home.js';
 import { createLimits, type Limits } from './limits/limiter.js';
 import { createLogger, type Logger } from './log.js';
-import type { McpDeps } from './mcp/server.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
 import { CallTracker, createCallObserver } from './observe.js';
 import { PaymentBroker } from './payments/broker.js';
@@ -16,8 +15,10 @@ import { MAX_TIMEOUT_SECONDS } from './payments/requirements.js';
 import { createFacilitator, type Facilitator } from './payments/facilitator.js';
 import { settleableOnly } from './payments/facilitator-support.js';
 import { createProviders } from './providers/index.js';
+import type { ServerDeps } from './server-deps.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
 import { openStore } from './store/open.js';
+import type { PaymentLedger } from './store/ledger.js';
 import type { Store } from './store/store.js';
 import { isPaid, type AnyToolDefinition } from './tool.js';
 import { tools as registry } from '../tools/index.js';
@@ -28,7 +29,8 @@ export interface Runtime {
   config: Config;
   store: Store;
   facilitator: Facilitator;
-  mcpDeps: McpDeps;
+  /** What every transport serves the registry with: the pipeline's dependencies, the tools, the configuration. */
+  serverDeps: ServerDeps;
   log: Logger;
   /** This runtime's Prometheus registry and sinks. */
   metrics: Metrics;
@@ -66,29 +68,30 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     if (!options.store) await store.close();
     throw new ConfigError((err as Error).message);
   }
-  const broker = new PaymentBroker(config, store, facilitator, log, paid);
+  // Each consumer gets its part of the store: the broker the payment ledger, handlers the tool state, limits the buckets.
+  const broker = new PaymentBroker(config, store.ledger, facilitator, log, paid);
   const metrics = createMetrics();
   const calls = new CallTracker();
   const observe = createCallObserver(log, [calls, metrics]);
   const providers = createProviders(config, log, metrics.upstream);
-  const limits = createLimits(config.limits, store, log);
-  const mcpDeps: McpDeps = {
+  const limits = createLimits(config.limits, store.buckets, log);
+  const serverDeps: ServerDeps = {
     config,
     tools,
     version: VERSION,
     broker,
-    store,
+    store: store.toolState,
     providers,
     log,
     observe,
     admit: limits.admit,
   };
-  const upkeep = startUpkeep(broker, store, log, staleClaimMs(config));
+  const upkeep = startUpkeep(broker, store.ledger, log, staleClaimMs(config));
   return {
     config,
     store,
     facilitator,
-    mcpDeps,
+    serverDeps,
     log,
     metrics,
     calls,
@@ -115,7 +118,7 @@ function staleClaimMs(config: Config): number {
 const RECONCILE_INTERVAL_MS = 5 * 60_000;
 
 /** Reconciles pending settlements at start-up and every five minutes, and purges expired idempotency records hourly. */
-function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClaimMs: number) {
+function startUpkeep(broker: PaymentBroker, ledger: PaymentLedger, log: Logger, staleClaimMs: number) {
   let running: Promise<void> = Promise.resolve();
   const reconcile = () => {
     running = running.then(() =>
@@ -129,8 +132,8 @@ function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClai
   };
   const reconciled = reconcile();
   const purge = () => {
-    store
-      .purgeExpired(new Date().toISOString())
+    ledger
+      .purgeIdempotency(new Date().toISOString())
       .catch((err: unknown) => log.warn('purging idempotency records failed', { error: String(err) }));
   };
   purge();
@@ -149,9 +152,12 @@ function startUpkeep(broker: PaymentBroker, store: Store, log: Logger, staleClai
  * `/mcp`, with the MCP SDK loaded on the first request to it: HTTP callers and discovery never pay for it, and a
  * server starts without it. The router is built once; closing before any request closes nothing.
  */
-function lazyMcpRouter(deps: McpDeps): { handler: RequestHandler; close: () => Promise<void> } {
+function lazyMcpRouter(deps: ServerDeps): { handler: RequestHandler; close: () => Promise<void> } {
   let router: Promise<Awaited<ReturnType<(typeof import('./mcp/http.js'))['createMcpRouter']>>> | undefined;
-  const load = () => (router ??= import('./mcp/http.js').then((m) => m.createMcpRouter(deps)));
+  const load = () =>
+    (router ??= Promise.all([import('./mcp/http.js'), import('./mcp/local.js')]).then(([http, local]) =>
+      http.createMcpRouter(local.localMcpServerDeps(deps)),
+    ));
   return {
     handler: (req, res, next) => {
       load().then((mcp) => mcp.router(req, res, next), next);
@@ -177,13 +183,13 @@ export function createHttpApp(runtime: Runtime): {
   app.use(runtime.limits.perIp);
   const gate = new RequestGate();
   app.use(gate.middleware);
-  const mcp = lazyMcpRouter(runtime.mcpDeps);
+  const mcp = lazyMcpRouter(runtime.serverDeps);
   app.use('/mcp', mcp.handler);
   mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
   app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));
-  mountDiscovery(app, runtime.mcpDeps);
-  mountHome(app, runtime.config, runtime.mcpDeps.tools);
-  mountTools(app, runtime.mcpDeps, runtime.mcpDeps.tools);
+  mountDiscovery(app, runtime.serverDeps);
+  mountHome(app, runtime.config, runtime.serverDeps.tools);
+  mountTools(app, runtime.serverDeps, runtime.serverDeps.tools);
   mountFallbacks(app, (err) =>
     runtime.log.error('unhandled request error', { error: String((err as Error)?.stack ?? err) }),
   );
@@ -232,8 +238,11 @@ export async function listen(
   };
 }
 
-/** A fresh MCP server bound to this runtime (stdio, tests). */
+/** A fresh MCP server bound to this runtime, carried out by its pipeline (stdio, tests). */
 export async function newMcpServer(runtime: Runtime) {
-  const { createMcpServer } = await import('./mcp/server.js');
-  return createMcpServer(runtime.mcpDeps);
+  const [{ createMcpServer }, { localMcpServerDeps }] = await Promise.all([
+    import('./mcp/server.js'),
+    import('./mcp/local.js'),
+  ]);
+  return createMcpServer(localMcpServerDeps(runtime.serverDeps));
 }

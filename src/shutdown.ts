@@ -1,24 +1,20 @@
 import type { Server as HttpServer } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ToolError } from './errors.js';
+import { InFlight } from './in-flight.js';
 import type { Logger } from './log.js';
-import type { CallTracker } from './observe.js';
 
 /** Counts HTTP requests being answered and, once closing, refuses new ones with 503 `shutting_down`. */
 export class RequestGate {
-  private active = 0;
+  private readonly requests = new InFlight();
   private closing = false;
-  private waiters = new Set<() => void>();
 
   /** The express middleware; mount it before every route. Long-lived MCP event streams (GET /mcp) are not counted. */
   readonly middleware: RequestHandler = (req, res, next) => {
     if (req.method === 'GET' && req.path.replace(/\/+$/, '') === '/mcp' && !this.closing) return next();
     // Counted until written out, refusals included, so closing the connections never cuts an answer short.
-    this.active += 1;
-    res.once('close', () => {
-      this.active -= 1;
-      if (this.active === 0) for (const wake of [...this.waiters]) wake();
-    });
+    this.requests.enter();
+    res.once('close', () => this.requests.leave());
     if (!this.closing) return next();
     res.setHeader('Connection', 'close');
     res.setHeader('Retry-After', '5');
@@ -36,17 +32,7 @@ export class RequestGate {
 
   /** Resolves true once no counted request is being answered, or false when `timeoutMs` passed first. */
   idle(timeoutMs: number): Promise<boolean> {
-    if (this.active === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (idle: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-        resolve(idle);
-      };
-      const wake = () => done(true);
-      const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
-      this.waiters.add(wake);
-    });
+    return this.requests.drain(timeoutMs);
   }
 }
 
@@ -54,7 +40,8 @@ export class RequestGate {
 export interface ShutdownParts {
   server: HttpServer;
   gate: RequestGate;
-  calls: CallTracker;
+  /** The calls running (the runtime's tracker). */
+  calls: InFlight;
   closeSessions: () => Promise<void>;
   log: Logger;
 }
@@ -75,7 +62,7 @@ export async function shutdownHttp(parts: ShutdownParts, timeoutMs: number): Pro
   const drained = (await calls.drain(deadline - Date.now())) && (await gate.idle(deadline - Date.now()));
   if (!drained) {
     log.error('shutdown time limit reached; aborting the calls still running (they are not settled)', {
-      inFlight: calls.inFlight,
+      inFlight: calls.count,
       timeoutMs,
     });
   }

@@ -1,20 +1,12 @@
 import { z } from 'zod';
 import type { Logger } from './log.js';
-import type { ToolGroup } from './tool-group.js';
+import { describeTool, priceTable, type PaymentPolicy, type PriceTable } from './price.js';
+import type { ToolGroup } from './shared/tool-endpoint.js';
 import type { Providers } from './providers/index.js';
-import type { Store } from './store/store.js';
+import type { ToolState } from './store/tool-state.js';
 
-export type { ToolGroup } from './tool-group.js';
-
-/** Price per call in the asset's smallest units, by price-table column. */
-export interface PriceTable {
-  /** The default column: every network not named below. */
-  default: string;
-  /** The `eip155:10` (Optimism) column; tools group only. */
-  optimism?: string;
-  /** The `stellar:pubnet` column (7-decimal units); tools group only. */
-  stellar?: string;
-}
+export type { ToolGroup } from './shared/tool-endpoint.js';
+export type { Accepts, PaymentPolicy, PriceTable } from './price.js';
 
 /** MCP tool annotations, set truthfully per tool. */
 export interface ToolAnnotations {
@@ -29,30 +21,33 @@ export interface ToolPayment {
   /** The payer's address on the payment's network. */
   payer: string;
   /** The payment's replay key (what makes it single-use), to tie stored state to the payment. */
-  key: string;
+  replayKey: string;
 }
 
 /** What a handler may use: never the transport, never the raw payment. */
 export interface ToolContext {
   providers: Providers;
-  store: Store;
+  /** Drips and orders kept between calls: the only part of the store a handler sees (never a payment). */
+  store: ToolState;
   log: Logger;
   signal: AbortSignal;
   /** Reports progress of a long call (MCP progress notifications; ignored on HTTP). */
   progress: (done: number, total: number, message?: string) => void;
-  /** The verified payment's payer and key; set for paid handlers, absent in prechecks and free endpoints. */
+  /** The verified payment's payer and replay key; set for paid handlers, absent in prechecks and free endpoints. */
   payment?: ToolPayment;
 }
 
 /**
- * One endpoint, defined once and served on HTTP and MCP. A tool with a `price` is paid per call; a tool without one is
- * free (no payment, no broker), and its path may carry `:name` parameters, which arrive as input fields of the same name.
+ * One endpoint as its tool file writes it (see {@link defineTool}). A tool with a `payment` is paid per call; a tool
+ * without one is free (no payment, no broker), and its path may carry `:name` parameters, which arrive as input fields
+ * of the same name.
  */
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
-  /** Written for an agent: what it returns and what it costs (or that it is free). */
+  /** Written for an agent: what it does and returns, never its price (defineTool appends the generated price sentence). */
   description: string;
+  /** Which base URL serves the tool's HTTP route; nothing else. */
   group: ToolGroup;
   method: 'GET' | 'POST';
   path: string;
@@ -60,8 +55,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   output: O;
   annotations: ToolAnnotations;
   handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
-  /** Price per call by price-table column; absent for a free tool. */
-  price?: PriceTable;
+  /** What the tool costs in dollars and which payment options it accepts; absent for a free tool. */
+  payment?: PaymentPolicy;
   /** An example input, advertised in discovery (bazaar `body`, OpenAPI); must parse. Paid tools only. */
   example?: z.input<I>;
   /** Maximum request body in bytes (HTTP); defaults to 64 KiB. */
@@ -73,11 +68,28 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   precheck?(input: z.output<I>, ctx: ToolContext): Promise<void> | void;
 }
 
+/**
+ * One endpoint, defined once and served on HTTP and MCP: its spec as defineTool returns it, with the full
+ * `description` (the generated price sentence appended) and, for a paid tool, the derived `price` table.
+ */
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolSpec<
+  I,
+  O
+> {
+  /** Price per call in the asset's smallest units by price-table column, derived from `payment` by the pricing rules. */
+  price?: PriceTable;
+}
+
+/** A spec with a payment policy: defineTool makes it a paid tool. */
+export type PaidToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = ToolSpec<I, O> & {
+  payment: PaymentPolicy;
+};
+
 /** A tool that has a price: what the payment side (broker, requirements, discovery of prices) works with. */
 export type PaidToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> = ToolDefinition<
   I,
   O
-> & { price: PriceTable };
+> & { payment: PaymentPolicy; price: PriceTable };
 
 /** A tool definition with its generic types erased, as transports see it. */
 export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
@@ -86,8 +98,10 @@ export type AnyToolDefinition = ToolDefinition<z.ZodType, z.ZodType>;
 export type AnyPaidToolDefinition = PaidToolDefinition<z.ZodType, z.ZodType>;
 
 /** True when the tool has a price, i.e. every call is paid through the broker. */
-export function isPaid<T extends { price?: PriceTable }>(tool: T): tool is T & { price: PriceTable } {
-  return tool.price !== undefined;
+export function isPaid<T extends { payment?: PaymentPolicy; price?: PriceTable }>(
+  tool: T,
+): tool is T & { payment: PaymentPolicy; price: PriceTable } {
+  return tool.payment !== undefined && tool.price !== undefined;
 }
 
 /**
@@ -131,12 +145,20 @@ function strictInput<I extends z.ZodType>(name: string, input: I): I {
   return strict as unknown as I;
 }
 
-/** Keeps a tool's input and output types linked to its handler (and its price, when it has one); its input refuses unknown fields. */
+/**
+ * Keeps a tool's input and output types linked to its handler; its input refuses unknown fields; its description gets
+ * the generated price sentence, and a paid tool its price table derived from the dollar price.
+ */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(
-  def: PaidToolDefinition<I, O>,
+  spec: PaidToolSpec<I, O>,
 ): PaidToolDefinition<I, O>;
 /** Keeps a free tool's input and output types linked to its handler; its input refuses unknown fields. */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O>;
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
-  return { ...def, input: strictInput(def.name, def.input) };
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O>;
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+  return {
+    ...spec,
+    description: describeTool(spec.description, spec.payment),
+    ...(spec.payment ? { price: priceTable(spec.payment) } : {}),
+    input: strictInput(spec.name, spec.input),
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ESM script without type declarations (also run by CI as `node scripts/import-graph.mjs`).
-import { cycles, importGraph } from '../scripts/import-graph.mjs';
+import { cycles, importGraph, layerViolations } from '../scripts/import-graph.mjs';
 
 const graph = importGraph() as Record<string, string[]>;
 const edges = Object.entries(graph).flatMap(([from, targets]) => targets.map((to) => ({ from, to })));
@@ -36,8 +36,31 @@ describe('the import graph of src/, tools/ and schemas/', () => {
     const reaching = edges.filter(
       ({ from, to }) =>
         within(from, 'tools') &&
-        ['src/http', 'src/mcp', 'src/payments', 'src/store', 'src/client', 'src/discovery'].some((f) => within(to, f)),
+        ['src/http', 'src/mcp', 'src/payments', 'src/store', 'src/agent', 'src/discovery'].some((f) => within(to, f)),
     );
     expect(reaching).toEqual([]);
+  });
+
+  it('keeps the agent side over the shared layer: the server never imports it, it imports nothing of the server past its ports', () => {
+    expect(Object.keys(graph)).toEqual(expect.arrayContaining(['src/agent/caller.ts', 'src/shared/env.ts']));
+    expect(layerViolations(graph)).toEqual([]);
+    const agentImports = edges.filter(({ from }) => within(from, 'src/agent')).map(({ to }) => to);
+    expect(agentImports.filter((to) => within(to, 'tools') || to === 'src/tool.ts' || to === 'src/config.ts')).toEqual(
+      [],
+    );
+  });
+
+  it('finds an import that breaks the layers (the check can fail)', () => {
+    const broken = {
+      'src/agent/a.ts': ['src/invoke.ts', 'src/shared/env.ts', 'src/store/spends.ts'],
+      'src/http/b.ts': ['src/agent/a.ts'],
+      'src/cli/c.ts': ['src/agent/a.ts', 'src/runtime.ts'],
+      'src/shared/d.ts': ['src/config.ts', 'src/errors.ts'],
+    };
+    expect(layerViolations(broken)).toEqual([
+      { from: 'src/agent/a.ts', to: 'src/invoke.ts', rule: expect.stringMatching(/agent side/) },
+      { from: 'src/http/b.ts', to: 'src/agent/a.ts', rule: 'the server never imports the agent side' },
+      { from: 'src/shared/d.ts', to: 'src/config.ts', rule: 'the shared layer imports only itself' },
+    ]);
   });
 });

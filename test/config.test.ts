@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadAgentConfig } from '../src/agent/settings.js';
 import { ConfigError, DEV_PAY_TO, loadConfig } from '../src/config.js';
 
 const realPayTo = {
@@ -108,7 +109,7 @@ describe('the network set (TOLLBOOTH_NETWORK_SET)', () => {
       stellar: undefined,
       algorand: undefined,
     });
-    expect(config.client.budget.networks).toBeUndefined();
+    expect(loadAgentConfig({}).settings.budget.networks).toBeUndefined();
     expect(config.chainTools.transfers.rpc.label).toBe('Base JSON-RPC');
   });
 
@@ -156,10 +157,10 @@ describe('the network set (TOLLBOOTH_NETWORK_SET)', () => {
 
   it("lets the agent pay on the set's network it holds a wallet for (Base Sepolia for an EVM key) unless BUDGET_NETWORKS says otherwise", () => {
     const wallet = { WALLET_EVM_PRIVATE_KEY: `0x${'cd'.repeat(32)}` };
-    expect(loadConfig({ ...testnet, ...wallet }).client.budget.networks).toEqual(['eip155:84532']);
-    expect(loadConfig({ ...wallet }).client.budget.networks).toEqual(['eip155:8453']);
+    expect(loadAgentConfig({ ...testnet, ...wallet }).settings.budget.networks).toEqual(['eip155:84532']);
+    expect(loadAgentConfig({ ...wallet }).settings.budget.networks).toEqual(['eip155:8453']);
     expect(
-      loadConfig({ ...testnet, ...wallet, BUDGET_NETWORKS: 'eip155:84532,solana:*' }).client.budget.networks,
+      loadAgentConfig({ ...testnet, ...wallet, BUDGET_NETWORKS: 'eip155:84532,solana:*' }).settings.budget.networks,
     ).toEqual(['eip155:84532', 'solana:*']);
   });
 

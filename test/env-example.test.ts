@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { AgentEnvSchema, loadAgentConfig } from '../src/agent/settings.js';
 import { EnvSchema } from '../src/config-env.js';
 
 const text = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
@@ -11,7 +12,10 @@ const settings = lines.flatMap((line) => {
   const match = /^(#\s*)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
   return match ? [{ name: match[2]!, value: match[3]!, active: match[1] === undefined }] : [];
 });
-const known = new Set(Object.keys(EnvSchema.shape).flatMap((name) => [name, `${name}_FILE`]));
+// The server's settings and the agent side's (remote mode, `tollbooth call`), each read by its own schema.
+const known = new Set(
+  [...Object.keys(EnvSchema.shape), ...Object.keys(AgentEnvSchema.shape)].flatMap((name) => [name, `${name}_FILE`]),
+);
 
 describe('.env.example', () => {
   it('names only settings the server reads (each, or its _FILE form, is in the environment schema)', () => {
@@ -31,6 +35,12 @@ describe('.env.example', () => {
     const config = loadConfig(env);
     expect(config.port).toBe(4021);
     expect(config.dataDir).toMatch(/\/data$/);
+  });
+
+  it('loads as the environment of an agent that passes its settings validation too', () => {
+    const env = parseEnv(text);
+    expect(AgentEnvSchema.safeParse(env).success).toBe(true);
+    expect(loadAgentConfig(env).store.dataDir).toMatch(/\/data$/);
   });
 
   it('keeps to the syntax node --env-file, systemd and docker --env-file all read: no quotes, no trailing comments', () => {

@@ -17,7 +17,7 @@ function untouchable<T extends object>(what: string): T {
 const echo = defineTool({
   name: 'echo-free',
   title: 'Echo',
-  description: 'Returns its word. Free.',
+  description: 'Returns its word.',
   group: 'tools',
   method: 'GET',
   path: '/v1/echo-free',

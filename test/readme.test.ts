@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toolTableMarkdown } from '../src/catalog.js';
 import { loadConfig } from '../src/config.js';
+import { AgentEnvSchema } from '../src/agent/settings.js';
 import { EnvSchema } from '../src/config-env.js';
 import { paidTools as tools } from '../tools/index.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const operators = readFileSync(new URL('../docs/operators.md', import.meta.url), 'utf8');
+const agents = readFileSync(new URL('../docs/agents.md', import.meta.url), 'utf8');
 
 describe('README', () => {
   it('starts with the install-and-start command and the test command', () => {
@@ -27,6 +29,13 @@ describe('README', () => {
       if (name === 'NODE_ENV') continue;
       expect(operators, `docs/operators.md documents ${name}`).toContain(name);
     }
+  });
+
+  it('links the agents guide, which documents every setting the agent side reads (its own schema)', () => {
+    expect(readme).toContain('docs/agents.md');
+    const names = Object.keys(AgentEnvSchema.shape);
+    expect(names.length).toBeGreaterThan(20);
+    for (const name of names) expect(agents, `docs/agents.md documents ${name}`).toContain(name);
   });
 
   it('is what .ci/run runs', () => {

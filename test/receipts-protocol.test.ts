@@ -22,8 +22,8 @@ async function fillBothProtocols(store: Store): Promise<void> {
     protocol: PaymentProtocol,
   ): PaymentClaim => ({ ...claimOf(key, tool, network, amount), protocol });
   const settle = async (key: string, tool: string, network: string, amount: string, protocol: PaymentProtocol) => {
-    await store.claimPayment(claim(key, tool, network, amount, protocol));
-    await store.completePayment({
+    await store.ledger.claimPayment(claim(key, tool, network, amount, protocol));
+    await store.ledger.completePayment({
       ...claim(key, tool, network, amount, protocol),
       transaction: `0xtx-${key}`,
       status: 'settled',
@@ -34,15 +34,15 @@ async function fillBothProtocols(store: Store): Promise<void> {
   await settle('m1', 'annuity', BASE, '1000', 'mpp');
   await settle('m2', 'geo-distance', BASE, '1000', 'mpp');
   await settle('x2', 'annuity', STELLAR_PUBNET, '10000', 'x402');
-  await store.recordReceipt({
+  await store.ledger.recordReceipt({
     ...claim('mf', 'annuity', BASE, '1000', 'mpp'),
     transaction: '',
     status: 'failed',
     errorReason: 'insufficient_funds',
     createdAt: at(),
   });
-  await store.claimPayment(claim('mp', 'geo-distance', BASE, '1000', 'mpp'));
-  await store.markPaymentPending('mp', {
+  await store.ledger.claimPayment(claim('mp', 'geo-distance', BASE, '1000', 'mpp'));
+  await store.ledger.markPaymentPending('mp', {
     transaction: '0xmpp-pending',
     payload: {},
     requirements: {},

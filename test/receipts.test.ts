@@ -18,7 +18,7 @@ const UNKNOWN = 'eip155:999999';
  */
 async function fill(store: Store): Promise<void> {
   const settle = async (key: string, tool: string, network: string, amount: string) => {
-    await store.claimPayment(claimOf(key, tool, network, amount));
+    await store.ledger.claimPayment(claimOf(key, tool, network, amount));
     const r: ReceiptRecord = {
       ...claimOf(key, tool, network, amount),
       transaction: `0xtx-${key}`,
@@ -26,7 +26,7 @@ async function fill(store: Store): Promise<void> {
       transport: 'mcp',
       createdAt: at(),
     };
-    await store.completePayment(r);
+    await store.ledger.completePayment(r);
   };
   await settle('s1', 'annuity', BASE, '1000');
   await settle('s2', 'annuity', BASE, '1000');
@@ -34,15 +34,15 @@ async function fill(store: Store): Promise<void> {
   await settle('v1', 'transfers-evm', 'base', '1000');
   await settle('s4', 'annuity', STELLAR_PUBNET, '10000');
   await settle('s5', 'annuity', UNKNOWN, '123');
-  await store.recordReceipt({
+  await store.ledger.recordReceipt({
     ...claimOf('f1', 'annuity', BASE, '1000'),
     transaction: '',
     status: 'failed',
     errorReason: 'insufficient_funds',
     createdAt: at(),
   });
-  await store.claimPayment(claimOf('p1', 'geo-distance', BASE, '1000'));
-  await store.markPaymentPending('p1', {
+  await store.ledger.claimPayment(claimOf('p1', 'geo-distance', BASE, '1000'));
+  await store.ledger.markPaymentPending('p1', {
     transaction: '0xpending',
     payload: {},
     requirements: {},

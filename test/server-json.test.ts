@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUDGET } from '../src/client/settings.js';
+import { AgentEnvSchema, DEFAULT_BUDGET } from '../src/agent/settings.js';
 import { EnvSchema } from '../src/config-env.js';
 
 const root = new URL('../', import.meta.url);
@@ -66,7 +66,8 @@ describe('server.json (the MCP registry entry)', () => {
   });
 
   it('names only settings the server reads, with their real defaults', () => {
-    const known = new Set(Object.keys(EnvSchema.shape).flatMap((name) => [name, `${name}_FILE`]));
+    const names = [...Object.keys(EnvSchema.shape), ...Object.keys(AgentEnvSchema.shape)];
+    const known = new Set(names.flatMap((name) => [name, `${name}_FILE`]));
     const entries = server.packages.flatMap((p) => p.environmentVariables);
     expect(entries.map((e) => e.name).filter((name) => !known.has(name))).toEqual([]);
     const defaults = Object.fromEntries(entries.filter((e) => e.default !== undefined).map((e) => [e.name, e.default]));

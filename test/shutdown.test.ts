@@ -82,7 +82,7 @@ describe('graceful shutdown of the HTTP server', () => {
     expect(await stopping).toBe(true);
     expect(runtime.calls.inFlight).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before - 1000n);
-    expect(await runtime.store.listReceipts()).toMatchObject([
+    expect(await runtime.store.ledger.listReceipts()).toMatchObject([
       { tool: 'held-a', status: 'settled', payer: payer.address },
     ]);
     await runtime.close();

@@ -33,14 +33,13 @@ export const annuity = defineTool({
     'payment × periods. `type` "ordinary" (default) assumes payments at the end of each period; "due" assumes ' +
     'payments at the start, which multiplies both values by (1+r). Values are returned unrounded, in the ' +
     'currency unit of `payment`. A 400 invalid_input error is returned if a result overflows to a non-finite ' +
-    'number. Deterministic, no external calls. ' +
-    "Costs 0.001 USDC per call (1000 units; 2000 on Optimism; 10000 on Stellar's 7-decimal USDC).",
+    'number. Deterministic, no external calls.',
   group: 'tools',
   method: 'POST',
   path: '/api/annuity',
   input: AnnuityInputSchema,
   output: AnnuityOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   example: { payment: 100, ratePerPeriod: 0.05, periods: 10, type: 'ordinary' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ payment, ratePerPeriod: r, periods: n, type }) => {

@@ -58,14 +58,13 @@ export const cardValidate = defineTool({
     'AND the brand is recognised AND the digit count is one of the lengths that brand issues (e.g. Visa 16, 18 ' +
     'or 19; American Express 15); UnionPay is Luhn-checked too. A true `valid` does not mean the card exists or ' +
     'is active. Input is at most 64 characters of digits, spaces and dashes; the number is never stored or ' +
-    'logged. Deterministic. ' +
-    "Costs 0.001 USDC per call (1000 units; 2000 on Optimism; 10000 on Stellar's 7-decimal USDC).",
+    'logged. Deterministic.',
   group: 'tools',
   method: 'POST',
   path: '/api/card-validate',
   input: CardValidateInputSchema,
   output: CardValidateOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   example: { number: '4242 4242 4242 4242' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ number }) => {

@@ -211,14 +211,13 @@ export const cryptoIndicators = defineTool({
     'Candles needed: EMA200 200, EMA50/SMA50 50, MACD 34, SMA20/EMA20/Bollinger 20, RSI/ATR 15; with fewer, those values ' +
     'are null and the indicator says so in `unavailable` (nothing is invented). Options: `interval` (1m … 1M, default 1h), ' +
     '`limit` candles (default 200, max 500), `points` per series (default 20, max 100), `indicators` subset (default all). ' +
-    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge. ' +
-    'Costs 5000 USDC units ($0.005) per call; $0.006 on Optimism; 50000 units ($0.005) on Stellar.',
+    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge.',
   group: 'tools',
   method: 'POST',
   path: '/api/crypto-indicators',
   input: CryptoIndicatorsInputSchema,
   output: CryptoIndicatorsOutputSchema,
-  price: { default: '5000', optimism: '6000', stellar: '50000' },
+  payment: { usd: '0.005', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { coin: 'BTC', interval: '1h', limit: 200, points: 5, indicators: ['rsi', 'macd', 'ema'] },
   handler: async ({ coin, limit, points, interval, indicators }, ctx) => {

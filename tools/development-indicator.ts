@@ -98,14 +98,13 @@ export const developmentIndicator = defineTool({
     'population (SP.POP.TOTL) or inflation (FP.CPI.TOTL.ZG), with the indicator name. Query parameters: ' +
     '`country` (ISO-2 or ISO-3), `indicator` (code), `startYear` (default 2018) and `endYear` (default 2023). ' +
     'Years without an observation are left out. An unknown indicator or a range without any observation is ' +
-    'answered 404, an unknown country code 400, neither charged. ' +
-    'Costs 10000 USDC units ($0.01) per call; $0.011 on Optimism; 100000 units ($0.01) on Stellar.',
+    'answered 404, an unknown country code 400, neither charged.',
   group: 'tools',
   method: 'GET',
   path: '/api/development-indicator',
   input: DevelopmentIndicatorInputSchema,
   output: DevelopmentIndicatorOutputSchema,
-  price: { default: '10000', optimism: '11000', stellar: '100000' },
+  payment: { usd: '0.01', accepts: 'every-network' },
   example: { country: 'BR', indicator: 'NY.GDP.MKTP.CD', startYear: 2018, endYear: 2023 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: fetchSeries,

@@ -98,14 +98,13 @@ export const dexTopPools = defineTool({
     'Lists the largest DEX liquidity pools (pools of two or more tokens) ranked by total value locked, with chain, ' +
     'project, token symbols, TVL in USD and APY in percent. Filters: `chain` (exact name, case-insensitive) and ' +
     '`project` (case-insensitive substring of the slug), omit either for all; `limit` (1–50, default 10). An unknown ' +
-    'chain or a filter that matches nothing is answered 404 and not charged. Costs 1000 USDC units ($0.001) per ' +
-    'call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.',
+    'chain or a filter that matches nothing is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/dex-top-pools',
   input: DexTopPoolsInputSchema,
   output: DexTopPoolsOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   example: { chain: 'Ethereum', limit: 10 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: topPools,

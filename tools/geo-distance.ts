@@ -60,14 +60,13 @@ export const geoDistance = defineTool({
     'on a sphere with the IUGG mean Earth radius of 6371.0088 km, so results can differ from ellipsoidal ' +
     '(WGS84 geodesic) distances by up to about 0.5%. Both values are rounded to 3 decimals (miles are converted ' +
     'from the unrounded km). Latitude must be in [-90, 90] and longitude in [-180, 180]. Deterministic, no ' +
-    'external calls. ' +
-    "Costs 0.001 USDC per call (1000 units; 2000 on Optimism; 10000 on Stellar's 7-decimal USDC).",
+    'external calls.',
   group: 'tools',
   method: 'POST',
   path: '/api/geo-distance',
   input: GeoDistanceInputSchema,
   output: GeoDistanceOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   example: { from: { lat: 51.5074, lng: -0.1278 }, to: { lat: 48.8566, lng: 2.3522 } },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ from, to }) => {

@@ -66,14 +66,13 @@ export const passwordStrength = defineTool({
     'count)) and `crackTime`, the English display string for an offline attack on a slow hash at 10,000 guesses ' +
     `per second. The password must be 1 to ${MAX_PASSWORD_LENGTH} characters; only the first ` +
     `${MAX_ANALYSED_LENGTH} characters are analysed, to bound cost. The password is never stored or logged. ` +
-    'Deterministic, no external calls. ' +
-    "Costs 0.001 USDC per call (1000 units; 2000 on Optimism; 10000 on Stellar's 7-decimal USDC).",
+    'Deterministic, no external calls.',
   group: 'tools',
   method: 'POST',
   path: '/api/password-strength',
   input: PasswordStrengthInputSchema,
   output: PasswordStrengthOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   example: { password: 'correct horse battery staple' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ password }) => {

@@ -53,14 +53,13 @@ export const perpKlines = defineTool({
     'perpetual-futures coin listed on Hyperliquid, such as BTC or ETH, plus a summary of the window (open, close, high, ' +
     'low, total volume, % change). Options: `interval` (1m … 1M, default 1h) and `limit` (default 100, max 500); the ' +
     'exchange keeps only its latest 5,000 candles per coin and interval, so a young coin may return fewer. ' +
-    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge. ' +
-    'Costs 1000 USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.',
+    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge.',
   group: 'tools',
   method: 'POST',
   path: '/api/perp-klines',
   input: PerpKlinesInputSchema,
   output: PerpKlinesOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { coin: 'ETH', interval: '1h', limit: 24 },
   handler: async ({ coin, limit, interval }, ctx) => {

@@ -66,7 +66,7 @@ export const smmOrderStatus = defineTool({
   name: 'smm-order-status',
   title: 'Social marketing order status',
   description:
-    'Free (no payment): the current state of an order placed with smm-order, by `orderId`: status (pending, ' +
+    'The current state of an order placed with smm-order, by `orderId`: status (pending, ' +
     'in_progress, completed, partial, canceled), the panel’s own status word, units remaining and the start count, ' +
     'with the service, quantity, charge and order time recorded when it was placed. Only orders placed through this ' +
     'server are answered; others are not found.',

@@ -3,10 +3,10 @@ import { ToolError } from '../src/errors.js';
 import { assertOrderable } from '../src/smm/quantity.js';
 import { defineTool, type ToolContext } from '../src/tool.js';
 
-/** The fixed price of one order in USDC units (6 decimals) on the `base` entry (docs/spec-notes.md#prices-and-payment-options). */
-const PRICE_UNITS = '3000000';
-/** The same price in USD: what the caller pays and what one order's panel cost may not exceed. */
-const CHARGE_USD = Number(PRICE_UNITS) / 1e6;
+/** The fixed price of one order in US dollars, paid on the `base` entry (docs/spec-notes.md#prices-and-payment-options). */
+const PRICE_USD = '3.00';
+/** The same price as a number: what the caller pays and what one order's panel cost may not exceed. */
+const CHARGE_USD = Number(PRICE_USD);
 
 const SmmOrderInputSchema = z.object({
   link: z
@@ -22,7 +22,7 @@ const SmmOrderInputSchema = z.object({
     .max(Number.MAX_SAFE_INTEGER)
     .describe(
       'Units to deliver (followers, likes, views, …); integer ≥ 1, within the service’s own minimum and maximum and at most ' +
-        'what the $3.00 price covers at its rate (GET /v1/smm-quote tells you). Checked before payment.',
+        `what the $${PRICE_USD} price covers at its rate (GET /v1/smm-quote tells you). Checked before payment.`,
     ),
   serviceId: z
     .number()
@@ -61,7 +61,7 @@ async function placeOrder(input: Order, ctx: ToolContext) {
     chargeUsd: CHARGE_USD,
     status: 'ordered',
     payer: payment.payer,
-    paymentKey: payment.key,
+    replayKey: payment.replayKey,
     createdAt: now,
     updatedAt: now,
   };
@@ -88,14 +88,14 @@ export const smmOrder = defineTool({
     'followers, likes or views on a platform; search with the free smm-services), `link` the post or account, ' +
     '`quantity` the units to deliver (checked against the service limits before payment; the free smm-quote shows ' +
     'them). Returns the order status (`ordered`), order id and the charge in USD; follow the order with the free ' +
-    'smm-order-status. Each call places a new order (not idempotent: retrying orders again). Costs a fixed 3000000 ' +
-    'USDC units ($3.00) per call, on Base only; a refused or failed order is not charged.',
+    'smm-order-status. Each call places a new order (not idempotent: retrying orders again). A refused or failed ' +
+    'order is not charged; the price is fixed, whatever the quantity.',
   group: 'smm',
   method: 'POST',
   path: '/smm/v1/smm-order',
   input: SmmOrderInputSchema,
   output: SmmOrderOutputSchema,
-  price: { default: PRICE_UNITS },
+  payment: { usd: PRICE_USD, accepts: 'base-short-name' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
   example: { link: 'https://www.instagram.com/p/C0ffee/', quantity: 100, serviceId: 1 },
   precheck: checkOrder,

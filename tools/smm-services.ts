@@ -59,7 +59,7 @@ function matches(s: SmmService, input: z.output<typeof SmmServicesInputSchema>):
 
 /** Filters the cached service list; services no order could buy at the fixed price are left out. */
 async function search(input: z.output<typeof SmmServicesInputSchema>, ctx: ToolContext) {
-  const chargeUsd = Number(smmOrder.price.default) / 1e6;
+  const chargeUsd = Number(smmOrder.payment.usd);
   const fetched = await ctx.providers.smm.services(ctx.signal);
   const found = fetched.data
     .filter((s) => maxOrderQuantity(s, chargeUsd) >= s.min && matches(s, input))
@@ -73,10 +73,10 @@ export const smmServices = defineTool({
   name: 'smm-services',
   title: 'Social marketing services',
   description:
-    'Free (no payment): searches the social-marketing services smm-order can buy. Optional `q` (words that must all ' +
+    'Searches the social-marketing services smm-order can buy. Optional `q` (words that must all ' +
     'appear), `category` (part of the category), `platform` (e.g. instagram, tiktok, youtube) and `limit` (1–100, ' +
     'default 20). Returns each service’s id, name, category, type, rate per 1,000 units, the smallest and largest ' +
-    'orderable quantity and refill/cancel support. Services the fixed $3.00 order price cannot cover are left out.',
+    `orderable quantity and refill/cancel support. Services the fixed $${smmOrder.payment.usd} order price cannot cover are left out.`,
   group: 'smm',
   method: 'GET',
   path: '/v1/smm-services',

@@ -58,14 +58,13 @@ export const solidityScan = defineTool({
     'Comments and string literals never trigger rules. Source that does not parse (does not lex as ' +
     'Solidity, or unbalanced brackets) is still scanned line by line, and those messages say they are ' +
     'approximate. An automated pattern scan, not an audit. ' +
-    'Body: `source` (up to 512 KB). ' +
-    'Costs 0.01 USDC per call (10000 units; 11000 on Optimism; 100000 on Stellar).',
+    'Body: `source` (up to 512 KB).',
   group: 'tools',
   method: 'POST',
   path: '/api/solidity-scan',
   input: SolidityScanInputSchema,
   output: SolidityScanOutputSchema,
-  price: { default: '10000', optimism: '11000', stellar: '100000' },
+  payment: { usd: '0.01', accepts: 'every-network' },
   example: {
     source:
       '// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\ncontract Vault { function owner() external view returns (address) { return tx.origin; } }\n',

@@ -228,14 +228,13 @@ export const stablecoins = defineTool({
     'Lists stablecoins ranked by circulating supply, with price, peg deviation, 1d/7d/30d supply change and ' +
     'per-chain circulation, plus market totals. Filters: `peg` currency (default USD; `all` for every peg), ' +
     '`chain`, `search` (name or symbol substring), `mechanism` (fiat-backed, crypto-backed, algorithmic); ' +
-    '`limit` rows (default 20, max 100). Costs 3000 USDC units ($0.003) per call; $0.004 on Optimism; ' +
-    '30000 units ($0.003) on Stellar. A filter that matches nothing is answered 404 and not charged.',
+    '`limit` rows (default 20, max 100). A filter that matches nothing is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/stablecoins',
   input: StablecoinsInputSchema,
   output: StablecoinsOutputSchema,
-  price: { default: '3000', optimism: '4000', stellar: '30000' },
+  payment: { usd: '0.003', accepts: 'every-network' },
   example: { peg: 'USD', limit: 10 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: listStablecoins,

@@ -80,14 +80,13 @@ export const testnetFund = defineTool({
     'Sends test funds to your address: 1 test USDC (default) or 0.0001 ETH on Base Sepolia, or test USDC or SOL ' +
     'on Solana devnet, and returns the transaction hash and explorer link. The address must match `network` ' +
     '(0x… for base-sepolia, base58 for solana-devnet). At most 2 drips per address per day, plus the faucet ' +
-    "provider's rolling caps; a refused or failed drip is not charged. Test funds have no market value. Costs 1000 " +
-    'USDC units ($0.001) per call; $0.002 on Optimism; 10000 units ($0.001) on Stellar.',
+    "provider's rolling caps; a refused or failed drip is not charged. Test funds have no market value.",
   group: 'tools',
   method: 'POST',
   path: '/api/testnet-fund',
   input: TestnetFundInputSchema,
   output: TestnetFundOutputSchema,
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   example: { address: '0x000000000000000000000000000000000000dEaD', token: 'usdc', network: 'base-sepolia' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
   handler: async ({ address, token, network }, ctx) => {
@@ -108,7 +107,7 @@ export const testnetFund = defineTool({
   },
 });
 
-/** Takes one of the address's drips for today in the store (atomic), or refuses with 429 when both are used. */
+/** Claims one of the address's drips for today in the store (atomic), or refuses with 429 when both are used. */
 async function takeDrip(ctx: ToolContext, subject: string, day: string): Promise<void> {
   const claim = await ctx.store.claimDrip(subject, day, DRIPS_PER_DAY);
   switch (claim.type) {

@@ -200,14 +200,14 @@ export const tokenReport = defineTool({
     'verification, honeypot check, ownership renounced, DEX liquidity in USD, token age in days, top-10 holder ' +
     'concentration, risk flags, a 0–100 risk score and a three-sentence analyst verdict (`verdict`). Query: `chain` ' +
     '(default eth; base, bsc, arbitrum, polygon, optimism, avalanche, solana) and the token address in `token`, ' +
-    '`address` or `contract`; optional `wallet`. Costs 150000 USDC units ($0.15) per call, payable on Base ' +
-    '(eip155:8453) or Solana only. Unsupported chains, malformed addresses and unknown tokens are refused and not charged.',
+    '`address` or `contract`; optional `wallet`. Unsupported chains, malformed addresses and unknown tokens are ' +
+    'refused and not charged.',
   group: 'token',
   method: 'GET',
   path: '/report',
   input: TokenReportInputSchema,
   output: TokenReportOutputSchema,
-  price: { default: '150000' },
+  payment: { usd: '0.15', accepts: 'base-and-solana' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { chain: 'base', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
   handler: report,

@@ -82,13 +82,13 @@ export const transfersEvm = defineTool({
     'time, counterparties, token contract and symbol, exact raw amount and a formatted amount, and direction ' +
     '(in/out/self). Query: `address` (required), `token` contract filter, `fromBlock`/`toBlock` range, ' +
     '`limit` (1–1000, default 100). The answer covers [fromBlock, toBlock] of the response completely; page back with ' +
-    'toBlock = fromBlock - 1. Costs 1000 USDC units ($0.001) per call, on Base only (x402 version 1, X-PAYMENT).',
+    'toBlock = fromBlock - 1.',
   group: 'transfers',
   method: 'GET',
   path: '/api/transfers/evm',
   input: TransfersEvmInputSchema,
   output: TransfersEvmOutputSchema,
-  price: { default: '1000' },
+  payment: { usd: '0.001', accepts: 'base-v1' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, token, chain, fromBlock, toBlock, limit }, ctx) => {
     const page = await ctx.providers.transfers.list(chain, { address, token, fromBlock, toBlock, limit }, ctx.signal);

@@ -72,14 +72,13 @@ export const venueEvent = defineTool({
   description:
     'Looks up a prediction-market event by its ticker and returns its title, category, whether its markets ' +
     'are mutually exclusive, and every market with YES/NO bid and ask, last price (dollars 0–1, i.e. implied ' +
-    'probability), volume, open interest, status and a link. Costs 2000 USDC units ($0.002) per call; $0.003 ' +
-    'on Optimism; 20000 units ($0.002) on Stellar. An unknown ticker is answered 404 and not charged.',
+    'probability), volume, open interest, status and a link. An unknown ticker is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/venue-event',
   input: VenueEventInputSchema,
   output: VenueEventOutputSchema,
-  price: { default: '2000', optimism: '3000', stellar: '20000' },
+  payment: { usd: '0.002', accepts: 'every-network' },
   example: { eventTicker: 'KXFEDDECISION-25DEC' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: lookUpEvent,

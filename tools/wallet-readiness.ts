@@ -53,14 +53,13 @@ export const walletReadiness = defineTool({
     'wallet-balances (native and stablecoin balances across supported networks, plus Solana stablecoin balance ' +
     'when `solanaAddress` is given), gas-snapshot (current gas prices and the fee of a stablecoin transfer) and ' +
     'onramp-link (a single-use link to buy USDC on Base into the wallet). The call is charged when wallet-balances or ' +
-    'gas-snapshot succeeded; when both fail it fails and nothing is charged. Read-only: nothing is sent from the wallet. ' +
-    'Costs 50000 USDC units ($0.05) per call; $0.051 on Optimism; 500000 units ($0.05) on Stellar.',
+    'gas-snapshot succeeded; when both fail it fails and nothing is charged. Read-only: nothing is sent from the wallet.',
   group: 'tools',
   method: 'POST',
   path: '/api/skill/wallet-readiness',
   input: WalletReadinessInputSchema,
   output: WalletReadinessOutputSchema,
-  price: { default: '50000', optimism: '51000', stellar: '500000' },
+  payment: { usd: '0.05', accepts: 'every-network' },
   example: { address: '0x000000000000000000000000000000000000dEaD' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, solanaAddress }, ctx) => {

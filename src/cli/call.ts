@@ -1,9 +1,46 @@
 import { readFileSync } from 'node:fs';
-import { stringOption, UsageError, type CliCommand } from './command.js';
+import { z } from 'zod';
+import { UsageError, type CliCommand } from './command.js';
 import { REMOTE_OPTIONS, REMOTE_USAGE, remoteSettings } from './remote-flags.js';
 
+/** The values of `call`'s options (the `--remote…` ones pass through as they are). */
+const CallValues = z.looseObject({
+  input: z.string().optional(),
+  'max-usd': z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const dollars = text === undefined ? undefined : Number(text);
+      if (dollars === undefined || (Number.isFinite(dollars) && dollars >= 0)) return dollars;
+      ctx.addIssue({ code: 'custom', message: '--max-usd must be a non-negative number of dollars, e.g. 0.05' });
+      return z.NEVER;
+    }),
+  'dry-run': z.boolean().default(false),
+  yes: z.boolean().default(false),
+});
+
+/** The tool's input of `--input`: JSON as given, or read from the file `@path` names; `undefined` without the flag. */
+function readInput(flag: string | undefined): unknown {
+  if (flag === undefined) return undefined;
+  let text = flag;
+  if (flag.startsWith('@')) {
+    try {
+      text = readFileSync(flag.slice(1), 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `--input ${flag}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError('--input must be JSON (or @file holding JSON)');
+  }
+}
+
 /** `tollbooth call <tool>`: one call of a remote tool for scripts, paid from the user's wallet under the budget. */
-export const callCommand: CliCommand = {
+export const callCommand: CliCommand<z.output<typeof CallValues>> = {
   usage: `tollbooth call <tool> [--input '<json>' | --input @file.json] [--max-usd <dollars>] [--dry-run] [--yes] [--remote <base url>]
 
   Calls one tool of a remote deployment, paying from the configured wallet (WALLET_*) under the budget (BUDGET_*),
@@ -23,40 +60,27 @@ ${REMOTE_USAGE}`,
     ...REMOTE_OPTIONS,
   },
   positionals: 1,
+  values: CallValues,
   async run(args) {
     const tool = args.positionals[0];
     if (!tool) throw new UsageError('name the tool to call');
-    const rawInput = stringOption(args, 'input');
-    let input: unknown;
-    if (rawInput !== undefined) {
-      let text = rawInput;
-      if (rawInput.startsWith('@')) {
-        try {
-          text = readFileSync(rawInput.slice(1), 'utf8');
-        } catch (err) {
-          throw new UsageError(
-            `--input ${rawInput}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-          );
-        }
-      }
-      try {
-        input = JSON.parse(text);
-      } catch {
-        throw new UsageError('--input must be JSON (or @file holding JSON)');
-      }
-    }
-    const maxUsdText = stringOption(args, 'max-usd');
-    const maxUsd = maxUsdText === undefined ? undefined : Number(maxUsdText);
-    if (maxUsd !== undefined && (!Number.isFinite(maxUsd) || maxUsd < 0))
-      throw new UsageError('--max-usd must be a non-negative number of dollars, e.g. 0.05');
-    const { runCall } = await import('../client/cli-call.js');
-    return runCall({
-      tool,
-      input,
-      ...(maxUsd !== undefined ? { maxUsd } : {}),
-      dryRun: args.values['dry-run'] === true,
-      yes: args.values.yes === true,
-      env: remoteSettings(args),
-    });
+    const input = readInput(args.values.input);
+    const maxUsd = args.values['max-usd'];
+    // The agent's composition root: the agent gets the registry's tools from here.
+    const [{ runCall }, { tools }] = await Promise.all([
+      import('../agent/cli-call.js'),
+      import('../../tools/index.js'),
+    ]);
+    return runCall(
+      {
+        tool,
+        input,
+        ...(maxUsd !== undefined ? { maxUsd } : {}),
+        dryRun: args.values['dry-run'],
+        yes: args.values.yes,
+        env: remoteSettings(args.values),
+      },
+      tools,
+    );
   },
 };

@@ -9,7 +9,7 @@ import { VERSION } from '../version.js';
 import { parseCommandArgs, USAGE_EXIT, UsageError, type CliCommand } from './command.js';
 
 /** Every command: a one-line summary for `tollbooth help`, and its module. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand<any>> }> = {
   serve: {
     summary: 'HTTP routes + MCP streamable HTTP at /mcp (the default command)',
     load: async () => (await import('./serve.js')).serveCommand,
@@ -85,7 +85,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
     return await command.run(parsed);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`tollbooth ${name}: ${err.message}\n\n${command.usage}\n`);
+      process.stderr.write(`tollbooth ${name}: ${err.message}\n\nUsage: ${command.usage}\n`);
       return USAGE_EXIT;
     }
     if (err instanceof ConfigError) {

@@ -10,12 +10,16 @@ export const mcpConfigCommand: CliCommand = {
   server (which answers with prices only until PAY_TO_* and a facilitator are set).`,
   options: {},
   async run() {
-    const { loadConfig } = await import('../config.js');
+    const [{ loadConfig }, { loadAgentConfig }] = await Promise.all([
+      import('../config.js'),
+      import('../agent/settings.js'),
+    ]);
     const config = loadConfig(process.env);
+    const agent = loadAgentConfig(process.env).settings;
     // The entry this command was started from (the installed bin, the bundle, or dist/src/cli.js in a clone).
     const cli = resolve(process.argv[1] ?? 'tollbooth');
-    const { budget } = config.client;
-    const remote = config.client.remote.tools ?? config.baseUrls.tools.replace(/\/$/, '');
+    const { budget } = agent;
+    const remote = agent.remote.tools ?? config.baseUrls.tools.replace(/\/$/, '');
     // The paying remote entry leads (agents that pay a deployment), on one network unless BUDGET_NETWORKS says more.
     const first = config.networks.find((n) => n.family === 'evm');
     const networks = budget.networks ?? (first ? [first.id] : []);

@@ -1,7 +1,22 @@
+import { z } from 'zod';
+import type { ReceiptsOptions } from '../receipts.js';
 import type { CliCommand } from './command.js';
 
+/** The values of `--limit N`, `--status settled|pending|failed`, `--protocol x402|mpp` and `--json`. */
+const ReceiptsValues: z.ZodType<ReceiptsOptions> = z.object({
+  limit: z.coerce
+    .number()
+    .int('--limit must be a whole number')
+    .min(1, '--limit must be at least 1')
+    .max(1_000_000)
+    .default(50),
+  status: z.enum(['settled', 'pending', 'failed'], { error: '--status must be settled, pending or failed' }).optional(),
+  protocol: z.enum(['x402', 'mpp'], { error: '--protocol must be x402 or mpp' }).optional(),
+  json: z.boolean().default(false),
+});
+
 /** `tollbooth receipts`: settled, pending and failed payments with totals by network, tool and protocol. */
-export const receiptsCommand: CliCommand = {
+export const receiptsCommand: CliCommand<ReceiptsOptions> = {
   usage: `tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]
 
   Settled, pending and failed payments, most recent first, with the protocol each came in (x402 or MPP) and
@@ -18,6 +33,7 @@ export const receiptsCommand: CliCommand = {
     protocol: { type: 'string' },
     json: { type: 'boolean' },
   },
+  values: ReceiptsValues,
   async run(args) {
     const [{ loadConfig }, { runReceipts }] = await Promise.all([import('../config.js'), import('../receipts.js')]);
     return runReceipts(loadConfig(process.env), args.values);

@@ -1,4 +1,4 @@
-import type { CommandArgs, CommandOptions } from './command.js';
+import type { CommandOptions } from './command.js';
 
 /** The `--remote…` options of `stdio` and `call`, and the setting each one stands for. */
 const REMOTE_FLAGS = {
@@ -22,10 +22,10 @@ export const REMOTE_USAGE = `  --remote <base url>      the deployment to call (
   --remote-transfers <url> base URL of transfers-evm (REMOTE_URL_TRANSFERS)`;
 
 /** The settings the given `--remote…` options set (they override the environment). */
-export function remoteSettings(args: CommandArgs): Record<string, string> {
+export function remoteSettings(values: Readonly<Record<string, unknown>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [flag, setting] of Object.entries(REMOTE_FLAGS)) {
-    const value = args.values[flag];
+    const value = values[flag];
     if (typeof value === 'string') out[setting] = value;
   }
   return out;

@@ -37,7 +37,7 @@ ${TESTNET_USAGE}
       networkSet: config.networkSet,
       networks: config.networks.map((n) => n.id),
       facilitator: runtime.facilitator.mode,
-      tools: runtime.mcpDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
+      tools: runtime.serverDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
     });
     // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
     const stop = onStop(runtime.log, async (signal) => {

@@ -1,3 +1,5 @@
+import type { AgentConfig } from '../agent/settings.js';
+import type { Config } from '../config.js';
 import type { CliCommand } from './command.js';
 import { REMOTE_OPTIONS, REMOTE_USAGE, remoteSettings } from './remote-flags.js';
 import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
@@ -17,58 +19,73 @@ ${TESTNET_USAGE}
 ${REMOTE_USAGE}`,
   options: { ...REMOTE_OPTIONS, ...TESTNET_OPTION },
   async run(args) {
-    const { loadConfig } = await import('../config.js');
-    const config = loadConfig({ ...process.env, ...remoteSettings(args), ...networkSetSettings(args) });
-    if (Object.keys(config.client.remote).length > 0) {
-      const [{ runRemoteStdio }, { createLogger }] = await Promise.all([
-        import('../client/stdio.js'),
-        import('../log.js'),
-      ]);
-      await runRemoteStdio(config, createLogger(config.logLevel));
-      return undefined;
-    }
-    const [
-      { StdioServerTransport },
-      { createRuntime, newMcpServer },
-      { installProcessPolicy },
-      { onStop, stopOnSignals, warnDevelopment },
-    ] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('../runtime.js'),
-      import('../process-policy.js'),
-      import('./lifecycle.js'),
+    const env = { ...process.env, ...remoteSettings(args.values), ...networkSetSettings(args) };
+    const [{ loadConfig }, { hasRemote, loadAgentConfig }] = await Promise.all([
+      import('../config.js'),
+      import('../agent/settings.js'),
     ]);
-    const runtime = await createRuntime(config);
-    warnDevelopment(config, runtime.log);
-    const server = await newMcpServer(runtime);
-    const transport = new StdioServerTransport();
-    // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
-    const stop = onStop(runtime.log, async (reason) => {
-      runtime.log.info('shutting down', {
-        reason,
-        inFlight: runtime.calls.inFlight,
-        timeoutMs: config.shutdownTimeoutMs,
-      });
-      const drained = await runtime.calls.drain(config.shutdownTimeoutMs);
-      if (!drained)
-        runtime.log.error('shutdown time limit reached with calls still running', { inFlight: runtime.calls.inFlight });
-      // A finished call's answer is written by the SDK a few promise steps later; closing first would drop it.
-      await new Promise((resolve) => setImmediate(resolve));
-      await server.close();
-      await runtime.close();
-      return drained;
-    });
-    transport.onclose = () => stop('transport closed');
-    process.stdin.once('end', () => stop('stdin closed'));
-    stopOnSignals(stop);
-    installProcessPolicy(runtime.log, runtime.metrics, stop);
-    await server.connect(transport);
-    runtime.log.info('tollbooth MCP stdio ready', {
-      tools: runtime.mcpDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
-      networkSet: config.networkSet,
-      networks: config.networks.map((n) => n.id),
-      facilitator: runtime.facilitator.mode,
-    });
+    const config = loadConfig(env);
+    const agentConfig = loadAgentConfig(env);
+    await (hasRemote(agentConfig) ? serveRemote(config, agentConfig) : serveLocal(config));
     return undefined;
   },
 };
+
+/** Remote mode: the agent's executor behind the MCP server, paying the remote deployment. */
+async function serveRemote(config: Config, agentConfig: AgentConfig): Promise<void> {
+  // The agent's composition root: the registry and the MCP server come from here, the executor from the agent.
+  const [{ runRemoteStdio }, { createLogger }, { createMcpServer }, { tools }, { VERSION }] = await Promise.all([
+    import('../agent/stdio.js'),
+    import('../log.js'),
+    import('../mcp/server.js'),
+    import('../../tools/index.js'),
+    import('../version.js'),
+  ]);
+  await runRemoteStdio(agentConfig, createLogger(agentConfig.logLevel), {
+    tools,
+    mcpServer: (executor, instructions) => createMcpServer({ config, tools, version: VERSION, executor, instructions }),
+  });
+}
+
+/** The tools served here, each call paid by the client; stops once running calls finished (stdin's end, a signal). */
+async function serveLocal(config: Config): Promise<void> {
+  const [
+    { StdioServerTransport },
+    { createRuntime, newMcpServer },
+    { installProcessPolicy },
+    { onStop, stopOnSignals, warnDevelopment },
+  ] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../runtime.js'),
+    import('../process-policy.js'),
+    import('./lifecycle.js'),
+  ]);
+  const runtime = await createRuntime(config);
+  warnDevelopment(config, runtime.log);
+  const server = await newMcpServer(runtime);
+  const transport = new StdioServerTransport();
+  // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
+  const stop = onStop(runtime.log, async (reason) => {
+    const { calls } = runtime;
+    runtime.log.info('shutting down', { reason, inFlight: calls.inFlight, timeoutMs: config.shutdownTimeoutMs });
+    const drained = await calls.drain(config.shutdownTimeoutMs);
+    if (!drained)
+      runtime.log.error('shutdown time limit reached with calls still running', { inFlight: calls.inFlight });
+    // A finished call's answer is written by the SDK a few promise steps later; closing first would drop it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await server.close();
+    await runtime.close();
+    return drained;
+  });
+  transport.onclose = () => stop('transport closed');
+  process.stdin.once('end', () => stop('stdin closed'));
+  stopOnSignals(stop);
+  installProcessPolicy(runtime.log, runtime.metrics, stop);
+  await server.connect(transport);
+  runtime.log.info('tollbooth MCP stdio ready', {
+    tools: runtime.serverDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
+    networkSet: config.networkSet,
+    networks: config.networks.map((n) => n.id),
+    facilitator: runtime.facilitator.mode,
+  });
+}

@@ -1,4 +1,4 @@
-import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
+import { inputJsonSchema, outputJsonSchema } from '../tool-schema.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
 import { openApiComponents, schemaObject } from './openapi-components.js';

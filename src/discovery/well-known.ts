@@ -1,7 +1,7 @@
 import { mcpBazaarDeclaration } from '../payments/declarations.js';
 import { MPP_INTENT, MPP_METHOD } from '../payments/mpp/challenge.js';
 import { MPP_WHERE } from '../payments/mpp/discovery.js';
-import { inputJsonSchema } from '../payments/requirements.js';
+import { inputJsonSchema } from '../tool-schema.js';
 import { usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 
 type Json = Record<string, unknown>;

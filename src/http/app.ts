@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } 
 import { ToolError } from '../errors.js';
 import { invoke, type CallResult, type InvokeDeps } from '../invoke.js';
 import { setRetryAfter } from '../limits/limiter.js';
+import { x402VersionOf } from '../price.js';
 import type { RawPayment } from '../payments/decode.js';
 import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
@@ -63,7 +64,7 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
 }
 
 function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
-  const version = tool.group === 'transfers' ? 1 : 2;
+  const version = x402VersionOf(tool);
   return (req, res, next) => {
     const controller = new AbortController();
     res.on('close', () => {
@@ -103,7 +104,7 @@ function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDep
  * is thrown away; so a HEAD that carries a payment is refused with 405 before the payment is even read.
  */
 function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
-  const version = tool.group === 'transfers' ? 1 : 2;
+  const version = x402VersionOf(tool);
   return (req, res, next) => {
     if (readPayment(req) !== undefined || isPaymentAuthorization(req.header('authorization'))) {
       res.setHeader('Allow', 'GET, HEAD, OPTIONS');

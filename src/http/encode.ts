@@ -3,7 +3,7 @@ import type { SettleResponse } from '@x402/core/types';
 import type { CallResult } from '../invoke.js';
 import type { Challenge } from '../payments/requirements.js';
 import type { ErrorBody } from '../../schemas/errors.js';
-import { PENDING_RETRY_AFTER_SECONDS, pendingBody } from '../pending.js';
+import { PENDING_RETRY_AFTER_SECONDS, answersWithChallenge, pendingBody, refusalBody, withHint } from '../errors.js';
 
 /** Headers of the x402 HTTP transport, by protocol version. */
 export const HEADERS = {
@@ -46,7 +46,11 @@ function sendReceipt(res: Response, version: 1 | 2, receipt: SettleResponse): vo
   res.setHeader(HEADERS.response[version], toBase64Json(receipt));
 }
 
-export { PENDING_RETRY_AFTER_SECONDS, pendingBody } from '../pending.js';
+/** Where an x402 payment goes over HTTP, by version: added to every refusal (the broker's messages name no transport). */
+const PAYMENT_GOES = {
+  1: 'Over HTTP, an x402 version 1 payment goes in the X-PAYMENT header.',
+  2: 'Over HTTP, an x402 version 2 payment goes in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).',
+} as const;
 
 /** Sends an error body with the status of the error table. */
 export function sendError(res: Response, status: number, body: ErrorBody): void {
@@ -77,13 +81,12 @@ export function sendCallResult(res: Response, result: CallResult, version: 1 | 2
       return;
     case 'payment_rejected': {
       const { rejection } = result;
-      if (rejection.status === 402 || rejection.status === 412) {
-        sendChallenge(res, rejection.status, rejection.challenge, { message: rejection.message });
+      const hint = PAYMENT_GOES[version];
+      if (answersWithChallenge(rejection.status)) {
+        sendChallenge(res, rejection.status, rejection.challenge, { message: withHint(rejection.message, hint) });
         return;
       }
-      sendError(res, rejection.status, {
-        error: { code: rejection.reason, message: rejection.message, retryable: rejection.status !== 400 },
-      });
+      sendError(res, rejection.status, refusalBody(rejection, hint));
       return;
     }
     case 'error':

@@ -6,7 +6,8 @@ import { decodeCredential, isPaymentAuthorization } from '../payments/mpp/creden
 import { MPP_REASONS, paymentRequiredProblem, problemFor, type MppProblem } from '../payments/mpp/problem.js';
 import { mppReceipt, receiptHeader } from '../payments/mpp/receipt.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
-import { PENDING_RETRY_AFTER_SECONDS, pendingBody, sendError } from './encode.js';
+import { PENDING_RETRY_AFTER_SECONDS, pendingBody, withHint } from '../errors.js';
+import { sendError } from './encode.js';
 
 /** Headers of the MPP HTTP binding (the `Payment` authentication scheme). */
 export const MPP_HEADERS = {
@@ -14,6 +15,9 @@ export const MPP_HEADERS = {
   credential: 'Authorization',
   receipt: 'Payment-Receipt',
 } as const;
+
+/** Where an MPP credential goes over HTTP: added to every refusal (the broker's messages name no transport). */
+const CREDENTIAL_GOES = 'Over HTTP, the MPP credential goes in the Authorization header, scheme Payment.';
 
 /** What a request carries in the way of payment, as far as MPP is concerned. */
 export type MppRequestPayment =
@@ -97,7 +101,8 @@ export function sendMppCallResult(
       return;
     case 'payment_rejected': {
       const { rejection } = result;
-      sendProblem(res, problemFor(rejection.reason, rejection.status, rejection.message, challengeId), gate, tool);
+      const detail = withHint(rejection.message, CREDENTIAL_GOES);
+      sendProblem(res, problemFor(rejection.reason, rejection.status, detail, challengeId), gate, tool);
       return;
     }
     case 'settlement_failed': {

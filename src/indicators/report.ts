@@ -72,127 +72,154 @@ export function unavailableNote(
 const withNote = <T extends object>(body: T, note: Unavailable | undefined): T & { unavailable?: Unavailable } =>
   note ? { ...body, unavailable: note } : body;
 
+/** The candles a report covers: every line, their count, the indexes of the series' tail and the last close. */
+interface ReportWindow {
+  lines: Lines;
+  n: number;
+  tail: number[];
+  lastClose: Maybe;
+}
+
+const at = (line: Line, i: number): Maybe => line[i] ?? null;
+
+/** One line's points over the tail, leaving out candles where it has no value yet. */
+function series(w: ReportWindow, line: Line): Point[] {
+  return w.tail.flatMap((i) => (line[i] == null ? [] : [{ t: w.lines.times[i]!, v: line[i]! }]));
+}
+
+/** ATR: the last value, also as a percentage of the last close, and its series. */
+function atrReport(w: ReportWindow): NonNullable<IndicatorReport['atr']> {
+  const value = last(w.lines.atr);
+  const pctOfClose = value !== null && w.lastClose ? (value / w.lastClose) * 100 : null;
+  return withNote(
+    { value, period: PERIODS.atr, pctOfClose, series: series(w, w.lines.atr) },
+    unavailableNote([['atr', CANDLES_NEEDED.atr]], w.n),
+  );
+}
+
+/** EMA 20/50/200: the last values and a series of the candles where EMA 20 is known. */
+function emaReport({ lines, n, tail }: ReportWindow): NonNullable<IndicatorReport['ema']> {
+  return withNote(
+    {
+      ema20: last(lines.ema20),
+      ema50: last(lines.ema50),
+      ema200: last(lines.ema200),
+      series: tail.flatMap((i) => {
+        const ema20 = at(lines.ema20, i);
+        return ema20 === null
+          ? []
+          : [{ t: lines.times[i]!, ema20, ema50: at(lines.ema50, i), ema200: at(lines.ema200, i) }];
+      }),
+    },
+    unavailableNote(
+      [
+        ['ema20', CANDLES_NEEDED.ema20],
+        ['ema50', CANDLES_NEEDED.ema50],
+        ['ema200', CANDLES_NEEDED.ema200],
+      ],
+      n,
+    ),
+  );
+}
+
+/** SMA 20/50: the last values and a series of the candles where SMA 20 is known. */
+function smaReport({ lines, n, tail }: ReportWindow): NonNullable<IndicatorReport['sma']> {
+  return withNote(
+    {
+      sma20: last(lines.sma20),
+      sma50: last(lines.sma50),
+      series: tail.flatMap((i) => {
+        const sma20 = at(lines.sma20, i);
+        return sma20 === null ? [] : [{ t: lines.times[i]!, sma20, sma50: at(lines.sma50, i) }];
+      }),
+    },
+    unavailableNote(
+      [
+        ['sma20', CANDLES_NEEDED.sma20],
+        ['sma50', CANDLES_NEEDED.sma50],
+      ],
+      n,
+    ),
+  );
+}
+
+/** MACD with its periods, the last MACD, signal and histogram, and a series of the candles where all three are known. */
+function macdReport({ lines, n, tail }: ReportWindow): NonNullable<IndicatorReport['macd']> {
+  return withNote(
+    {
+      fast: PERIODS.macdFast,
+      slow: PERIODS.macdSlow,
+      signal: PERIODS.macdSignal,
+      value: last(lines.macd),
+      signalValue: last(lines.macdSignal),
+      histogram: last(lines.macdHistogram),
+      series: tail.flatMap((i) => {
+        const [macd, signal, histogram] = [at(lines.macd, i), at(lines.macdSignal, i), at(lines.macdHistogram, i)];
+        return macd === null || signal === null || histogram === null
+          ? []
+          : [{ t: lines.times[i]!, macd, signal, histogram }];
+      }),
+    },
+    unavailableNote([['macd', CANDLES_NEEDED.macd]], n),
+  );
+}
+
+/** Bollinger bands: the last bands, %B of the last close, bandwidth, and a series of the candles where all are known. */
+function bollingerReport({ lines, n, tail, lastClose }: ReportWindow): NonNullable<IndicatorReport['bollinger']> {
+  const [lower, middle, upper] = [last(lines.bbLower), last(lines.bbMiddle), last(lines.bbUpper)];
+  const flat = lower === null || upper === null || upper === lower;
+  return withNote(
+    {
+      mult: PERIODS.bollingerMult,
+      period: PERIODS.bollinger,
+      lower,
+      upper,
+      middle,
+      percentB: flat || lastClose === null ? null : (lastClose - lower) / (upper - lower),
+      bandwidthPct: lower === null || upper === null || !middle ? null : ((upper - lower) / middle) * 100,
+      series: tail.flatMap((i) => {
+        const [lo, mid, up] = [at(lines.bbLower, i), at(lines.bbMiddle, i), at(lines.bbUpper, i)];
+        return lo === null || mid === null || up === null
+          ? []
+          : [{ t: lines.times[i]!, lower: lo, upper: up, middle: mid }];
+      }),
+    },
+    unavailableNote([['bollinger', CANDLES_NEEDED.bollinger]], n),
+  );
+}
+
+type Builders = { [K in Indicator]: (w: ReportWindow) => NonNullable<IndicatorReport[K]> };
+
+/** How each indicator's entry is built from the window. */
+const BUILDERS: Builders = {
+  atr: atrReport,
+  ema: emaReport,
+  rsi: (w) =>
+    withNote(
+      { value: last(w.lines.rsi), period: PERIODS.rsi, series: series(w, w.lines.rsi) },
+      unavailableNote([['rsi', CANDLES_NEEDED.rsi]], w.n),
+    ),
+  sma: smaReport,
+  macd: macdReport,
+  vwap: (w) =>
+    withNote(
+      { value: last(w.lines.vwap), series: series(w, w.lines.vwap) },
+      unavailableNote([['vwap', CANDLES_NEEDED.vwap]], w.n),
+    ),
+  bollinger: bollingerReport,
+};
+
+/** Adds one indicator's entry to the report. */
+function addEntry<K extends Indicator>(report: IndicatorReport, name: K, w: ReportWindow): void {
+  report[name] = BUILDERS[name](w);
+}
+
 /** Builds the requested indicators' values, series (last `points` candles, newest last) and not-enough-candles notes. */
 export function buildReport(lines: Lines, wanted: readonly Indicator[], points: number): IndicatorReport {
   const n = lines.times.length;
   const tail = Array.from({ length: Math.min(points, n) }, (_, k) => n - Math.min(points, n) + k);
-  const at = (line: Line, i: number) => line[i] ?? null;
-  const series = (line: Line): Point[] =>
-    tail.flatMap((i) => (line[i] == null ? [] : [{ t: lines.times[i]!, v: line[i]! }]));
-  const lastClose = lines.closes[n - 1] ?? null;
+  const w: ReportWindow = { lines, n, tail, lastClose: lines.closes[n - 1] ?? null };
   const report: IndicatorReport = {};
-  for (const name of wanted) {
-    switch (name) {
-      case 'atr': {
-        const value = last(lines.atr);
-        const pctOfClose = value !== null && lastClose ? (value / lastClose) * 100 : null;
-        report.atr = withNote(
-          { value, period: PERIODS.atr, pctOfClose, series: series(lines.atr) },
-          unavailableNote([['atr', CANDLES_NEEDED.atr]], n),
-        );
-        break;
-      }
-      case 'ema':
-        report.ema = withNote(
-          {
-            ema20: last(lines.ema20),
-            ema50: last(lines.ema50),
-            ema200: last(lines.ema200),
-            series: tail.flatMap((i) => {
-              const ema20 = at(lines.ema20, i);
-              return ema20 === null
-                ? []
-                : [{ t: lines.times[i]!, ema20, ema50: at(lines.ema50, i), ema200: at(lines.ema200, i) }];
-            }),
-          },
-          unavailableNote(
-            [
-              ['ema20', CANDLES_NEEDED.ema20],
-              ['ema50', CANDLES_NEEDED.ema50],
-              ['ema200', CANDLES_NEEDED.ema200],
-            ],
-            n,
-          ),
-        );
-        break;
-      case 'rsi':
-        report.rsi = withNote(
-          { value: last(lines.rsi), period: PERIODS.rsi, series: series(lines.rsi) },
-          unavailableNote([['rsi', CANDLES_NEEDED.rsi]], n),
-        );
-        break;
-      case 'sma':
-        report.sma = withNote(
-          {
-            sma20: last(lines.sma20),
-            sma50: last(lines.sma50),
-            series: tail.flatMap((i) => {
-              const sma20 = at(lines.sma20, i);
-              return sma20 === null ? [] : [{ t: lines.times[i]!, sma20, sma50: at(lines.sma50, i) }];
-            }),
-          },
-          unavailableNote(
-            [
-              ['sma20', CANDLES_NEEDED.sma20],
-              ['sma50', CANDLES_NEEDED.sma50],
-            ],
-            n,
-          ),
-        );
-        break;
-      case 'macd':
-        report.macd = withNote(
-          {
-            fast: PERIODS.macdFast,
-            slow: PERIODS.macdSlow,
-            signal: PERIODS.macdSignal,
-            value: last(lines.macd),
-            signalValue: last(lines.macdSignal),
-            histogram: last(lines.macdHistogram),
-            series: tail.flatMap((i) => {
-              const [macd, signal, histogram] = [
-                at(lines.macd, i),
-                at(lines.macdSignal, i),
-                at(lines.macdHistogram, i),
-              ];
-              return macd === null || signal === null || histogram === null
-                ? []
-                : [{ t: lines.times[i]!, macd, signal, histogram }];
-            }),
-          },
-          unavailableNote([['macd', CANDLES_NEEDED.macd]], n),
-        );
-        break;
-      case 'vwap':
-        report.vwap = withNote(
-          { value: last(lines.vwap), series: series(lines.vwap) },
-          unavailableNote([['vwap', CANDLES_NEEDED.vwap]], n),
-        );
-        break;
-      case 'bollinger': {
-        const [lower, middle, upper] = [last(lines.bbLower), last(lines.bbMiddle), last(lines.bbUpper)];
-        const flat = lower === null || upper === null || upper === lower;
-        report.bollinger = withNote(
-          {
-            mult: PERIODS.bollingerMult,
-            period: PERIODS.bollinger,
-            lower,
-            upper,
-            middle,
-            percentB: flat || lastClose === null ? null : (lastClose - lower) / (upper - lower),
-            bandwidthPct: lower === null || upper === null || !middle ? null : ((upper - lower) / middle) * 100,
-            series: tail.flatMap((i) => {
-              const [lo, mid, up] = [at(lines.bbLower, i), at(lines.bbMiddle, i), at(lines.bbUpper, i)];
-              return lo === null || mid === null || up === null
-                ? []
-                : [{ t: lines.times[i]!, lower: lo, upper: up, middle: mid }];
-            }),
-          },
-          unavailableNote([['bollinger', CANDLES_NEEDED.bollinger]], n),
-        );
-        break;
-      }
-    }
-  }
+  for (const name of wanted) addEntry(report, name, w);
   return report;
 }

@@ -3,7 +3,7 @@
  * it would be full again. Taking `cost` tokens moves the TAT on by `cost` token intervals and is allowed while the
  * bucket would not go below empty, i.e. while `max(tat, now) + cost·interval − now ≤ capacity·interval`. This is a
  * token bucket of `capacity` tokens refilled at `refillPerSecond`, kept in one value, so a database can update it
- * with a single conditional upsert (see the stores' `takeTokens`).
+ * with a single conditional upsert (see `claimTokens` in src/store/sql/buckets.ts).
  */
 
 /** A bucket's size and refill rate. */

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Store, TokenTake } from '../store/store.js';
+import type { RateBuckets, TokenClaimResult } from '../store/buckets.js';
 import { MemoryBuckets, type BucketRate } from './bucket.js';
 import { clientKey } from './client-ip.js';
 import type { LimitSettings } from './settings.js';
@@ -64,92 +64,78 @@ function payerKey(payer: string): string {
   return /^0x[0-9a-fA-F]{40}$/.test(payer) ? payer.toLowerCase() : payer;
 }
 
-/** Builds the limits of one runtime: in memory, or (shared) in the store with an in-memory gate in front of it. */
-export function createLimits(settings: LimitSettings, store: Store, log: Logger, options: LimitsOptions = {}): Limits {
-  const now = options.now ?? Date.now;
-  const memory = new MemoryBuckets();
-  const gate = new MemoryBuckets();
+/** A bucket the limiter asks about, with its rate. */
+interface Ask {
+  key: string;
+  rate: BucketRate;
+}
+
+/** The store's buckets as the limiter asks them: a failing store lets requests through, warned about once a minute. */
+function sharedBuckets(buckets: RateBuckets, log: Logger, now: () => number) {
   let lastWarning = 0;
-
-  const shared = async (key: string, rate: BucketRate): Promise<TokenTake> => {
-    try {
-      return await store.takeTokens({
-        key,
-        capacity: rate.capacity,
-        refillPerSecond: rate.refillPerSecond,
-        cost: 1,
-        now: now(),
-      });
-    } catch (err) {
-      // A limiter must never take the service down: the store failing lets the request through (the replay guard,
-      // which the paid path also needs, fails closed on its own).
-      if (now() - lastWarning > WARN_EVERY_MS) {
-        lastWarning = now();
-        log.warn('rate-limit store unavailable; requests pass unlimited', {
-          error: String((err as Error)?.message ?? err),
-        });
+  // A limiter must never take the service down: the store failing lets the request through (the replay guard, which
+  // the paid path also needs, fails closed on its own).
+  const passed = (err: unknown) => {
+    if (now() - lastWarning <= WARN_EVERY_MS) return;
+    lastWarning = now();
+    log.warn('rate-limit store unavailable; requests pass unlimited', {
+      error: String((err as Error)?.message ?? err),
+    });
+  };
+  const request = ({ key, rate }: Ask, at: number) => ({
+    key,
+    capacity: rate.capacity,
+    refillPerSecond: rate.refillPerSecond,
+    cost: 1,
+    now: at,
+  });
+  return {
+    one: async (ask: Ask): Promise<TokenClaimResult> => {
+      try {
+        return await buckets.claimTokens(request(ask, now()));
+      } catch (err) {
+        passed(err);
+        return { type: 'taken', remaining: 0 };
       }
-      return { type: 'taken', remaining: 0 };
-    }
-  };
-  const sharedEach = async (asks: ReadonlyArray<{ key: string; rate: BucketRate }>): Promise<TokenTake[]> => {
-    if (asks.length === 0) return [];
-    try {
-      const at = now();
-      return await store.takeTokensFromEach(
-        asks.map(({ key, rate }) => ({
-          key,
-          capacity: rate.capacity,
-          refillPerSecond: rate.refillPerSecond,
-          cost: 1,
-          now: at,
-        })),
-      );
-    } catch (err) {
-      if (now() - lastWarning > WARN_EVERY_MS) {
-        lastWarning = now();
-        log.warn('rate-limit store unavailable; requests pass unlimited', {
-          error: String((err as Error)?.message ?? err),
-        });
+    },
+    each: async (asks: readonly Ask[]): Promise<TokenClaimResult[]> => {
+      if (asks.length === 0) return [];
+      try {
+        const at = now();
+        return await buckets.claimTokensFromEach(asks.map((ask) => request(ask, at)));
+      } catch (err) {
+        passed(err);
+        return asks.map(() => ({ type: 'taken', remaining: 0 }));
       }
-      return asks.map(() => ({ type: 'taken', remaining: 0 }));
-    }
+    },
   };
+}
 
-  const refuse = (res: Response, path: string, retryAfterMs: number) => {
-    const error = limitedError('ip', retryAfterMs);
-    setRetryAfter(res, error);
-    res.setHeader('Cache-Control', 'no-store');
-    if (path === '/mcp' || path.startsWith('/mcp/')) {
-      // MCP clients read JSON-RPC: the same error, as a transport-level JSON-RPC error (no request id was read).
-      res
-        .status(429)
-        .json({
-          jsonrpc: '2.0',
-          error: { code: -32000, message: error.message, data: error.toBody().error },
-          id: null,
-        });
-      return;
-    }
-    res.status(429).json(error.toBody());
-  };
+/** Answers a request over its address's limit: 429 with Retry-After; on /mcp as a transport-level JSON-RPC error. */
+function refuseIp(res: Response, path: string, retryAfterMs: number): void {
+  const error = limitedError('ip', retryAfterMs);
+  setRetryAfter(res, error);
+  res.setHeader('Cache-Control', 'no-store');
+  if (path === '/mcp' || path.startsWith('/mcp/')) {
+    // MCP clients read JSON-RPC: the same error, as a transport-level JSON-RPC error (no request id was read).
+    res.status(429).json({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: error.message, data: error.toBody().error },
+      id: null,
+    });
+    return;
+  }
+  res.status(429).json(error.toBody());
+}
 
-  const ipRate = settings.ip;
-  const perIp: RequestHandler = (req, res, next) => {
-    if (!ipRate) return next();
-    const key = `ip:${clientKey(req.ip ?? req.socket.remoteAddress)}`;
-    // The in-memory bucket answers floods without touching the store; in shared mode the store then has the last word.
-    const local = (settings.shared ? gate : memory).take(key, now(), ipRate);
-    if (local.type === 'limited') return refuse(res, req.path, local.retryAfterMs);
-    if (!settings.shared) return next();
-    shared(key, ipRate).then(
-      (outcome) => (outcome.type === 'limited' ? refuse(res, req.path, outcome.retryAfterMs) : next()),
-      next,
-    );
-  };
-
-  /** Per payer, then per tool; in shared mode both buckets are asked in one round trip to the store. */
-  const admit = async (call: PaidAdmission): Promise<ToolError | undefined> => {
+/** Per payer, then per tool; in shared mode both buckets are asked in one round trip to the store. */
+function paidAdmission(
+  settings: LimitSettings,
+  memory: MemoryBuckets,
+  shared: ReturnType<typeof sharedBuckets>,
+  now: () => number,
+): Limits['admit'] {
+  return async (call) => {
     const toolRate = call.tool in settings.tools ? settings.tools[call.tool] : settings.tool;
     const asks = [
       ...(settings.payer
@@ -167,10 +153,35 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
       }
       return undefined;
     }
-    const outcomes = await sharedEach(asks);
+    const outcomes = await shared.each(asks);
     for (const [i, outcome] of outcomes.entries())
       if (outcome.type === 'limited') return refusal(asks[i]!.scope, outcome.retryAfterMs);
     return undefined;
+  };
+}
+
+/** Builds the limits of one runtime: in memory, or (shared) in the store with an in-memory gate in front of it. */
+export function createLimits(
+  settings: LimitSettings,
+  buckets: RateBuckets,
+  log: Logger,
+  options: LimitsOptions = {},
+): Limits {
+  const now = options.now ?? Date.now;
+  const memory = new MemoryBuckets();
+  const gate = new MemoryBuckets();
+  const shared = sharedBuckets(buckets, log, now);
+  const ipRate = settings.ip;
+  const perIp: RequestHandler = (req, res, next) => {
+    if (!ipRate) return next();
+    const key = `ip:${clientKey(req.ip ?? req.socket.remoteAddress)}`;
+    // The in-memory bucket answers floods without touching the store; in shared mode the store then has the last word.
+    const local = (settings.shared ? gate : memory).take(key, now(), ipRate);
+    if (local.type === 'limited') return refuseIp(res, req.path, local.retryAfterMs);
+    if (!settings.shared) return next();
+    shared
+      .one({ key, rate: ipRate })
+      .then((outcome) => (outcome.type === 'limited' ? refuseIp(res, req.path, outcome.retryAfterMs) : next()), next);
   };
 
   let ticks = 0;
@@ -178,12 +189,12 @@ export function createLimits(settings: LimitSettings, store: Store, log: Logger,
     memory.sweep(now());
     gate.sweep(now());
     if (settings.shared && ++ticks % STORE_PURGE_EVERY === 0) {
-      store
+      buckets
         .purgeTokenBuckets(now())
         .catch((err: unknown) => log.warn('purging rate-limit buckets failed', { error: String(err) }));
     }
   }, SWEEP_MS);
   sweeper.unref();
 
-  return { perIp, admit, close: () => clearInterval(sweeper) };
+  return { perIp, admit: paidAdmission(settings, memory, shared, now), close: () => clearInterval(sweeper) };
 }

@@ -3,32 +3,12 @@ import type { Config } from '../config.js';
 import { MPP_OFFERS_META_KEY, mppToolInfo } from '../payments/mpp/discovery.js';
 import type { MppGate } from '../payments/mpp/gate.js';
 import { priceSummary } from '../payments/pricing.js';
-import { inputJsonSchema, outputJsonSchema } from '../payments/requirements.js';
+import { inputJsonSchema, outputJsonSchema } from '../tool-schema.js';
 import { isPaid, type AnyToolDefinition } from '../tool.js';
+import { portableSchema } from '../shared/mcp-wire.js';
 
 /** `_meta` key under which tools/list publishes each tool's price. */
 export const PRICE_META_KEY = 'x402/price';
-
-/**
- * The JSON Schema MCP clients see: no `$schema` dialect key (the SDK client compiles with its default
- * Ajv draft), and nullable types spelled as `anyOf` branches, which single-`type` dialects can read.
- */
-export function portableSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = schema;
-  return rewrite(rest) as Record<string, unknown>;
-}
-
-function rewrite(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(rewrite);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = rewrite(value);
-  if (Array.isArray(out.type) && out.type.length > 1) {
-    const { type, ...others } = out;
-    return { ...others, anyOf: (type as string[]).map((t) => ({ type: t })) };
-  }
-  return out;
-}
 
 /**
  * JSON Schema of what a paid tool's structuredContent can be: its output, or the x402

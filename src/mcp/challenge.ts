@@ -1,7 +1,8 @@
 import type { Challenge } from '../payments/requirements.js';
+import { X402_META } from '../shared/mcp-wire.js';
 
 /** `_meta` key carrying the unpaid result (payment required or refused) for MCP payment clients that read it there. */
-export const PAYMENT_ERROR_META_KEY = 'x402/error';
+export const PAYMENT_ERROR_META_KEY = X402_META.error;
 
 /** The code the x402 MCP packages give a payment-required error. */
 const PAYMENT_REQUIRED_CODE = 402;

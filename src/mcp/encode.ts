@@ -1,13 +1,17 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { pendingBody } from '../pending.js';
+import { answersWithChallenge, pendingBody, refusalBody } from '../errors.js';
 import type { CallResult } from '../invoke.js';
 import type { Challenge } from '../payments/requirements.js';
+import { X402_META } from '../shared/mcp-wire.js';
 import { PAYMENT_ERROR_META_KEY, mcpChallenge, paymentErrorMeta } from './challenge.js';
 
 /** `_meta` key carrying the client's payment on tools/call. */
-export const PAYMENT_META_KEY = 'x402/payment';
+export const PAYMENT_META_KEY = X402_META.payment;
 /** `_meta` key carrying the settlement receipt on a paid result. */
-export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
+export const PAYMENT_RESPONSE_META_KEY = X402_META.paymentResponse;
+
+/** Where an x402 payment goes over MCP: added to refusals answered with an error body (the broker's messages name no transport). */
+const PAYMENT_GOES = `Over MCP, the payment goes in params._meta["${PAYMENT_META_KEY}"].`;
 
 /** An unpaid result (x402 tool-result binding): the PaymentRequired in structuredContent, content[0] and `_meta["x402/error"]`. */
 function paymentError(structured: Record<string, unknown>): CallToolResult {
@@ -45,12 +49,10 @@ export function toCallToolResult(result: CallResult, tool?: string): CallToolRes
       };
     case 'payment_rejected': {
       const { rejection } = result;
-      if (rejection.status === 402 || rejection.status === 412) {
+      // A 402 or 412 is the challenge again, its message as the broker wrote it (x402 MCP clients read it there).
+      if (answersWithChallenge(rejection.status))
         return paymentError({ ...asMcp(rejection.challenge), message: rejection.message });
-      }
-      const body = {
-        error: { code: rejection.reason, message: rejection.message, retryable: rejection.status !== 400 },
-      };
+      const body = refusalBody(rejection, PAYMENT_GOES);
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
     }
     case 'error':

@@ -10,7 +10,7 @@ import express, {
   type Router,
 } from 'express';
 import { initializeParamsError, initializeParamsProblem, isInitializeCall } from './initialize.js';
-import { createMcpServer, type McpDeps } from './server.js';
+import { createMcpServer, type McpServerDeps } from './server.js';
 
 function rpcError(res: Response, status: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -59,75 +59,92 @@ function bodyMessage(req: Request, type: string | undefined): string {
 const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
   const { status, type, expose } = err as { status?: number; type?: string; expose?: boolean };
   if (!expose || typeof status !== 'number' || status < 400 || status >= 500) return next(err);
-  res
-    .status(status)
-    .json({
-      jsonrpc: '2.0',
-      error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message: bodyMessage(req, type) },
-      id: null,
-    });
+  res.status(status).json({
+    jsonrpc: '2.0',
+    error: { code: type === 'entity.parse.failed' ? -32700 : -32000, message: bodyMessage(req, type) },
+    id: null,
+  });
 };
 
-/** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
-export function createMcpRouter(deps: McpDeps): { router: Router; close: () => Promise<void> } {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const lastSeen = new Map<string, number>();
-  const idleMs = deps.config.mcpSessionIdleMs;
-  const sweeper = setInterval(
-    () => {
+/** The open streamable-HTTP sessions by id, with when each was last used; idle ones are closed by a sweeper. */
+class Sessions {
+  private readonly open = new Map<string, StreamableHTTPServerTransport>();
+  private readonly lastSeen = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(idleMs: number) {
+    const sweep = () => {
       const cutoff = Date.now() - idleMs;
-      for (const [id, seen] of lastSeen) {
+      for (const [id, seen] of this.lastSeen) {
         if (seen < cutoff)
-          void sessions
+          void this.open
             .get(id)
             ?.close()
             .catch(() => {});
       }
-    },
-    Math.min(idleMs, 60_000),
-  );
-  sweeper.unref();
-  const router = express.Router();
-  router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
-  router.use(express.json({ limit: '1mb' }), bodyErrors);
+    };
+    this.sweeper = setInterval(sweep, Math.min(idleMs, 60_000));
+    this.sweeper.unref();
+  }
 
-  const handle = async (req: Request, res: Response) => {
-    const sessionId = req.header('mcp-session-id');
-    const existing = sessionId ? sessions.get(sessionId) : undefined;
-    if (existing && sessionId) {
-      lastSeen.set(sessionId, Date.now());
-      return existing.handleRequest(req, res, req.body);
-    }
-    if (sessionId) return rpcError(res, 404, 'Unknown or expired MCP session; initialize a new one.');
-    if (req.method === 'POST' && isInitializeCall(req.body)) {
-      const problem = initializeParamsProblem(req.body);
-      if (problem !== undefined) return void res.status(400).json(initializeParamsError(req.body.id, problem));
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-      return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
-    }
+  /** The session of this id, marked as used now. */
+  use(id: string): StreamableHTTPServerTransport | undefined {
+    const transport = this.open.get(id);
+    if (transport) this.lastSeen.set(id, Date.now());
+    return transport;
+  }
+
+  /** A new session's transport: listed once initialized, forgotten once closed. */
+  create(): StreamableHTTPServerTransport {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-        lastSeen.set(id, Date.now());
+        this.open.set(id, transport);
+        this.lastSeen.set(id, Date.now());
       },
     });
     transport.onclose = () => {
       if (!transport.sessionId) return;
-      sessions.delete(transport.sessionId);
-      lastSeen.delete(transport.sessionId);
+      this.open.delete(transport.sessionId);
+      this.lastSeen.delete(transport.sessionId);
     };
-    await createMcpServer(deps).connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  };
+    return transport;
+  }
+
+  /** Stops the sweeper and closes every session. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.open.values()].map((t) => t.close().catch(() => {})));
+    this.open.clear();
+  }
+}
+
+/** Answers one request on /mcp: in its session, or as the initialize that opens a new one (with its own server). */
+async function handle(deps: McpServerDeps, sessions: Sessions, req: Request, res: Response): Promise<void> {
+  const sessionId = req.header('mcp-session-id');
+  const existing = sessionId ? sessions.use(sessionId) : undefined;
+  if (existing) return existing.handleRequest(req, res, req.body);
+  if (sessionId) return rpcError(res, 404, 'Unknown or expired MCP session; initialize a new one.');
+  if (req.method === 'POST' && isInitializeCall(req.body)) {
+    const problem = initializeParamsProblem(req.body);
+    if (problem !== undefined) return void res.status(400).json(initializeParamsError(req.body.id, problem));
+  }
+  if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
+  }
+  const transport = sessions.create();
+  await createMcpServer(deps).connect(transport);
+  await transport.handleRequest(req, res, req.body);
+}
+
+/** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
+export function createMcpRouter(deps: McpServerDeps): { router: Router; close: () => Promise<void> } {
+  const sessions = new Sessions(deps.config.mcpSessionIdleMs);
+  const router = express.Router();
+  router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
+  router.use(express.json({ limit: '1mb' }), bodyErrors);
   router.all('/', (req, res, next) => {
-    handle(req, res).catch(next);
+    handle(deps, sessions, req, res).catch(next);
   });
-  const close = async () => {
-    clearInterval(sweeper);
-    await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
-    sessions.clear();
-  };
-  return { router, close };
+  return { router, close: () => sessions.close() };
 }

@@ -1,21 +1,19 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { withHint } from '../errors.js';
 import type { CallResult } from '../invoke.js';
 import type { RawPayment } from '../payments/decode.js';
 import { decodeCredential } from '../payments/mpp/credential.js';
 import type { MppGate } from '../payments/mpp/gate.js';
 import { MPP_REASONS, paymentRequiredProblem, problemFor, type MppProblem } from '../payments/mpp/problem.js';
 import { mppReceipt } from '../payments/mpp/receipt.js';
+import { MPP_META, X402_META } from '../shared/mcp-wire.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
 
-/** `_meta` keys of the MPP binding for MCP (the same keys mppx's MCP transports read and write). */
-export const MPP_META = {
-  credential: 'org.paymentauth/credential',
-  paymentRequired: 'org.paymentauth/payment-required',
-  receipt: 'org.paymentauth/receipt',
-} as const;
+/** Where an MPP credential goes over MCP: added to every refusal (the broker's messages name no transport). */
+const CREDENTIAL_GOES = `Over MCP, the MPP credential goes in params._meta["${MPP_META.credential}"].`;
 
 /** The x402 `_meta` keys an MPP answer leaves out (an MPP client pays and reads receipts the MPP way). */
-const X402_RESPONSE_META = 'x402/payment-response';
+const X402_RESPONSE_META = X402_META.paymentResponse;
 
 /** What a tools/call carries in the way of payment, as far as MPP is concerned. */
 export type McpMppPayment =
@@ -115,7 +113,8 @@ export function withMpp(
       return problemResult(paymentRequiredProblem('Payment is required.'), challengesOf(gate, tool));
     case 'payment_rejected': {
       const { rejection } = result;
-      const problem = problemFor(rejection.reason, rejection.status, rejection.message, challengeId);
+      const detail = withHint(rejection.message, CREDENTIAL_GOES);
+      const problem = problemFor(rejection.reason, rejection.status, detail, challengeId);
       return problemResult(problem, rejection.status === 402 ? challengesOf(gate, tool) : []);
     }
     case 'settlement_failed': {

@@ -1,32 +1,20 @@
-import { FacilitatorTimeoutError } from '@x402/core/server';
-import { VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
+import type { PaymentCode } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ReceiptRecord, Store, Transport } from '../store/store.js';
+import type { PaymentLedger, Transport } from '../store/ledger.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
+import { PaymentClaims } from './claim.js';
 import type { RawPayment } from './decode.js';
 import type { Facilitator } from './facilitator.js';
-import {
-  REASONS,
-  openSettlement,
-  pendingReceipt,
-  type BeginOutcome,
-  type PaymentRejection,
-  type PaymentTicket,
-  type SettleOutcome,
-} from './outcomes.js';
+import { MppGate } from './mpp/gate.js';
+import { pendingReceipt, type BeginOutcome, type PaymentTicket, type SettleOutcome } from './outcomes.js';
 import { RAILS } from './rails/index.js';
 import type { Rail } from './rails/rail.js';
 import { PaymentReader } from './reader.js';
+import { firstLine, receiptOf } from './receipt-records.js';
 import { Reconciler } from './reconcile.js';
 import type { Challenge } from './requirements.js';
-import { MppGate } from './mpp/gate.js';
-
-/** The first line of a library's error message, bounded: callers get the gist, never a dump of RPC internals. */
-function firstLine(message: string): string {
-  const line = message.split('\n', 1)[0]!.trim();
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
-}
 
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
@@ -36,10 +24,12 @@ export class PaymentBroker {
   readonly reconciler: Reconciler;
   /** The Machine Payments Protocol beside x402: its credentials become x402 payments of this broker. */
   readonly mpp: MppGate;
+  /** The ledger steps before the handler: idempotency, replay guard, verification. */
+  private readonly claims: PaymentClaims;
 
   constructor(
-    private readonly config: Config,
-    private readonly store: Store,
+    config: Config,
+    private readonly ledger: PaymentLedger,
     facilitator: Facilitator,
     private readonly log: Logger,
     tools: readonly AnyPaidToolDefinition[],
@@ -51,7 +41,8 @@ export class PaymentBroker {
       await this.reader.prepareRail(requirements);
       return this.reader.server.settlePayment(payload, requirements);
     };
-    this.reconciler = new Reconciler(config, store, log, resettle, rails);
+    this.reconciler = new Reconciler(config, ledger, log, resettle, rails);
+    this.claims = new PaymentClaims(config, ledger, this.reader, this.reconciler, log);
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
@@ -69,7 +60,7 @@ export class PaymentBroker {
     const read = await this.reader.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
-    return ticket.idempotencyId ? this.admitIdempotent(tool, ticket) : this.admit(tool, ticket);
+    return this.claims.claim(tool, ticket);
   }
 
   /** Settles a verified payment after the handler succeeded; records the receipt whatever happens. */
@@ -77,7 +68,7 @@ export class PaymentBroker {
     // The claim (with what it pays for) is on disk before any money can move, so a crash after the settlement is
     // always reconciled. A store that cannot say so refuses to settle: the claim is released, nothing is charged.
     try {
-      await this.store.durable();
+      await this.ledger.durable();
     } catch (err) {
       await this.release(ticket).catch(() => undefined);
       throw err;
@@ -95,7 +86,7 @@ export class PaymentBroker {
       });
       result = {
         success: false,
-        errorReason: REASONS.settlementUnknown,
+        errorReason: 'settlement_outcome_unknown' satisfies PaymentCode,
         errorMessage: (err as Error).message,
         transaction: '',
         network: ticket.requirements.network,
@@ -108,14 +99,14 @@ export class PaymentBroker {
       await this.complete(ticket, result);
       if (ticket.idempotencyId)
         await this.quietly(() =>
-          this.store.finishIdempotent(ticket.idempotencyId!, { output, receipt: { ...result } }),
+          this.ledger.completeIdempotency(ticket.idempotencyId!, { output, receipt: { ...result } }),
         );
       return { type: 'settled', receipt: result };
     }
-    if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
-    if (result.errorReason === REASONS.settlementPending || result.errorReason === REASONS.settlementUnknown) {
+    if (ticket.idempotencyId) await this.quietly(() => this.ledger.releaseIdempotency(ticket.idempotencyId!));
+    if (result.errorReason === 'settlement_pending' || result.errorReason === 'settlement_outcome_unknown') {
       const { payload, requirements, requestHash } = ticket;
-      await this.store.markPaymentPending(ticket.replayKey, {
+      await this.ledger.markPaymentPending(ticket.replayKey, {
         transaction: result.transaction,
         payload,
         requirements,
@@ -124,8 +115,8 @@ export class PaymentBroker {
       });
       return { type: 'pending', receipt: result };
     }
-    await this.store.releasePayment(ticket.replayKey);
-    await this.quietly(() => this.store.recordReceipt(this.receiptOf(ticket, result)));
+    await this.ledger.releasePayment(ticket.replayKey);
+    await this.quietly(() => this.ledger.recordReceipt(receiptOf(ticket, result)));
     return {
       type: 'failed',
       receipt: result,
@@ -135,151 +126,15 @@ export class PaymentBroker {
 
   /** Releases a claim whose call did not succeed, so nothing is settled and the authorization stays usable. */
   async release(ticket: PaymentTicket): Promise<void> {
-    await this.store.releasePayment(ticket.replayKey);
-    if (ticket.idempotencyId) await this.quietly(() => this.store.abandonIdempotent(ticket.idempotencyId!));
-  }
-
-  /** Binds the client's id to this request and payment before anything runs; a known id returns its stored result. */
-  private async admitIdempotent(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
-    const id = ticket.idempotencyId!;
-    const expiresAt = new Date(Date.now() + this.config.idempotencyTtlSeconds * 1000).toISOString();
-    const begun = await this.store.beginIdempotent({
-      id,
-      tool: tool.name,
-      requestHash: ticket.requestHash,
-      paymentKey: ticket.replayKey,
-      expiresAt,
-    });
-    switch (begun.type) {
-      case 'done':
-        return {
-          type: 'replayed',
-          output: begun.result.output,
-          receipt: begun.result.receipt as unknown as SettleResponse,
-        };
-      case 'in_flight':
-        return this.reject(
-          tool,
-          409,
-          REASONS.inFlight,
-          'The first call with this payment id is still running; retry the same request in a few seconds to receive its result. Nothing was charged twice.',
-        );
-      case 'conflict':
-        return this.reject(
-          tool,
-          409,
-          REASONS.identifierConflict,
-          begun.reason === 'different_request'
-            ? 'This payment id was already used for a different request; use a new payment id (and a new payment) for a new request.'
-            : 'This payment id was already used with a different payment; retry with the original payment, or use a new payment id.',
-        );
-      case 'new': {
-        const outcome = await this.admit(tool, ticket);
-        if (outcome.type !== 'verified') await this.quietly(() => this.store.abandonIdempotent(id));
-        return outcome;
-      }
-    }
-  }
-
-  /** Claims the payment in the replay guard (reconciling a pending one first) and verifies it. */
-  private async admit(tool: AnyPaidToolDefinition, ticket: PaymentTicket, reconciled = false): Promise<BeginOutcome> {
-    const { requirements } = ticket;
-    const details = { payload: ticket.payload, requirements, requestHash: ticket.requestHash };
-    const claim = await this.store.claimPayment({
-      key: ticket.replayKey,
-      tool: tool.name,
-      network: requirements.network,
-      payer: ticket.payer,
-      amount: requirements.amount,
-      transport: ticket.transport,
-      protocol: ticket.protocol ?? 'x402',
-      details,
-    });
-    switch (claim.type) {
-      case 'claimed':
-        return this.verify(tool, ticket);
-      case 'in_flight':
-        return this.reject(
-          tool,
-          409,
-          REASONS.inFlight,
-          'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.',
-        );
-      case 'spent':
-        if (claim.undelivered?.requestHash === ticket.requestHash) {
-          return {
-            type: 'replayed',
-            output: claim.undelivered.output,
-            receipt: this.settledReceipt(ticket, claim.transaction),
-          };
-        }
-        return this.reject(
-          tool,
-          402,
-          REASONS.alreadyUsed,
-          `This payment was already used for a call (transaction ${claim.transaction || 'not reported'}); sign a new authorization to pay for another call.`,
-        );
-      case 'pending': {
-        const result = reconciled ? ({ type: 'pending' } as const) : await this.reconciler.reconcile(claim.pending);
-        switch (result.type) {
-          case 'failed':
-            return this.admit(tool, ticket, true);
-          case 'settled':
-            return this.admit(tool, ticket, true);
-          case 'pending': {
-            const open = openSettlement(claim.pending.transaction, claim.pending.network);
-            return this.reject(tool, 409, open.reason, open.message);
-          }
-        }
-      }
-    }
-  }
-
-  private async verify(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
-    try {
-      const verified = await this.reader.server.verifyPayment(ticket.payload, ticket.requirements);
-      if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
-      await this.store.releasePayment(ticket.replayKey);
-      return this.notVerified(tool, verified.invalidReason, verified.invalidMessage);
-    } catch (err) {
-      await this.store.releasePayment(ticket.replayKey);
-      if (err instanceof VerifyError) return this.notVerified(tool, err.invalidReason, err.invalidMessage);
-      // Anything else is the facilitator failing (timeout, unreachable, 5xx, unreadable answer), not the payment.
-      const timedOut = err instanceof FacilitatorTimeoutError;
-      this.log.warn('facilitator unavailable during verify', {
-        tool: tool.name,
-        error: String((err as Error)?.message ?? err),
-      });
-      const what = timedOut ? 'did not answer in time' : 'failed or answered something unreadable';
-      return this.reject(
-        tool,
-        502,
-        REASONS.facilitatorUnavailable,
-        `The payment facilitator ${what}; nothing was charged and the tool did not run. Retry the same payment shortly.`,
-      );
-    }
-  }
-
-  private notVerified(
-    tool: AnyPaidToolDefinition,
-    invalidReason: string | undefined,
-    detail: string | undefined,
-  ): PaymentRejection {
-    const reason = invalidReason ?? REASONS.malformed;
-    const status = reason === 'permit2_allowance_required' ? 412 : 402;
-    return this.reject(
-      tool,
-      status,
-      reason,
-      `The payment did not verify (${reason})${detail ? `: ${firstLine(detail)}` : ''}. Sign a new authorization for one of the accepted options.`,
-    );
+    await this.ledger.releasePayment(ticket.replayKey);
+    if (ticket.idempotencyId) await this.quietly(() => this.ledger.releaseIdempotency(ticket.idempotencyId!));
   }
 
   private async complete(ticket: PaymentTicket, result: SettleResponse): Promise<void> {
-    const receipt = this.receiptOf(ticket, result);
+    const receipt = receiptOf(ticket, result);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.store.completePayment(receipt);
+        await this.ledger.completePayment(receipt);
         return;
       } catch (err) {
         this.log.error('could not store a settled receipt', { attempt, receipt, error: (err as Error).message });
@@ -295,40 +150,5 @@ export class PaymentBroker {
     } catch (err) {
       this.log.error('store write failed', { error: (err as Error).message });
     }
-  }
-
-  private settledReceipt(ticket: PaymentTicket, transaction: string): SettleResponse {
-    return {
-      success: true,
-      transaction,
-      network: ticket.requirements.network,
-      payer: ticket.payer,
-      amount: ticket.requirements.amount,
-    };
-  }
-
-  private receiptOf(ticket: PaymentTicket, result: SettleResponse): ReceiptRecord {
-    return {
-      key: ticket.replayKey,
-      tool: ticket.tool,
-      network: ticket.requirements.network,
-      payer: result.payer ?? ticket.payer,
-      amount: result.amount ?? ticket.requirements.amount,
-      transaction: result.transaction,
-      status: result.success ? 'settled' : 'failed',
-      ...(result.errorReason ? { errorReason: result.errorReason } : {}),
-      transport: ticket.transport,
-      protocol: ticket.protocol ?? 'x402',
-      createdAt: new Date().toISOString(),
-    };
-  }
-
-  private reject(
-    tool: AnyPaidToolDefinition,
-    status: PaymentRejection['status'],
-    reason: string,
-    message: string,
-  ): PaymentRejection {
-    return this.reader.reject(tool, status, reason, message);
   }
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { readIdentifier } from './idempotency.js';
-import { containsSubset } from './json.js';
+import { containsSubset } from '../shared/json.js';
 import type { Challenge } from './requirements.js';
 
 /** Extension keys this server declares (the names of the x402 extensions). */

@@ -55,6 +55,37 @@ function inProcessClient(facilitator: x402Facilitator, config: Config): Facilita
   } as FacilitatorClient;
 }
 
+/** One client that sends each call to the client of its network's family and merges their `/supported` answers. */
+function routingClient(clients: ReadonlyMap<NetworkFamily, FacilitatorClient>, config: Config): FacilitatorClient {
+  // Version-1 short names (`base`) are routed to the family of their CAIP-2 network.
+  const familyOf = (network: string): NetworkFamily | undefined =>
+    config.networks.find((n) => n.id === canonicalNetworkId(network))?.family;
+  const route = (r: PaymentRequirements): FacilitatorClient => {
+    const family = familyOf(r.network);
+    const client = family ? clients.get(family) : undefined;
+    if (!client) throw new Error(`no facilitator is configured for ${r.network}`);
+    return client;
+  };
+  return {
+    verify: async (p: PaymentPayload, r: PaymentRequirements) => route(r).verify(p, r),
+    settle: async (p: PaymentPayload, r: PaymentRequirements) => route(r).settle(p, r),
+    getSupported: async (): Promise<SupportedResponse> => {
+      const answers = await Promise.all([...new Set(clients.values())].map((c) => c.getSupported()));
+      return {
+        kinds: answers.flatMap((a) => a.kinds),
+        extensions: [...new Set(answers.flatMap((a) => a.extensions))],
+        signers: Object.assign({}, ...answers.map((a) => a.signers)),
+      };
+    },
+  } as FacilitatorClient;
+}
+
+/** Summarizes the families' modes for health output: the one mode they share, `mixed`, or `none`. */
+function summarizeModes(modes: Record<NetworkFamily, FacilitatorMode>): string {
+  const distinct = [...new Set(Object.values(modes).filter((m) => m !== 'none'))];
+  return distinct.length === 0 ? 'none' : distinct.length === 1 ? distinct[0]! : 'mixed';
+}
+
 const FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'stellar', 'algorand'];
 
 /**
@@ -94,29 +125,8 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
       modes[family] = 'none';
     }
   }
-  // Version-1 short names (`base`) are routed to the family of their CAIP-2 network.
-  const familyOf = (network: string): NetworkFamily | undefined =>
-    config.networks.find((n) => n.id === canonicalNetworkId(network))?.family;
-  const route = (r: PaymentRequirements): FacilitatorClient => {
-    const family = familyOf(r.network);
-    const client = family ? clients.get(family) : undefined;
-    if (!client) throw new Error(`no facilitator is configured for ${r.network}`);
-    return client;
-  };
-  const client = {
-    verify: async (p: PaymentPayload, r: PaymentRequirements) => route(r).verify(p, r),
-    settle: async (p: PaymentPayload, r: PaymentRequirements) => route(r).settle(p, r),
-    getSupported: async (): Promise<SupportedResponse> => {
-      const answers = await Promise.all([...new Set(clients.values())].map((c) => c.getSupported()));
-      return {
-        kinds: answers.flatMap((a) => a.kinds),
-        extensions: [...new Set(answers.flatMap((a) => a.extensions))],
-        signers: Object.assign({}, ...answers.map((a) => a.signers)),
-      };
-    },
-  } as FacilitatorClient;
-  const distinct = [...new Set(Object.values(modes).filter((m) => m !== 'none'))];
-  const mode = distinct.length === 0 ? 'none' : distinct.length === 1 ? distinct[0]! : 'mixed';
+  const client = routingClient(clients, config);
+  const mode = summarizeModes(modes);
   return {
     client,
     modes,

@@ -1,12 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '@x402/core/types';
-import { canonicalJson } from './json.js';
 import type { Challenge } from './requirements.js';
-
-/** What a payment pays for: the tool and its parsed input, hashed (sha-256 hex). */
-export function requestHash(tool: string, input: unknown): string {
-  return createHash('sha256').update(tool).update('\n').update(canonicalJson(input)).digest('hex');
-}
 
 /** The `payment-identifier` id a payment carries where the challenge declares the extension: absent, valid, or why not. */
 export type IdentifierResult = { type: 'none' } | { type: 'id'; id: string } | { type: 'invalid'; message: string };

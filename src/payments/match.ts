@@ -1,5 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { containsSubset, jsonEqual } from './json.js';
+import { containsSubset, jsonEqual } from '../shared/json.js';
 import { V1_EVM_CHAIN_IDS } from './v1-networks.js';
 
 /** A payment matched against an advertised entry, in the form verification and settlement use. */

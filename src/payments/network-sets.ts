@@ -1,6 +1,6 @@
 /**
  * The two built-in network tables ("sets"): the specification's mainnet table (the default) and its testnet twins,
- * chosen with TOLLBOOTH_NETWORK_SET=testnet (or `--testnet`). A set decides the table the tools group advertises,
+ * chosen with TOLLBOOTH_NETWORK_SET=testnet (or `--testnet`). A set decides the table `every-network` tools advertise,
  * the networks of the tools with a single Base (and Solana) option, and the default facilitator of each family.
  */
 import {

@@ -1,4 +1,5 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { PaymentCode, RefusalStatus } from '../errors.js';
 import type { PaymentProtocol, Transport } from '../store/store.js';
 import type { Challenge } from './requirements.js';
 
@@ -18,10 +19,14 @@ export interface PaymentTicket {
   protocol?: PaymentProtocol;
 }
 
-/** A refused payment: status, snake_case reason, a sentence for the caller, and the challenge to retry with. */
+/**
+ * A refused payment: status, snake_case reason (a code of the table in src/errors.ts, a facilitator's verdict, or an
+ * MPP reason), a sentence for the caller that names no transport (each encoder adds where the payment goes), and the
+ * challenge to retry with.
+ */
 export interface PaymentRejection {
   type: 'rejected';
-  status: 400 | 402 | 409 | 412 | 502;
+  status: RefusalStatus;
   reason: string;
   message: string;
   challenge: Challenge;
@@ -44,45 +49,30 @@ export type SettleOutcome =
   | { type: 'pending'; receipt: SettleResponse }
   | { type: 'failed'; receipt: SettleResponse; challenge: Challenge };
 
-/** Reasons the broker itself emits (facilitator reasons pass through unchanged). */
-export const REASONS = {
-  malformed: 'invalid_payment',
-  wrongVersion: 'invalid_x402_version',
-  noMatch: 'no_matching_payment_requirements',
-  unsupportedRail: 'unsupported_payment_rail',
-  inFlight: 'payment_in_flight',
-  alreadyUsed: 'payment_already_used',
-  facilitatorUnavailable: 'facilitator_unavailable',
-  /** The settlement was broadcast and is not confirmed yet; the receipt carries its transaction hash and network. */
-  settlementPending: 'settlement_pending',
-  /** The settle call itself got no answer (timeout, dropped connection): no transaction is known, the money may or may not move. */
-  settlementUnknown: 'settlement_outcome_unknown',
-  invalidIdentifier: 'invalid_payment_identifier',
-  identifierConflict: 'payment_identifier_conflict',
-} as const;
-
 /**
  * A settlement whose outcome is open, under the reason that says what is known: `settlement_pending` only with the
  * broadcast transaction's hash and network; without a hash, `settlement_outcome_unknown` (nothing to wait for yet).
  */
 export function pendingReceipt(result: SettleResponse, network: string): SettleResponse {
-  if (result.success || result.errorReason !== REASONS.settlementPending) return result;
+  if (result.success || result.errorReason !== ('settlement_pending' satisfies PaymentCode)) return result;
   const withNetwork = result.network ? result : { ...result, network: network as SettleResponse['network'] };
-  return withNetwork.transaction ? withNetwork : { ...withNetwork, errorReason: REASONS.settlementUnknown };
+  return withNetwork.transaction
+    ? withNetwork
+    : { ...withNetwork, errorReason: 'settlement_outcome_unknown' satisfies PaymentCode };
 }
 
 /** The reason and advice for a payment sent again while its settlement is still open (with or without a known hash). */
-export function openSettlement(transaction: string, network: string): { reason: string; message: string } {
+export function openSettlement(transaction: string, network: string): { reason: PaymentCode; message: string } {
   const retry =
     'Retry the same request with the same payment later to receive its result; do not sign a new payment for it.';
   if (!transaction) {
     return {
-      reason: REASONS.settlementUnknown,
+      reason: 'settlement_outcome_unknown',
       message: `This payment paid for a call whose settlement got no answer: no transaction is known yet, and whether the money moved is still being found out. ${retry}`,
     };
   }
   return {
-    reason: REASONS.settlementPending,
+    reason: 'settlement_pending',
     message: `This payment paid for a call whose settlement (transaction ${transaction} on ${network}) is still being confirmed. ${retry}`,
   };
 }

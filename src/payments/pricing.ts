@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { x402VersionOf } from '../price.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
 import { canonicalNetworkId } from './match.js';
 import { acceptsFor } from './requirements.js';
@@ -27,7 +28,7 @@ export function priceSummary(config: Config, tool: AnyPaidToolDefinition): Price
   return {
     usd,
     display: `$${usd} per call`,
-    x402Version: tool.group === 'transfers' ? 1 : 2,
+    x402Version: x402VersionOf(tool),
     options,
   };
 }

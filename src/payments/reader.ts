@@ -1,6 +1,8 @@
 import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Config } from '../config.js';
+import { ERROR_CODES, type PaymentCode, type RefusalStatus } from '../errors.js';
+import { x402VersionOf } from '../price.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
 import { decodePayment, type RawPayment } from './decode.js';
 import { echoChecker, type EchoCheck } from './extensions.js';
@@ -8,10 +10,19 @@ import type { Facilitator } from './facilitator.js';
 import { canonicalNetworkId, createMatcher, type Matched } from './match.js';
 import type { DecodedCredential } from './mpp/credential.js';
 import type { MppGate } from './mpp/gate.js';
-import { REASONS, type PaymentRejection, type PaymentTicket } from './outcomes.js';
+import type { PaymentRejection, PaymentTicket } from './outcomes.js';
 import { railFor } from './rails/index.js';
 import type { Rail, RailSdk } from './rails/rail.js';
 import { buildChallenge, type Challenge } from './requirements.js';
+
+/** What reading a payment gives: the ticket to claim, verify and settle (transport and request hash added by the broker), or why not. */
+type ReadOutcome = { type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection;
+
+/** The start of a refusal for the wrong protocol version: which version the endpoint speaks. */
+const speaks = (version: 1 | 2) => `This endpoint speaks x402 version ${version}`;
+
+const NO_MATCH =
+  'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.';
 
 /** What the broker keeps per tool, built once: the challenge, and the matcher and echo check derived from it. */
 interface ToolPayments {
@@ -53,96 +64,71 @@ export class PaymentReader {
     return error === undefined ? base : { ...base, error };
   }
 
-  /** A rejection carrying the tool's challenge with the reason as its error. */
-  reject(
-    tool: AnyPaidToolDefinition,
-    status: PaymentRejection['status'],
-    reason: string,
-    message: string,
-  ): PaymentRejection {
-    return { type: 'rejected', status, reason, message, challenge: this.challenge(tool, reason) };
+  /** A rejection carrying the tool's challenge with the reason as its error; a code of the table has its status there. */
+  reject(tool: AnyPaidToolDefinition, code: PaymentCode, message: string): PaymentRejection;
+  /** A rejection under a reason outside the table (a facilitator's verdict, an MPP or extension reason), with its status. */
+  reject(tool: AnyPaidToolDefinition, reason: string, message: string, status: RefusalStatus): PaymentRejection;
+  reject(tool: AnyPaidToolDefinition, reason: string, message: string, status?: RefusalStatus): PaymentRejection {
+    const refused = status ?? ERROR_CODES[reason as PaymentCode].http;
+    return { type: 'rejected', status: refused, reason, message, challenge: this.challenge(tool, reason) };
   }
 
-  /** Decodes the proof, checks its version, matches it against the challenge and finds the rail and replay key. */
-  async read(
-    tool: AnyPaidToolDefinition,
-    received: RawPayment,
-  ): Promise<{ type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection> {
-    // An MPP credential is matched to its challenge and becomes the x402 payment it stands for: the same path from here.
+  /**
+   * Reads a payment into a ticket, or the rejection saying why not: an MPP credential becomes the x402 payment it
+   * stands for; the proof is decoded within bounds and must be of the tool's x402 version.
+   */
+  async read(tool: AnyPaidToolDefinition, received: RawPayment): Promise<ReadOutcome> {
     const mpp = received.source === 'mpp' ? this.mpp.read(tool, received.value as DecodedCredential) : undefined;
-    if (mpp?.type === 'rejected') return this.reject(tool, mpp.status, mpp.reason, mpp.message);
+    if (mpp?.type === 'rejected') return this.reject(tool, mpp.reason, mpp.message, mpp.status);
     const raw: RawPayment = mpp
       ? { source: mpp.x402Version === 1 ? 'x-payment' : 'payment-signature', value: mpp.payment }
       : received;
-    const v1 = tool.group === 'transfers';
-    if (raw.source === 'x-payment' && !v1) {
+    const expected = x402VersionOf(tool);
+    // A proof that came where the other version's proofs go (only HTTP has one place per version).
+    const came = raw.source === 'x-payment' ? 1 : raw.source === 'payment-signature' ? 2 : expected;
+    if (came !== expected)
       return this.reject(
         tool,
-        400,
-        REASONS.wrongVersion,
-        'This endpoint speaks x402 version 2: send the payment in the PAYMENT-SIGNATURE header (X-PAYMENT is for version 1).',
+        'invalid_x402_version',
+        `${speaks(expected)}, and the payment was sent as version ${came}.`,
       );
-    }
-    if (raw.source === 'payment-signature' && v1) {
-      return this.reject(
-        tool,
-        400,
-        REASONS.wrongVersion,
-        'This endpoint speaks x402 version 1: send the payment in the X-PAYMENT header with x402Version 1.',
-      );
-    }
     const decoded = decodePayment(raw);
-    if (!decoded.ok) return this.reject(tool, 400, REASONS.malformed, decoded.message);
-    const payload = decoded.payload;
-    const expected = v1 ? 1 : 2;
+    if (!decoded.ok) return this.reject(tool, 'invalid_payment', decoded.message);
+    const { payload } = decoded;
     if (payload.x402Version !== expected) {
-      const header = v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE';
-      return this.reject(
-        tool,
-        400,
-        REASONS.wrongVersion,
-        `This endpoint speaks x402 version ${expected}; the payment says version ${payload.x402Version}. Sign for version ${expected} and send it in ${header}.`,
-      );
+      const says = `the payment says version ${payload.x402Version}. Sign for version ${expected}.`;
+      return this.reject(tool, 'invalid_x402_version', `${speaks(expected)}; ${says}`);
     }
+    const ids = mpp?.idempotencyId ? { idempotencyId: mpp.idempotencyId } : {};
+    return this.ticketFor(tool, payload, { protocol: mpp ? 'mpp' : 'x402', ...ids });
+  }
+
+  /** Matches a decoded payload to an advertised option, checks its extensions, and finds its rail and replay key. */
+  private async ticketFor(
+    tool: AnyPaidToolDefinition,
+    payload: PaymentPayload,
+    from: { protocol: 'mpp' | 'x402'; idempotencyId?: string },
+  ): Promise<ReadOutcome> {
     const { match, echo } = this.paymentsOf(tool);
     const matched = match(payload);
-    if (!matched) {
-      return this.reject(
-        tool,
-        402,
-        REASONS.noMatch,
-        'The payment does not match any option this endpoint advertised (scheme, network, asset, amount, payTo, maxTimeoutSeconds and extra must be echoed exactly). Pick one entry of `accepts` and sign for it unchanged.',
-      );
-    }
+    if (!matched) return this.reject(tool, 'no_matching_payment_requirements', NO_MATCH);
     // Echoed extensions are checked against our own declarations; what is forwarded is ours (never the client's schemas).
     const echoed = echo(payload.x402Version === 2 ? (payload.extensions ?? undefined) : undefined);
-    if (!echoed.ok) return this.reject(tool, echoed.status, echoed.reason, echoed.message);
+    if (!echoed.ok) return this.reject(tool, echoed.reason, echoed.message, echoed.status);
     const forwarded = echoed.extensions ? { ...matched.payload, extensions: echoed.extensions } : matched.payload;
     // Verification and settlement use our requirement in canonical form (a short-named v2 entry → its CAIP-2 network).
     const { requirements } = matched;
     const net = this.config.networks.find((n) => n.id === matched.networkId);
     const rail = net ? railFor(requirements, net, this.rails) : undefined;
-    if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme)) {
-      return this.reject(tool, 402, REASONS.unsupportedRail, this.unsupportedMessage(requirements));
-    }
+    if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme))
+      return this.reject(tool, 'unsupported_payment_rail', this.unsupportedMessage(requirements));
     const sdk = await this.prepareRail(requirements);
     const identified = sdk!.identify(forwarded, requirements);
-    if (!identified.ok) return this.reject(tool, 400, REASONS.malformed, identified.message);
-    const paymentId = echoed.paymentId ?? mpp?.idempotencyId;
+    if (!identified.ok) return this.reject(tool, 'invalid_payment', identified.message);
+    const paymentId = echoed.paymentId ?? from.idempotencyId;
+    const ticket = { tool: tool.name, payload: forwarded, requirements, replayKey: identified.replayKey };
     const id = paymentId ? { idempotencyId: paymentId } : {};
-    const protocol = mpp ? 'mpp' : 'x402';
-    return {
-      type: 'read',
-      ticket: {
-        tool: tool.name,
-        payload: forwarded,
-        requirements,
-        replayKey: identified.key,
-        payer: identified.payer,
-        protocol,
-        ...id,
-      },
-    };
+    return { type: 'read', ticket: { ...ticket, payer: identified.payer, protocol: from.protocol, ...id } };
   }
 
   private unsupportedMessage(req: PaymentRequirements): string {

@@ -1,7 +1,7 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { PendingRecord, ReceiptRecord, Store } from '../store/store.js';
+import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../store/ledger.js';
 import { canonicalNetworkId } from './match.js';
 import { RAILS, railFor } from './rails/index.js';
 import type { LookupResult, Rail } from './rails/rail.js';
@@ -21,7 +21,7 @@ export type Resettle = (payload: PaymentPayload, requirements: PaymentRequiremen
 export class Reconciler {
   constructor(
     private readonly config: Config,
-    private readonly store: Store,
+    private readonly ledger: PaymentLedger,
     private readonly log: Logger,
     private readonly resettle: Resettle,
     private readonly rails: readonly Rail[] = RAILS,
@@ -41,9 +41,9 @@ export class Reconciler {
         return { type: 'pending' };
       case 'settled': {
         const record = this.record(pending, 'settled', answer.transaction);
-        await this.store.completePayment(record);
+        await this.ledger.completePayment(record);
         this.log.info('pending settlement confirmed', {
-          key: pending.key,
+          key: pending.replayKey,
           tool: pending.tool,
           transaction: answer.transaction,
         });
@@ -51,9 +51,9 @@ export class Reconciler {
       }
       case 'failed': {
         const record = { ...this.record(pending, 'failed', pending.transaction), errorReason: answer.reason };
-        await this.store.failPending(record);
+        await this.ledger.releasePending(record);
         this.log.warn('pending settlement did not happen; the claim is released', {
-          key: pending.key,
+          key: pending.replayKey,
           tool: pending.tool,
           reason: answer.reason,
         });
@@ -76,7 +76,7 @@ export class Reconciler {
       if (!lookup) return { type: 'pending' };
       return await lookup(
         {
-          key: pending.key,
+          replayKey: pending.replayKey,
           payload: pending.payload as PaymentPayload,
           requirements,
           transaction: pending.transaction,
@@ -86,7 +86,7 @@ export class Reconciler {
       );
     } catch (err) {
       this.log.warn('could not look up a pending settlement', {
-        key: pending.key,
+        key: pending.replayKey,
         network: pending.network,
         error: (err as Error).message,
       });
@@ -98,7 +98,10 @@ export class Reconciler {
     try {
       return await this.resettle(pending.payload as PaymentPayload, pending.requirements as PaymentRequirements);
     } catch (err) {
-      this.log.warn('re-submitting a pending settlement failed', { key: pending.key, error: (err as Error).message });
+      this.log.warn('re-submitting a pending settlement failed', {
+        key: pending.replayKey,
+        error: (err as Error).message,
+      });
       return undefined;
     }
   }
@@ -115,22 +118,22 @@ export class Reconciler {
       case 'pending':
         return { type: 'pending' };
       case 'settled':
-        await this.store.completePayment(this.record(claim, 'settled', answer.transaction));
+        await this.ledger.completePayment(this.record(claim, 'settled', answer.transaction));
         this.log.error('a call stopped mid-way was paid on chain; its receipt is recorded, its output was lost', {
-          key: claim.key,
+          key: claim.replayKey,
           tool: claim.tool,
           payer: claim.payer,
           transaction: answer.transaction,
         });
         return { type: 'settled', receipt: this.receipt(claim, true, answer.transaction) };
       case 'failed':
-        await this.store.releasePayment(claim.key);
-        await this.store.recordReceipt({
+        await this.ledger.releasePayment(claim.replayKey);
+        await this.ledger.recordReceipt({
           ...this.record(claim, 'failed', ''),
           errorReason: `abandoned_call: ${answer.reason}`,
         });
         this.log.warn('a call stopped mid-way was never paid; its claim is released', {
-          key: claim.key,
+          key: claim.replayKey,
           tool: claim.tool,
           reason: answer.reason,
         });
@@ -144,11 +147,11 @@ export class Reconciler {
    */
   async reconcileAll(staleBefore?: string): Promise<{ settled: number; failed: number; pending: number }> {
     const counts = { settled: 0, failed: 0, pending: 0 };
-    for (const pending of await this.store.listPending()) {
+    for (const pending of await this.ledger.listPending()) {
       const result = await this.reconcile(pending);
       counts[result.type] += 1;
     }
-    for (const claim of staleBefore ? await this.store.listStaleClaims(staleBefore) : []) {
+    for (const claim of staleBefore ? await this.ledger.listStaleClaims(staleBefore) : []) {
       if (claim.payload === undefined || claim.payload === null) continue; // claimed by a release that kept no details
       const result = await this.reconcileStale(claim);
       counts[result.type] += 1;
@@ -159,7 +162,7 @@ export class Reconciler {
 
   private record(p: PendingRecord, status: ReceiptRecord['status'], transaction: string): ReceiptRecord {
     return {
-      key: p.key,
+      replayKey: p.replayKey,
       tool: p.tool,
       network: p.network,
       payer: p.payer,

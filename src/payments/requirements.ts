@@ -1,15 +1,16 @@
 import type { PaymentRequiredV1, PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { z } from 'zod';
 import type { Config } from '../config.js';
-import type { AnyPaidToolDefinition, AnyToolDefinition, PriceTable } from '../tool.js';
+import { x402VersionOf, type PriceColumn, type PriceTable } from '../price.js';
+import type { AnyPaidToolDefinition, AnyToolDefinition } from '../tool.js';
+import { inputJsonSchema, outputJsonSchema } from '../tool-schema.js';
 import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from './declarations.js';
 import { fixedNetworks } from './network-sets.js';
-import type { NetworkEntry, PriceColumn } from './networks.js';
+import type { NetworkEntry } from './networks.js';
 
 /** Payment validity window for every v2 entry (docs/spec-notes.md#limits). */
 export const MAX_TIMEOUT_SECONDS = 300;
-/** Payment validity window of the version-1 transfers entry. */
+/** Payment validity window of the version-1 entry (`base-v1` tools). */
 export const V1_MAX_TIMEOUT_SECONDS = 60;
 /** `error` of a challenge sent because no payment came with the call. */
 export const PAYMENT_REQUIRED_ERROR = 'Payment required';
@@ -18,9 +19,7 @@ export const PAYMENT_REQUIRED_ERROR = 'Payment required';
 export type Challenge = PaymentRequired | PaymentRequiredV1;
 
 function priceFor(price: PriceTable, column: PriceColumn): string {
-  if (column === 'optimism') return price.optimism ?? price.default;
-  if (column === 'stellar') return price.stellar ?? price.default;
-  return price.default;
+  return price[column] ?? price.default;
 }
 
 /** The full URL of a tool's HTTP route, under its group's base URL. */
@@ -28,18 +27,36 @@ export function resourceUrl(config: Config, tool: AnyToolDefinition): string {
   return new URL(tool.path, config.baseUrls[tool.group]).href;
 }
 
-/** Fee payers a remote facilitator listed at `/supported`, per network, for configurations without their own. */
-const adoptedFeePayers = new WeakMap<Config, Map<string, string>>();
+/**
+ * What start-up learned from the facilitators' `/supported` about a configuration's challenges: the options none can
+ * settle (left out) and the fee payers they list (published where the operator configured none). Owned by this module:
+ * facilitator-support.ts writes it at start-up, through the two functions below, before the first challenge is built.
+ */
+interface FacilitatorFindings {
+  /** Options (`network|scheme`; version 1 under its short name) left out of every challenge. */
+  withheld: Set<string>;
+  /** Fee payer per network id, published in the challenges' `extra.feePayer`. */
+  feePayers: Map<string, string>;
+}
+
+const findings = new WeakMap<Config, FacilitatorFindings>();
+
+function findingsOf(config: Config): FacilitatorFindings {
+  let found = findings.get(config);
+  if (!found) {
+    found = { withheld: new Set(), feePayers: new Map() };
+    findings.set(config, found);
+  }
+  return found;
+}
 
 /** Publishes `feePayer` as the fee payer of a network in every challenge built from `config` from now on. */
 export function adoptFeePayer(config: Config, network: string, feePayer: string): void {
-  const map = adoptedFeePayers.get(config) ?? new Map<string, string>();
-  map.set(network, feePayer);
-  adoptedFeePayers.set(config, map);
+  findingsOf(config).feePayers.set(network, feePayer);
 }
 
 function adoptedFeePayer(config: Config, network: string): string | undefined {
-  return adoptedFeePayers.get(config)?.get(network);
+  return findings.get(config)?.feePayers.get(network);
 }
 
 function entryFor(config: Config, net: NetworkEntry, scheme: 'exact' | 'upto', amount: string): PaymentRequirements {
@@ -69,7 +86,8 @@ function entryFor(config: Config, net: NetworkEntry, scheme: 'exact' | 'upto', a
   return { scheme, network, asset: net.asset, amount, payTo, maxTimeoutSeconds: MAX_TIMEOUT_SECONDS, extra };
 }
 
-function toolsGroupAccepts(config: Config, price: PriceTable): PaymentRequirements[] {
+/** The `every-network` options: every entry of the network table, EVM `exact`, then EVM `upto`, then the others. */
+function everyNetworkAccepts(config: Config, price: PriceTable): PaymentRequirements[] {
   const evm = config.networks.filter((n) => n.family === 'evm');
   const other = config.networks.filter((n) => n.family !== 'evm');
   const exact = (n: NetworkEntry) => n.schemes.includes('exact');
@@ -82,43 +100,9 @@ function toolsGroupAccepts(config: Config, price: PriceTable): PaymentRequiremen
   ];
 }
 
-/** The networks of the fixed-option tools for this configuration's table and set (config checked them at load). */
+/** Base (and Solana) of this configuration's table and set, for the fixed-option policies (config checked them at load). */
 function fixed(config: Config) {
   return fixedNetworks(config.networks, config.networkSet);
-}
-
-/** JSON Schema (2020-12) of a tool's input as a caller sends it. */
-export function inputJsonSchema(tool: { input: z.ZodType }): Record<string, unknown> {
-  return jsonSchemaOf(tool.input, 'input');
-}
-
-/** JSON Schema (2020-12) of a tool's output. */
-export function outputJsonSchema(tool: { output: z.ZodType }): Record<string, unknown> {
-  return jsonSchemaOf(tool.output, 'output');
-}
-
-/** JSON Schemas already derived, by zod schema and side: each is derived once (challenges, MCP, discovery share it). */
-const derived = {
-  input: new WeakMap<z.ZodType, Record<string, unknown>>(),
-  output: new WeakMap<z.ZodType, Record<string, unknown>>(),
-};
-
-function jsonSchemaOf(type: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  let schema = derived[io].get(type);
-  if (!schema) {
-    schema = deepFreeze(z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>);
-    derived[io].set(type, schema);
-  }
-  return schema;
-}
-
-/** Freezes a JSON value at every depth (a shared schema must never be changed by one of its readers). */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /**
@@ -141,7 +125,7 @@ function bazaar(tool: AnyPaidToolDefinition) {
 }
 
 function extensionsFor(config: Config, tool: AnyPaidToolDefinition): Record<string, unknown> {
-  if (tool.group !== 'tools') return { bazaar: bazaar(tool) };
+  if (tool.payment.accepts !== 'every-network') return { bazaar: bazaar(tool) };
   return {
     'payment-identifier': paymentIdentifierDeclaration(false),
     'builder-code': builderCodeDeclaration(config.builderCode),
@@ -149,7 +133,8 @@ function extensionsFor(config: Config, tool: AnyPaidToolDefinition): Record<stri
   };
 }
 
-function smmEntry(config: Config, tool: AnyPaidToolDefinition, url: string) {
+/** The one `base-short-name` entry: v2, on Base under its version-1 short name, with the version-1 fields too. */
+function shortNameEntry(config: Config, tool: AnyPaidToolDefinition, url: string) {
   const { base, baseV1Name } = fixed(config);
   const input = inputJsonSchema(tool);
   return {
@@ -200,24 +185,20 @@ export interface PaymentOption {
   networkId: string;
 }
 
-/** Options a facilitator cannot settle, per configuration: left out of every challenge built afterwards. */
-const withheld = new WeakMap<Config, Set<string>>();
-
 /** Leaves options (`network|scheme`; version 1 under its short name) out of every challenge built from `config` from now on. */
 export function withholdOptions(config: Config, keys: Iterable<string>): void {
-  const set = withheld.get(config) ?? new Set<string>();
-  for (const key of keys) set.add(key);
-  withheld.set(config, set);
+  const { withheld } = findingsOf(config);
+  for (const key of keys) withheld.add(key);
 }
 
 /** The options (`network|scheme`) withheld from this configuration's challenges so far. */
 export function withheldOptions(config: Config): string[] {
-  return [...(withheld.get(config) ?? [])];
+  return [...(findings.get(config)?.withheld ?? [])];
 }
 
 /** The entries a facilitator can settle; a v2 entry under a short name (smm-order's) counts as its CAIP-2 network. */
 function offered<T extends { network: string; scheme: string }>(config: Config, version: 1 | 2, entries: T[]): T[] {
-  const out = withheld.get(config);
+  const out = findings.get(config)?.withheld;
   if (!out || out.size === 0) return entries;
   const key = (e: T) => `${version === 2 && !e.network.includes(':') ? fixed(config).base.id : e.network}|${e.scheme}`;
   return entries.filter((e) => !out.has(key(e)));
@@ -227,7 +208,7 @@ function offered<T extends { network: string; scheme: string }>(config: Config, 
 export function advertisedOptions(config: Config): PaymentOption[] {
   const { base, baseV1Name, solana } = fixed(config);
   const v2 = [
-    ...toolsGroupAccepts(config, { default: '0' }),
+    ...everyNetworkAccepts(config, { default: '0' }),
     ...[base, ...(solana ? [solana] : [])].map((n) => ({ network: n.id, scheme: 'exact' })),
   ];
   const options = new Map<string, PaymentOption>();
@@ -249,30 +230,30 @@ export function advertisedOptions(config: Config): PaymentOption[] {
   return [...options.values()];
 }
 
-/** The `accepts` list of a tool, derived from its group, its price table and the network table, without withheld options. */
+/** The `accepts` list of a tool, derived from its policy, its price table and the network table, without withheld options. */
 export function acceptsFor(config: Config, tool: AnyPaidToolDefinition): PaymentRequirements[] {
-  return offered(config, tool.group === 'transfers' ? 1 : 2, allAcceptsFor(config, tool));
+  return offered(config, x402VersionOf(tool), allAcceptsFor(config, tool));
 }
 
 function allAcceptsFor(config: Config, tool: AnyPaidToolDefinition): PaymentRequirements[] {
-  switch (tool.group) {
-    case 'tools':
-      return toolsGroupAccepts(config, tool.price);
-    case 'token': {
+  switch (tool.payment.accepts) {
+    case 'every-network':
+      return everyNetworkAccepts(config, tool.price);
+    case 'base-and-solana': {
       // Base and Solana of the network set (Base Sepolia and Solana devnet on the testnet set).
       const { base, solana } = fixed(config);
       return [base, ...(solana ? [solana] : [])].map((net) => entryFor(config, net, 'exact', tool.price.default));
     }
-    case 'smm':
-      return [smmEntry(config, tool, resourceUrl(config, tool))];
-    case 'transfers':
+    case 'base-short-name':
+      return [shortNameEntry(config, tool, resourceUrl(config, tool))];
+    case 'base-v1':
       return v1Challenge(config, tool, PAYMENT_REQUIRED_ERROR).accepts as unknown as PaymentRequirements[];
   }
 }
 
-/** Builds a tool's challenge (v2, or v1 for the transfers group) with the given error text. */
+/** Builds a tool's challenge (v2, or v1 for a `base-v1` tool) with the given error text. */
 export function buildChallenge(config: Config, tool: AnyPaidToolDefinition, error = PAYMENT_REQUIRED_ERROR): Challenge {
-  if (tool.group === 'transfers') {
+  if (x402VersionOf(tool) === 1) {
     const v1 = v1Challenge(config, tool, error === PAYMENT_REQUIRED_ERROR ? 'X-PAYMENT header is required' : error);
     return { ...v1, accepts: offered(config, 1, v1.accepts) };
   }

@@ -2,8 +2,9 @@ import pRetry from 'p-retry';
 import type { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { AttemptFailure, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './attempt.js';
+import { AttemptFailure, MAX_RETRY_AFTER_MS, sleep } from './attempt.js';
 import { TtlLruCache } from './cache.js';
+import { finalUpstreamError, readAnswer, type RawAnswer } from './upstream-answer.js';
 
 export type { Fetched, UpstreamMetrics, UpstreamRequest, UpstreamSettings } from './upstream-types.js';
 import type { Fetched, UpstreamMetrics, UpstreamRequest, UpstreamSettings } from './upstream-types.js';
@@ -18,8 +19,6 @@ interface Flight {
   controller: AbortController;
   waiters: number;
 }
-
-const NOT_CHARGED = 'you were not charged';
 
 function cancelled(): ToolError {
   return new ToolError('cancelled', 'The call was cancelled before the upstream answered; nothing was charged.');
@@ -171,50 +170,13 @@ export class Upstream {
       );
     } catch (err) {
       if (signal.aborted) throw cancelled();
-      const error = this.finalError(err, attempts);
+      const error = finalUpstreamError(err, attempts, this.settings);
       this.metrics?.failed(name, error.code);
       throw error;
     }
   }
 
-  /** Maps the last failure to the ToolError the caller sees (ToolErrors pass through). */
-  private finalError(err: unknown, attempts: number): ToolError {
-    const { label, timeoutMs } = this.settings;
-    const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-    if (err instanceof ToolError) return err;
-    if (err instanceof AttemptFailure) {
-      switch (err.kind) {
-        case 'timeout':
-          return new ToolError(
-            'upstream_timeout',
-            `The ${label} did not answer within ${timeoutMs} ms (${tries}). Try again in a minute; ${NOT_CHARGED}.`,
-          );
-        case 'rate_limited': {
-          const seconds = err.retryAfterMs === undefined ? undefined : Math.ceil(err.retryAfterMs / 1000);
-          const when = seconds === undefined ? 'in a minute' : `in ${Math.max(1, seconds)} s`;
-          return new ToolError(
-            'upstream_rate_limited',
-            `The ${label} is rate-limiting requests right now (${tries}). Try again ${when}; ${NOT_CHARGED}.`,
-            {
-              ...(seconds === undefined ? {} : { details: { retryAfterSeconds: seconds } }),
-            },
-          );
-        }
-        case 'unavailable':
-          return new ToolError(
-            'upstream_unavailable',
-            `The ${label} is unavailable (${err.message}; ${tries}). Try again in a minute; ${NOT_CHARGED}.`,
-          );
-      }
-    }
-    return new ToolError(
-      'upstream_unavailable',
-      `The ${label} could not be reached (${tries}). Try again in a minute; ${NOT_CHARGED}.`,
-      { cause: err },
-    );
-  }
-
-  /** One HTTP attempt: fetch, classify the status, parse and validate. */
+  /** One HTTP attempt: fetch, then classify the status, parse and validate. */
   private async attempt(
     method: string,
     url: string,
@@ -222,13 +184,23 @@ export class Upstream {
     req: UpstreamRequest<z.ZodType>,
     signal: AbortSignal,
   ): Promise<Entry> {
-    const { label, timeoutMs, name } = this.settings;
+    const answer = await this.send(method, url, body, req, signal);
+    const data = readAnswer(answer, req, this.settings, this.log);
+    return { data, fetchedAt: new Date().toISOString() };
+  }
+
+  /** Sends one HTTP request within the time limit and reads its whole body; transport failures are retryable. */
+  private async send(
+    method: string,
+    url: string,
+    body: string | undefined,
+    req: UpstreamRequest<z.ZodType>,
+    signal: AbortSignal,
+  ): Promise<RawAnswer> {
+    const { timeoutMs } = this.settings;
     const timeout = AbortSignal.timeout(timeoutMs);
     const both = AbortSignal.any([signal, timeout]);
     this.calls += 1;
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
     try {
       const res = await fetch(url, {
         method,
@@ -242,53 +214,14 @@ export class Upstream {
         body,
         signal: both,
       });
-      status = res.status;
-      retryAfter = res.headers.get('retry-after');
-      text = await res.text();
+      const status = res.status;
+      const retryAfter = res.headers.get('retry-after');
+      return { status, retryAfter, text: await res.text() };
     } catch (err) {
       if (signal.aborted) throw cancelled();
       if (timeout.aborted) throw new AttemptFailure('timeout', `no answer within ${timeoutMs} ms`);
       const cause = (err as { cause?: { code?: string } }).cause?.code;
       throw new AttemptFailure('unavailable', `network error${cause ? ` ${cause}` : ''}`);
     }
-    let json: unknown;
-    let isJson = false;
-    try {
-      json = JSON.parse(text);
-      isJson = true;
-    } catch {
-      json = undefined;
-    }
-    if (status === 429) throw new AttemptFailure('rate_limited', 'HTTP 429', parseRetryAfter(retryAfter));
-    const disguised = req.interpret?.(status, json);
-    if (disguised) throw disguised;
-    if (status >= 500) throw new AttemptFailure('unavailable', `HTTP ${status}`);
-    if (status < 200 || status >= 300) {
-      this.log.error('upstream refused our request', { upstream: name, status, body: text.slice(0, 200) });
-      throw new ToolError(
-        'upstream_unavailable',
-        `The ${label} refused the request (HTTP ${status}). Try again later; ${NOT_CHARGED}.`,
-      );
-    }
-    if (!isJson) {
-      throw new ToolError(
-        'upstream_invalid',
-        `The ${label} sent a response that is not valid JSON, so no answer is given. Try again later; ${NOT_CHARGED}.`,
-      );
-    }
-    const checked = req.schema.safeParse(json);
-    if (!checked.success) {
-      this.log.error('upstream response failed its schema', {
-        upstream: name,
-        issues: checked.error.issues.slice(0, 5),
-      });
-      const first = checked.error.issues[0];
-      const where = first ? ` (at ${first.path.join('.') || 'the top level'}: ${first.message})` : '';
-      throw new ToolError(
-        'upstream_invalid',
-        `The ${label} sent data in an unexpected shape${where}, so no answer is given. Try again later; ${NOT_CHARGED}.`,
-      );
-    }
-    return { data: checked.data, fetchedAt: new Date().toISOString() };
   }
 }

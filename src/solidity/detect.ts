@@ -66,6 +66,83 @@ function isNowValue(tokens: SolToken[], i: number): boolean {
   return prev.kind === 'punct' && prev.text !== ')' && prev.text !== ']';
 }
 
+/** `tx.origin` used to authorize (a guard or a comparison), unless it is only compared with `msg.sender`. */
+function txOriginRules(tokens: SolToken[], ctx: TokenContext, i: number): RuleId[] {
+  if (!isMember(tokens, i, 'tx') || text(tokens, i + 2) !== 'origin') return [];
+  const authorizes = ctx.guard[i] === 1 || inComparison(ctx, i);
+  return authorizes && !comparedWithMsgSender(tokens, i) ? ['tx-origin'] : [];
+}
+
+/** `block.timestamp` in a guard or comparison, and `block.<member>` used as randomness. */
+function blockMemberRules(tokens: SolToken[], ctx: TokenContext, i: number): RuleId[] {
+  if (!isMember(tokens, i, 'block')) return [];
+  const rules: RuleId[] = [];
+  const member = text(tokens, i + 2);
+  if (member === 'timestamp' && (ctx.guard[i] === 1 || inComparison(ctx, i))) {
+    rules.push('timestamp-dependence');
+  }
+  if (ALWAYS_RANDOM.has(member) || (member === 'blockhash' && text(tokens, i + 3) === '(')) {
+    rules.push('weak-randomness');
+  } else if (RANDOM_WHEN_MIXED.has(member) && mixedIntoRandomness(tokens, ctx, i, 3)) {
+    rules.push('weak-randomness');
+  }
+  return rules;
+}
+
+/** The `now` alias of block.timestamp in a guard or comparison, or used as randomness. */
+function nowRules(tokens: SolToken[], ctx: TokenContext, i: number): RuleId[] {
+  if (!isNowValue(tokens, i)) return [];
+  const rules: RuleId[] = [];
+  if (ctx.guard[i] === 1 || inComparison(ctx, i)) rules.push('timestamp-dependence');
+  if (mixedIntoRandomness(tokens, ctx, i, 1)) rules.push('weak-randomness');
+  return rules;
+}
+
+/** A Yul `delegatecall`/`call`/`staticcall` inside inline assembly, and a success flag discarded with `pop(...)`. */
+function yulCallRules(tokens: SolToken[], ctx: TokenContext, i: number, word: string): RuleId[] {
+  if (ctx.asm[i] !== 1 || !isGlobalCall(tokens, i)) return [];
+  const rules: RuleId[] = [];
+  if (word === 'delegatecall') rules.push('delegatecall');
+  // In Yul a call's success flag is only discarded explicitly: pop(call(...)).
+  if (text(tokens, i - 1) === '(' && text(tokens, i - 2) === 'pop') rules.push('unchecked-call');
+  return rules;
+}
+
+/** The rules the word at `i` triggers (low-level member calls excepted), in the order they are reported. */
+function wordRules(tokens: SolToken[], ctx: TokenContext, i: number, word: string): RuleId[] {
+  switch (word) {
+    case 'tx':
+      return txOriginRules(tokens, ctx, i);
+    case 'block':
+      return blockMemberRules(tokens, ctx, i);
+    case 'now':
+      return nowRules(tokens, ctx, i);
+    case 'blockhash':
+      return isGlobalCall(tokens, i) ? ['weak-randomness'] : [];
+    case 'prevrandao':
+    case 'difficulty':
+      return ctx.asm[i] === 1 && isGlobalCall(tokens, i) ? ['weak-randomness'] : [];
+    case 'delegatecall':
+    case 'call':
+    case 'staticcall':
+      return yulCallRules(tokens, ctx, i, word);
+    case 'selfdestruct':
+    case 'suicide':
+      return isGlobalCall(tokens, i) ? ['selfdestruct'] : [];
+    case 'ecrecover':
+      return isGlobalCall(tokens, i) ? ['ecrecover'] : [];
+    case 'assembly': {
+      const next = tokens[i + 1];
+      const opensBody = next?.text === '{' || next?.text === '(' || next?.kind === 'string';
+      return opensBody ? ['inline-assembly'] : [];
+    }
+    case 'pragma':
+      return text(tokens, i + 1) === 'solidity' && isFloatingPragma(tokens, i) ? ['floating-pragma'] : [];
+    default:
+      return [];
+  }
+}
+
 /** Runs the eleven token-level rules (everything except missing-spdx) over a lexed source. */
 export function detectInTokens(stream: TokenStream): Hit[] {
   const { tokens } = stream;
@@ -74,75 +151,13 @@ export function detectInTokens(stream: TokenStream): Hit[] {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as SolToken;
     if (token.kind !== 'word') continue;
-    const add = (rule: RuleId): void => {
-      hits.push({ line: token.line, rule });
-    };
     const word = token.text;
-    const prev = text(tokens, i - 1);
-    if (prev === '.' && LOW_LEVEL_MEMBERS.has(word)) {
-      if (word === 'delegatecall') add('delegatecall');
+    if (text(tokens, i - 1) === '.' && LOW_LEVEL_MEMBERS.has(word)) {
+      if (word === 'delegatecall') hits.push({ line: token.line, rule: 'delegatecall' });
       hits.push(...analyzeLowLevelCall(stream, i));
       continue;
     }
-    switch (word) {
-      case 'tx':
-        if (isMember(tokens, i, 'tx') && text(tokens, i + 2) === 'origin') {
-          const authorizes = ctx.guard[i] === 1 || inComparison(ctx, i);
-          if (authorizes && !comparedWithMsgSender(tokens, i)) add('tx-origin');
-        }
-        break;
-      case 'block': {
-        if (!isMember(tokens, i, 'block')) break;
-        const member = text(tokens, i + 2);
-        if (member === 'timestamp' && (ctx.guard[i] === 1 || inComparison(ctx, i))) {
-          add('timestamp-dependence');
-        }
-        if (ALWAYS_RANDOM.has(member) || (member === 'blockhash' && text(tokens, i + 3) === '(')) {
-          add('weak-randomness');
-        } else if (RANDOM_WHEN_MIXED.has(member) && mixedIntoRandomness(tokens, ctx, i, 3)) {
-          add('weak-randomness');
-        }
-        break;
-      }
-      case 'now':
-        if (!isNowValue(tokens, i)) break;
-        if (ctx.guard[i] === 1 || inComparison(ctx, i)) add('timestamp-dependence');
-        if (mixedIntoRandomness(tokens, ctx, i, 1)) add('weak-randomness');
-        break;
-      case 'blockhash':
-        if (isGlobalCall(tokens, i)) add('weak-randomness');
-        break;
-      case 'prevrandao':
-      case 'difficulty':
-        if (ctx.asm[i] === 1 && isGlobalCall(tokens, i)) add('weak-randomness');
-        break;
-      case 'delegatecall':
-      case 'call':
-      case 'staticcall':
-        if (ctx.asm[i] !== 1 || !isGlobalCall(tokens, i)) break;
-        if (word === 'delegatecall') add('delegatecall');
-        // In Yul a call's success flag is only discarded explicitly: pop(call(...)).
-        if (prev === '(' && text(tokens, i - 2) === 'pop') add('unchecked-call');
-        break;
-      case 'selfdestruct':
-      case 'suicide':
-        if (isGlobalCall(tokens, i)) add('selfdestruct');
-        break;
-      case 'ecrecover':
-        if (isGlobalCall(tokens, i)) add('ecrecover');
-        break;
-      case 'assembly': {
-        const next = tokens[i + 1];
-        const opensBody = next?.text === '{' || next?.text === '(' || next?.kind === 'string';
-        if (opensBody) add('inline-assembly');
-        break;
-      }
-      case 'pragma':
-        if (text(tokens, i + 1) === 'solidity' && isFloatingPragma(tokens, i)) {
-          add('floating-pragma');
-        }
-        break;
-    }
+    for (const rule of wordRules(tokens, ctx, i, word)) hits.push({ line: token.line, rule });
   }
   return hits;
 }

@@ -49,7 +49,7 @@ export async function measureBrokerLatency(calls: number): Promise<BrokerLatency
       }
     };
   }
-  const challenge = runtime.mcpDeps.broker.challenge(annuity as never) as PaymentRequired;
+  const challenge = runtime.serverDeps.broker.challenge(annuity as never) as PaymentRequired;
   const entry = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
   const payer = paid.payers[0]!;
   const result: BrokerLatency = { calls, total: [], facilitator: [], added: [] };
@@ -58,7 +58,7 @@ export async function measureBrokerLatency(calls: number): Promise<BrokerLatency
     const payment = await signExactPayment(payer, entry);
     facilitatorMs = 0;
     const t0 = performance.now();
-    const out = await invokePaid(runtime.mcpDeps, {
+    const out = await invokePaid(runtime.serverDeps, {
       tool: annuity as never,
       input,
       payment: { source: 'mcp-meta', value: payment },

@@ -63,7 +63,7 @@ function counted(tool: AnyToolDefinition): AnyToolDefinition {
     handler: (input: unknown, ctx: ToolContext) => {
       runs[tool.name] = (runs[tool.name] ?? 0) + 1;
       if (ctx.payment === undefined) unpaidRuns++;
-      else appendFileSync(RUN_LOG, ctx.payment.key + '\n');
+      else appendFileSync(RUN_LOG, ctx.payment.replayKey + '\n');
       return tool.handler(input, ctx);
     },
   };
@@ -77,13 +77,13 @@ const runtime = await createRuntime(loadConfig({ ...process.env, DATA_DIR: dataD
 const running = await listen(runtime, 0, '127.0.0.1');
 
 async function settledReceipts() {
-  const receipts = await runtime.store.listReceipts({ limit: 10_000_000 });
+  const receipts = await runtime.store.ledger.listReceipts({ limit: 10_000_000 });
   return { receipts, settled: receipts.filter((r) => r.status === 'settled') };
 }
 
 async function stats(): Promise<ServerStats> {
   const { receipts, settled } = await settledReceipts();
-  const settledKeys = new Set(settled.map((r) => r.key));
+  const settledKeys = new Set(settled.map((r) => r.replayKey));
   const ran = new Map<string, number>();
   for (const key of readFileSync(RUN_LOG, 'utf8').split('\n')) if (key) ran.set(key, (ran.get(key) ?? 0) + 1);
   let chargedRuns = 0;
@@ -126,7 +126,10 @@ process.on('message', (request: ServerRequest) => {
         send({ type: 'stats', stats: await stats() });
         return;
       case 'settled':
-        send({ type: 'settled', nonces: (await settledReceipts()).settled.map((r) => r.key.split(':').pop() ?? '') });
+        send({
+          type: 'settled',
+          nonces: (await settledReceipts()).settled.map((r) => r.replayKey.split(':').pop() ?? ''),
+        });
         return;
       case 'stop':
         await running.close();

@@ -253,7 +253,7 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
       ? officialSpec(facilitator.url, flags)
       : oursSpec(facilitator.url, flags),
   );
-  let window = { fromUs: 0, toUs: 0 };
+  let window: { fromUs: number; toUs: number };
   let run: PaidRun | undefined;
   try {
     const pool = new SignedPool(payers, await challengeEntry(server.url));

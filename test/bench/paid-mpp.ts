@@ -5,7 +5,7 @@
  */
 import { Challenge } from 'mppx';
 import { charge } from 'mppx/evm/client';
-import { concat, getAddress, keccak256, type Hex } from 'viem';
+import { concat, getAddress, keccak256 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { PaymentPool } from './paid-load.js';
 import { SALE } from './paid-servers.js';

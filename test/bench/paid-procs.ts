@@ -86,7 +86,7 @@ export async function startProc(spec: ProcSpec, timeoutMs = 60_000): Promise<Pro
   const url = `http://127.0.0.1:${port}`;
   const path = spec.path ?? '/api/annuity';
   const expect402 = spec.expect402 ?? true;
-  let firstAnswerMs = 0;
+  let firstAnswerMs: number;
   for (;;) {
     if (gone !== undefined)
       throw new Error(`${spec.name} exited (${gone}) before answering:\n${readFileSync(logFile, 'utf8').slice(-4000)}`);

@@ -7,7 +7,7 @@ import { paidTools as tools } from '../../tools/index.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** Everything a discovery reader can see on one server: the three documents and tools/list over MCP. */
 interface Seen {

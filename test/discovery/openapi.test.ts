@@ -7,7 +7,7 @@ import { ErrorBodySchema } from '../../schemas/errors.js';
 import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 let server: TestServer;
 let doc: Json;

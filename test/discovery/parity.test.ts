@@ -1,14 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { portableSchema } from '../../src/mcp/catalog.js';
+import { portableSchema } from '../../src/shared/mcp-wire.js';
 import { priceSummary } from '../../src/payments/pricing.js';
-import { inputJsonSchema, resourceUrl } from '../../src/payments/requirements.js';
+import { resourceUrl } from '../../src/payments/requirements.js';
+import { inputJsonSchema } from '../../src/tool-schema.js';
 import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { asMcpChallenge, connectHttpClient } from '../support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** How one surface shows a tool; fields a surface cannot carry are left out. */
 interface Seen {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paidTools as tools } from '../../tools/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 let server: TestServer;
 let doc: Json;

@@ -127,7 +127,7 @@ const history = async (agent: AgentProcess) =>
 async function cancelledSpends(dataDir: string) {
   const store = await openStore(loadConfig({ DATA_DIR: dataDir }), silentLogger);
   try {
-    return await store.listSpends({ statuses: ['cancelled'] });
+    return await store.spends.listSpends({ statuses: ['cancelled'] });
   } finally {
     await store.close();
   }

@@ -80,7 +80,7 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
-    const stored = await server.runtime.store.listReceipts({ limit: 5 });
+    const stored = await server.runtime.store.ledger.listReceipts({ limit: 5 });
     expect(stored[0]).toMatchObject({
       tool: 'annuity',
       status: 'settled',
@@ -176,7 +176,7 @@ describe('a paid EVM exact call over HTTP, settled on a local chain', () => {
     const receipt = decodeHeader(res.headers.get('payment-response')) as { success: boolean; errorReason: string };
     expect(receipt.success).toBe(false);
     expect(receipt.errorReason).toBeTruthy();
-    const stored = await server.runtime.store.listReceipts({ limit: 1 });
+    const stored = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored[0]).toMatchObject({ tool: 'drains-payer', status: 'failed' });
   });
 });

@@ -21,13 +21,13 @@ let failNext = false;
 const slowTool = defineTool({
   name: 'slow-echo',
   title: 'Slow echo',
-  description: 'Test tool: echoes its input after the test opens the gate. Costs 0.001 USDC.',
+  description: 'Test tool: echoes its input after the test opens the gate.',
   group: 'tools',
   method: 'POST',
   path: '/api/test/slow-echo',
   input: z.object({ text: z.string() }),
   output: z.object({ echo: z.string() }),
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ text }) => {
     await gate;

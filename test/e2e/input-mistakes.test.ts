@@ -98,9 +98,9 @@ describe('a paid HTTP call with an input mistake is refused before its payment i
     expect(runs.get('annuity') ?? 0).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before.payer);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo);
-    expect((await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.tool === 'annuity')).toHaveLength(
-      0,
-    );
+    expect(
+      (await server.runtime.store.ledger.listReceipts({ limit: 10 })).filter((r) => r.tool === 'annuity'),
+    ).toHaveLength(0);
 
     const corrected = await rawPost('/api/annuity', annuityBody, json);
     expect(corrected.status).toBe(200);
@@ -124,7 +124,7 @@ describe('a paid HTTP call with an input mistake is refused before its payment i
     expect(runs.get('development-indicator') ?? 0).toBe(0);
     expect(await paid.balance(payer.address)).toBe(before);
     expect(
-      (await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.tool === 'development-indicator'),
+      (await server.runtime.store.ledger.listReceipts({ limit: 10 })).filter((r) => r.tool === 'development-indicator'),
     ).toHaveLength(0);
   });
 });

@@ -145,7 +145,7 @@ describe('the official mppx client paying over HTTP on a local chain', () => {
       expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
       expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
       expect(handlerRuns(name)).toBe(before.runs + 1);
-      const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
+      const [stored] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
       expect(stored).toMatchObject({
         tool: name,
         status: 'settled',
@@ -172,7 +172,7 @@ describe('the official mppx client paying over HTTP on a local chain', () => {
     const mpp = await mppClient(paid.payers[1]!).fetch(url('annuity'), post('annuity'));
     expect(mpp.status).toBe(200);
     expect(decodeReceipt(mpp).status).toBe('success');
-    const protocols = (await server.runtime.store.listReceipts({ limit: 2 })).map((r) => r.protocol);
+    const protocols = (await server.runtime.store.ledger.listReceipts({ limit: 2 })).map((r) => r.protocol);
     expect(protocols).toEqual(['mpp', 'x402']);
   });
 

@@ -106,7 +106,7 @@ describe('MPP over MCP', () => {
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
     expect(annuityRuns()).toBe(before.runs + 1);
-    const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
+    const [stored] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored).toMatchObject({
       tool: 'annuity',
       transport: 'mcp',
@@ -258,7 +258,7 @@ describe('one EIP-3009 authorization sent 20 times at once, through both protoco
     expect(annuityRuns()).toBe(before.runs + 1);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
-    const settled = (await server.runtime.store.listReceipts({ limit: 50 })).filter(
+    const settled = (await server.runtime.store.ledger.listReceipts({ limit: 50 })).filter(
       (r) => r.payer === payer.address && r.status === 'settled',
     );
     expect(settled).toHaveLength(1);

@@ -91,7 +91,7 @@ describe('paying Tollbooth on Algorand with the official @x402/avm client', () =
     expect(algo.balance(payer.addr.toString())).toBe(before.payer - 1000n);
     expect(algo.balance(algo.payTo)).toBe(before.payTo + 1000n);
     expect(ran()).toBe(before.runs + 1);
-    const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
+    const [stored] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored).toMatchObject({
       tool: 'annuity',
       status: 'settled',

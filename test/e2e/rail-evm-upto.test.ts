@@ -76,7 +76,7 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     expect(runCount()).toBe(before.runs + 1);
     expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await base.balance(base.payTo)).toBe(before.payTo + 1000n);
-    const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
+    const [stored] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored).toMatchObject({
       tool: 'annuity',
       status: 'settled',

@@ -18,13 +18,13 @@ import { rpcMethods, startFlakyRpc, type FlakyRpc, type RpcFault } from '../supp
 const v1Echo = defineTool({
   name: 'v1-echo',
   title: 'v1 echo',
-  description: 'Test tool in the version-1 group. Costs 1000 USDC units.',
+  description: 'Test tool paid with x402 version 1.',
   group: 'transfers',
   method: 'GET',
   path: '/api/test/v1-echo',
   input: z.object({ note: z.string().optional() }),
   output: z.object({ note: z.string() }),
-  price: { default: '1000' },
+  payment: { usd: '0.001', accepts: 'base-v1' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ note }) => ({ note: note ?? '' }),
 });

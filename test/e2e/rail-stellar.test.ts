@@ -102,7 +102,7 @@ describe('paying Tollbooth on Stellar with the official @x402/stellar client', (
     expect(stellar.balance(payer)).toBe(before.payer - PRICE);
     expect(payTo()).toBe(before.payTo + PRICE);
     expect(ran()).toBe(before.runs + 1);
-    const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
+    const [stored] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored).toMatchObject({
       tool: 'annuity',
       status: 'settled',

@@ -99,7 +99,7 @@ describe('a paid call on Solana, settled on the local SVM', () => {
     expect(runs.get('annuity')).toBe(before.runs + 1);
     expect(await sol.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await sol.balance(sol.payTo)).toBe(before.payTo + 1000n);
-    const [stored] = await server.runtime.store.listReceipts({ limit: 1 });
+    const [stored] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored).toMatchObject({
       tool: 'annuity',
       status: 'settled',

@@ -23,13 +23,13 @@ import { decodeHeader, startTestServer, type TestServer } from '../support/serve
 const v1Echo = defineTool({
   name: 'v1-echo',
   title: 'v1 echo',
-  description: 'Test tool in the version-1 group. Costs 1000 USDC units.',
+  description: 'Test tool paid with x402 version 1.',
   group: 'transfers',
   method: 'GET',
   path: '/api/test/v1-echo',
   input: z.object({ note: z.string().optional() }),
   output: z.object({ note: z.string() }),
-  price: { default: '1000' },
+  payment: { usd: '0.001', accepts: 'base-v1' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ note }) => ({ note: note ?? '' }),
 });
@@ -38,13 +38,13 @@ const v1Echo = defineTool({
 const smmEcho = defineTool({
   name: 'smm-echo',
   title: 'smm echo',
-  description: 'Test tool in the social-order group. Costs 5000 USDC units.',
+  description: 'Test tool paid like the social order (one v2 entry named base).',
   group: 'smm',
   method: 'POST',
   path: '/smm/v1/test-echo',
   input: z.object({ note: z.string() }),
   output: z.object({ note: z.string() }),
-  price: { default: '5000' },
+  payment: { usd: '0.005', accepts: 'base-short-name' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   handler: ({ note }) => ({ note }),
 });

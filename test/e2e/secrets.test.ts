@@ -73,7 +73,7 @@ describe('secrets stay secret', () => {
       expect(bytes, file).not.toContain(PASSWORD);
       expect(bytes, file).not.toContain(DIGITS);
     }
-    expect(await server.runtime.store.listReceipts()).toHaveLength(2);
+    expect(await server.runtime.store.ledger.listReceipts()).toHaveLength(2);
 
     const calls = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'paid call');
     const payer = paid.payers[0]!.address;

@@ -59,7 +59,7 @@ function freshRequest(url: string): Promise<number | string> {
 async function storedReceipts(dataDir: string) {
   const store = await openStore(loadConfig({ DATA_DIR: dataDir }), silentLogger);
   try {
-    return await store.listReceipts();
+    return await store.ledger.listReceipts();
   } finally {
     await store.close();
   }

@@ -302,7 +302,7 @@ describe('smm-order, paid with the base entry', () => {
     expect(out.receipt?.success).toBe(true);
     expect(panel.orders.length).toBe(before.orders + 1);
     expect(await base.balance(payer.address)).toBe(before.balance - ORDER_PRICE);
-    expect(await server.runtime.store.getOrder(out.body.orderId as string)).toMatchObject({
+    expect(await server.runtime.store.toolState.getOrder(out.body.orderId as string)).toMatchObject({
       ...body,
       status: 'ordered',
       chargeUsd: 3,

@@ -64,7 +64,7 @@ function mcpReason(result: CallToolResult): string {
 }
 
 async function settledReceiptsOf(payer: Address) {
-  return (await a.runtime.store.listReceipts({ limit: 1000 })).filter(
+  return (await a.runtime.store.ledger.listReceipts({ limit: 1000 })).filter(
     (r) => r.payer === payer && r.status === 'settled',
   );
 }

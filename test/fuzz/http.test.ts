@@ -220,7 +220,7 @@ describe('fuzzing every route and method', () => {
         } catch (err) {
           // fetch itself refuses some combinations (e.g. a header value it will not send); nothing reached the server.
           if (err instanceof TypeError && !/fetch failed/.test(err.message)) return;
-          throw new Error(`${what}: ${String((err as Error).cause ?? err)}`);
+          throw new Error(`${what}: ${String((err as Error).cause ?? err)}`, { cause: err });
         }
         await res.arrayBuffer();
         expectNoServerError(res.status, p, what);

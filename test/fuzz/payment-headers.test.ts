@@ -120,7 +120,9 @@ describe('fuzzing the payment headers (random, near-miss and oversize payments n
       }),
       fuzzOptions(200),
     );
-    expect((await server.runtime.store.listReceipts({ limit: 10 })).filter((r) => r.status === 'settled')).toEqual([]);
+    expect(
+      (await server.runtime.store.ledger.listReceipts({ limit: 10 })).filter((r) => r.status === 'settled'),
+    ).toEqual([]);
     expect(await paid.balance(paid.payers[0]!.address)).toBe(payerBefore);
   });
 });

@@ -39,9 +39,15 @@ export function hostilePaymentHeader(nearMisses: fc.Arbitrary<unknown>): fc.Arbi
   );
 }
 
-/** `replacement`, unless it equals `original` (a mutation must change something). */
+/**
+ * `replacement`, unless it means the same as `original` (a mutation must change something): equal JSON, or a number
+ * written for the same decimal string (`0` for `"0"`), which an EIP-3009 authorization accepts as the same uint256.
+ */
 function differentFrom(original: unknown, replacement: unknown): unknown {
-  return JSON.stringify(original) === JSON.stringify(replacement) ? { replaced: replacement } : replacement;
+  const same =
+    JSON.stringify(original) === JSON.stringify(replacement) ||
+    (typeof original === 'string' && typeof replacement === 'number' && String(replacement) === original);
+  return same ? { replaced: replacement } : replacement;
 }
 
 /** A mutation of a real, signed payment that makes it invalid (every change touches a signed or matched field). */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLimits, limitedError, retryAfterSeconds } from '../../src/limits/limiter.js';
-import type { Store } from '../../src/store/store.js';
+import type { RateBuckets } from '../../src/store/buckets.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // A bucket of 3 requests that refills one request per minute: the 4th request within the test is always refused.
@@ -144,7 +144,7 @@ describe('the limiter when the store fails', () => {
   it('lets calls through (the limiter never takes the service down) and warns once', async () => {
     const warnings: string[] = [];
     const log = { info() {}, error() {}, warn: (msg: string) => warnings.push(msg) };
-    const failing = { takeTokens: () => Promise.reject(new Error('database unreachable')) } as unknown as Store;
+    const failing = { claimTokens: () => Promise.reject(new Error('database unreachable')) } as unknown as RateBuckets;
     const rate = { capacity: 1, refillPerSecond: 0.001 };
     const limits = createLimits({ ip: rate, payer: rate, tool: rate, tools: {}, shared: true }, failing, log);
     try {

@@ -8,7 +8,7 @@ import {
   mcpBazaarDeclaration,
   paymentIdentifierDeclaration,
 } from '../../src/payments/declarations.js';
-import { inputJsonSchema } from '../../src/payments/requirements.js';
+import { inputJsonSchema } from '../../src/tool-schema.js';
 import { paidTools as tools } from '../../tools/index.js';
 
 /** The official bazaar declaration of an HTTP route as the SDK fills it in at request time (method from the route). */

@@ -121,7 +121,7 @@ describe('a paid call through a remote facilitator', () => {
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
     expect(stack.facilitator.calls).toMatchObject({ verify: 1, settle: 1 });
     expect(stack.runs.get('annuity')).toBe(1);
-    const [stored] = await stack.server.runtime.store.listReceipts({ limit: 1 });
+    const [stored] = await stack.server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(stored).toMatchObject({
       tool: 'annuity',
       status: 'settled',
@@ -249,9 +249,9 @@ describe('a facilitator that hangs on settle', () => {
     });
     expect(text).not.toContain('presentValue');
     expect(stack.runs.get('annuity')).toBe(1);
-    const pending = await stack.server.runtime.store.listPending();
+    const pending = await stack.server.runtime.store.ledger.listPending();
     expect(pending.map((p) => p.payer)).toEqual([payer.address]);
-    expect(await stack.server.runtime.store.listReceipts()).toEqual([]);
+    expect(await stack.server.runtime.store.ledger.listReceipts()).toEqual([]);
 
     // Sent again while the settlement still gets no answer: still no transaction to name, and nothing runs again.
     const meanwhile = await pay(stack.server, payment);
@@ -270,8 +270,8 @@ describe('a facilitator that hangs on settle', () => {
     expect(stack.runs.get('annuity')).toBe(1);
     expect(await paid.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await paid.balance(paid.payTo)).toBe(before.payTo + 1000n);
-    expect(await stack.server.runtime.store.listPending()).toEqual([]);
-    expect((await stack.server.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({
+    expect(await stack.server.runtime.store.ledger.listPending()).toEqual([]);
+    expect((await stack.server.runtime.store.ledger.listReceipts({ limit: 1 }))[0]).toMatchObject({
       status: 'settled',
       transaction: settled.transaction,
     });
@@ -316,8 +316,8 @@ describe('a facilitator that hangs on settle', () => {
     const restarted = await startTestServer(env, { tools: second.tools, dataDir });
     try {
       await restarted.runtime.reconciled;
-      expect(await restarted.runtime.store.listPending()).toEqual([]);
-      expect((await restarted.runtime.store.listReceipts({ limit: 1 }))[0]).toMatchObject({
+      expect(await restarted.runtime.store.ledger.listPending()).toEqual([]);
+      expect((await restarted.runtime.store.ledger.listReceipts({ limit: 1 }))[0]).toMatchObject({
         status: 'settled',
         payer: payer.address,
         amount: '1000',

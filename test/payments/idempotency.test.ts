@@ -1,7 +1,8 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { paymentIdentifier, requestHash } from '../../src/payments/idempotency.js';
+import { paymentIdentifier } from '../../src/payments/idempotency.js';
+import { requestHash } from '../../src/shared/json.js';
 import { buildChallenge } from '../../src/payments/requirements.js';
 import { annuity } from '../../tools/annuity.js';
 import { tokenReport } from '../../tools/token-report.js';
@@ -48,6 +49,7 @@ describe('reading the payment identifier', () => {
     ['15 characters', 'x'.repeat(15)],
     ['129 characters', 'x'.repeat(129)],
     ['a space', 'pay 0123456789abcdef'],
+    // eslint-disable-next-line no-loss-of-precision -- an integer past 2^53 is the point of this case
     ['a number', 12345678901234567],
   ])('refuses an id with %s, saying what a valid one looks like', (_label, id) => {
     const result = paymentIdentifier(toolsChallenge, withId(id));

@@ -1,6 +1,6 @@
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestHash } from '../../src/payments/idempotency.js';
+import { requestHash } from '../../src/shared/json.js';
 import { evmExactRail } from '../../src/payments/rails/evm/exact.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
@@ -37,8 +37,8 @@ async function abandonedClaim(
   if (!id.ok) throw new Error(id.message);
   const store = server.runtime.store;
   expect(
-    await store.claimPayment({
-      key: id.key,
+    await store.ledger.claimPayment({
+      replayKey: id.replayKey,
       tool: 'annuity',
       network: entry.network,
       payer,
@@ -47,7 +47,7 @@ async function abandonedClaim(
       details: { payload: payment, requirements: entry, requestHash: requestHash('annuity', args) },
     }),
   ).toEqual({ type: 'claimed' });
-  return id.key;
+  return id.replayKey;
 }
 
 const pay = (payment: Awaited<ReturnType<typeof signExactPayment>>) =>
@@ -62,14 +62,14 @@ describe('reconciling claims abandoned by a stopped process', () => {
     const payer = paid.payers[0]!;
     const entry = await localEntry();
     const payment = await signExactPayment(payer, entry);
-    const key = await abandonedClaim(payment, entry, payer.address);
+    const replayKey = await abandonedClaim(payment, entry, payer.address);
     const settled = await server.runtime.facilitator.client.settle(payment, entry); // the process got this far, then stopped
     expect(settled.success).toBe(true);
 
-    const counts = await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later());
+    const counts = await server.runtime.serverDeps.broker.reconciler.reconcileAll(later());
     expect(counts).toEqual({ settled: 1, failed: 0, pending: 0 });
-    const [receipt] = await server.runtime.store.listReceipts({ limit: 1 });
-    expect(receipt).toMatchObject({ key, status: 'settled', payer: payer.address, amount: '1000' });
+    const [receipt] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
+    expect(receipt).toMatchObject({ replayKey, status: 'settled', payer: payer.address, amount: '1000' });
     const again = await pay(payment);
     expect(again.status).toBe(402);
     expect(((await again.json()) as { error: string }).error).toBe('payment_already_used');
@@ -80,20 +80,20 @@ describe('reconciling claims abandoned by a stopped process', () => {
     const entry = await localEntry();
     const before = await paid.balance(payer.address);
     const payment = await signExactPayment(payer, entry, { validBefore: BigInt(Math.floor(Date.now() / 1000) - 10) });
-    const key = await abandonedClaim(payment, entry, payer.address);
+    const replayKey = await abandonedClaim(payment, entry, payer.address);
 
-    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later())).toEqual({
+    expect(await server.runtime.serverDeps.broker.reconciler.reconcileAll(later())).toEqual({
       settled: 0,
       failed: 1,
       pending: 0,
     });
-    const [receipt] = await server.runtime.store.listReceipts({ limit: 1 });
+    const [receipt] = await server.runtime.store.ledger.listReceipts({ limit: 1 });
     expect(receipt).toMatchObject({
-      key,
+      replayKey,
       status: 'failed',
       errorReason: 'abandoned_call: authorization_expired_unused',
     });
-    expect(await server.runtime.store.listStaleClaims(later())).toEqual([]);
+    expect(await server.runtime.store.ledger.listStaleClaims(later())).toEqual([]);
     expect(await paid.balance(payer.address)).toBe(before);
   });
 
@@ -103,9 +103,9 @@ describe('reconciling claims abandoned by a stopped process', () => {
     const payment = await signExactPayment(payer, entry);
     await abandonedClaim(payment, entry, payer.address);
     expect(
-      await server.runtime.mcpDeps.broker.reconciler.reconcileAll(new Date(Date.now() - 60_000).toISOString()),
+      await server.runtime.serverDeps.broker.reconciler.reconcileAll(new Date(Date.now() - 60_000).toISOString()),
     ).toEqual({ settled: 0, failed: 0, pending: 0 });
-    expect(await server.runtime.mcpDeps.broker.reconciler.reconcileAll(later())).toEqual({
+    expect(await server.runtime.serverDeps.broker.reconciler.reconcileAll(later())).toEqual({
       settled: 0,
       failed: 0,
       pending: 1,

@@ -247,7 +247,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const server = await startServer();
-  let suiteOk = false;
+  let suiteOk: boolean;
   try {
     suiteOk = await conformance(server.url);
   } finally {

@@ -196,7 +196,7 @@ async function stdioSession(
       throw new Error(`the unpaid call's result has no payment options: ${JSON.stringify(unpaid).slice(0, 500)}`);
     return `${tools.length} tools listed; an unpaid call answered with ${accepts.length} payment options`;
   } catch (err) {
-    throw new Error(`${(err as Error).message}${stderr ? `\n${stderr}` : ''}`);
+    throw new Error(`${(err as Error).message}${stderr ? `\n${stderr}` : ''}`, { cause: err });
   } finally {
     await client.close().catch(() => undefined);
   }

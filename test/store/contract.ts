@@ -4,10 +4,14 @@ import type {
   IdempotencyClaim,
   NewSpend,
   PaymentClaim,
+  PaymentLedger,
   PendingDetails,
+  RateBuckets,
   ReceiptRecord,
+  SpendLedger,
   Store,
   StoredResult,
+  ToolState,
 } from '../../src/store/store.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -16,7 +20,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 const secondsFromNow = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
 const claim = (key: string, over: Partial<PaymentClaim> = {}): PaymentClaim => ({
-  key,
+  replayKey: key,
   tool: 'annuity',
   network: 'eip155:8453',
   payer: '0xPayer',
@@ -25,7 +29,7 @@ const claim = (key: string, over: Partial<PaymentClaim> = {}): PaymentClaim => (
   ...over,
 });
 const receipt = (key: string, over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
-  key,
+  replayKey: key,
   tool: 'annuity',
   network: 'eip155:8453',
   payer: '0xPayer',
@@ -53,7 +57,7 @@ const idem = (id: string, over: Partial<IdempotencyClaim> = {}): IdempotencyClai
   id,
   tool: 'annuity',
   requestHash: 'sha256:request-a',
-  paymentKey: 'payment-a',
+  replayKey: 'payment-a',
   expiresAt: secondsFromNow(3600),
   ...over,
 });
@@ -83,8 +87,13 @@ const newId = () => `idem_${randomUUID().replace(/-/g, '')}`;
 export function describeStoreContract(label: string, open: () => Promise<Store>, cleanup?: () => Promise<void>): void {
   describe(`the ${label} store (shared contract)`, () => {
     let store: Store;
+    let ledger: PaymentLedger;
+    let toolState: ToolState;
+    let spends: SpendLedger;
+    let buckets: RateBuckets;
     beforeEach(async () => {
       store = await open();
+      ({ ledger, toolState, spends, buckets } = store);
     });
     afterEach(async () => {
       await store.close();
@@ -97,41 +106,41 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
     describe('replay guard', () => {
       it('gives a payment claim to exactly one of 50 concurrent claimers; the others see it in flight', async () => {
-        const results = await Promise.all(Array.from({ length: 50 }, () => store.claimPayment(claim('race'))));
+        const results = await Promise.all(Array.from({ length: 50 }, () => ledger.claimPayment(claim('race'))));
         expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
         expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(49);
       });
 
       it('lets a released claim be claimed again (the authorization stays usable)', async () => {
-        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
-        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'in_flight' });
-        await store.releasePayment('k');
-        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
+        expect(await ledger.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
+        expect(await ledger.claimPayment(claim('k'))).toEqual({ type: 'in_flight' });
+        await ledger.releasePayment('k');
+        expect(await ledger.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
       });
 
       it('reports a completed payment as spent with its transaction, and never releases it', async () => {
-        await store.claimPayment(claim('k'));
-        await store.completePayment(receipt('k', { transaction: '0xspent' }));
-        await store.releasePayment('k');
-        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'spent', transaction: '0xspent' });
+        await ledger.claimPayment(claim('k'));
+        await ledger.completePayment(receipt('k', { transaction: '0xspent' }));
+        await ledger.releasePayment('k');
+        expect(await ledger.claimPayment(claim('k'))).toEqual({ type: 'spent', transaction: '0xspent' });
       });
 
       it('stores the settled receipt together with marking the payment spent', async () => {
-        await store.claimPayment(claim('k'));
+        await ledger.claimPayment(claim('k'));
         const r = receipt('k', { transaction: '0xspent', amount: '900' });
-        await store.completePayment(r);
-        expect(await store.listReceipts()).toEqual([r]);
+        await ledger.completePayment(r);
+        expect(await ledger.listReceipts()).toEqual([r]);
       });
 
       it('keeps a pending payment with all its details and answers further claims with them', async () => {
-        await store.claimPayment(claim('k', { transport: 'mcp', amount: '2500', payer: '0xSomeone' }));
+        await ledger.claimPayment(claim('k', { transport: 'mcp', amount: '2500', payer: '0xSomeone' }));
         const d = details();
-        await store.markPaymentPending('k', d);
-        const result = await store.claimPayment(claim('k'));
+        await ledger.markPaymentPending('k', d);
+        const result = await ledger.claimPayment(claim('k'));
         expect(result.type).toBe('pending');
         if (result.type !== 'pending') return;
         expect(result.pending).toMatchObject({
-          key: 'k',
+          replayKey: 'k',
           tool: 'annuity',
           network: 'eip155:8453',
           payer: '0xSomeone',
@@ -141,66 +150,68 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         });
         expect(result.pending.createdAt).toMatch(ISO);
         expect(result.pending.updatedAt).toMatch(ISO);
-        expect(await store.listPending()).toEqual([result.pending]);
+        expect(await ledger.listPending()).toEqual([result.pending]);
       });
 
       it('keeps a pending payment unusable: release does not free it', async () => {
-        await store.claimPayment(claim('k'));
-        await store.markPaymentPending('k', details());
-        await store.releasePayment('k');
-        expect((await store.claimPayment(claim('k'))).type).toBe('pending');
-        expect(await store.listPending()).toHaveLength(1);
+        await ledger.claimPayment(claim('k'));
+        await ledger.markPaymentPending('k', details());
+        await ledger.releasePayment('k');
+        expect((await ledger.claimPayment(claim('k'))).type).toBe('pending');
+        expect(await ledger.listPending()).toHaveLength(1);
       });
 
       it('completes a pending payment: spent with its transaction and undelivered output, no longer pending, receipt stored', async () => {
-        await store.claimPayment(claim('k'));
+        await ledger.claimPayment(claim('k'));
         const d = details({ transaction: '0xlate' });
-        await store.markPaymentPending('k', d);
+        await ledger.markPaymentPending('k', d);
         const r = receipt('k', { transaction: '0xlate' });
-        await store.completePayment(r);
-        expect(await store.claimPayment(claim('k'))).toEqual({
+        await ledger.completePayment(r);
+        expect(await ledger.claimPayment(claim('k'))).toEqual({
           type: 'spent',
           transaction: '0xlate',
           undelivered: { requestHash: d.requestHash, output: d.output },
         });
-        expect(await store.listPending()).toEqual([]);
-        expect(await store.listReceipts()).toEqual([r]);
+        expect(await ledger.listPending()).toEqual([]);
+        expect(await ledger.listReceipts()).toEqual([r]);
       });
 
       it('records one receipt when two reconcilers complete the same pending payment at once', async () => {
-        await store.claimPayment(claim('k'));
-        await store.markPaymentPending('k', details());
-        await Promise.all([store.completePayment(receipt('k')), store.completePayment(receipt('k'))]);
-        expect(await store.listReceipts()).toHaveLength(1);
+        await ledger.claimPayment(claim('k'));
+        await ledger.markPaymentPending('k', details());
+        await Promise.all([ledger.completePayment(receipt('k')), ledger.completePayment(receipt('k'))]);
+        expect(await ledger.listReceipts()).toHaveLength(1);
       });
 
       it('records no failed receipt for a pending payment that was completed meanwhile, and keeps it spent', async () => {
-        await store.claimPayment(claim('k'));
-        await store.markPaymentPending('k', details());
-        await store.completePayment(receipt('k', { transaction: '0xdone' }));
-        await store.failPending(receipt('k', { status: 'failed', transaction: '', errorReason: 'settlement_failed' }));
-        expect((await store.listReceipts()).map((r) => r.status)).toEqual(['settled']);
-        expect(await store.claimPayment(claim('k'))).toMatchObject({ type: 'spent', transaction: '0xdone' });
+        await ledger.claimPayment(claim('k'));
+        await ledger.markPaymentPending('k', details());
+        await ledger.completePayment(receipt('k', { transaction: '0xdone' }));
+        await ledger.releasePending(
+          receipt('k', { status: 'failed', transaction: '', errorReason: 'settlement_failed' }),
+        );
+        expect((await ledger.listReceipts()).map((r) => r.status)).toEqual(['settled']);
+        expect(await ledger.claimPayment(claim('k'))).toMatchObject({ type: 'spent', transaction: '0xdone' });
       });
 
       it('ends a pending payment that never settled: records the failed receipt and releases the claim', async () => {
-        await store.claimPayment(claim('k'));
-        await store.markPaymentPending('k', details({ transaction: '' }));
+        await ledger.claimPayment(claim('k'));
+        await ledger.markPaymentPending('k', details({ transaction: '' }));
         const failed = receipt('k', { status: 'failed', transaction: '', errorReason: 'settlement_failed' });
-        await store.failPending(failed);
-        expect(await store.listPending()).toEqual([]);
-        expect(await store.listReceipts()).toEqual([failed]);
-        expect(await store.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
+        await ledger.releasePending(failed);
+        expect(await ledger.listPending()).toEqual([]);
+        expect(await ledger.listReceipts()).toEqual([failed]);
+        expect(await ledger.claimPayment(claim('k'))).toEqual({ type: 'claimed' });
       });
 
       it('lists pending settlements oldest first', async () => {
         for (const key of ['first', 'second', 'third']) {
-          await store.claimPayment(claim(key));
-          await store.markPaymentPending(key, details({ transaction: `0x${key}` }));
+          await ledger.claimPayment(claim(key));
+          await ledger.markPaymentPending(key, details({ transaction: `0x${key}` }));
           await tick();
         }
-        await store.claimPayment(claim('only-claimed'));
-        expect((await store.listPending()).map((p) => [p.key, p.transaction])).toEqual([
+        await ledger.claimPayment(claim('only-claimed'));
+        expect((await ledger.listPending()).map((p) => [p.replayKey, p.transaction])).toEqual([
           ['first', '0xfirst'],
           ['second', '0xsecond'],
           ['third', '0xthird'],
@@ -218,18 +229,18 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
           payer: '0xP',
           network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
         });
-        await store.recordReceipt(failed);
-        expect(await store.listReceipts()).toEqual([failed]);
+        await ledger.recordReceipt(failed);
+        expect(await ledger.listReceipts()).toEqual([failed]);
       });
 
       it('records the protocol of each payment: x402, or MPP', async () => {
-        await store.claimPayment(claim('via-mpp', { protocol: 'mpp' }));
-        await store.completePayment(receipt('via-mpp', { protocol: 'mpp' }));
-        await store.recordReceipt(
+        await ledger.claimPayment(claim('via-mpp', { protocol: 'mpp' }));
+        await ledger.completePayment(receipt('via-mpp', { protocol: 'mpp' }));
+        await ledger.recordReceipt(
           receipt('via-x402', { status: 'failed', transaction: '', errorReason: 'insufficient_funds' }),
         );
-        const listed = await store.listReceipts();
-        expect(Object.fromEntries(listed.map((r) => [r.key, r.protocol]))).toEqual({
+        const listed = await ledger.listReceipts();
+        expect(Object.fromEntries(listed.map((r) => [r.replayKey, r.protocol]))).toEqual({
           'via-mpp': 'mpp',
           'via-x402': 'x402',
         });
@@ -237,29 +248,31 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
       it('reads a receipt written without a protocol as x402 (what every payment was before MPP)', async () => {
         const { protocol: _protocol, ...legacy } = receipt('legacy');
-        await store.recordReceipt(legacy);
-        expect((await store.listReceipts())[0]).toMatchObject({ key: 'legacy', protocol: 'x402' });
+        await ledger.recordReceipt(legacy);
+        expect((await ledger.listReceipts())[0]).toMatchObject({ replayKey: 'legacy', protocol: 'x402' });
       });
 
       it('keeps the protocol of a pending claim, so its reconciled receipt records it', async () => {
-        await store.claimPayment(claim('pending-mpp', { protocol: 'mpp' }));
-        await store.markPaymentPending('pending-mpp', details());
-        expect((await store.listPending()).find((p) => p.key === 'pending-mpp')).toMatchObject({ protocol: 'mpp' });
+        await ledger.claimPayment(claim('pending-mpp', { protocol: 'mpp' }));
+        await ledger.markPaymentPending('pending-mpp', details());
+        expect((await ledger.listPending()).find((p) => p.replayKey === 'pending-mpp')).toMatchObject({
+          protocol: 'mpp',
+        });
       });
 
       it('lists receipts most recent first and honours the limit', async () => {
         const base = Date.now() - 60_000;
         const all = [1, 2, 3, 4].map((i) => receipt(`r${i}`, { createdAt: new Date(base + i * 1000).toISOString() }));
-        for (const r of all) await store.recordReceipt(r);
-        expect((await store.listReceipts()).map((r) => r.key)).toEqual(['r4', 'r3', 'r2', 'r1']);
-        expect((await store.listReceipts({ limit: 2 })).map((r) => r.key)).toEqual(['r4', 'r3']);
+        for (const r of all) await ledger.recordReceipt(r);
+        expect((await ledger.listReceipts()).map((r) => r.replayKey)).toEqual(['r4', 'r3', 'r2', 'r1']);
+        expect((await ledger.listReceipts({ limit: 2 })).map((r) => r.replayKey)).toEqual(['r4', 'r3']);
       });
     });
 
     describe('faucet drips', () => {
       it('grants at most the daily limit to one subject, even to 10 concurrent callers', async () => {
         const results = await Promise.all(
-          Array.from({ length: 10 }, () => store.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)),
+          Array.from({ length: 10 }, () => toolState.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)),
         );
         expect(
           results
@@ -273,20 +286,20 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       });
 
       it('counts each subject and day on its own', async () => {
-        await store.claimDrip('base-sepolia:0xabc', '2026-11-21', 1);
-        expect(await store.claimDrip('base-sepolia:0xabc', '2026-11-22', 1)).toEqual({ type: 'granted', count: 1 });
-        expect(await store.claimDrip('solana-devnet:Abc', '2026-11-21', 1)).toEqual({ type: 'granted', count: 1 });
+        await toolState.claimDrip('base-sepolia:0xabc', '2026-11-21', 1);
+        expect(await toolState.claimDrip('base-sepolia:0xabc', '2026-11-22', 1)).toEqual({ type: 'granted', count: 1 });
+        expect(await toolState.claimDrip('solana-devnet:Abc', '2026-11-21', 1)).toEqual({ type: 'granted', count: 1 });
       });
 
       it('takes back a released drip, so it can be granted again', async () => {
-        await store.claimDrip('s', '2026-11-21', 1);
-        expect(await store.claimDrip('s', '2026-11-21', 1)).toEqual({ type: 'limit_reached', count: 1 });
-        await store.releaseDrip('s', '2026-11-21');
-        expect(await store.claimDrip('s', '2026-11-21', 1)).toEqual({ type: 'granted', count: 1 });
+        await toolState.claimDrip('s', '2026-11-21', 1);
+        expect(await toolState.claimDrip('s', '2026-11-21', 1)).toEqual({ type: 'limit_reached', count: 1 });
+        await toolState.releaseDrip('s', '2026-11-21');
+        expect(await toolState.claimDrip('s', '2026-11-21', 1)).toEqual({ type: 'granted', count: 1 });
       });
 
       it('grants nothing under a limit of 0', async () => {
-        expect(await store.claimDrip('s', '2026-11-21', 0)).toEqual({ type: 'limit_reached', count: 0 });
+        expect(await toolState.claimDrip('s', '2026-11-21', 0)).toEqual({ type: 'limit_reached', count: 0 });
       });
     });
 
@@ -299,21 +312,21 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         chargeUsd: 3.25,
         status: 'ordered',
         payer: '0xabc',
-        paymentKey: 'k',
+        replayKey: 'k',
         createdAt: '2026-11-21T06:00:00.000Z',
         updatedAt: '2026-11-21T06:00:00.000Z',
       };
 
       it('keeps a placed order as given and answers undefined for an unknown id', async () => {
-        await store.saveOrder(order);
-        expect(await store.getOrder('23501')).toEqual(order);
-        expect(await store.getOrder('nope')).toBeUndefined();
+        await toolState.saveOrder(order);
+        expect(await toolState.getOrder('23501')).toEqual(order);
+        expect(await toolState.getOrder('nope')).toBeUndefined();
       });
 
       it('updates the status of an order saved again', async () => {
-        await store.saveOrder(order);
-        await store.saveOrder({ ...order, status: 'completed', updatedAt: '2026-11-21T07:00:00.000Z' });
-        expect(await store.getOrder('23501')).toEqual({
+        await toolState.saveOrder(order);
+        await toolState.saveOrder({ ...order, status: 'completed', updatedAt: '2026-11-21T07:00:00.000Z' });
+        expect(await toolState.getOrder('23501')).toEqual({
           ...order,
           status: 'completed',
           updatedAt: '2026-11-21T07:00:00.000Z',
@@ -323,28 +336,28 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
     describe('agent spending', () => {
       it('reserves payments while the day stays within its limit, and refuses the one that would exceed it', async () => {
-        expect(await store.reserveSpend(spend({ usdMicros: 3000 }), 5000)).toEqual({
+        expect(await spends.claimSpend(spend({ usdMicros: 3000 }), 5000)).toEqual({
           type: 'reserved',
           spentMicros: 3000,
         });
-        expect(await store.reserveSpend(spend({ usdMicros: 2000 }), 5000)).toEqual({
+        expect(await spends.claimSpend(spend({ usdMicros: 2000 }), 5000)).toEqual({
           type: 'reserved',
           spentMicros: 5000,
         });
-        expect(await store.reserveSpend(spend({ usdMicros: 1 }), 5000)).toEqual({
+        expect(await spends.claimSpend(spend({ usdMicros: 1 }), 5000)).toEqual({
           type: 'over_budget',
           spentMicros: 5000,
         });
-        expect(await store.spentOn('2026-11-21')).toBe(5000);
+        expect(await spends.spentOn('2026-11-21')).toBe(5000);
       });
 
       it('lets exactly the affordable 4 of 10 concurrent reservations through', async () => {
         const results = await Promise.all(
-          Array.from({ length: 10 }, () => store.reserveSpend(spend({ usdMicros: 2500 }), 10_000)),
+          Array.from({ length: 10 }, () => spends.claimSpend(spend({ usdMicros: 2500 }), 10_000)),
         );
         expect(results.filter((r) => r.type === 'reserved')).toHaveLength(4);
         expect(results.filter((r) => r.type === 'over_budget')).toHaveLength(6);
-        expect(await store.spentOn('2026-11-21')).toBe(10_000);
+        expect(await spends.spentOn('2026-11-21')).toBe(10_000);
       });
 
       it('counts settled and pending payments, and gives back what was cancelled or failed', async () => {
@@ -354,22 +367,22 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
           spend({ usdMicros: 4000 }),
           spend({ usdMicros: 8000 }),
         ];
-        for (const s of [a, b, c, d]) await store.reserveSpend(s, 1_000_000);
-        await store.finishSpend(a.id, { status: 'settled', transaction: '0xa', payer: '0xPayer' });
-        await store.finishSpend(b.id, {
+        for (const s of [a, b, c, d]) await spends.claimSpend(s, 1_000_000);
+        await spends.completeSpend(a.id, { status: 'settled', transaction: '0xa', payer: '0xPayer' });
+        await spends.completeSpend(b.id, {
           status: 'pending',
           payload: { x402Version: 2, payload: { signature: '0xb' } },
           note: 'settlement_pending',
         });
-        await store.finishSpend(c.id, { status: 'failed', note: 'settlement failed: insufficient_funds' });
-        await store.cancelSpend(d.id, 'the server refused the payment before running the tool');
-        expect(await store.spentOn('2026-11-21')).toBe(3000);
-        expect(await store.spentOn('2026-11-22')).toBe(0);
+        await spends.completeSpend(c.id, { status: 'failed', note: 'settlement failed: insufficient_funds' });
+        await spends.releaseSpend(d.id, 'the server refused the payment before running the tool');
+        expect(await spends.spentOn('2026-11-21')).toBe(3000);
+        expect(await spends.spentOn('2026-11-22')).toBe(0);
       });
 
       it('counts each day on its own', async () => {
-        await store.reserveSpend(spend({ usdMicros: 5000 }), 5000);
-        expect(await store.reserveSpend(spend({ day: '2026-11-22', usdMicros: 5000 }), 5000)).toEqual({
+        await spends.claimSpend(spend({ usdMicros: 5000 }), 5000);
+        expect(await spends.claimSpend(spend({ day: '2026-11-22', usdMicros: 5000 }), 5000)).toEqual({
           type: 'reserved',
           spentMicros: 5000,
         });
@@ -377,12 +390,12 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
       it('keeps every field of a settled payment (its protocol too) and lists payments most recent first, filtered by status', async () => {
         const first = spend({ paymentId: 'pay_0123456789abcdef', protocol: 'mpp' });
-        await store.reserveSpend(first, 1_000_000);
-        await store.finishSpend(first.id, { status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
+        await spends.claimSpend(first, 1_000_000);
+        await spends.completeSpend(first.id, { status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
         await tick();
         const second = spend({ tool: 'geo-distance', usdMicros: 2000, amount: '2000' });
-        await store.reserveSpend(second, 1_000_000);
-        const listed = await store.listSpends();
+        await spends.claimSpend(second, 1_000_000);
+        const listed = await spends.listSpends();
         expect(listed.map((s) => s.id)).toEqual([second.id, first.id]);
         const { createdAt, updatedAt, ...rest } = listed[1]!;
         expect(rest).toEqual({ ...first, status: 'settled', transaction: '0xsettled', payer: '0xPayer' });
@@ -395,66 +408,66 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
           usdMicros: 2000,
           protocol: 'x402',
         });
-        expect((await store.listSpends({ statuses: ['settled'] })).map((s) => s.id)).toEqual([first.id]);
-        expect(await store.listSpends({ limit: 1 })).toHaveLength(1);
+        expect((await spends.listSpends({ statuses: ['settled'] })).map((s) => s.id)).toEqual([first.id]);
+        expect(await spends.listSpends({ limit: 1 })).toHaveLength(1);
       });
 
       it('finds the pending payment of a request with the payment to retry, and forgets it once it ended', async () => {
         const s = spend({ requestHash: 'sha256:lost' });
-        await store.reserveSpend(s, 1_000_000);
-        expect(await store.pendingSpend('sha256:lost')).toBeUndefined();
+        await spends.claimSpend(s, 1_000_000);
+        expect(await spends.pendingSpend('sha256:lost')).toBeUndefined();
         const payload = {
           x402Version: 2,
           accepted: { network: 'eip155:8453' },
           payload: { signature: '0xsig', list: [1, 'two'] },
         };
-        await store.finishSpend(s.id, { status: 'pending', payload, note: 'no answer' });
-        expect(await store.pendingSpend('sha256:lost')).toMatchObject({
+        await spends.completeSpend(s.id, { status: 'pending', payload, note: 'no answer' });
+        expect(await spends.pendingSpend('sha256:lost')).toMatchObject({
           id: s.id,
           status: 'pending',
           payload,
           note: 'no answer',
         });
-        await store.finishSpend(s.id, { status: 'settled', transaction: '0xlate' });
-        expect(await store.pendingSpend('sha256:lost')).toBeUndefined();
-        expect((await store.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xlate' });
-        expect((await store.listSpends())[0]?.payload).toBeUndefined();
+        await spends.completeSpend(s.id, { status: 'settled', transaction: '0xlate' });
+        expect(await spends.pendingSpend('sha256:lost')).toBeUndefined();
+        expect((await spends.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xlate' });
+        expect((await spends.listSpends())[0]?.payload).toBeUndefined();
       });
 
       it('never reopens a payment that ended: a late cancel or finish leaves it as it was', async () => {
         const s = spend();
-        await store.reserveSpend(s, 1_000_000);
-        await store.finishSpend(s.id, { status: 'settled', transaction: '0xdone' });
-        await store.cancelSpend(s.id, 'too late');
-        await store.finishSpend(s.id, { status: 'failed', note: 'too late' });
-        expect((await store.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xdone' });
-        expect(await store.spentOn(s.day)).toBe(s.usdMicros);
+        await spends.claimSpend(s, 1_000_000);
+        await spends.completeSpend(s.id, { status: 'settled', transaction: '0xdone' });
+        await spends.releaseSpend(s.id, 'too late');
+        await spends.completeSpend(s.id, { status: 'failed', note: 'too late' });
+        expect((await spends.listSpends())[0]).toMatchObject({ status: 'settled', transaction: '0xdone' });
+        expect(await spends.spentOn(s.day)).toBe(s.usdMicros);
       });
     });
 
     describe('idempotency records', () => {
       it('answers new for a first id, then in flight for the same request and payment', async () => {
         const id = newId();
-        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'new' });
-        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'in_flight' });
+        expect(await ledger.claimIdempotency(idem(id))).toEqual({ type: 'new' });
+        expect(await ledger.claimIdempotency(idem(id))).toEqual({ type: 'in_flight' });
       });
 
       it('answers done with the stored output and receipt once the call finished', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id));
-        await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'done', result: stored });
+        await ledger.claimIdempotency(idem(id));
+        await ledger.completeIdempotency(id, stored);
+        expect(await ledger.claimIdempotency(idem(id))).toEqual({ type: 'done', result: stored });
       });
 
       it('refuses the same id for a different request, in flight or done', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id));
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({
+        await ledger.claimIdempotency(idem(id));
+        expect(await ledger.claimIdempotency(idem(id, { requestHash: 'sha256:other' }))).toEqual({
           type: 'conflict',
           reason: 'different_request',
         });
-        await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other' }))).toEqual({
+        await ledger.completeIdempotency(id, stored);
+        expect(await ledger.claimIdempotency(idem(id, { requestHash: 'sha256:other' }))).toEqual({
           type: 'conflict',
           reason: 'different_request',
         });
@@ -462,8 +475,8 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
       it('refuses the same id for another tool as a different request', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id));
-        expect(await store.beginIdempotent(idem(id, { tool: 'geo-distance' }))).toEqual({
+        await ledger.claimIdempotency(idem(id));
+        expect(await ledger.claimIdempotency(idem(id, { tool: 'geo-distance' }))).toEqual({
           type: 'conflict',
           reason: 'different_request',
         });
@@ -471,13 +484,13 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
       it('refuses the same id and request with a different payment, in flight or done', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id));
-        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({
+        await ledger.claimIdempotency(idem(id));
+        expect(await ledger.claimIdempotency(idem(id, { replayKey: 'payment-b' }))).toEqual({
           type: 'conflict',
           reason: 'different_payment',
         });
-        await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id, { paymentKey: 'payment-b' }))).toEqual({
+        await ledger.completeIdempotency(id, stored);
+        expect(await ledger.claimIdempotency(idem(id, { replayKey: 'payment-b' }))).toEqual({
           type: 'conflict',
           reason: 'different_payment',
         });
@@ -485,45 +498,45 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
 
       it('treats an expired record as absent: the id is new again, even for another request', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id, { expiresAt: secondsFromNow(-1) }));
-        await store.finishIdempotent(id, stored);
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual(
-          { type: 'new' },
-        );
-        expect(await store.beginIdempotent(idem(id, { requestHash: 'sha256:other', paymentKey: 'payment-b' }))).toEqual(
-          { type: 'in_flight' },
-        );
+        await ledger.claimIdempotency(idem(id, { expiresAt: secondsFromNow(-1) }));
+        await ledger.completeIdempotency(id, stored);
+        expect(
+          await ledger.claimIdempotency(idem(id, { requestHash: 'sha256:other', replayKey: 'payment-b' })),
+        ).toEqual({ type: 'new' });
+        expect(
+          await ledger.claimIdempotency(idem(id, { requestHash: 'sha256:other', replayKey: 'payment-b' })),
+        ).toEqual({ type: 'in_flight' });
       });
 
       it('forgets an abandoned in-flight id so the client may retry with it', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id));
-        await store.abandonIdempotent(id);
-        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'new' });
+        await ledger.claimIdempotency(idem(id));
+        await ledger.releaseIdempotency(id);
+        expect(await ledger.claimIdempotency(idem(id))).toEqual({ type: 'new' });
       });
 
       it('keeps a finished id when asked to abandon it', async () => {
         const id = newId();
-        await store.beginIdempotent(idem(id));
-        await store.finishIdempotent(id, stored);
-        await store.abandonIdempotent(id);
-        expect(await store.beginIdempotent(idem(id))).toEqual({ type: 'done', result: stored });
+        await ledger.claimIdempotency(idem(id));
+        await ledger.completeIdempotency(id, stored);
+        await ledger.releaseIdempotency(id);
+        expect(await ledger.claimIdempotency(idem(id))).toEqual({ type: 'done', result: stored });
       });
 
       it('purges only records that expired before the given time and says how many', async () => {
         const [old1, old2, live] = [newId(), newId(), newId()];
-        await store.beginIdempotent(idem(old1, { expiresAt: secondsFromNow(-120) }));
-        await store.beginIdempotent(idem(old2, { expiresAt: secondsFromNow(-60) }));
-        await store.finishIdempotent(old2, stored);
-        await store.beginIdempotent(idem(live));
-        expect(await store.purgeExpired(new Date().toISOString())).toBe(2);
-        expect(await store.purgeExpired(new Date().toISOString())).toBe(0);
-        expect(await store.beginIdempotent(idem(live))).toEqual({ type: 'in_flight' });
+        await ledger.claimIdempotency(idem(old1, { expiresAt: secondsFromNow(-120) }));
+        await ledger.claimIdempotency(idem(old2, { expiresAt: secondsFromNow(-60) }));
+        await ledger.completeIdempotency(old2, stored);
+        await ledger.claimIdempotency(idem(live));
+        expect(await ledger.purgeIdempotency(new Date().toISOString())).toBe(2);
+        expect(await ledger.purgeIdempotency(new Date().toISOString())).toBe(0);
+        expect(await ledger.claimIdempotency(idem(live))).toEqual({ type: 'in_flight' });
       });
 
       it('gives exactly one of 20 concurrent begins with the same id a new record', async () => {
         const id = newId();
-        const results = await Promise.all(Array.from({ length: 20 }, () => store.beginIdempotent(idem(id))));
+        const results = await Promise.all(Array.from({ length: 20 }, () => ledger.claimIdempotency(idem(id))));
         expect(results.filter((r) => r.type === 'new')).toHaveLength(1);
         expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(19);
       });
@@ -536,7 +549,7 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         key: string,
         now: number,
         over: { capacity?: number; refillPerSecond?: number; cost?: number } = {},
-      ) => store.takeTokens({ key, now, capacity: 3, refillPerSecond: 1, cost: 1, ...over });
+      ) => buckets.claimTokens({ key, now, capacity: 3, refillPerSecond: 1, cost: 1, ...over });
 
       it('gives a new bucket its capacity, then limits with the time until the next token', async () => {
         expect(await bucket('ip:a', T)).toEqual({ type: 'taken', remaining: 2 });
@@ -556,11 +569,11 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       it('takes from several buckets at once, each as on its own, and says which one is limited', async () => {
         for (let i = 0; i < 3; i++) await bucket('payer:each', T);
         const ask = (key: string) => ({ key, now: T, capacity: 3, refillPerSecond: 1, cost: 1 });
-        expect(await store.takeTokensFromEach([ask('payer:each'), ask('tool:each')])).toEqual([
+        expect(await buckets.claimTokensFromEach([ask('payer:each'), ask('tool:each')])).toEqual([
           { type: 'limited', retryAfterMs: 1000 },
           { type: 'taken', remaining: 2 },
         ]);
-        expect(await store.takeTokensFromEach([])).toEqual([]);
+        expect(await buckets.claimTokensFromEach([])).toEqual([]);
       });
 
       it('keeps each key on its own', async () => {
@@ -586,7 +599,7 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       it('purges only the buckets that are full again, and keeps the state of the others', async () => {
         await bucket('ip:full-soon', T, { capacity: 2 });
         await bucket('ip:busy', T + 1500, { capacity: 2 });
-        expect(await store.purgeTokenBuckets(T + 2000)).toBe(1);
+        expect(await buckets.purgeTokenBuckets(T + 2000)).toBe(1);
         expect(await bucket('ip:busy', T + 2000, { capacity: 2 })).toEqual({ type: 'taken', remaining: 0 });
         expect((await bucket('ip:busy', T + 2000, { capacity: 2 })).type).toBe('limited');
         expect(await bucket('ip:full-soon', T + 2000, { capacity: 2 })).toEqual({ type: 'taken', remaining: 1 });
@@ -600,23 +613,30 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
           requirements: { network: 'eip155:8453' },
           requestHash: 'sha256:r',
         };
-        await store.claimPayment({ ...claim('stale-1'), details });
-        await store.claimPayment(claim('stale-2'));
-        await store.claimPayment({ ...claim('pending-1'), details });
-        await store.markPaymentPending('pending-1', { ...details, transaction: '', output: { a: 1 } });
+        await ledger.claimPayment({ ...claim('stale-1'), details });
+        await ledger.claimPayment(claim('stale-2'));
+        await ledger.claimPayment({ ...claim('pending-1'), details });
+        await ledger.markPaymentPending('pending-1', { ...details, transaction: '', output: { a: 1 } });
         const later = secondsFromNow(60);
-        const stale = await store.listStaleClaims(later);
-        expect(stale.map((c) => c.key).sort()).toEqual(['stale-1', 'stale-2']);
-        expect(stale.find((c) => c.key === 'stale-1')).toMatchObject({ tool: 'annuity', payer: '0xPayer', ...details });
-        expect(stale.find((c) => c.key === 'stale-1')?.output).toBeUndefined();
-        expect(await store.listStaleClaims(secondsFromNow(-60))).toEqual([]);
+        const stale = await ledger.listStaleClaims(later);
+        expect(stale.map((c) => c.replayKey).sort()).toEqual(['stale-1', 'stale-2']);
+        expect(stale.find((c) => c.replayKey === 'stale-1')).toMatchObject({
+          tool: 'annuity',
+          payer: '0xPayer',
+          ...details,
+        });
+        expect(stale.find((c) => c.replayKey === 'stale-1')?.output).toBeUndefined();
+        expect(await ledger.listStaleClaims(secondsFromNow(-60))).toEqual([]);
       });
 
       it('reports a claimed payment completed later as spent without an undelivered output', async () => {
-        await store.claimPayment({ ...claim('stale-3'), details: { payload: {}, requirements: {}, requestHash: 'h' } });
-        await store.completePayment(receipt('stale-3'));
-        expect(await store.claimPayment(claim('stale-3'))).toEqual({ type: 'spent', transaction: '0xtx-stale-3' });
-        expect(await store.listStaleClaims(secondsFromNow(60))).toEqual([]);
+        await ledger.claimPayment({
+          ...claim('stale-3'),
+          details: { payload: {}, requirements: {}, requestHash: 'h' },
+        });
+        await ledger.completePayment(receipt('stale-3'));
+        expect(await ledger.claimPayment(claim('stale-3'))).toEqual({ type: 'spent', transaction: '0xtx-stale-3' });
+        expect(await ledger.listStaleClaims(secondsFromNow(60))).toEqual([]);
       });
     });
   });

@@ -1,9 +1,9 @@
 import { silentLogger } from '../../src/log.js';
 import type { Providers } from '../../src/providers/index.js';
-import type { Store } from '../../src/store/store.js';
+import type { ToolState } from '../../src/store/tool-state.js';
 import type { ToolContext } from '../../src/tool.js';
 
-const noStore = new Proxy({} as Store, {
+const noStore = new Proxy({} as ToolState, {
   get(_target, prop) {
     throw new Error(`store.${String(prop)} is not available in this test context`);
   },

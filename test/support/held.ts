@@ -25,13 +25,13 @@ export function heldTool(name: string, until: 'released' | 'aborted' = 'released
   const tool = defineTool({
     name,
     title: name,
-    description: 'Test tool held open by the test. Costs 0.001 USDC.',
+    description: 'Test tool held open by the test.',
     group: 'tools',
     method: 'POST',
     path: `/api/test/${name}`,
     input: z.object({}),
     output: z.object({ done: z.boolean() }),
-    price: { default: '1000', optimism: '2000', stellar: '10000' },
+    payment: { usd: '0.001', accepts: 'every-network' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (_input, ctx) => {
       onStart();

@@ -46,7 +46,7 @@ export const at = (): string => new Date((clock += 60_000)).toISOString();
 
 /** A claim paid over HTTP by `0xpayer-<key>`. */
 export const claimOf = (key: string, tool: string, network: string, amount: string): PaymentClaim => ({
-  key,
+  replayKey: key,
   tool,
   network,
   payer: `0xpayer-${key}`,

@@ -5,16 +5,16 @@ import type { RpcFault } from './upstreams/flaky-rpc.js';
 export const RPC_FAULTS: readonly RpcFault[] = ['429', '500', 'garbage', 'wrong', 'hang'];
 
 /** What a paid call came to: HTTP status, the refusal code (x402 `error` string or `{ error: { code } }`), whether output came back. */
-export interface CallOutcome {
+export interface AnswerSummary {
   status: number;
   code: string;
   delivered: boolean;
 }
 
 /** Reads a paid call's answer; `outputKey` is a field only the tool's output has (e.g. `presentValue`). */
-export async function callOutcome(res: Response, outputKey = 'presentValue'): Promise<CallOutcome> {
+export async function callOutcome(res: Response, outputKey = 'presentValue'): Promise<AnswerSummary> {
   const text = await res.text();
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {
@@ -34,7 +34,7 @@ export function watchUnhandledRejections(): { seen: unknown[]; stop(): void } {
 }
 
 /** Asserts a refused call: an error status with a code, and no output. */
-export function expectRefused(outcome: CallOutcome, statuses: readonly number[], label: string): void {
+export function expectRefused(outcome: AnswerSummary, statuses: readonly number[], label: string): void {
   expect(statuses, `${label}: ${JSON.stringify(outcome)}`).toContain(outcome.status);
   expect(outcome.code, label).not.toBe('');
   expect(outcome.delivered, label).toBe(false);
@@ -64,7 +64,7 @@ export interface RailUnderTest {
 const OPEN_SETTLEMENT: readonly string[] = ['settlement_pending', 'settlement_outcome_unknown'];
 
 /** Sends the same payment while its settlement is open (`409 settlement_pending` or `settlement_outcome_unknown`; an agent honouring Retry-After), at most `tries` times. */
-export async function untilDecided(rail: RailUnderTest, payment: unknown, tries = 40): Promise<CallOutcome> {
+export async function untilDecided(rail: RailUnderTest, payment: unknown, tries = 40): Promise<AnswerSummary> {
   let outcome = await callOutcome(await rail.send(payment));
   for (let i = 1; i < tries && outcome.status === 409 && OPEN_SETTLEMENT.includes(outcome.code); i++) {
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -15,7 +15,7 @@ export interface SmmTestbed {
   panel: SmmPanelLookalike;
   store: SqliteStore;
   /** The payment a paid handler sees. */
-  payment: { payer: string; key: string };
+  payment: { payer: string; replayKey: string };
   ctx(overrides?: Partial<ToolContext>): ToolContext;
   stop(): Promise<void>;
 }
@@ -25,14 +25,19 @@ export async function startSmmTestbed(): Promise<SmmTestbed> {
   const dir = mkdtempSync(join(tmpdir(), 'tollbooth-smm-'));
   const panel = await startSmmPanelLookalike();
   const store = await SqliteStore.open(join(dir, 'tollbooth.db'));
-  const payment = { payer: '0x1111111111111111111111111111111111111111', key: 'eip155:8453:0xabc:0xnonce' };
+  const payment = { payer: '0x1111111111111111111111111111111111111111', replayKey: 'eip155:8453:0xabc:0xnonce' };
   return {
     panel,
     store,
     payment,
     ctx: (overrides = {}) => {
       const smm = createSmmPanelProvider(upstreamFor('smm', `${panel.url}/api/v2`), PANEL_KEY, silentLogger);
-      return testContext({ providers: { smm } as Partial<Providers> as Providers, store, payment, ...overrides });
+      return testContext({
+        providers: { smm } as Partial<Providers> as Providers,
+        store: store.toolState,
+        payment,
+        ...overrides,
+      });
     },
     stop: async () => {
       await store.close();

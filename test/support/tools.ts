@@ -6,13 +6,13 @@ import { defineTool } from '../../src/tool.js';
 export const failingTool = defineTool({
   name: 'always-fails',
   title: 'Always fails',
-  description: 'Test tool: fails after payment verification. Costs 0.001 USDC.',
+  description: 'Test tool: fails after payment verification.',
   group: 'tools',
   method: 'POST',
   path: '/api/test/always-fails',
   input: z.object({ note: z.string().optional().describe('Ignored.') }),
   output: z.object({ ok: z.boolean() }),
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => {
     throw new ToolError('upstream_unavailable', 'The test upstream is down; nothing was charged.');
@@ -24,13 +24,13 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
   return defineTool({
     name,
     title: name,
-    description: 'Test tool with a side effect. Costs 0.001 USDC.',
+    description: 'Test tool with a side effect.',
     group: 'tools',
     method: 'POST',
     path: `/api/test/${name}`,
     input: z.object({}),
     output: z.object({ secret: z.string() }),
-    price: { default: '1000', optimism: '2000', stellar: '10000' },
+    payment: { usd: '0.001', accepts: 'every-network' },
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
     handler: async () => {
       await effect();
@@ -43,13 +43,13 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
 export const notBuiltTool = defineTool({
   name: 'not-built',
   title: 'Not built',
-  description: 'Test tool: refused with not_implemented after payment verification. Costs 0.001 USDC.',
+  description: 'Test tool: refused with not_implemented after payment verification.',
   group: 'tools',
   method: 'POST',
   path: '/api/test/not-built',
   input: z.object({ coin: z.string().describe('Ignored.') }),
   output: z.object({ ok: z.boolean() }),
-  price: { default: '1000', optimism: '2000', stellar: '10000' },
+  payment: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => {
     throw new ToolError('not_implemented', 'not-built is not available on this server. You have not been charged.');

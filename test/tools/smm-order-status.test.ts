@@ -41,7 +41,7 @@ describe('smm-order-status', () => {
       remains: 0,
       startCount: 3572,
     });
-    expect((await bed.store.getOrder(placed.orderId))?.status).toBe('completed');
+    expect((await bed.store.toolState.getOrder(placed.orderId))?.status).toBe('completed');
   });
 
   it('answers an order not placed here with not_found, without asking the panel', async () => {

@@ -43,13 +43,13 @@ describe('smm-order', () => {
     const placed = bed.panel.orders.at(-1)!;
     expect(out).toEqual({ status: 'ordered', orderId: String(placed.order), chargeUsd: 3 });
     expect(placed).toMatchObject({ service: 3, link: body.link, quantity: 5000 });
-    expect(await bed.store.getOrder(out.orderId)).toMatchObject({
+    expect(await bed.store.toolState.getOrder(out.orderId)).toMatchObject({
       orderId: out.orderId,
       ...body,
       chargeUsd: 3,
       status: 'ordered',
       payer: bed.payment.payer,
-      paymentKey: bed.payment.key,
+      replayKey: bed.payment.replayKey,
     });
   });
 

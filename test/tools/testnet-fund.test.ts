@@ -29,7 +29,7 @@ beforeAll(async () => {
     CDP_API_KEY_SECRET: key.secret,
     UPSTREAM_TIMEOUT_MS: '1000',
   });
-  ctx = testContext({ providers: createProviders(config, silentLogger), store });
+  ctx = testContext({ providers: createProviders(config, silentLogger), store: store.toolState });
 });
 afterAll(async () => {
   await store?.close();

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Challenge } from 'mppx';
 import { checksumAddress } from '../evm-address.js';
-import { canonicalJson } from '../json.js';
+import { canonicalJson } from '../../shared/json.js';
 import type { NetworkEntry } from '../networks.js';
 import { canonicalNetworkId } from '../match.js';
 import type { Challenge as X402Challenge } from '../requirements.js';

@@ -2,7 +2,6 @@ import type { PaymentPayload } from '@x402/core/types';
 import type { Logger } from '../../log.js';
 import type { AnyPaidToolDefinition } from '../../tool.js';
 import type { NetworkEntry } from '../networks.js';
-import { REASONS } from '../outcomes.js';
 import type { Challenge as X402Challenge } from '../requirements.js';
 import { issueChallenges, offersFor, type IssuedChallenge, type MppOffer } from './challenge.js';
 import type { DecodedCredential } from './credential.js';
@@ -86,7 +85,7 @@ export class MppGate {
       return {
         type: 'rejected',
         status: 400,
-        reason: REASONS.malformed,
+        reason: 'invalid_payment',
         message: `${decoded.message} Nothing was charged.`,
       };
     const matched = matchCredential(decoded.credential, tool.name, this.offers(tool), this.settings);

@@ -1,4 +1,4 @@
-import { REASONS } from '../outcomes.js';
+import { PAYMENT_CODES, type PaymentCode } from '../../errors.js';
 
 /** Reasons only the MPP path emits (the broker's own and the facilitators' reasons are shared with x402). */
 export const MPP_REASONS = {
@@ -59,18 +59,18 @@ type ErrorClass = MppErrorType;
 const E = MPP_ERROR_TYPES;
 
 /** The MPP error type of each reason the broker emits: a new broker reason fails to compile until it is mapped here. */
-const BROKER: Record<keyof typeof REASONS, ErrorClass> = {
-  malformed: E.MalformedCredentialError,
-  wrongVersion: E.MalformedCredentialError,
-  noMatch: E.InvalidChallengeError,
-  unsupportedRail: E.PaymentMethodUnsupportedError,
-  inFlight: E.PaymentActionRequiredError,
-  alreadyUsed: E.InvalidChallengeError,
-  facilitatorUnavailable: E.InternalPaymentError,
-  settlementPending: E.PaymentActionRequiredError,
-  settlementUnknown: E.PaymentActionRequiredError,
-  invalidIdentifier: E.MalformedCredentialError,
-  identifierConflict: E.InvalidChallengeError,
+const BROKER: Record<PaymentCode, ErrorClass> = {
+  invalid_payment: E.MalformedCredentialError,
+  invalid_x402_version: E.MalformedCredentialError,
+  no_matching_payment_requirements: E.InvalidChallengeError,
+  unsupported_payment_rail: E.PaymentMethodUnsupportedError,
+  payment_in_flight: E.PaymentActionRequiredError,
+  payment_already_used: E.InvalidChallengeError,
+  facilitator_unavailable: E.InternalPaymentError,
+  settlement_pending: E.PaymentActionRequiredError,
+  settlement_outcome_unknown: E.PaymentActionRequiredError,
+  invalid_payment_identifier: E.MalformedCredentialError,
+  payment_identifier_conflict: E.InvalidChallengeError,
 };
 
 /** The MPP error type of each reason of the MPP path. */
@@ -88,7 +88,7 @@ const OWN: Record<keyof typeof MPP_REASONS, ErrorClass> = {
 };
 
 const byReason = new Map<string, ErrorClass>([
-  ...Object.entries(BROKER).map(([key, type]) => [REASONS[key as keyof typeof REASONS], type] as const),
+  ...PAYMENT_CODES.map((code) => [code, BROKER[code]] as const),
   ...Object.entries(OWN).map(([key, type]) => [MPP_REASONS[key as keyof typeof MPP_REASONS], type] as const),
 ]);
 

@@ -1,5 +1,5 @@
 import type { PaymentPayload } from '@x402/core/types';
-import type { Credential } from 'mppx';
+import type { Credential, evm } from 'mppx';
 import { checksumAddress } from '../evm-address.js';
 import { boundTool, encodeRequest, MPP_INTENT, MPP_METHOD, type MppOffer } from './challenge.js';
 import { mppx } from './lib.js';
@@ -34,21 +34,16 @@ const mismatch = (status: 400 | 402, reason: MppReason, message: string): Creden
   message,
 });
 
-/**
- * Matches a decoded credential to the route it was sent to, statelessly: the challenge id is our HMAC over its fields
- * (so it was issued by a server holding the key), for this realm, this tool, one of this route's offers, not expired;
- * the EIP-3009 authorization pays exactly that offer and carries the challenge's hash as its nonce. The signature is
- * left to the facilitator, which checks it with the offer's EIP-712 domain when the x402 payment is verified.
- */
-export function matchCredential(
-  credential: Credential.Credential,
+type Challenge = Credential.Credential['challenge'];
+type Authorization = evm.Types.AuthorizationPayload;
+
+/** Checks that the challenge is ours (method, HMAC, realm), issued for this tool and not expired. */
+function checkChallenge(
+  challenge: Challenge,
   tool: string,
-  offers: readonly MppOffer[],
   settings: MppSettings,
-  nowMs = Date.now(),
-): MatchedCredential | CredentialMismatch {
-  const { Challenge, evm } = mppx();
-  const { challenge } = credential;
+  nowMs: number,
+): CredentialMismatch | undefined {
   if (challenge.method !== MPP_METHOD || challenge.intent !== MPP_INTENT) {
     return mismatch(
       400,
@@ -56,7 +51,7 @@ export function matchCredential(
       `This server takes MPP payments with method "${MPP_METHOD}" and intent "${MPP_INTENT}" only; the credential is for "${challenge.method}/${challenge.intent}".`,
     );
   }
-  if (!Challenge.verify(challenge, { secretKey: settings.secretKey })) {
+  if (!mppx().Challenge.verify(challenge, { secretKey: settings.secretKey })) {
     return mismatch(
       402,
       MPP_REASONS.invalidChallenge,
@@ -77,6 +72,11 @@ export function matchCredential(
       `The credential answers a challenge issued for another tool; pay the challenge this tool (${tool}) answers with.`,
     );
   }
+  return checkChallengeExpiry(challenge, nowMs);
+}
+
+/** Checks that the challenge carries a valid expiry that has not passed. */
+function checkChallengeExpiry(challenge: Challenge, nowMs: number): CredentialMismatch | undefined {
   if (!challenge.expires || Number.isNaN(Date.parse(challenge.expires))) {
     return mismatch(402, MPP_REASONS.invalidChallenge, 'The challenge carries no valid expiry.');
   }
@@ -87,16 +87,12 @@ export function matchCredential(
       `The challenge expired at ${challenge.expires}; ask again without payment for a fresh one. Nothing was charged.`,
     );
   }
-  const key = encodeRequest(challenge.request);
-  const offer = offers.find((o) => o.key === key);
-  if (!offer) {
-    return mismatch(
-      402,
-      MPP_REASONS.invalidChallenge,
-      'The credential answers a challenge whose price, asset, recipient or chain this route no longer offers; ask again without payment for a fresh challenge.',
-    );
-  }
-  const parsed = evm.Types.AuthorizationPayloadSchema.safeParse(credential.payload);
+  return undefined;
+}
+
+/** Reads the credential payload as an EIP-3009 authorization. */
+function readAuthorization(payload: unknown): { ok: true; auth: Authorization } | CredentialMismatch {
+  const parsed = mppx().evm.Types.AuthorizationPayloadSchema.safeParse(payload);
   if (!parsed.success) {
     return mismatch(
       400,
@@ -104,7 +100,16 @@ export function matchCredential(
       'The credential payload is not an EIP-3009 authorization (type "authorization" with from, to, value, validAfter, validBefore, a 32-byte nonce and a hex signature).',
     );
   }
-  const auth = parsed.data;
+  return { ok: true, auth: parsed.data };
+}
+
+/** Checks that the authorization pays exactly the offer, answers this challenge (nonce) and has not expired. */
+function checkAuthorizationTerms(
+  auth: Authorization,
+  offer: MppOffer,
+  challenge: Challenge,
+  nowMs: number,
+): CredentialMismatch | undefined {
   const { request } = offer;
   if (!same(auth.to, request.recipient))
     return mismatch(
@@ -118,7 +123,7 @@ export function matchCredential(
       MPP_REASONS.amountMismatch,
       `The authorization is for ${auth.value} atomic units; the challenge asks for exactly ${request.amount}.`,
     );
-  if (auth.nonce.toLowerCase() !== evm.Types.challengeHash(challenge).toLowerCase()) {
+  if (auth.nonce.toLowerCase() !== mppx().evm.Types.challengeHash(challenge).toLowerCase()) {
     return mismatch(
       402,
       MPP_REASONS.challengeHashMismatch,
@@ -131,9 +136,18 @@ export function matchCredential(
       MPP_REASONS.expired,
       'The authorization has expired (validBefore is past); sign a new one. Nothing was charged.',
     );
-  const source = evm.Types.toSource({
+  return undefined;
+}
+
+/** Checks that a source the credential names is the authorization's signer on the offer's chain. */
+function checkSource(
+  credential: Credential.Credential,
+  auth: Authorization,
+  offer: MppOffer,
+): CredentialMismatch | undefined {
+  const source = mppx().evm.Types.toSource({
     address: checksumAddress(auth.from) as `0x${string}`,
-    chainId: request.methodDetails.chainId,
+    chainId: offer.request.methodDetails.chainId,
   });
   if (credential.source !== undefined && credential.source !== source) {
     return mismatch(
@@ -142,6 +156,11 @@ export function matchCredential(
       `The credential's source ${credential.source} is not the authorization's signer (${source}).`,
     );
   }
+  return undefined;
+}
+
+/** The x402 `exact` payment, for the offer's own entry and version, that carries the authorization. */
+function paymentForOffer(offer: MppOffer, auth: Authorization): PaymentPayload {
   const authorization = {
     from: auth.from,
     to: auth.to,
@@ -151,8 +170,40 @@ export function matchCredential(
     nonce: auth.nonce,
   };
   const inner = { signature: auth.signature, authorization };
-  const payment = (offer.x402Version === 1
+  return (offer.x402Version === 1
     ? { x402Version: 1, scheme: offer.entry.scheme, network: offer.entry.network, payload: inner }
     : { x402Version: 2, accepted: offer.entry, payload: inner }) as unknown as PaymentPayload;
-  return { ok: true, offer, payment, challengeId: challenge.id, payer: auth.from };
+}
+
+/**
+ * Matches a decoded credential to the route it was sent to, statelessly: the challenge id is our HMAC over its fields
+ * (so it was issued by a server holding the key), for this realm, this tool, one of this route's offers, not expired;
+ * the EIP-3009 authorization pays exactly that offer and carries the challenge's hash as its nonce. The signature is
+ * left to the facilitator, which checks it with the offer's EIP-712 domain when the x402 payment is verified.
+ */
+export function matchCredential(
+  credential: Credential.Credential,
+  tool: string,
+  offers: readonly MppOffer[],
+  settings: MppSettings,
+  nowMs = Date.now(),
+): MatchedCredential | CredentialMismatch {
+  const { challenge } = credential;
+  const refused = checkChallenge(challenge, tool, settings, nowMs);
+  if (refused) return refused;
+  const key = encodeRequest(challenge.request);
+  const offer = offers.find((o) => o.key === key);
+  if (!offer) {
+    return mismatch(
+      402,
+      MPP_REASONS.invalidChallenge,
+      'The credential answers a challenge whose price, asset, recipient or chain this route no longer offers; ask again without payment for a fresh challenge.',
+    );
+  }
+  const read = readAuthorization(credential.payload);
+  if (!read.ok) return read;
+  const { auth } = read;
+  const wrong = checkAuthorizationTerms(auth, offer, challenge, nowMs) ?? checkSource(credential, auth, offer);
+  if (wrong) return wrong;
+  return { ok: true, offer, payment: paymentForOffer(offer, auth), challengeId: challenge.id, payer: auth.from };
 }

@@ -4,11 +4,11 @@ import type { Config } from '../../config.js';
 import type { NetworkEntry, NetworkFamily } from '../networks.js';
 
 /** What a rail reads off a matched payment: the chain's single-use key and the payer, or why the payload is unusable. */
-export type Identified = { ok: true; key: string; payer: string } | { ok: false; message: string };
+export type Identified = { ok: true; replayKey: string; payer: string } | { ok: false; message: string };
 
 /** A settlement whose outcome was not known when the call ended (timeout, `settlement_pending`). */
 export interface PendingSettlement {
-  key: string;
+  replayKey: string;
   payload: PaymentPayload;
   requirements: PaymentRequirements;
   /** Transaction id reported so far; empty when none was reported. */

@@ -39,27 +39,29 @@ function serial() {
   };
 }
 
-/** Creates the self-hosted Base Sepolia faucet (ETH and USDC). */
-export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet {
-  const account = privateKeyToAccount(options.key);
+type FaucetClient = ReturnType<typeof baseSepoliaClient>;
+
+/** The wallet client that signs with the faucet key and reads through the configured RPC. */
+function baseSepoliaClient(options: EvmFaucetOptions) {
   const chain = defineChain({
     id: BASE_SEPOLIA_CHAIN_ID,
     name: 'Base Sepolia',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
-  const client = createWalletClient({
-    account,
+  return createWalletClient({
+    account: privateKeyToAccount(options.key),
     chain,
     transport: http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: options.retries, retryDelay: 250 }),
     pollingInterval: 250,
     cacheTime: 0,
   }).extend(publicActions);
-  const inTurn = serial();
-  let checkedChain: Promise<void> | undefined;
-  let nextNonce = 0;
+}
 
-  const checkChain = () => {
+/** A check, remembered once it passes, that the RPC really serves Base Sepolia; a failed check is tried again. */
+function baseSepoliaGuard(client: FaucetClient, log: Logger): () => Promise<void> {
+  let checkedChain: Promise<void> | undefined;
+  return () => {
     checkedChain ??= client.getChainId().then((id) => {
       if (id !== BASE_SEPOLIA_CHAIN_ID) {
         log.error('the faucet RPC is not Base Sepolia; refusing to send', { chainId: id });
@@ -74,16 +76,21 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
     });
     return checkedChain;
   };
+}
 
-  const submit = (to: Hex, token: 'usdc' | 'eth') =>
+/** Sends one drip at a time from the faucet key, keeping its own nonce ahead of the RPC's pending count. */
+function dripSender(client: FaucetClient, usdc: string): (to: Hex, token: 'usdc' | 'eth') => Promise<Hex> {
+  const inTurn = serial();
+  let nextNonce = 0;
+  return (to, token) =>
     inTurn(async () => {
-      const pending = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
+      const pending = await client.getTransactionCount({ address: client.account.address, blockTag: 'pending' });
       const nonce = Math.max(pending, nextNonce);
       const tx =
         token === 'eth'
           ? { to, value: DRIP_AMOUNTS.eth.units }
           : {
-              to: options.usdc as Hex,
+              to: usdc as Hex,
               data: encodeFunctionData({
                 abi: erc20Abi,
                 functionName: 'transfer',
@@ -94,10 +101,49 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
       nextNonce = nonce + 1;
       return hash;
     });
+}
+
+/** Waits for the drip's receipt and refuses (uncharged) a drip that was not confirmed in time or reverted. */
+async function confirmDrip(
+  client: FaucetClient,
+  { network, token }: DripRequest,
+  hash: Hex,
+  confirmTimeoutMs: number,
+  log: Logger,
+): Promise<void> {
+  let status: 'success' | 'reverted';
+  try {
+    ({ status } = await client.waitForTransactionReceipt({ hash, timeout: confirmTimeoutMs }));
+  } catch (err) {
+    log.warn('faucet drip not confirmed in time', { network, token, transaction: hash });
+    throw new ToolError(
+      'upstream_timeout',
+      `The drip ${hash} was sent but not confirmed in time, so it is not charged; check ${explorerUrl(network, hash)} before asking again.`,
+      {
+        cause: err,
+        details: { transactionHash: hash },
+      },
+    );
+  }
+  if (status !== 'success') {
+    log.error('faucet drip reverted', { network, token, transaction: hash });
+    throw new ToolError(
+      'upstream_unavailable',
+      `The drip transaction ${hash} reverted; ${NOT_CHARGED}. Try again later.`,
+    );
+  }
+}
+
+/** Creates the self-hosted Base Sepolia faucet (ETH and USDC). */
+export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet {
+  const client = baseSepoliaClient(options);
+  const checkChain = baseSepoliaGuard(client, log);
+  const submit = dripSender(client, options.usdc);
 
   return {
     name: 'self-hosted',
-    async drip({ network, token, address }: DripRequest, signal: AbortSignal): Promise<Drip> {
+    async drip(request: DripRequest, signal: AbortSignal): Promise<Drip> {
+      const { network, token, address } = request;
       if (token === 'sol')
         throw new ToolError('invalid_input', `token sol is only available on solana-devnet; ${NOT_CHARGED}.`, {
           field: 'token',
@@ -112,7 +158,7 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
         if (err instanceof ToolError) throw err;
         const text = errorText(err);
         if (/insufficient funds|exceeds balance|transfer amount exceeds/i.test(text)) {
-          log.error('the self-hosted faucet is out of funds', { network, token, faucet: account.address });
+          log.error('the self-hosted faucet is out of funds', { network, token, faucet: client.account.address });
           throw new ToolError(
             'upstream_unavailable',
             `The faucet's wallet is out of funds for a ${token.toUpperCase()} drip right now. Try again later or ask for another token; ${NOT_CHARGED}.`,
@@ -120,27 +166,7 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
         }
         throw evmRpcError(err, LABEL, options.timeoutMs);
       }
-      let status: 'success' | 'reverted';
-      try {
-        ({ status } = await client.waitForTransactionReceipt({ hash, timeout: options.confirmTimeoutMs ?? 60_000 }));
-      } catch (err) {
-        log.warn('faucet drip not confirmed in time', { network, token, transaction: hash });
-        throw new ToolError(
-          'upstream_timeout',
-          `The drip ${hash} was sent but not confirmed in time, so it is not charged; check ${explorerUrl(network, hash)} before asking again.`,
-          {
-            cause: err,
-            details: { transactionHash: hash },
-          },
-        );
-      }
-      if (status !== 'success') {
-        log.error('faucet drip reverted', { network, token, transaction: hash });
-        throw new ToolError(
-          'upstream_unavailable',
-          `The drip transaction ${hash} reverted; ${NOT_CHARGED}. Try again later.`,
-        );
-      }
+      await confirmDrip(client, request, hash, options.confirmTimeoutMs ?? 60_000, log);
       return { transactionHash: hash, explorer: explorerUrl(network, hash) };
     },
   };

@@ -168,6 +168,69 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 
 const pad = (address: string): `0x${string}` => `0x${address.slice(2).toLowerCase().padStart(64, '0')}`;
 
+/** Reads a value a contract may not have: null when it reverts or lacks the function, a transport failure throws. */
+async function optionalRead<T>(work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isTransportFailure(err)) throw err;
+    return null; // the contract has no such function or reverted
+  }
+}
+
+/** Raw `eth_getLogs` for Transfer events matching the filter. */
+function requestTransferLogs(client: PublicClient, f: TransferLogFilter): Promise<RawLog[]> {
+  return client.request({
+    method: 'eth_getLogs',
+    params: [
+      {
+        fromBlock: toHex(f.fromBlock),
+        toBlock: toHex(f.toBlock),
+        ...(f.token ? { address: f.token as `0x${string}` } : {}),
+        topics: [TRANSFER_TOPIC, f.from ? pad(f.from) : null, f.to ? pad(f.to) : null],
+      },
+    ],
+  }) as Promise<RawLog[]>;
+}
+
+/** A block's time in unix seconds, remembered for a day in `times`. */
+async function readBlockTimestamp(
+  client: PublicClient,
+  times: TtlLruCache<number>,
+  label: string,
+  block: number,
+): Promise<number> {
+  const key = String(block);
+  const known = times.get(key);
+  if (known !== undefined) return known;
+  const raw = (await client.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })) as {
+    timestamp?: `0x${string}`;
+  } | null;
+  if (!raw?.timestamp)
+    throw new ToolError(
+      'upstream_invalid',
+      `The ${label} does not know block ${block}. Try again in a minute; ${NOT_CHARGED}.`,
+    );
+  const seconds = Number(hexToBigInt(raw.timestamp));
+  times.set(key, seconds, 24 * 3_600_000);
+  return seconds;
+}
+
+/** A token's symbol and decimals (null where the contract does not answer), remembered for a day in `tokens`. */
+async function readTokenInfo(client: PublicClient, tokens: TtlLruCache<TokenInfo>, token: string): Promise<TokenInfo> {
+  const key = token.toLowerCase();
+  const known = tokens.get(key);
+  if (known) return known;
+  const address = token as `0x${string}`;
+  const [symbol, decimals] = await Promise.all([
+    optionalRead(() => client.readContract({ address, abi: erc20Abi, functionName: 'symbol' })),
+    optionalRead(() => client.readContract({ address, abi: erc20Abi, functionName: 'decimals' })),
+  ]);
+  const info = { symbol: symbol ?? null, decimals: decimals === null ? null : Number(decimals) };
+  tokens.set(key, info, 24 * 3_600_000);
+  return info;
+}
+
 /** Creates a reader for one RPC URL; `label` names it in error messages (the URL may hold a key: never shown). */
 export function createEvmReader(url: string, label: string, options: EvmRpcOptions): EvmReader {
   const client: PublicClient = createPublicClient({
@@ -181,14 +244,6 @@ export function createEvmReader(url: string, label: string, options: EvmRpcOptio
       return await abortable(work(), signal);
     } catch (err) {
       throw evmRpcError(err, label, options.timeoutMs);
-    }
-  };
-  const optionalRead = async <T>(work: () => Promise<T>): Promise<T | null> => {
-    try {
-      return await work();
-    } catch (err) {
-      if (isTransportFailure(err)) throw err;
-      return null; // the contract has no such function or reverted
     }
   };
   return {
@@ -206,53 +261,9 @@ export function createEvmReader(url: string, label: string, options: EvmRpcOptio
         }),
       ),
     gasPrice: (signal) => run(signal, () => client.getGasPrice()),
-    transferLogs: (f, signal) =>
-      run(
-        signal,
-        () =>
-          client.request({
-            method: 'eth_getLogs',
-            params: [
-              {
-                fromBlock: toHex(f.fromBlock),
-                toBlock: toHex(f.toBlock),
-                ...(f.token ? { address: f.token as `0x${string}` } : {}),
-                topics: [TRANSFER_TOPIC, f.from ? pad(f.from) : null, f.to ? pad(f.to) : null],
-              },
-            ],
-          }) as Promise<RawLog[]>,
-      ),
-    blockTimestamp: (block, signal) =>
-      run(signal, async () => {
-        const key = String(block);
-        const known = times.get(key);
-        if (known !== undefined) return known;
-        const raw = (await client.request({ method: 'eth_getBlockByNumber', params: [toHex(block), false] })) as {
-          timestamp?: `0x${string}`;
-        } | null;
-        if (!raw?.timestamp)
-          throw new ToolError(
-            'upstream_invalid',
-            `The ${label} does not know block ${block}. Try again in a minute; ${NOT_CHARGED}.`,
-          );
-        const seconds = Number(hexToBigInt(raw.timestamp));
-        times.set(key, seconds, 24 * 3_600_000);
-        return seconds;
-      }),
-    tokenInfo: (token, signal) =>
-      run(signal, async () => {
-        const key = token.toLowerCase();
-        const known = tokens.get(key);
-        if (known) return known;
-        const address = token as `0x${string}`;
-        const [symbol, decimals] = await Promise.all([
-          optionalRead(() => client.readContract({ address, abi: erc20Abi, functionName: 'symbol' })),
-          optionalRead(() => client.readContract({ address, abi: erc20Abi, functionName: 'decimals' })),
-        ]);
-        const info = { symbol: symbol ?? null, decimals: decimals === null ? null : Number(decimals) };
-        tokens.set(key, info, 24 * 3_600_000);
-        return info;
-      }),
+    transferLogs: (f, signal) => run(signal, () => requestTransferLogs(client, f)),
+    blockTimestamp: (block, signal) => run(signal, () => readBlockTimestamp(client, times, label, block)),
+    tokenInfo: (token, signal) => run(signal, () => readTokenInfo(client, tokens, token)),
   };
 }
 

@@ -152,6 +152,84 @@ function upstream(name: string, label: string, baseUrl: string, timeoutMs: numbe
   });
 }
 
+/** The CDP API key pair, parsed; both variables or neither. */
+function cdpCredentials(env: ChainToolsEnv): CdpCredentials | undefined {
+  const credentials =
+    env.CDP_API_KEY_ID && env.CDP_API_KEY_SECRET
+      ? { keyId: env.CDP_API_KEY_ID, key: parseCdpSecret(env.CDP_API_KEY_SECRET) }
+      : undefined;
+  if (Boolean(env.CDP_API_KEY_ID) !== Boolean(env.CDP_API_KEY_SECRET)) {
+    throw new Error('CDP_API_KEY_ID and CDP_API_KEY_SECRET must be set together');
+  }
+  return credentials;
+}
+
+/** The faucet's keypair on Solana devnet, parsed; a bad key is named with a reason that never echoes it. */
+function faucetSolanaKey(
+  text: string | undefined,
+  parseSolanaKey: (text: string) => Uint8Array,
+): Uint8Array | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseSolanaKey(text);
+  } catch (err) {
+    // No `cause`: the parser's own errors can quote the whole key (a base58 decoding error does).
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`FAUCET_SOLANA_SECRET_KEY ${(err as Error).message.replace(/[A-Za-z0-9+/=]{20,}/g, '…')}`);
+  }
+}
+
+/** The faucet's provider, keys and USDC token/mint; the provider defaults to CDP when its credentials are set. */
+function faucetSettings(
+  env: ChainToolsEnv,
+  credentials: CdpCredentials | undefined,
+  parseSolanaKey: (text: string) => Uint8Array,
+): ChainToolsSettings['faucet'] {
+  if (env.FAUCET_EVM_PRIVATE_KEY !== undefined && !evmKey.safeParse(env.FAUCET_EVM_PRIVATE_KEY).success) {
+    throw new Error('FAUCET_EVM_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key');
+  }
+  const solanaKey = faucetSolanaKey(env.FAUCET_SOLANA_SECRET_KEY, parseSolanaKey);
+  const provider = env.FAUCET_PROVIDER ?? (credentials ? 'cdp' : 'self-hosted');
+  if (provider === 'cdp' && !credentials)
+    throw new Error('FAUCET_PROVIDER=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET');
+  return {
+    provider,
+    evmKey: env.FAUCET_EVM_PRIVATE_KEY as `0x${string}` | undefined,
+    solanaKey,
+    usdc: {
+      'base-sepolia': TESTNET_USDC['base-sepolia'],
+      'solana-devnet': env.FAUCET_SOLANA_USDC_MINT ?? TESTNET_USDC['solana-devnet'],
+    },
+  };
+}
+
+/** What transfers-evm reads: the RPC of its chain, the scan's chunking and the indexer when an API key is set. */
+function transfersSettings(
+  env: ChainToolsEnv,
+  urls: Record<ChainName, string>,
+  chain: ChainName,
+  { timeoutMs, retries }: { timeoutMs: number; retries: number },
+): ChainToolsSettings['transfers'] {
+  const apiKey = env.ALCHEMY_API_KEY;
+  return {
+    rpc: { url: urls[chain], label: chain === 'base-sepolia' ? 'Base Sepolia JSON-RPC' : 'Base JSON-RPC' },
+    chunkBlocks: env.TRANSFERS_CHUNK_BLOCKS ?? 2_000,
+    maxBlocks: env.TRANSFERS_MAX_BLOCKS ?? 50_000,
+    indexer: apiKey
+      ? {
+          settings: upstream(
+            'indexer',
+            'Alchemy transfers API',
+            env.INDEXER_URL ?? (chain === 'base-sepolia' ? TESTNET_INDEXER_URL : INDEXER_URL),
+            timeoutMs,
+            retries,
+          ),
+          apiKey,
+        }
+      : undefined,
+  };
+}
+
 /**
  * Builds the chain-tool settings; throws an Error whose message names the variable (never its value) when one is
  * invalid. `parseSolanaKey` is config's keypair parser (shared with the facilitator key).
@@ -164,31 +242,10 @@ export function chainToolsSettings(
 ): ChainToolsSettings {
   const { timeoutMs, retries } = upstreamDefaults;
   const cdpUrl = env.CDP_API_URL ?? CDP_API_URL;
-  const credentials =
-    env.CDP_API_KEY_ID && env.CDP_API_KEY_SECRET
-      ? { keyId: env.CDP_API_KEY_ID, key: parseCdpSecret(env.CDP_API_KEY_SECRET) }
-      : undefined;
-  if (Boolean(env.CDP_API_KEY_ID) !== Boolean(env.CDP_API_KEY_SECRET)) {
-    throw new Error('CDP_API_KEY_ID and CDP_API_KEY_SECRET must be set together');
-  }
-  if (env.FAUCET_EVM_PRIVATE_KEY !== undefined && !evmKey.safeParse(env.FAUCET_EVM_PRIVATE_KEY).success) {
-    throw new Error('FAUCET_EVM_PRIVATE_KEY must be a 0x-prefixed 32-byte hex private key');
-  }
-  let solanaKey: Uint8Array | undefined;
-  if (env.FAUCET_SOLANA_SECRET_KEY !== undefined) {
-    try {
-      solanaKey = parseSolanaKey(env.FAUCET_SOLANA_SECRET_KEY);
-    } catch (err) {
-      throw new Error(`FAUCET_SOLANA_SECRET_KEY ${(err as Error).message.replace(/[A-Za-z0-9+/=]{20,}/g, '…')}`);
-    }
-  }
-  const provider = env.FAUCET_PROVIDER ?? (credentials ? 'cdp' : 'self-hosted');
-  if (provider === 'cdp' && !credentials)
-    throw new Error('FAUCET_PROVIDER=cdp needs CDP_API_KEY_ID and CDP_API_KEY_SECRET');
-  const apiKey = env.ALCHEMY_API_KEY;
-  const set = env.TOLLBOOTH_NETWORK_SET ?? 'mainnet';
+  const credentials = cdpCredentials(env);
+  const faucet = faucetSettings(env, credentials, parseSolanaKey);
   const urls = rpcUrls(env.RPC_URLS, networks);
-  const chain = transfersChain(networks, set);
+  const chain = transfersChain(networks, env.TOLLBOOTH_NETWORK_SET ?? 'mainnet');
   return {
     rpcUrls: urls,
     rpc: { timeoutMs, retries },
@@ -198,37 +255,13 @@ export function chainToolsSettings(
       faucet: upstream('cdp-faucet', 'CDP faucet', cdpUrl, timeoutMs, 0),
       onramp: upstream('cdp-onramp', 'Coinbase Onramp API', cdpUrl, timeoutMs, retries),
     },
-    faucet: {
-      provider,
-      evmKey: env.FAUCET_EVM_PRIVATE_KEY as `0x${string}` | undefined,
-      solanaKey,
-      usdc: {
-        'base-sepolia': TESTNET_USDC['base-sepolia'],
-        'solana-devnet': env.FAUCET_SOLANA_USDC_MINT ?? TESTNET_USDC['solana-devnet'],
-      },
-    },
+    faucet,
     wallet: {
       networks: env.WALLET_READINESS_NETWORKS?.split(',')
         .map((s) => s.trim())
         .filter(Boolean),
       stepTimeoutMs: env.WALLET_STEP_TIMEOUT_MS ?? 10_000,
     },
-    transfers: {
-      rpc: { url: urls[chain], label: chain === 'base-sepolia' ? 'Base Sepolia JSON-RPC' : 'Base JSON-RPC' },
-      chunkBlocks: env.TRANSFERS_CHUNK_BLOCKS ?? 2_000,
-      maxBlocks: env.TRANSFERS_MAX_BLOCKS ?? 50_000,
-      indexer: apiKey
-        ? {
-            settings: upstream(
-              'indexer',
-              'Alchemy transfers API',
-              env.INDEXER_URL ?? (chain === 'base-sepolia' ? TESTNET_INDEXER_URL : INDEXER_URL),
-              timeoutMs,
-              retries,
-            ),
-            apiKey,
-          }
-        : undefined,
-    },
+    transfers: transfersSettings(env, urls, chain, upstreamDefaults),
   };
 }

@@ -20,7 +20,9 @@ import {
   type Address,
   type Instruction,
   type KeyPairSigner,
+  type Rpc,
   type Signature,
+  type SolanaRpcApi,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
@@ -57,6 +59,64 @@ function memo(text: string): Instruction {
   return { programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(text) };
 }
 
+/** The drip's instructions: a SOL transfer, or the recipient's USDC account (idempotent) and a checked transfer; plus a unique memo. */
+async function dripInstructions(
+  payer: KeyPairSigner,
+  mint: Address,
+  to: Address,
+  token: 'usdc' | 'sol',
+): Promise<Instruction[]> {
+  const tag = memo(`tollbooth testnet-fund ${randomUUID()}`);
+  if (token === 'sol')
+    return [getTransferSolInstruction({ source: payer, destination: to, amount: DRIP_AMOUNTS.sol.units }), tag];
+  const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return [
+    getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: to, mint }),
+    getTransferCheckedInstruction({
+      source,
+      mint,
+      destination,
+      authority: payer,
+      amount: DRIP_AMOUNTS.usdc.units,
+      decimals: DRIP_AMOUNTS.usdc.decimals,
+    }),
+    tag,
+  ];
+}
+
+/** Polls the signature's status until it is confirmed; a failed or unconfirmed drip throws (and is not charged). */
+async function waitForConfirmation(
+  rpc: Rpc<SolanaRpcApi>,
+  signature: Signature,
+  options: SolanaFaucetOptions,
+  log: Logger,
+): Promise<void> {
+  const deadline = Date.now() + (options.confirmTimeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    const { value } = await solanaCall(LABEL, options.timeoutMs, undefined, (abortSignal) =>
+      rpc.getSignatureStatuses([signature]).send({ abortSignal }),
+    );
+    const status = value[0];
+    if (status?.err) {
+      log.error('faucet drip failed on chain', {
+        transaction: signature,
+        err: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+      });
+      throw new ToolError(
+        'upstream_unavailable',
+        `The drip transaction ${signature} failed on chain (the faucet may be out of funds); ${NOT_CHARGED}. Try again later.`,
+      );
+    }
+    if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return;
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
+  }
+  throw new ToolError(
+    'upstream_timeout',
+    `The drip ${signature} was sent but not confirmed in time, so it is not charged; check ${explorerUrl('solana-devnet', signature)} before asking again.`,
+  );
+}
+
 /** Creates the self-hosted Solana devnet faucet (SOL and USDC). */
 export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): Faucet {
   const rpc = solanaRpc(options.rpcUrl);
@@ -64,52 +124,6 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
   const signer = createKeyPairSignerFromBytes(options.key);
   signer.catch(() => undefined); // validated when the configuration was parsed
   const mint = toAddress(options.usdcMint);
-
-  const instructions = async (payer: KeyPairSigner, to: Address, token: 'usdc' | 'sol'): Promise<Instruction[]> => {
-    const tag = memo(`tollbooth testnet-fund ${randomUUID()}`);
-    if (token === 'sol')
-      return [getTransferSolInstruction({ source: payer, destination: to, amount: DRIP_AMOUNTS.sol.units }), tag];
-    const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const [destination] = await findAssociatedTokenPda({ owner: to, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    return [
-      getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: to, mint }),
-      getTransferCheckedInstruction({
-        source,
-        mint,
-        destination,
-        authority: payer,
-        amount: DRIP_AMOUNTS.usdc.units,
-        decimals: DRIP_AMOUNTS.usdc.decimals,
-      }),
-      tag,
-    ];
-  };
-
-  const confirm = async (signature: Signature): Promise<void> => {
-    const deadline = Date.now() + (options.confirmTimeoutMs ?? 60_000);
-    while (Date.now() < deadline) {
-      const { value } = await solanaCall(LABEL, options.timeoutMs, undefined, (abortSignal) =>
-        rpc.getSignatureStatuses([signature]).send({ abortSignal }),
-      );
-      const status = value[0];
-      if (status?.err) {
-        log.error('faucet drip failed on chain', {
-          transaction: signature,
-          err: JSON.stringify(status.err, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
-        });
-        throw new ToolError(
-          'upstream_unavailable',
-          `The drip transaction ${signature} failed on chain (the faucet may be out of funds); ${NOT_CHARGED}. Try again later.`,
-        );
-      }
-      if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return;
-      await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
-    }
-    throw new ToolError(
-      'upstream_timeout',
-      `The drip ${signature} was sent but not confirmed in time, so it is not charged; check ${explorerUrl('solana-devnet', signature)} before asking again.`,
-    );
-  };
 
   return {
     name: 'self-hosted',
@@ -119,7 +133,7 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
           field: 'token',
         });
       const payer = await signer;
-      const ixs = await instructions(payer, toAddress(address), token);
+      const ixs = await dripInstructions(payer, mint, toAddress(address), token);
       const { value: blockhash } = await solanaCall(LABEL, options.timeoutMs, signal, (abortSignal) =>
         rpc.getLatestBlockhash().send({ abortSignal }),
       );
@@ -146,7 +160,7 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
         }
         throw err;
       }
-      await confirm(signature);
+      await waitForConfirmation(rpc, signature, options, log);
       return { transactionHash: signature, explorer: explorerUrl(network, signature) };
     },
   };

@@ -78,12 +78,12 @@ const amount = (symbol: string, raw: bigint, decimals: number): Amount => ({
   formatted: formatUnits(raw, decimals),
 });
 
-/** Builds the wallet provider from the payment table and the chain-tool settings. */
-export function createWalletProvider(
+/** The EVM and Solana networks wallet-readiness reads, each with its reader and the symbols it reports. */
+function readNetworks(
   networks: readonly NetworkEntry[],
   settings: ChainToolsSettings,
   evm: EvmRpcProvider,
-): WalletProvider {
+): { evmNets: EvmNet[]; solNets: SolNet[] } {
   const { evm: evmPicked, svm: solPicked } = walletNetworks(networks, settings);
   const evmNets: EvmNet[] = evmPicked.map((n) => {
     const label = n.label ?? n.id;
@@ -106,60 +106,70 @@ export function createWalletProvider(
       reader: createSolanaReader(solanaRpcUrl(n, settings)!, `${label} RPC`, settings.rpc.timeoutMs),
     };
   });
+  return { evmNets, solNets };
+}
 
+/** The native and stablecoin balances of an address on one EVM network. */
+async function evmBalances(net: EvmNet, address: string, signal: AbortSignal) {
+  const [native, stable, info] = await Promise.all([
+    net.reader.nativeBalance(address, signal),
+    net.reader.tokenBalance(net.asset, address, signal),
+    net.reader.tokenInfo(net.asset, signal),
+  ]);
+  return {
+    family: 'evm' as const,
+    address,
+    native: amount(net.native, native, 18),
+    stablecoin: { ...amount(info.symbol ?? 'USDC', stable, net.decimals), token: net.asset },
+  };
+}
+
+/** The SOL and USDC balances of an address on one Solana network. */
+async function solanaBalances(net: SolNet, address: string, signal: AbortSignal) {
+  const [lamports, token] = await Promise.all([
+    net.reader.lamports(address, signal),
+    net.reader.tokenBalance(address, net.mint, signal),
+  ]);
+  return {
+    family: 'svm' as const,
+    address,
+    native: amount('SOL', lamports, 9),
+    stablecoin: { ...amount('USDC', token.raw, token.decimals ?? net.decimals), token: net.mint },
+  };
+}
+
+/** One EVM network's gas price and the fee of one stablecoin transfer at that price. */
+async function evmGas(net: EvmNet, signal: AbortSignal) {
+  const price = await net.reader.gasPrice(signal);
+  return {
+    gasPriceWei: price.toString(),
+    gasPriceGwei: formatUnits(price, 9),
+    stablecoinTransfer: {
+      gas: Number(STABLECOIN_TRANSFER_GAS),
+      fee: amount(net.native, price * STABLECOIN_TRANSFER_GAS, 18),
+    },
+  };
+}
+
+/** Builds the wallet provider from the payment table and the chain-tool settings. */
+export function createWalletProvider(
+  networks: readonly NetworkEntry[],
+  settings: ChainToolsSettings,
+  evm: EvmRpcProvider,
+): WalletProvider {
+  const { evmNets, solNets } = readNetworks(networks, settings, evm);
   return {
     stepTimeoutMs: settings.wallet.stepTimeoutMs,
     networks: [...evmNets.map((n) => n.id), ...solNets.map((n) => n.id)],
     async balances(address, solanaAddress, signal) {
-      const evmReads = evmNets.map((net) =>
-        settle(net, async () => {
-          const [native, stable, info] = await Promise.all([
-            net.reader.nativeBalance(address, signal),
-            net.reader.tokenBalance(net.asset, address, signal),
-            net.reader.tokenInfo(net.asset, signal),
-          ]);
-          return {
-            family: 'evm' as const,
-            address,
-            native: amount(net.native, native, 18),
-            stablecoin: { ...amount(info.symbol ?? 'USDC', stable, net.decimals), token: net.asset },
-          };
-        }),
-      );
+      const evmReads = evmNets.map((net) => settle(net, () => evmBalances(net, address, signal)));
       const solReads = solanaAddress
-        ? solNets.map((net) =>
-            settle(net, async () => {
-              const [lamports, token] = await Promise.all([
-                net.reader.lamports(solanaAddress, signal),
-                net.reader.tokenBalance(solanaAddress, net.mint, signal),
-              ]);
-              return {
-                family: 'svm' as const,
-                address: solanaAddress,
-                native: amount('SOL', lamports, 9),
-                stablecoin: { ...amount('USDC', token.raw, token.decimals ?? net.decimals), token: net.mint },
-              };
-            }),
-          )
+        ? solNets.map((net) => settle(net, () => solanaBalances(net, solanaAddress, signal)))
         : [];
       return Promise.all([...evmReads, ...solReads]) as Promise<BalanceRead[]>;
     },
     async gas(signal) {
-      return Promise.all(
-        evmNets.map((net) =>
-          settle(net, async () => {
-            const price = await net.reader.gasPrice(signal);
-            return {
-              gasPriceWei: price.toString(),
-              gasPriceGwei: formatUnits(price, 9),
-              stablecoinTransfer: {
-                gas: Number(STABLECOIN_TRANSFER_GAS),
-                fee: amount(net.native, price * STABLECOIN_TRANSFER_GAS, 18),
-              },
-            };
-          }),
-        ),
-      ) as Promise<GasRead[]>;
+      return Promise.all(evmNets.map((net) => settle(net, () => evmGas(net, signal)))) as Promise<GasRead[]>;
     },
   };
 }

@@ -104,6 +104,40 @@ const CandleSnapshotSchema = z.array(
   }),
 );
 
+type Universe = z.infer<typeof MetaSchema>['universe'];
+
+/** The exchange's spelling of `coin` in the coin list (exact, else case-insensitive); not_found naming examples. */
+function coinInUniverse(coin: string, universe: Universe, label: string): string {
+  const wanted = coin.trim();
+  const active = universe.filter((u) => u.isDelisted !== true).map((u) => u.name);
+  if (active.includes(wanted)) return wanted;
+  const folded = active.filter((name) => name.toLowerCase() === wanted.toLowerCase());
+  if (folded.length === 1) return folded[0]!;
+  const delisted = universe.find((u) => u.isDelisted === true && u.name.toLowerCase() === wanted.toLowerCase());
+  const similar = active
+    .filter((name) => wanted.length >= 2 && name.toLowerCase().includes(wanted.toLowerCase()))
+    .slice(0, 5);
+  const examples = [...new Set([...similar, ...PREFERRED_EXAMPLES.filter((n) => active.includes(n)), ...active])].slice(
+    0,
+    8,
+  );
+  const why = delisted
+    ? `"${delisted.name}" is delisted on the ${label}`
+    : `"${wanted}" is not a perpetual coin on the ${label}`;
+  throw new ToolError(
+    'not_found',
+    `${why} (${active.length} coins are listed). Use a listed ticker such as ${examples.join(', ')}; you were not charged.`,
+    { field: 'coin', details: { examples } },
+  );
+}
+
+/** The `candleSnapshot` request: a window of `limit` candles aligned to the interval, so one candle shares a cache key. */
+function candleRequest(coin: string, interval: CandleInterval, limit: number, nowMs: number) {
+  const step = INTERVAL_MS[interval];
+  const bucket = Math.floor(nowMs / step) * step;
+  return { coin, interval, startTime: bucket - limit * step, endTime: bucket + step - 1 };
+}
+
 /** Builds the Hyperliquid provider over its upstream client (`POST /info`). */
 export function createHyperliquidProvider(upstream: Upstream, now: () => number = Date.now): HyperliquidProvider {
   const label = upstream.info.label;
@@ -126,34 +160,12 @@ export function createHyperliquidProvider(upstream: Upstream, now: () => number 
 
   async function resolveCoin(coin: string, signal?: AbortSignal): Promise<string> {
     const { data } = await meta(signal);
-    const wanted = coin.trim();
-    const active = data.universe.filter((u) => u.isDelisted !== true).map((u) => u.name);
-    if (active.includes(wanted)) return wanted;
-    const folded = active.filter((name) => name.toLowerCase() === wanted.toLowerCase());
-    if (folded.length === 1) return folded[0]!;
-    const delisted = data.universe.find((u) => u.isDelisted === true && u.name.toLowerCase() === wanted.toLowerCase());
-    const similar = active
-      .filter((name) => wanted.length >= 2 && name.toLowerCase().includes(wanted.toLowerCase()))
-      .slice(0, 5);
-    const examples = [
-      ...new Set([...similar, ...PREFERRED_EXAMPLES.filter((n) => active.includes(n)), ...active]),
-    ].slice(0, 8);
-    const why = delisted
-      ? `"${delisted.name}" is delisted on the ${label}`
-      : `"${wanted}" is not a perpetual coin on the ${label}`;
-    throw new ToolError(
-      'not_found',
-      `${why} (${active.length} coins are listed). Use a listed ticker such as ${examples.join(', ')}; you were not charged.`,
-      { field: 'coin', details: { examples } },
-    );
+    return coinInUniverse(coin, data.universe, label);
   }
 
   async function candles(query: CandleQuery): Promise<CandleSeries> {
     const coin = await resolveCoin(query.coin, query.signal);
-    const step = INTERVAL_MS[query.interval];
-    // Window aligned to the interval, so identical requests within one candle share a cache key.
-    const bucket = Math.floor(now() / step) * step;
-    const req = { coin, interval: query.interval, startTime: bucket - query.limit * step, endTime: bucket + step - 1 };
+    const req = candleRequest(coin, query.interval, query.limit, now());
     const fetched = await upstream.request({
       method: 'POST',
       path: '/info',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REASONS } from '../../../src/payments/outcomes.js';
+import { PAYMENT_CODES } from '../../../src/errors.js';
 import { MPP_ERROR_TYPES, MPP_REASONS, problemFor } from '../../../src/payments/mpp/problem.js';
 
 const type = (reason: string) =>
@@ -7,7 +7,7 @@ const type = (reason: string) =>
 
 describe('MPP problem details for our payment outcomes', () => {
   it('map every reason the broker emits to an MPP problem type', () => {
-    expect(Object.fromEntries(Object.values(REASONS).map((r) => [r, type(r)]))).toEqual({
+    expect(Object.fromEntries(PAYMENT_CODES.map((r) => [r, type(r)]))).toEqual({
       invalid_payment: 'malformed-credential',
       invalid_x402_version: 'malformed-credential',
       no_matching_payment_requirements: 'invalid-challenge',
@@ -40,7 +40,7 @@ describe('MPP problem details for our payment outcomes', () => {
   });
 
   it('keep our status, sentence and reason, and name the challenge', () => {
-    expect(problemFor(REASONS.inFlight, 409, 'wait', 'abc')).toEqual({
+    expect(problemFor('payment_in_flight', 409, 'wait', 'abc')).toEqual({
       type: 'https://paymentauth.org/problems/payment-action-required',
       title: 'Payment Action Required',
       status: 409,

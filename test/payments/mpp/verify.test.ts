@@ -11,7 +11,7 @@ import { transfersEvm } from '../../../tools/transfers-evm.js';
 
 // Reading a credential needs mppx, which the server loads with the first credential.
 beforeAll(() => loadMppx());
-import { payer, SECRET, setup, signFor } from './support.js';
+import { payer, setup, signFor } from './support.js';
 
 const tool = (t: unknown) => t as AnyPaidToolDefinition;
 const { config, offers } = setup(tool(annuity));

@@ -22,7 +22,7 @@ export function cdpTestKey(kind: 'ec' | 'ed25519'): CdpTestKey {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     return { keyId, secret: privateKey.export({ type: 'sec1', format: 'pem' }).toString(), publicKey };
   }
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const { privateKey } = generateKeyPairSync('ed25519');
   const jwk = privateKey.export({ format: 'jwk' });
   const bytes = Buffer.concat([Buffer.from(jwk.d ?? '', 'base64url'), Buffer.from(jwk.x ?? '', 'base64url')]);
   return { keyId, secret: bytes.toString('base64'), publicKey: createPublicKey(privateKey) };

@@ -7,7 +7,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { Errors } from '@x402/avm/exact/facilitator';
-import { REASONS } from '../../outcomes.js';
+import type { PaymentCode } from '../../../errors.js';
 import { isConfirmed } from './lookup.js';
 import { traceCall } from '../rpc-trace.js';
 import { avmPayloadOf, base64, decodeGroup, expectedGroupId, genesisMatches, paymentTxnOf } from './txns.js';
@@ -152,7 +152,7 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
     if (!result.success && !afterSubmit && rpcFailure) {
       return {
         ...result,
-        errorReason: REASONS.facilitatorUnavailable,
+        errorReason: 'facilitator_unavailable' satisfies PaymentCode,
         errorMessage: `algod failed before anything was submitted (${rpcFailure}); nothing was charged.`,
       };
     }
@@ -160,7 +160,7 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
     this.submitted.add(result.transaction);
     return {
       ...result,
-      errorReason: REASONS.settlementPending,
+      errorReason: 'settlement_pending' satisfies PaymentCode,
       errorMessage: `${result.errorReason}: ${result.errorMessage ?? ''}`,
     };
   }
@@ -179,7 +179,7 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
     }
     return {
       success: false,
-      errorReason: REASONS.settlementPending,
+      errorReason: 'settlement_pending' satisfies PaymentCode,
       errorMessage: `Transaction ${txid} was submitted and is not confirmed yet.`,
       transaction: txid,
       network: requirements.network,

@@ -59,7 +59,7 @@ export const algorandExactRail: LoadedRail = {
           'The Algorand payment needs `paymentGroup` (base64 msgpack transactions) and a `paymentIndex` pointing at a transaction that decodes.',
       };
     }
-    return { ok: true, key: `algorand-exact:${txn.txID()}`, payer: txn.sender.toString() };
+    return { ok: true, replayKey: `algorand-exact:${txn.txID()}`, payer: txn.sender.toString() };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const secretKey = config.facilitator.keys.algorand;

@@ -108,7 +108,7 @@ export const evmExactRail: LoadedRail = {
         message:
           'The exact EVM payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
       };
-    return { ok: true, key: evmExactReplayKey(requirements, auth), payer: auth.from };
+    return { ok: true, replayKey: evmExactReplayKey(requirements, auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const key = config.facilitator.keys.evm;

@@ -27,7 +27,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { getAddress, type Hex } from 'viem';
-import { REASONS } from '../../outcomes.js';
+import type { PaymentCode } from '../../../errors.js';
 import { chainText, noteRpcFailure, rpcErrorText, traceCall } from '../rpc-trace.js';
 
 /** True when an error from viem is the RPC failing (no answer, HTTP error, timeout, unreadable answer), not the chain refusing (a revert). */
@@ -142,7 +142,7 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
     const unavailable = (why: string): SettleResponse => ({
       ...base,
       success: false,
-      errorReason: REASONS.facilitatorUnavailable,
+      errorReason: 'facilitator_unavailable' satisfies PaymentCode,
       errorMessage: `The chain's RPC failed before any transaction was sent (${why}); nothing was charged.`,
     });
     return traceCall(async (trace) => {
@@ -167,7 +167,10 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
         return unavailable(rpcErrorText(err));
       }
       const beforeSending =
-        !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
+        !result.success &&
+        !result.transaction &&
+        !trace.sent &&
+        result.errorReason !== ('settlement_pending' satisfies PaymentCode);
       return beforeSending && trace.rpcFailure
         ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
         : result;

@@ -95,7 +95,7 @@ export const evmUptoRail: LoadedRail = {
         ok: false,
         message: 'The upto EVM payment lacks a Permit2 authorization with `from`, a numeric `nonce` and `deadline`.',
       };
-    return { ok: true, key: permit2ReplayKey(requirements, auth), payer: auth.from };
+    return { ok: true, replayKey: permit2ReplayKey(requirements, auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const key = config.facilitator.keys.evm;

@@ -36,7 +36,7 @@ export const evmExactV1Rail: LoadedRail = {
         message:
           'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
       };
-    return { ok: true, key: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
+    return { ok: true, replayKey: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const key = config.facilitator.keys.evm;

@@ -7,17 +7,19 @@ import type {
   SettleResponse,
   VerifyResponse,
 } from '@x402/core/types';
+import { checkAuthorization } from './authorization.js';
 import {
-  checkAuthorization,
   checkTransferCall,
-  checkTransferEvents,
   decodeStellarTransfer,
   payerAuthorization,
+  refusal,
   type PayerAuthorization,
   type StellarFailure,
   type StellarTransfer,
 } from './checks.js';
 import { stellarRpc } from './network.js';
+import { checkSimulation } from './simulation.js';
+import { StellarSubmissions, type SettlementBase } from './submissions.js';
 
 /** Settings of one in-process Stellar `exact` facilitator (one network, one settlement account). */
 export interface StellarFacilitatorOptions {
@@ -53,20 +55,14 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
   private readonly server: rpc.Server;
   private readonly facilitators: ReadonlySet<string>;
   private queue: Promise<unknown> = Promise.resolve();
-  /**
-   * Our submissions that may still land, by payer + nonce: settling the same authorization again (the x402 core
-   * retries a pending settlement once, the reconciler retries later) waits for that transaction instead of
-   * submitting a second one, so the receipt always names the transaction that carries the payment.
-   */
-  private readonly submitted = new Map<
-    string,
-    { hash: string; maxTime: number; envelope: Transaction; acknowledged: boolean }
-  >();
+  /** Our submissions that may still land (settling the same authorization again waits for that transaction). */
+  private readonly submissions: StellarSubmissions;
 
   constructor(private readonly options: StellarFacilitatorOptions) {
     this.keypair = Keypair.fromSecret(options.secret);
     this.server = stellarRpc(options.rpcUrl, options.rpcTimeoutMs);
     this.facilitators = new Set([this.keypair.publicKey()]);
+    this.submissions = new StellarSubmissions(this.server, options.pollIntervalMs ?? 1000);
   }
 
   /** `areFeesSponsored: true`: the client never pays network fees. */
@@ -91,7 +87,7 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
       };
     const payer = checked.auth.address;
     const sim = await this.server.simulateTransaction(checked.transfer.tx);
-    const refused = this.checkSimulation(sim, checked.transfer, requirements);
+    const refused = checkSimulation(sim, checked.transfer, requirements, this.maxFeeStroops());
     if (refused) return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer };
     return { isValid: true, payer };
   }
@@ -107,7 +103,7 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     // authorization may have expired, which must not turn a transfer that landed into a refusal.
     const earlier = this.earlierSubmission(payload, requirements);
     if (earlier) {
-      const outcome = await this.exclusive(() => this.previous(earlier.id, deadline, earlier.base));
+      const outcome = await this.exclusive(() => this.submissions.previous(earlier.id, deadline, earlier.base));
       if (outcome) return outcome;
     }
     let checked: Checked;
@@ -159,34 +155,8 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
     return { ok: true, transfer, auth };
   }
 
-  private checkSimulation(
-    sim: rpc.Api.SimulateTransactionResponse,
-    transfer: StellarTransfer,
-    req: PaymentRequirements,
-  ): StellarFailure | undefined {
-    if (!rpc.Api.isSimulationSuccess(sim)) {
-      const error = rpc.Api.isSimulationError(sim) ? sim.error : 'unknown simulation result';
-      return {
-        reason: 'invalid_exact_stellar_payload_simulation_failed',
-        message: `The network refuses the transfer: ${error.split('\n')[0]}`,
-      };
-    }
-    if (rpc.Api.isSimulationRestore(sim)) {
-      return {
-        reason: 'invalid_exact_stellar_payload_simulation_failed',
-        message: 'The transfer touches archived ledger entries; restore them first.',
-      };
-    }
-    const events = checkTransferEvents(sim.events, transfer, req);
-    if (events) return events;
-    const max = BigInt(this.options.maxFeeStroops ?? DEFAULT_MAX_FEE_STROOPS);
-    if (BigInt(sim.minResourceFee) + BigInt(BASE_FEE) > max) {
-      return {
-        reason: 'invalid_exact_stellar_payload_fee_exceeds_maximum',
-        message: `Settling would cost ${sim.minResourceFee} stroops of resource fees; at most ${max} in total is sponsored.`,
-      };
-    }
-    return undefined;
+  private maxFeeStroops(): number | bigint {
+    return this.options.maxFeeStroops ?? DEFAULT_MAX_FEE_STROOPS;
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -199,106 +169,90 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
   private earlierSubmission(
     payload: PaymentPayload,
     req: PaymentRequirements,
-  ): { id: string; base: { network: Network; payer: string } } | undefined {
+  ): { id: string; base: SettlementBase } | undefined {
     const decoded = decodeStellarTransfer(payload, this.options.passphrase);
     if (!decoded.ok || checkTransferCall(decoded.transfer, req, this.facilitators)) return undefined;
     const auth = payerAuthorization(decoded.transfer);
     const id = auth ? `${auth.address}:${auth.nonce}` : '';
-    return auth && this.submitted.has(id)
+    return auth && this.submissions.has(id)
       ? { id, base: { network: req.network as Network, payer: auth.address } }
       : undefined;
   }
 
-  /** A previous submission of this authorization that may still land: its outcome, or undefined to submit afresh. */
-  private async previous(
-    id: string,
+  /** Builds our transaction around the payer's entry, simulates and checks it, then assembles and signs it. */
+  private async prepare(
+    transfer: StellarTransfer,
+    auth: PayerAuthorization,
+    req: PaymentRequirements,
     deadline: number,
-    base: { network: Network; payer: string },
-  ): Promise<SettleResponse | undefined> {
-    const now = Date.now() / 1000;
-    for (const [key, entry] of this.submitted) if (entry.maxTime < now - 3600) this.submitted.delete(key);
-    const prior = this.submitted.get(id);
-    if (!prior) return undefined;
-    const status = await this.server.getTransaction(prior.hash).then(
-      (r) => r.status,
-      () => undefined,
-    );
-    const dead =
-      status === rpc.Api.GetTransactionStatus.FAILED ||
-      (status === rpc.Api.GetTransactionStatus.NOT_FOUND && now > prior.maxTime + 30);
-    if (dead) {
-      this.submitted.delete(id);
-      return undefined;
+  ): Promise<{ ok: true; tx: Transaction } | ({ ok: false } & StellarFailure)> {
+    try {
+      const account = await this.server.getAccount(this.keypair.publicKey());
+      const timeoutSeconds = Math.max(30, Math.ceil((deadline - Date.now()) / 1000));
+      const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.options.passphrase })
+        .addOperation(Operation.invokeHostFunction({ func: transfer.op.func, auth: [auth.entry] }))
+        .setTimeout(timeoutSeconds)
+        .build();
+      const sim = await this.server.simulateTransaction(tx);
+      const refused = checkSimulation(sim, transfer, req, this.maxFeeStroops());
+      if (refused) return { ok: false, ...refused };
+      const prepared = rpc.assembleTransaction(tx, sim as rpc.Api.SimulateTransactionSuccessResponse).build();
+      prepared.sign(this.keypair);
+      return { ok: true, tx: prepared };
+    } catch (err) {
+      return refusal(
+        'settle_exact_stellar_rpc_unavailable',
+        `The Stellar RPC failed before anything was submitted: ${(err as Error).message}`,
+      );
     }
-    // A submission the network never acknowledged is made again with the same signed envelope (same hash: it lands once at most).
-    return this.confirm(id, prior.hash, deadline, base, prior.acknowledged ? undefined : prior.envelope);
   }
 
+  /**
+   * Submits the settlement (one at a time per account), then waits for its outcome; a bad sequence number is
+   * retried with a fresh transaction, twice at most.
+   */
   private async submit(
     transfer: StellarTransfer,
     auth: PayerAuthorization,
     req: PaymentRequirements,
     deadline: number,
   ): Promise<SettleResponse> {
-    const base = { network: req.network as Network, payer: auth.address };
-    const failed = (errorReason: string, errorMessage: string, transaction = ''): SettleResponse => ({
+    const base: SettlementBase = { network: req.network as Network, payer: auth.address };
+    const failed = (errorReason: string, errorMessage: string): SettleResponse => ({
       success: false,
       errorReason,
       errorMessage,
-      transaction,
+      transaction: '',
       ...base,
     });
     const id = `${auth.address}:${auth.nonce}`;
-    const earlier = await this.previous(id, deadline, base);
+    const earlier = await this.submissions.previous(id, deadline, base);
     if (earlier) return earlier;
     for (let attempt = 1; ; attempt++) {
-      let prepared: Transaction;
-      try {
-        const account = await this.server.getAccount(this.keypair.publicKey());
-        const timeoutSeconds = Math.max(30, Math.ceil((deadline - Date.now()) / 1000));
-        const tx = new TransactionBuilder(account, { fee: BASE_FEE, networkPassphrase: this.options.passphrase })
-          .addOperation(Operation.invokeHostFunction({ func: transfer.op.func, auth: [auth.entry] }))
-          .setTimeout(timeoutSeconds)
-          .build();
-        const sim = await this.server.simulateTransaction(tx);
-        const refused = this.checkSimulation(sim, transfer, req);
-        if (refused) return failed(refused.reason, refused.message);
-        prepared = rpc.assembleTransaction(tx, sim as rpc.Api.SimulateTransactionSuccessResponse).build();
-        prepared.sign(this.keypair);
-      } catch (err) {
-        return failed(
-          'settle_exact_stellar_rpc_unavailable',
-          `The Stellar RPC failed before anything was submitted: ${(err as Error).message}`,
-        );
-      }
-      const hash = prepared.hash().toString('hex');
+      const prepared = await this.prepare(transfer, auth, req, deadline);
+      if (!prepared.ok) return failed(prepared.reason, prepared.message);
       // From here on the transaction may reach the network: only the chain can tell what became of it.
-      this.submitted.set(id, {
-        hash,
-        maxTime: Number(prepared.timeBounds?.maxTime ?? 0),
-        envelope: prepared,
-        acknowledged: false,
-      });
+      const hash = this.submissions.record(id, prepared.tx);
       let sent: rpc.Api.SendTransactionResponse;
       try {
-        sent = await this.server.sendTransaction(prepared);
+        sent = await this.server.sendTransaction(prepared.tx);
       } catch {
-        return this.confirm(id, hash, deadline, base, prepared);
+        return this.submissions.confirm(id, hash, deadline, base, prepared.tx);
       }
       switch (sent.status) {
         case 'PENDING':
         case 'DUPLICATE':
-          this.acknowledge(id);
-          return this.confirm(id, hash, deadline, base);
+          this.submissions.acknowledge(id);
+          return this.submissions.confirm(id, hash, deadline, base);
         case 'TRY_AGAIN_LATER':
-          this.submitted.delete(id);
+          this.submissions.forget(id);
           return failed(
             'settle_exact_stellar_transaction_submission_failed',
             'The network asked to try again later; nothing was submitted.',
           );
         case 'ERROR': {
           const code = sent.errorResult?.result().switch().name ?? 'unknown';
-          this.submitted.delete(id);
+          this.submissions.forget(id);
           if (code === 'txBadSeq' && attempt < 3) continue;
           return failed(
             'settle_exact_stellar_transaction_submission_failed',
@@ -306,69 +260,6 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
           );
         }
       }
-    }
-  }
-
-  /**
-   * Waits for the transaction's result until the deadline. `resend` is its signed envelope when no submission of it was
-   * acknowledged yet: it is submitted again on each round until the network answers PENDING or DUPLICATE (the same
-   * hash: it can land once at most).
-   */
-  private acknowledge(id: string): void {
-    const entry = this.submitted.get(id);
-    if (entry) entry.acknowledged = true;
-  }
-
-  private async confirm(
-    id: string,
-    hash: string,
-    deadline: number,
-    base: { network: Network; payer: string },
-    resend?: Transaction,
-  ): Promise<SettleResponse> {
-    const interval = this.options.pollIntervalMs ?? 1000;
-    let unacknowledged = resend;
-    for (;;) {
-      if (unacknowledged) {
-        const answer = await this.server.sendTransaction(unacknowledged).then(
-          (r) => r.status,
-          () => undefined,
-        );
-        if (answer === 'PENDING' || answer === 'DUPLICATE') {
-          unacknowledged = undefined;
-          this.acknowledge(id);
-        }
-      }
-      try {
-        const result = await this.server.getTransaction(hash);
-        if (result.status === rpc.Api.GetTransactionStatus.SUCCESS) {
-          this.submitted.delete(id);
-          return { success: true, transaction: hash, ...base };
-        }
-        if (result.status === rpc.Api.GetTransactionStatus.FAILED) {
-          this.submitted.delete(id);
-          const code = result.resultXdr.result().switch().name;
-          return {
-            success: false,
-            errorReason: 'settle_exact_stellar_transaction_failed',
-            errorMessage: `The settlement transaction failed on chain (${code}); nothing was charged.`,
-            transaction: hash,
-            ...base,
-          };
-        }
-      } catch {
-        // An unreachable RPC is no answer: keep asking until the deadline.
-      }
-      if (Date.now() + interval > deadline) {
-        return {
-          success: false,
-          errorReason: 'settlement_pending',
-          errorMessage: `Transaction ${hash} was submitted; its outcome is not known yet.`,
-          transaction: hash,
-          ...base,
-        };
-      }
-      await new Promise((resolve) => setTimeout(resolve, interval));
     }
   }
 }

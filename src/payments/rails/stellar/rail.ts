@@ -12,7 +12,7 @@
  *    and one of them fails after its handler already ran;
  *  - reaches for `console.error` and only accepts https RPC URLs on pubnet.
  * So the scheme is implemented here on @stellar/stellar-sdk 15.1 behind @x402/core 2.27's `SchemeNetworkServer`
- * (stellar-server.ts) and `SchemeNetworkFacilitator` (stellar-facilitator.ts), following the x402 Stellar spec
+ * (server.ts) and `SchemeNetworkFacilitator` (facilitator.ts), following the x402 Stellar spec
  * (docs/payments.md#stellar-exact) and the official facilitator's checks and reason strings, plus local ed25519
  * verification of the payer's entry, an exact match of the authorized invocation, a minimum remaining
  * validity, one settlement at a time per account with a fresh simulation of the transaction we submit,
@@ -85,7 +85,7 @@ export const stellarExactRail: LoadedRail = {
   identify(payload: PaymentPayload, requirements: PaymentRequirements): Identified {
     const found = stellarPayerAuthorization(payload, requirements.network);
     if (!found.ok) return { ok: false, message: found.message };
-    return { ok: true, key: stellarExactReplayKey(requirements.network, found.auth), payer: found.auth.address };
+    return { ok: true, replayKey: stellarExactReplayKey(requirements.network, found.auth), payer: found.auth.address };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const secret = config.facilitator.keys.stellar;

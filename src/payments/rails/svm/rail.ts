@@ -37,7 +37,7 @@ import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/fac
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
-import { REASONS } from '../../outcomes.js';
+import type { PaymentCode } from '../../../errors.js';
 import { SVM_EXACT } from '../info.js';
 import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
 import { rpcErrorText, traceCall } from '../rpc-trace.js';
@@ -128,7 +128,7 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
       if (abuse) return { ...base, errorReason: abuse.reason, errorMessage: abuse.message, payer: abuse.payer };
       const unavailable = (why: string): SettleResponse => ({
         ...base,
-        errorReason: REASONS.facilitatorUnavailable,
+        errorReason: 'facilitator_unavailable' satisfies PaymentCode,
         errorMessage: `The Solana RPC failed before the transaction was sent (${why}); nothing was charged.`,
       });
       let result: SettleResponse;
@@ -139,7 +139,10 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
         return unavailable(rpcErrorText(err));
       }
       const beforeSending =
-        !result.success && !result.transaction && !trace.sent && result.errorReason !== REASONS.settlementPending;
+        !result.success &&
+        !result.transaction &&
+        !trace.sent &&
+        result.errorReason !== ('settlement_pending' satisfies PaymentCode);
       return beforeSending && trace.rpcFailure
         ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
         : result;
@@ -212,7 +215,7 @@ export const svmExactRail: LoadedRail = {
         message:
           'The Solana payment transaction has no SPL token TransferChecked instruction; sign the transfer with an x402 Solana client.',
       };
-    return { ok: true, key: svmExactReplayKey(requirements.network, tx.messageHash), payer: tx.tokenPayer };
+    return { ok: true, replayKey: svmExactReplayKey(requirements.network, tx.messageHash), payer: tx.tokenPayer };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const secret = config.facilitator.keys.svm;

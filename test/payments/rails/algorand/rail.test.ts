@@ -1,7 +1,6 @@
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { Errors } from '@x402/avm/exact/facilitator';
-import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../../src/config.js';
 import { BASE_MAINNET, DEFAULT_NETWORKS, type NetworkEntry } from '../../../../src/payments/networks.js';
@@ -49,7 +48,7 @@ const pay = (i: number, accepted: PaymentRequirements = req) =>
 const paymentTxid = (p: PaymentPayload) => {
   const ok = algorandExactRail.identify(p, req);
   if (!ok.ok) throw new Error(ok.message);
-  return ok.key.slice('algorand-exact:'.length);
+  return ok.replayKey.slice('algorand-exact:'.length);
 };
 
 describe('the Algorand exact rail with the official @x402/avm schemes', () => {
@@ -73,7 +72,7 @@ describe('the Algorand exact rail with the official @x402/avm schemes', () => {
     };
     const payment = await pay(0);
     const identified = algorandExactRail.identify(payment, req);
-    expect(identified).toEqual({ ok: true, key: expect.stringMatching(/^algorand-exact:[A-Z2-7]{52}$/), payer });
+    expect(identified).toEqual({ ok: true, replayKey: expect.stringMatching(/^algorand-exact:[A-Z2-7]{52}$/), payer });
     expect(await facilitator.verify(payment, req)).toEqual({ isValid: true, payer });
     const settled = await facilitator.settle(payment, req);
     expect(settled).toMatchObject({ success: true, network: algo.network, payer, transaction: paymentTxid(payment) });
@@ -243,7 +242,7 @@ describe('tampered Algorand payments are refused with their reason and nothing i
 describe('reconciling an Algorand settlement whose outcome was unknown', () => {
   const net = (): NetworkEntry => config.networks.find((n) => n.id === algo.network)!;
   const pending = (payload: PaymentPayload) => ({
-    key: `algorand-exact:${paymentTxid(payload)}`,
+    replayKey: `algorand-exact:${paymentTxid(payload)}`,
     payload,
     requirements: req,
     transaction: '',

@@ -64,7 +64,7 @@ describe('the EVM exact rail', () => {
       ...entry,
       asset: entry.asset.toUpperCase().replace('0X', '0x'),
     });
-    expect(a.ok && b.ok && a.key === b.key).toBe(true);
+    expect(a.ok && b.ok && a.replayKey === b.replayKey).toBe(true);
   });
 
   it('refuses to key an authorization with a malformed field, so the facilitator never sees it (found by fuzzing: it answered 502)', async () => {

@@ -141,7 +141,7 @@ describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme 
     const identified = evmUptoRail.identify(payment, entry);
     expect(identified).toEqual({
       ok: true,
-      key: `permit2:${BASE_MAINNET}:${auth.from.toLowerCase()}:${auth.nonce}`,
+      replayKey: `permit2:${BASE_MAINNET}:${auth.from.toLowerCase()}:${auth.nonce}`,
       payer: auth.from,
     });
     expect(evmUptoRail.identify({ ...payment, payload: { signature: '0x' } }, entry).ok).toBe(false);
@@ -227,7 +227,7 @@ describe('EVM upto (Permit2) verified and settled by the official UptoEvmScheme 
 describe('reconciling an upto settlement whose outcome was unknown', () => {
   const net = () => config.networks.find((n) => n.id === BASE_MAINNET)!;
   const pending = (payment: PaymentPayload, transaction = '') => ({
-    key: 'k',
+    replayKey: 'k',
     payload: payment,
     requirements: entry,
     transaction,

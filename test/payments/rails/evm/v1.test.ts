@@ -118,7 +118,7 @@ describe('the version-1 EVM rail', () => {
     const payment = await sign(base.payers[0]!);
     const asV1 = evmExactV1Rail.identify(payment, entry);
     const asV2 = evmExactRail.identify(payment, { ...entry, network: BASE_MAINNET });
-    expect(asV1.ok && asV2.ok && asV1.key === asV2.key).toBe(true);
+    expect(asV1.ok && asV2.ok && asV1.replayKey === asV2.replayKey).toBe(true);
     expect(asV1).toMatchObject({ ok: true, payer: base.payers[0]!.address });
   });
 
@@ -132,7 +132,7 @@ describe('the version-1 EVM rail', () => {
     expect(await base.balance(payer.address)).toBe(before - 1000n);
     expect(
       await evmExactV1Rail.lookup!(
-        { key: 'k', payload: payment, requirements: entry, transaction: '' },
+        { replayKey: 'k', payload: payment, requirements: entry, transaction: '' },
         config.networks.find((n) => n.id === BASE_MAINNET)!,
         config,
       ),

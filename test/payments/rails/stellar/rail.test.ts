@@ -273,7 +273,7 @@ describe('Stellar exact: one authorization pays once', () => {
     const identified = stellarExactRail.identify(payment, accepted);
     expect(identified).toEqual({
       ok: true,
-      key: `stellar-exact:${env.network}:${payer.publicKey()}:${nonce}`,
+      replayKey: `stellar-exact:${env.network}:${payer.publicKey()}:${nonce}`,
       payer: payer.publicKey(),
     });
     const rewrapped = rebuildPayload(payment, env.passphrase, { source: env.payers[5]!.publicKey() });
@@ -292,7 +292,7 @@ describe('Stellar exact: one authorization pays once', () => {
 describe('Stellar exact: a settlement whose outcome was not known', () => {
   let impatient: ExactStellarFacilitatorScheme;
   const lookup = (payload: PaymentPayload, transaction = '') =>
-    stellarExactRail.lookup!({ key: 'k', payload, requirements: accepted, transaction }, net, config);
+    stellarExactRail.lookup!({ replayKey: 'k', payload, requirements: accepted, transaction }, net, config);
   beforeAll(() => {
     impatient = new ExactStellarFacilitatorScheme({
       network: env.network,

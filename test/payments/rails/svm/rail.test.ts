@@ -74,13 +74,13 @@ describe('the Solana exact rail: what the server advertises and how it identifie
     const payment = await pay(sol.payers[0]!);
     const id = svmExactRail.identify(payment, entry);
     expect(id).toMatchObject({ ok: true, payer: sol.payers[0]!.address });
-    expect(id.ok && id.key).toMatch(new RegExp(`^svm-exact:${LOCAL_SOLANA_NETWORK}:[A-Za-z0-9+/]{43}=$`));
+    expect(id.ok && id.replayKey).toMatch(new RegExp(`^svm-exact:${LOCAL_SOLANA_NETWORK}:[A-Za-z0-9+/]{43}=$`));
   });
 
   it('gives two payments for the same price different keys (the client adds a random memo)', async () => {
     const [a, b] = await Promise.all([pay(sol.payers[0]!), pay(sol.payers[0]!)]);
     const [ka, kb] = [svmExactRail.identify(a, entry), svmExactRail.identify(b, entry)];
-    expect(ka.ok && kb.ok && ka.key !== kb.key).toBe(true);
+    expect(ka.ok && kb.ok && ka.replayKey !== kb.replayKey).toBe(true);
   });
 
   it('keeps the key when someone scribbles into the unsigned fee-payer signature slot', async () => {
@@ -133,13 +133,13 @@ describe('verifying and settling a real payment on the local SVM', () => {
   it('tells reconciliation that a settled payment landed, deriving the transaction id when none was recorded', async () => {
     const payment = await pay(sol.payers[1]!);
     const settled = await facilitator.settle(payment, entry);
-    const key = (svmExactRail.identify(payment, entry) as { key: string }).key;
+    const replayKey = (svmExactRail.identify(payment, entry) as { replayKey: string }).replayKey;
     expect(
-      await svmExactRail.lookup!({ key, payload: payment, requirements: entry, transaction: '' }, net, config),
+      await svmExactRail.lookup!({ replayKey, payload: payment, requirements: entry, transaction: '' }, net, config),
     ).toEqual({ type: 'settled', transaction: settled.transaction });
     expect(
       await svmExactRail.lookup!(
-        { key, payload: payment, requirements: entry, transaction: settled.transaction },
+        { replayKey, payload: payment, requirements: entry, transaction: settled.transaction },
         net,
         config,
       ),
@@ -148,9 +148,9 @@ describe('verifying and settling a real payment on the local SVM', () => {
 
   it('tells reconciliation that a payment never sent is still pending while its blockhash is valid', async () => {
     const payment = await pay(sol.payers[1]!);
-    const key = (svmExactRail.identify(payment, entry) as { key: string }).key;
+    const replayKey = (svmExactRail.identify(payment, entry) as { replayKey: string }).replayKey;
     expect(
-      await svmExactRail.lookup!({ key, payload: payment, requirements: entry, transaction: '' }, net, config),
+      await svmExactRail.lookup!({ replayKey, payload: payment, requirements: entry, transaction: '' }, net, config),
     ).toEqual({ type: 'pending' });
   });
 });
@@ -331,9 +331,9 @@ describe('a payment whose blockhash has expired', () => {
       invalidReason: 'invalid_exact_svm_transaction_simulation_failed',
     });
     expect(verified.invalidMessage).toMatch(/BlockhashNotFound/);
-    const key = (svmExactRail.identify(payment, entry) as { key: string }).key;
+    const replayKey = (svmExactRail.identify(payment, entry) as { replayKey: string }).replayKey;
     expect(
-      await svmExactRail.lookup!({ key, payload: payment, requirements: entry, transaction: '' }, net, config),
+      await svmExactRail.lookup!({ replayKey, payload: payment, requirements: entry, transaction: '' }, net, config),
     ).toEqual({ type: 'failed', reason: 'blockhash_expired' });
   });
 });

@@ -1,7 +1,8 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate } from '../../../../src/store/dialects/postgres/migrations.js';
+import { migrate } from '../../../../src/store/dialects/postgres/migrations.js';
+import { MIGRATIONS } from '../../../../src/store/sql/schema.js';
 import { PostgresStore } from '../../../../src/store/dialects/postgres/store.js';
 import type { PaymentClaim, ReceiptRecord } from '../../../../src/store/store.js';
 import {
@@ -13,7 +14,7 @@ import {
 import { describeStoreContract } from '../../contract.js';
 
 const claim = (key: string): PaymentClaim => ({
-  key,
+  replayKey: key,
   tool: 'annuity',
   network: 'eip155:8453',
   payer: '0xabc',
@@ -21,7 +22,7 @@ const claim = (key: string): PaymentClaim => ({
   transport: 'http',
 });
 const receipt = (key: string): ReceiptRecord => ({
-  key,
+  replayKey: key,
   tool: 'annuity',
   network: 'eip155:8453',
   payer: '0xabc',
@@ -89,7 +90,7 @@ describeWithPostgres('the PostgreSQL store', () => {
       const [a, b] = await Promise.all([PostgresStore.open(schema.url), PostgresStore.open(schema.url)]);
       try {
         const results = await Promise.all(
-          Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).claimPayment(claim('shared'))),
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).ledger.claimPayment(claim('shared'))),
         );
         expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
         expect(results.filter((r) => r.type === 'in_flight')).toHaveLength(39);
@@ -106,10 +107,12 @@ describeWithPostgres('the PostgreSQL store', () => {
           id,
           tool: 'annuity',
           requestHash: 'h',
-          paymentKey: 'p',
+          replayKey: 'p',
           expiresAt: new Date(Date.now() + 60_000).toISOString(),
         };
-        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).beginIdempotent(begin)));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).ledger.claimIdempotency(begin)),
+        );
         expect(results.filter((r) => r.type === 'new')).toHaveLength(1);
       } finally {
         await Promise.all([a.close(), b.close()]);
@@ -118,10 +121,10 @@ describeWithPostgres('the PostgreSQL store', () => {
 
     it('lets one instance see the spent payment and pending settlement another one recorded', async () => {
       const a = await PostgresStore.open(schema.url);
-      await a.claimPayment(claim('handover'));
-      await a.completePayment(receipt('handover'));
-      await a.claimPayment(claim('pending-handover'));
-      await a.markPaymentPending('pending-handover', {
+      await a.ledger.claimPayment(claim('handover'));
+      await a.ledger.completePayment(receipt('handover'));
+      await a.ledger.claimPayment(claim('pending-handover'));
+      await a.ledger.markPaymentPending('pending-handover', {
         transaction: '0xp',
         payload: {},
         requirements: {},
@@ -131,8 +134,8 @@ describeWithPostgres('the PostgreSQL store', () => {
       await a.close();
       const b = await PostgresStore.open(schema.url);
       try {
-        expect(await b.claimPayment(claim('handover'))).toEqual({ type: 'spent', transaction: '0xtx' });
-        expect((await b.listPending()).map((p) => p.key)).toContain('pending-handover');
+        expect(await b.ledger.claimPayment(claim('handover'))).toEqual({ type: 'spent', transaction: '0xtx' });
+        expect((await b.ledger.listPending()).map((p) => p.replayKey)).toContain('pending-handover');
       } finally {
         await b.close();
       }
@@ -150,22 +153,22 @@ describeWithPostgres('the PostgreSQL store', () => {
     });
 
     it('records a settled payment it never saw claimed as spent, so it can never be sold again', async () => {
-      await store.completePayment(receipt('unclaimed'));
-      expect(await store.claimPayment(claim('unclaimed'))).toEqual({ type: 'spent', transaction: '0xtx' });
-      expect((await store.listReceipts()).filter((r) => r.key === 'unclaimed')).toHaveLength(1);
+      await store.ledger.completePayment(receipt('unclaimed'));
+      expect(await store.ledger.claimPayment(claim('unclaimed'))).toEqual({ type: 'spent', transaction: '0xtx' });
+      expect((await store.ledger.listReceipts()).filter((r) => r.replayKey === 'unclaimed')).toHaveLength(1);
     });
 
     it('keeps a pending output exactly as given, key order included', async () => {
       const output = { z: 1, a: [3, 2, 1], m: { y: 'x', b: null } };
-      await store.claimPayment(claim('ordered'));
-      await store.markPaymentPending('ordered', {
+      await store.ledger.claimPayment(claim('ordered'));
+      await store.ledger.markPaymentPending('ordered', {
         transaction: '',
         payload: { b: 1, a: 2 },
         requirements: {},
         requestHash: 'h',
         output,
       });
-      const pending = (await store.listPending()).find((p) => p.key === 'ordered');
+      const pending = (await store.ledger.listPending()).find((p) => p.replayKey === 'ordered');
       expect(JSON.stringify(pending?.output)).toBe(JSON.stringify(output));
       expect(JSON.stringify(pending?.payload)).toBe('{"b":1,"a":2}');
     });
@@ -179,7 +182,7 @@ describeWithPostgres('the PostgreSQL store', () => {
       try {
         await viaProxy.ping();
         await proxy.stop();
-        const error = await viaProxy.claimPayment(claim('during-outage')).then(
+        const error = await viaProxy.ledger.claimPayment(claim('during-outage')).then(
           () => undefined,
           (err: Error) => err,
         );
@@ -188,7 +191,7 @@ describeWithPostgres('the PostgreSQL store', () => {
         );
         expect(error?.message).not.toContain('never-shown');
         await proxy.start();
-        expect(await viaProxy.claimPayment(claim('after-outage'))).toEqual({ type: 'claimed' });
+        expect(await viaProxy.ledger.claimPayment(claim('after-outage'))).toEqual({ type: 'claimed' });
       } finally {
         await viaProxy.close();
         await proxy.stop();
@@ -251,16 +254,18 @@ describeWithPostgres('round trips of a paid call to PostgreSQL', () => {
       };
       const now = Date.now();
       const bucket = (key: string) => ({ key, capacity: 10, refillPerSecond: 1, cost: 1, now });
-      expect(await count(() => store.claimPayment(claim('rt1')))).toBe(1);
-      expect(await count(() => store.takeTokensFromEach([bucket('payer:0xabc'), bucket('tool:annuity')]))).toBe(1);
+      expect(await count(() => store.ledger.claimPayment(claim('rt1')))).toBe(1);
+      expect(
+        await count(() => store.buckets.claimTokensFromEach([bucket('payer:0xabc'), bucket('tool:annuity')])),
+      ).toBe(1);
       expect(await count(() => store.durable())).toBe(0);
-      expect(await count(() => store.completePayment(receipt('rt1')))).toBe(1);
-      expect((await store.listReceipts()).filter((r) => r.key === 'rt1')).toHaveLength(1);
+      expect(await count(() => store.ledger.completePayment(receipt('rt1')))).toBe(1);
+      expect((await store.ledger.listReceipts()).filter((r) => r.replayKey === 'rt1')).toHaveLength(1);
       // A payment completed again (a second reconciler) keeps its one receipt.
-      await store.completePayment(receipt('rt1'));
-      expect((await store.listReceipts()).filter((r) => r.key === 'rt1')).toHaveLength(1);
-      expect(await count(() => store.claimPayment(claim('rt2')))).toBe(1);
-      expect(await count(() => store.releasePayment('rt2'))).toBe(1);
+      await store.ledger.completePayment(receipt('rt1'));
+      expect((await store.ledger.listReceipts()).filter((r) => r.replayKey === 'rt1')).toHaveLength(1);
+      expect(await count(() => store.ledger.claimPayment(claim('rt2')))).toBe(1);
+      expect(await count(() => store.ledger.releasePayment('rt2'))).toBe(1);
     } finally {
       await store.close();
       await dropSchemas();

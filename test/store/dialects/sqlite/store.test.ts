@@ -15,7 +15,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const claim = (key: string): PaymentClaim => ({
-  key,
+  replayKey: key,
   tool: 'annuity',
   network: 'eip155:8453',
   payer: '0xabc',
@@ -23,7 +23,7 @@ const claim = (key: string): PaymentClaim => ({
   transport: 'http',
 });
 const receipt = (key: string, status: ReceiptRecord['status'] = 'settled'): ReceiptRecord => ({
-  key,
+  replayKey: key,
   tool: 'annuity',
   network: 'eip155:8453',
   payer: '0xabc',
@@ -53,7 +53,7 @@ describe('the SQLite store', () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claimPayment(claim('shared'))),
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).ledger.claimPayment(claim('shared'))),
     );
     expect(results.filter((r) => r.type === 'claimed')).toHaveLength(1);
     await a.close();
@@ -63,8 +63,8 @@ describe('the SQLite store', () => {
   it('records one receipt when two reconcilers complete the same pending payment', async () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
-    await a.claimPayment(claim('k9'));
-    await a.markPaymentPending('k9', {
+    await a.ledger.claimPayment(claim('k9'));
+    await a.ledger.markPaymentPending('k9', {
       transaction: '0xp',
       payload: {},
       requirements: {},
@@ -72,11 +72,11 @@ describe('the SQLite store', () => {
       output: 9,
     });
     await Promise.all([
-      a.completePayment(receipt('k9')),
-      b.completePayment(receipt('k9')),
-      b.failPending(receipt('k9', 'failed')),
+      a.ledger.completePayment(receipt('k9')),
+      b.ledger.completePayment(receipt('k9')),
+      b.ledger.releasePending(receipt('k9', 'failed')),
     ]);
-    expect((await a.listReceipts()).filter((r) => r.key === 'k9')).toHaveLength(1);
+    expect((await a.ledger.listReceipts()).filter((r) => r.replayKey === 'k9')).toHaveLength(1);
     await a.close();
     await b.close();
   });
@@ -95,11 +95,11 @@ describe('the SQLite store', () => {
     );
     old.close();
     const store = await SqliteStore.open(file);
-    expect(await store.claimPayment(claim('old'))).toMatchObject({
+    expect(await store.ledger.claimPayment(claim('old'))).toMatchObject({
       type: 'pending',
       pending: { transaction: '0xold' },
     });
-    await store.markPaymentPending('old', {
+    await store.ledger.markPaymentPending('old', {
       transaction: '0xold',
       payload: {},
       requirements: {},
@@ -128,27 +128,27 @@ describe('the SQLite store', () => {
       VALUES ('before-r', 'annuity', 'eip155:8453', '0xabc', '1000', '0xr', 'settled', 'http', '2026-01-01T00:00:00.000Z')`);
     old.close();
     const store = await SqliteStore.open(file);
-    expect((await store.listPending())[0]).toMatchObject({ key: 'before', protocol: 'x402' });
-    expect((await store.listReceipts())[0]).toMatchObject({ key: 'before-r', protocol: 'x402' });
-    await store.claimPayment({ ...claim('after'), protocol: 'mpp' });
-    await store.completePayment({ ...receipt('after'), protocol: 'mpp' });
-    expect((await store.listReceipts()).find((r) => r.key === 'after')).toMatchObject({ protocol: 'mpp' });
+    expect((await store.ledger.listPending())[0]).toMatchObject({ replayKey: 'before', protocol: 'x402' });
+    expect((await store.ledger.listReceipts())[0]).toMatchObject({ replayKey: 'before-r', protocol: 'x402' });
+    await store.ledger.claimPayment({ ...claim('after'), protocol: 'mpp' });
+    await store.ledger.completePayment({ ...receipt('after'), protocol: 'mpp' });
+    expect((await store.ledger.listReceipts()).find((r) => r.replayKey === 'after')).toMatchObject({ protocol: 'mpp' });
     await store.close();
     const reopened = await SqliteStore.open(file);
-    expect((await reopened.listReceipts()).map((r) => r.protocol).sort()).toEqual(['mpp', 'x402']);
+    expect((await reopened.ledger.listReceipts()).map((r) => r.protocol).sort()).toEqual(['mpp', 'x402']);
     await reopened.close();
   });
 
   it('keeps claims and receipts across a restart', async () => {
     const first = await SqliteStore.open(file);
-    await first.claimPayment(claim('k4'));
-    await first.completePayment(receipt('k4'));
-    await first.recordReceipt(receipt('k5', 'failed'));
+    await first.ledger.claimPayment(claim('k4'));
+    await first.ledger.completePayment(receipt('k4'));
+    await first.ledger.recordReceipt(receipt('k5', 'failed'));
     await first.close();
     const second = await SqliteStore.open(file);
-    expect((await second.claimPayment(claim('k4'))).type).toBe('spent');
-    const receipts = await second.listReceipts();
-    expect(receipts.map((r) => [r.key, r.status])).toEqual([
+    expect((await second.ledger.claimPayment(claim('k4'))).type).toBe('spent');
+    const receipts = await second.ledger.listReceipts();
+    expect(receipts.map((r) => [r.replayKey, r.status])).toEqual([
       ['k5', 'failed'],
       ['k4', 'settled'],
     ]);
@@ -160,13 +160,13 @@ describe('the SQLite store', () => {
     const a = await SqliteStore.open(file);
     const b = await SqliteStore.open(file);
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).claimDrip('base-sepolia:0xabc', '2026-11-21', 2)),
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).toolState.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)),
     );
     expect(results.filter((r) => r.type === 'granted')).toHaveLength(2);
     expect(results.filter((r) => r.type === 'limit_reached').every((r) => r.count === 2)).toBe(true);
-    expect((await a.claimDrip('base-sepolia:0xabc', '2026-11-22', 2)).type).toBe('granted');
-    await a.releaseDrip('base-sepolia:0xabc', '2026-11-21');
-    expect(await a.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)).toEqual({ type: 'granted', count: 2 });
+    expect((await a.toolState.claimDrip('base-sepolia:0xabc', '2026-11-22', 2)).type).toBe('granted');
+    await a.toolState.releaseDrip('base-sepolia:0xabc', '2026-11-21');
+    expect(await a.toolState.claimDrip('base-sepolia:0xabc', '2026-11-21', 2)).toEqual({ type: 'granted', count: 2 });
     await a.close();
     await b.close();
   });
@@ -180,18 +180,22 @@ describe('the SQLite store', () => {
       chargeUsd: 3,
       status: 'ordered',
       payer: '0xabc',
-      paymentKey: 'k',
+      replayKey: 'k',
       createdAt: 't0',
       updatedAt: 't0',
     };
     const first = await SqliteStore.open(file);
-    await first.saveOrder(order);
+    await first.toolState.saveOrder(order);
     await first.close();
     const second = await SqliteStore.open(file);
-    expect(await second.getOrder('23501')).toEqual(order);
-    await second.saveOrder({ ...order, status: 'completed', updatedAt: 't1' });
-    expect(await second.getOrder('23501')).toMatchObject({ status: 'completed', createdAt: 't0', updatedAt: 't1' });
-    expect(await second.getOrder('nope')).toBeUndefined();
+    expect(await second.toolState.getOrder('23501')).toEqual(order);
+    await second.toolState.saveOrder({ ...order, status: 'completed', updatedAt: 't1' });
+    expect(await second.toolState.getOrder('23501')).toMatchObject({
+      status: 'completed',
+      createdAt: 't0',
+      updatedAt: 't1',
+    });
+    expect(await second.toolState.getOrder('nope')).toBeUndefined();
     await second.close();
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * The one list of the layers the agent side and the server stand on, and what each may import: read by
+ * eslint.config.js (no-restricted-imports) and by scripts/import-graph.mjs (test/architecture.test.ts).
+ *
+ * - The shared layer (src/shared/, schemas/ and a few neutral modules) imports only itself.
+ * - The agent side (src/agent/) imports only itself, the shared layer and the ports it is allowed (below).
+ * - The server never imports the agent side; only the composition root (src/cli/) wires the two together.
+ */
+import { posix } from 'node:path';
+
+/** The agent side: the paying MCP proxy (remote mode) and `tollbooth call`. */
+export const AGENT = 'src/agent';
+/** The one folder that may import both sides: the command line, which wires them. */
+export const COMPOSITION_ROOT = 'src/cli';
+
+/** The shared layer: folders and neutral modules both sides import; each imports nothing outside this list. */
+export const SHARED = [
+  'src/shared',
+  'schemas',
+  'src/errors.ts',
+  'src/log.ts',
+  'src/version.ts',
+  'src/lazy.ts',
+  'src/in-flight.ts',
+  'src/payments/networks.ts',
+  'src/payments/network-sets.ts',
+];
+
+/**
+ * Server modules the agent side may use through their public entry: the store's entry and the agent's own part of it
+ * (the spending ledger's port), and the Algorand chain reader the reconciler and the agent's chain check share.
+ */
+export const AGENT_PORTS = [
+  'src/store/store.ts',
+  'src/store/spends.ts',
+  'src/store/open.ts',
+  'src/payments/rails/algorand/lookup.ts',
+];
+
+/** Whether a repository path is one of `entries` (a file) or lies under one (a folder). */
+export function within(path, entries) {
+  return entries.some((entry) => path === entry || path.startsWith(`${entry}/`));
+}
+
+const asImported = (path) => path.replace(/\.ts$/, '.js');
+
+/**
+ * `no-restricted-imports` patterns (gitignore style, last match wins) that refuse every relative import of a file
+ * directly in `dir` except into `dir` itself and the `allowed` entries.
+ */
+export function onlyImports(dir, allowed) {
+  const patterns = ['../*', '../../*', '../../../*'];
+  const seen = new Set();
+  for (const entry of allowed) {
+    if (within(dir, [entry])) continue;
+    const parts = posix.relative(dir, asImported(entry)).split('/');
+    const up = parts.filter((p) => p === '..').length;
+    for (let i = up + 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      if (seen.has(folder)) continue;
+      seen.add(folder);
+      patterns.push(`!${folder}`, `${folder}/*`);
+    }
+    patterns.push(`!${parts.join('/')}`);
+  }
+  return patterns;
+}
+
+/** `no-restricted-imports` patterns that refuse a relative import of the agent folder from any server file (src/, tools/). */
+export const NO_AGENT_IMPORTS = [
+  './agent',
+  '../agent',
+  '../../agent',
+  '../../../agent',
+  '../src/agent',
+  '../../src/agent',
+];

@@ -1,0 +1,52 @@
+/** The agent side's composition: the store's spending ledger, wallets, budget and remote caller from one configuration. */
+import type { Logger } from '../log.js';
+import type { ToolEndpoint } from '../shared/tool-endpoint.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import type { AgentToolDeps } from './agent-tools.js';
+import { Budget } from './budget.js';
+import { RemoteCaller } from './caller.js';
+import { closeMcpRemotes } from './mcp-remote.js';
+import { hasRemote, type AgentConfig } from './settings.js';
+import { loadWallets, type Wallets } from './wallets.js';
+
+/** Everything remote mode and `tollbooth call` run on. */
+export interface Agent extends AgentToolDeps {
+  caller: RemoteCaller;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+/** Problems with the agent's settings that must stop start-up (each names the variable to fix); `tools` is the registry. */
+export function agentProblems(config: AgentConfig, tools: readonly Pick<ToolEndpoint, 'name'>[]): string[] {
+  const problems: string[] = [];
+  const known = new Set(tools.map((t) => t.name));
+  const unknown = (config.settings.budget.tools ?? []).filter((name) => !known.has(name));
+  if (unknown.length > 0)
+    problems.push(`BUDGET_TOOLS names unknown tools (${unknown.join(', ')}); known: ${[...known].join(', ')}`);
+  if (!hasRemote(config)) problems.push('no remote deployment: pass --remote <base url> or set REMOTE_URL');
+  return problems;
+}
+
+/** Opens the store (its spending ledger is the agent's) and loads the wallets; `store` may be given (tests). */
+export async function createAgent(config: AgentConfig, log: Logger, store?: Store): Promise<Agent> {
+  const opened = store ?? (await openStore(config.store, log));
+  let wallets: Wallets;
+  try {
+    wallets = await loadWallets(config.settings.wallets, config.networks);
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
+  const { settings, networks } = config;
+  const spends = opened.spends;
+  const budget = new Budget(spends, settings.budget);
+  const caller = new RemoteCaller({ settings, networks, spends, wallets, budget, log });
+  if (wallets.addresses.stellar)
+    log.warn('WALLET_STELLAR_SECRET is set, but this client cannot pay on Stellar yet; Stellar options are skipped');
+  const close = async () => {
+    await closeMcpRemotes();
+    await opened.close();
+  };
+  return { settings, networks, spends, wallets, budget, caller, log, close };
+}

@@ -1,0 +1,44 @@
+/** A call as the remote caller takes it: its target, the per-call options, the user's approval, and what it runs on. */
+import type { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { NetworkEntry } from '../payments/networks.js';
+import type { ToolGroup } from '../shared/tool-endpoint.js';
+import type { SpendLedger } from '../store/spends.js';
+import type { Budget } from './budget.js';
+import type { AgentSettings } from './settings.js';
+import type { Wallets } from './wallets.js';
+
+/** A tool as the caller sees it: where it lives, what it takes and returns, whether it is paid. */
+export interface CallTarget {
+  name: string;
+  group: ToolGroup;
+  method: 'GET' | 'POST';
+  path: string;
+  input: z.ZodType;
+  output: z.ZodType;
+  paid: boolean;
+}
+
+/** The user's answer to "pay this?". */
+export type Approval = 'accepted' | 'declined' | 'unavailable';
+
+/** Per-call options of the transport that makes the call. */
+export interface CallOptions {
+  signal: AbortSignal;
+  /** Asks the user to approve a payment above the threshold (MCP elicitation; `--yes` on the command line). */
+  approve: (question: string) => Promise<Approval>;
+  /** Per-call cap for this call in dollars (`--max-usd`), instead of BUDGET_MAX_USD_PER_CALL. */
+  maxUsdPerCall?: number;
+  /** Show the challenge and the option that would be paid; pay nothing. */
+  dryRun?: boolean;
+}
+
+/** What the caller runs on. */
+export interface CallerDeps {
+  settings: AgentSettings;
+  networks: readonly NetworkEntry[];
+  spends: SpendLedger;
+  wallets: Wallets;
+  budget: Budget;
+  log: Logger;
+}

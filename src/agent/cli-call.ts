@@ -1,0 +1,124 @@
+/**
+ * `tollbooth call <tool> --input '<json>'`: one call of a remote tool for scripts and direct callers, with the same
+ * wallets, budget and store as remote mode. The result goes to stdout as JSON; the receipt and messages to stderr.
+ */
+import { createLogger } from '../log.js';
+import { ConfigError } from '../shared/env.js';
+import type { ToolEndpoint } from '../shared/tool-endpoint.js';
+import { agentProblems, createAgent } from './agent.js';
+import type { RemoteChallenge } from './http.js';
+import type { MppChallenge } from './mpp.js';
+import type { CallOutcome } from './outcome.js';
+import { targetOf } from './mcp.js';
+import { loadAgentConfig } from './settings.js';
+
+/** Exit codes of `tollbooth call`. */
+export const CALL_EXIT = { ok: 0, failed: 1, usage: 2, notPaid: 3 } as const;
+
+/** `tollbooth call` arguments, parsed by the command line (src/cli/call.ts). */
+export interface CallArgs {
+  tool: string;
+  input: unknown;
+  maxUsd?: number;
+  dryRun: boolean;
+  yes: boolean;
+  /** Settings the command line overrides (the `--remote…` options). */
+  env: Record<string, string>;
+}
+
+function exitCodeOf(outcome: CallOutcome): number {
+  switch (outcome.type) {
+    case 'success':
+    case 'dry_run':
+      return CALL_EXIT.ok;
+    case 'payment_required':
+      return CALL_EXIT.notPaid;
+    case 'refused':
+      return ['budget_exceeded', 'payment_not_approved', 'invalid_input'].includes(outcome.error.code)
+        ? CALL_EXIT.notPaid
+        : CALL_EXIT.failed;
+    case 'remote_error':
+      return CALL_EXIT.failed;
+  }
+}
+
+/** What stdout says of a call nothing could pay for: the reason and one line per advertised option (x402 entries, then MPP challenges). */
+export function notPaidSummary(
+  challenge: RemoteChallenge | undefined,
+  reason: string,
+  mpp: readonly MppChallenge[] = [],
+): { paid: false; reason: string; x402Version?: number; options: string[]; more: string } {
+  const options = (challenge?.accepts ?? []).map((a) => {
+    const amount =
+      (a as { amount?: string; maxAmountRequired?: string }).amount ??
+      (a as { maxAmountRequired?: string }).maxAmountRequired;
+    return `${a.scheme} on ${a.network}: ${amount} units of ${a.asset}`;
+  });
+  for (const c of mpp) {
+    const r = c.request as { amount?: unknown; currency?: unknown; methodDetails?: { chainId?: unknown } };
+    const where = r.methodDetails?.chainId !== undefined ? ` on eip155:${String(r.methodDetails.chainId)}` : '';
+    options.push(`MPP ${c.method}/${c.intent}${where}: ${String(r.amount)} units of ${String(r.currency)}`);
+  }
+  return {
+    paid: false,
+    reason,
+    ...(challenge ? { x402Version: challenge.x402Version } : {}),
+    options,
+    more: 'run again with --dry-run for the full payment requirements and the budget',
+  };
+}
+
+/** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
+function print(outcome: CallOutcome): void {
+  const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+  const err = (label: string, v: unknown): void =>
+    void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+  if ('receipt' in outcome && outcome.receipt) err('receipt', outcome.receipt);
+  if ('mppReceipt' in outcome && outcome.mppReceipt) err('receipt', outcome.mppReceipt);
+  if ('payment' in outcome && outcome.payment) err('payment', outcome.payment);
+  switch (outcome.type) {
+    case 'success':
+      return out(outcome.output);
+    case 'dry_run':
+      err('dry run', outcome.report.verdict);
+      return out(outcome.report);
+    case 'payment_required':
+      // A short summary, not the whole challenge (13 options with their extensions): --dry-run shows everything.
+      err('not paid', outcome.hint);
+      return out(notPaidSummary(outcome.challenge, outcome.hint, outcome.mpp));
+    case 'refused':
+      return err('error', outcome.error.toBody());
+    case 'remote_error':
+      return err(`remote answered ${outcome.status}`, outcome.body);
+  }
+}
+
+/** Runs `tollbooth call` on one of `tools` (the registry, given by the composition root); returns the process exit code. */
+export async function runCall(parsed: CallArgs, tools: readonly ToolEndpoint[]): Promise<number> {
+  const tool = tools.find((t) => t.name === parsed.tool);
+  if (!tool) {
+    process.stderr.write(
+      `tollbooth call: unknown tool "${parsed.tool}". Tools: ${tools.map((t) => t.name).join(', ')}\n`,
+    );
+    return CALL_EXIT.usage;
+  }
+  const config = loadAgentConfig({ ...process.env, ...parsed.env });
+  const problems = agentProblems(config, tools);
+  if (problems.length > 0)
+    throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
+  const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
+  const agent = await createAgent(config, log);
+  try {
+    const outcome = await agent.caller.call(targetOf(tool), parsed.input, {
+      signal: new AbortController().signal,
+      approve: async () => (parsed.yes ? 'accepted' : 'unavailable'),
+      ...(parsed.maxUsd !== undefined ? { maxUsdPerCall: parsed.maxUsd } : {}),
+      dryRun: parsed.dryRun,
+    });
+    print(outcome);
+    return exitCodeOf(outcome);
+  } finally {
+    await agent.close();
+  }
+}

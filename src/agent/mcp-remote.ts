@@ -1,0 +1,162 @@
+/**
+ * Tool calls to a remote MCP endpoint (a remote base URL whose path ends in `/mcp`): the same answers as over HTTP
+ * (`RemoteAnswer`), read from tool results. A payment travels in `_meta`: x402 in `_meta["x402/payment"]`, MPP in
+ * `_meta["org.paymentauth/credential"]` (the MPP MCP binding); an unpaid result offers x402 in `structuredContent` and
+ * MPP in `_meta["org.paymentauth/payment-required"]` (or as a JSON-RPC -32042 error). One client per endpoint.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SettleResponse } from '@x402/core/types';
+import { z } from 'zod';
+import { readChallenge, type RemoteAnswer, type RemoteChallenge, type RemoteRequest } from './remote.js';
+import { MPP_META, X402_META } from '../shared/mcp-wire.js';
+import { offerOf, type MppChallenge, type MppCredential, type MppReceipt } from './mpp.js';
+
+/** JSON-RPC codes of the MPP binding: payment required, payment verification failed. */
+const MPP_ERROR_CODES = [-32042, -32043];
+
+const ChallengeObject = z
+  .object({
+    id: z.string(),
+    realm: z.string(),
+    method: z.string(),
+    intent: z.string(),
+    request: z.record(z.string(), z.unknown()),
+  })
+  .passthrough();
+const PaymentRequiredMeta = z.object({ challenges: z.array(ChallengeObject).min(1) }).passthrough();
+
+/** Whether a remote base URL is an MCP endpoint (its path ends in `/mcp`). */
+export function isMcpEndpoint(base: string): boolean {
+  try {
+    return /\/mcp\/?$/.test(new URL(base).pathname);
+  } catch {
+    return false;
+  }
+}
+
+const clients = new Map<string, Promise<Client>>();
+
+async function connect(url: string, timeoutMs: number): Promise<Client> {
+  const [{ Client }, { StreamableHTTPClientTransport }, { VERSION }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('../version.js'),
+  ]);
+  const client = new Client({ name: 'tollbooth-agent', version: VERSION });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: timeoutMs });
+  return client;
+}
+
+function clientFor(url: string, timeoutMs: number): Promise<Client> {
+  let client = clients.get(url);
+  if (!client) {
+    client = connect(url, timeoutMs);
+    clients.set(url, client);
+    client.catch(() => clients.delete(url));
+  }
+  return client;
+}
+
+/** Closes every MCP connection this process opened (on the agent's close). */
+export async function closeMcpRemotes(): Promise<void> {
+  const open = [...clients.values()];
+  clients.clear();
+  await Promise.all(open.map(async (c) => (await c.catch(() => undefined))?.close().catch(() => undefined)));
+}
+
+function bodyOf(result: CallToolResult): unknown {
+  const first = result.content?.[0];
+  if (first?.type !== 'text') return result.structuredContent;
+  try {
+    return JSON.parse(first.text) as unknown;
+  } catch {
+    return first.text;
+  }
+}
+
+function mppOffersOf(data: unknown) {
+  const parsed = PaymentRequiredMeta.safeParse(data);
+  return parsed.success ? parsed.data.challenges.map((c) => offerOf(c as MppChallenge)) : [];
+}
+
+/** Reads one tool result as an answer: a result, a challenge (x402 and/or MPP), or an error with its body. */
+export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer {
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  const receipt = meta[X402_META.paymentResponse] as SettleResponse | undefined;
+  const withReceipt = receipt ? { receipt } : {};
+  if (!result.isError) {
+    const mppReceipt = meta[MPP_META.receipt] as MppReceipt | undefined;
+    return {
+      type: 'ok',
+      status: 200,
+      body: result.structuredContent ?? bodyOf(result),
+      ...withReceipt,
+      ...(mppReceipt ? { mppReceipt } : {}),
+    };
+  }
+  const body = bodyOf(result);
+  const challenge: RemoteChallenge | undefined = readChallenge(null, result.structuredContent);
+  const mpp = readMpp ? mppOffersOf(meta[MPP_META.paymentRequired]) : [];
+  if (challenge || mpp.length > 0)
+    return { type: 'challenge', status: 402, ...(challenge ? { challenge } : {}), mpp, body, ...withReceipt };
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  return { type: 'error', status: code === 'invalid_input' ? 400 : 409, body, ...withReceipt };
+}
+
+/** The `_meta` a payment travels in over MCP. */
+function paymentMeta(
+  payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
+): Record<string, unknown> {
+  if (!payment) return {};
+  return payment.protocol === 'x402'
+    ? { [X402_META.payment]: payment.payload }
+    : { [MPP_META.credential]: payment.credential };
+}
+
+/** Calls one tool of a remote MCP endpoint, with an optional payment, within `timeoutMs`; never throws for a network failure. */
+export async function sendMcp(
+  req: RemoteRequest & { mcp: { tool: string; args: unknown } },
+  timeoutMs: number,
+  signal: AbortSignal,
+  payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
+  readMpp: boolean,
+): Promise<RemoteAnswer> {
+  const meta = paymentMeta(payment);
+  let result: CallToolResult;
+  try {
+    const client = await clientFor(req.url, timeoutMs);
+    result = (await client.callTool(
+      {
+        name: req.mcp.tool,
+        arguments: (req.mcp.args ?? {}) as Record<string, unknown>,
+        ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+      },
+      undefined,
+      { signal, timeout: timeoutMs },
+    )) as CallToolResult;
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const e = err as { code?: unknown; data?: unknown; message?: string };
+    if (typeof e.code === 'number' && MPP_ERROR_CODES.includes(e.code)) {
+      const mpp = readMpp ? mppOffersOf(e.data) : [];
+      if (mpp.length > 0)
+        return {
+          type: 'challenge',
+          status: 402,
+          mpp,
+          body: (e.data as { problem?: unknown } | undefined)?.problem ?? { message: e.message },
+        };
+    }
+    if (typeof e.code === 'number')
+      return { type: 'error', status: 400, body: { error: { code: 'mcp_error', message: e.message ?? String(err) } } };
+    clients.delete(req.url);
+    const cause = (err as { cause?: { code?: string } }).cause;
+    return {
+      type: 'no_answer',
+      message: cause?.code ?? e.message ?? String(err),
+      timedOut: /timed? ?out/i.test(e.message ?? ''),
+    };
+  }
+  return answerOf(result, readMpp);
+}

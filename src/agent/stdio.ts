@@ -1,0 +1,66 @@
+/** `tollbooth stdio --remote <url>`: the same 16 tools over stdio, executed on a remote deployment and paid under the user's budget. */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { InFlight } from '../in-flight.js';
+import type { Logger } from '../log.js';
+import { ConfigError } from '../shared/env.js';
+import type { ToolEndpoint } from '../shared/tool-endpoint.js';
+import { agentProblems, createAgent } from './agent.js';
+import { usd } from './choose.js';
+import { micros } from './budget.js';
+import { remoteExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
+import type { AgentConfig } from './settings.js';
+
+/** What the composition root (src/cli/stdio.ts) gives remote mode: the registry's tools and the MCP server to serve them. */
+export interface RemoteStdioParts {
+  /** The registry's tools, as the agent calls them. */
+  tools: readonly ToolEndpoint[];
+  /** The MCP server (src/mcp/server.ts) listing the tools and handing every call to `executor`. */
+  mcpServer(executor: RemoteExecutor, instructions: string): { connect(transport: Transport): Promise<void> };
+}
+
+/** How long a closing stdio server waits for calls still paying or running, so no payment is left without its outcome recorded. */
+const DRAIN_MS = 120_000;
+
+/** Serves remote mode over stdio until the client closes the connection. */
+export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: RemoteStdioParts): Promise<void> {
+  const problems = agentProblems(config, parts.tools);
+  if (problems.length > 0)
+    throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  const agent = await createAgent(config, log);
+  const remote = remoteExecutor(agent.caller, agent);
+  // The registry's calls are counted while they pay and run, so closing waits for them.
+  const calls = new InFlight();
+  const server = parts.mcpServer(
+    { ...remote, call: (tool, args, session) => calls.run(() => remote.call(tool, args, session)) },
+    REMOTE_INSTRUCTIONS,
+  );
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const close = () => {
+    if (closing) return;
+    closing = true;
+    // Calls still paying finish first: their outcome (settled, failed, pending) is recorded before the store closes.
+    void calls
+      .drain(DRAIN_MS)
+      .then(() => agent.close())
+      .then(() => process.exit(0));
+  };
+  transport.onclose = close;
+  process.stdin.once('end', close);
+  await server.connect(transport);
+  const { budget } = config.settings;
+  log.info('tollbooth MCP stdio ready (remote mode)', {
+    remote: config.settings.remote,
+    wallets: agent.wallets.addresses,
+    budget: {
+      perCall: usd(micros(budget.maxUsdPerCall)),
+      perDay: usd(micros(budget.maxUsdPerDay)),
+      ...(budget.askAboveUsd !== undefined ? { askAbove: usd(micros(budget.askAboveUsd)) } : {}),
+    },
+  });
+  if (Object.keys(agent.wallets.addresses).length === 0)
+    log.warn(
+      'no wallet configured: paid tools answer with their payment requirements (set WALLET_EVM_PRIVATE_KEY, WALLET_SOLANA_SECRET_KEY or WALLET_ALGORAND_MNEMONIC)',
+    );
+}

@@ -1,0 +1,168 @@
+/**
+ * The agent's wallets, loaded from its keys: addresses, and the official x402 client schemes that sign with them
+ * (EVM exact/upto/v1 from `@x402/evm`, Solana from `@x402/svm`, Algorand from `@x402/avm`). Keys never leave here.
+ */
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { toClientAvmSigner } from '@x402/avm';
+import { ExactAvmScheme } from '@x402/avm/exact/client';
+import { x402Client } from '@x402/core/client';
+import type { DefaultAsset, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
+import { UptoEvmScheme } from '@x402/evm/upto/client';
+import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
+import { Keypair } from '@stellar/stellar-sdk';
+import algosdk from 'algosdk';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import { canonicalNetwork, familyOf, rpcUrlOf } from './networks.js';
+import type { WalletKeys } from './settings.js';
+
+/** Families whose payments this client can sign. Stellar keys are held but not used: see docs/agents.md (Wallets). */
+export const PAYABLE_FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'algorand'];
+
+/** Why this client cannot pay an option, or undefined when it can. */
+export type Unpayable = 'no_wallet' | 'unsupported_family' | 'unsupported_scheme';
+
+/** The agent's wallets and the official schemes they sign with. */
+export interface Wallets {
+  /** Address per family the agent holds a key for. */
+  addresses: Partial<Record<NetworkFamily, string>>;
+  /** Why an option cannot be paid here (no key for its family, or a scheme/version this client does not sign), else undefined. */
+  unpayable(option: PaymentRequirements, x402Version: number): Unpayable | undefined;
+  /** The asset as the official scheme knows it (USD-pegged defaults), for assets the network table does not list. */
+  defaultAsset(option: PaymentRequirements, x402Version: number): DefaultAsset | undefined;
+  /**
+   * The official `x402Client`, set up to pay exactly this option and nothing above `capAtomic` (its spend
+   * controls allow the option's asset with that per-payment cap).
+   */
+  clientFor(option: PaymentRequirements, x402Version: number, capAtomic: bigint): x402Client;
+  /** The EVM account that signs MPP `evm`/`charge` credentials; throws without an EVM key. */
+  evmAccount(): PrivateKeyAccount;
+}
+
+type SchemeFactory = (option: PaymentRequirements, canonical: string) => SchemeNetworkClient;
+
+/** The signers loaded so far: the address per family, the scheme factory per `family:scheme:version`, the EVM account. */
+interface Signers {
+  addresses: Partial<Record<NetworkFamily, string>>;
+  factories: Map<string, SchemeFactory>;
+  evmAccount?: PrivateKeyAccount;
+}
+
+/** One scheme per network (each lent its network's RPC URL from the table), made on first use. */
+function perNetwork(make: (canonical: string) => SchemeNetworkClient): SchemeFactory {
+  const byNetwork = new Map<string, SchemeNetworkClient>();
+  return (_option, canonical) => {
+    let scheme = byNetwork.get(canonical);
+    if (!scheme) {
+      scheme = make(canonical);
+      byNetwork.set(canonical, scheme);
+    }
+    return scheme;
+  };
+}
+
+/** The EVM signers: `exact` and `upto` (version 2) and `exact` version 1, all with the one account. */
+function addEvm(signers: Signers, key: `0x${string}`): void {
+  const account = privateKeyToAccount(key);
+  signers.evmAccount = account;
+  signers.addresses.evm = account.address;
+  const exact = new ExactEvmScheme(account);
+  const upto = new UptoEvmScheme(account);
+  const v1 = new ExactEvmSchemeV1(account);
+  signers.factories.set('evm:exact:2', () => exact);
+  signers.factories.set('evm:upto:2', () => upto);
+  signers.factories.set('evm:exact:1', () => v1);
+  // A version-2 entry under a version-1 short name (e.g. `base`) is signed by the v1 signer, as the official client does.
+  signers.factories.set('evm:exact:2:short', () => v1);
+}
+
+async function addSvm(signers: Signers, key: Uint8Array, networks: readonly NetworkEntry[]): Promise<void> {
+  const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(key));
+  signers.addresses.svm = signer.address;
+  signers.factories.set(
+    'svm:exact:2',
+    perNetwork((canonical) => {
+      const rpcUrl = rpcUrlOf(networks, canonical);
+      return new ExactSvmScheme(signer, rpcUrl ? { rpcUrl } : undefined);
+    }),
+  );
+}
+
+function addAlgorand(signers: Signers, key: Uint8Array, networks: readonly NetworkEntry[]): void {
+  const signer = toClientAvmSigner(Buffer.from(key).toString('base64'));
+  signers.addresses.algorand = algosdk.encodeAddress(key.slice(32));
+  signers.factories.set(
+    'algorand:exact:2',
+    perNetwork((canonical) => {
+      const algodUrl = rpcUrlOf(networks, canonical);
+      // @x402/avm is typed against its own @x402/core 2.26; the scheme contract is the same.
+      return new ExactAvmScheme(signer, algodUrl ? { algodUrl } : undefined) as unknown as SchemeNetworkClient;
+    }),
+  );
+}
+
+/** The official `x402Client` paying exactly `option` with `scheme`, nothing above `capAtomic`. */
+function cappedClient(
+  option: PaymentRequirements,
+  x402Version: number,
+  scheme: SchemeNetworkClient,
+  capAtomic: bigint,
+): x402Client {
+  const client = new x402Client((_v, accepts) => accepts[0]!);
+  if (x402Version === 1) client.registerV1(option.network, scheme);
+  else client.register(option.network as never, scheme);
+  // Our own choice already applied the budget; the official spend controls hold the same per-payment cap.
+  client.setSpendControls({
+    maxAmountPerPayment: false,
+    allowedAssets: [
+      { network: option.network as never, asset: option.asset, maxAmountPerPayment: capAtomic.toString() },
+    ],
+  });
+  return client;
+}
+
+/** Loads the wallets of the given keys; `networks` lends each scheme its network's RPC URL. */
+export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEntry[]): Promise<Wallets> {
+  const signers: Signers = { addresses: {}, factories: new Map() };
+  if (keys.evm) addEvm(signers, keys.evm);
+  if (keys.svm) await addSvm(signers, keys.svm, networks);
+  if (keys.algorand) addAlgorand(signers, keys.algorand, networks);
+  if (keys.stellar) signers.addresses.stellar = Keypair.fromSecret(keys.stellar).publicKey();
+  const { addresses, factories } = signers;
+
+  const factoryFor = (option: PaymentRequirements, x402Version: number): SchemeFactory | undefined => {
+    const family = familyOf(canonicalNetwork(option.network));
+    const short = x402Version === 2 && !option.network.includes(':') ? ':short' : '';
+    return family ? factories.get(`${family}:${option.scheme}:${x402Version}${short}`) : undefined;
+  };
+
+  return {
+    addresses,
+    unpayable(option, x402Version) {
+      const family = familyOf(canonicalNetwork(option.network));
+      if (!family || !PAYABLE_FAMILIES.includes(family)) return 'unsupported_family';
+      if (!addresses[family]) return 'no_wallet';
+      return factoryFor(option, x402Version) ? undefined : 'unsupported_scheme';
+    },
+    defaultAsset(option, x402Version) {
+      const factory = factoryFor(option, x402Version);
+      return factory?.(option, canonicalNetwork(option.network)).findDefaultAsset?.(
+        option.asset,
+        option.network as never,
+      );
+    },
+    clientFor(option, x402Version, capAtomic) {
+      const factory = factoryFor(option, x402Version);
+      if (!factory)
+        throw new Error(`no wallet signs ${option.scheme} on ${option.network} (x402 version ${x402Version})`);
+      return cappedClient(option, x402Version, factory(option, canonicalNetwork(option.network)), capAtomic);
+    },
+    evmAccount() {
+      if (!signers.evmAccount)
+        throw new Error('no EVM wallet (WALLET_EVM_PRIVATE_KEY) signs MPP evm/charge credentials');
+      return signers.evmAccount;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The paid pipeline: validate → precheck → payment → claim and verify (the broker) → limits → handler → output check →
+ * settle. Whatever fails after the claim releases it, so nothing is charged for a call that did not complete.
+ */
+import { performance } from 'node:perf_hooks';
+import { ToolError, toToolError } from '../errors.js';
+import { requestHash } from '../shared/json.js';
+import type { PaymentTicket } from '../payments/outcomes.js';
+import { inputError } from '../shared/input-error.js';
+import {
+  checkedOutput,
+  handlerContext,
+  logged,
+  type CallResult,
+  type InvokeDeps,
+  type PaidCallRequest,
+} from './call.js';
+import { since, type Trace } from './trace.js';
+
+const cancelled = (when: string) => new ToolError('cancelled', `The call was cancelled ${when}; nothing was charged.`);
+
+/** Runs one call of a tool that has a price, noting the ticket and the stage times in `trace`. */
+export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
+  const { tool } = req;
+  const { broker } = deps;
+  if (req.input === undefined && req.payment === undefined) {
+    return { type: 'payment_required', challenge: broker.challenge(tool) };
+  }
+  const parsed = tool.input.safeParse(req.input ?? {});
+  if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
+  if (tool.precheck) {
+    // Before the payment is even read: what the precheck refuses is never a 402 and never charged.
+    try {
+      await tool.precheck(parsed.data, handlerContext(deps, req));
+    } catch (err) {
+      return { type: 'error', error: logged(deps, tool.name, toToolError(err)) };
+    }
+  }
+  if (req.payment === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
+
+  const verifyStart = performance.now();
+  const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, parsed.data));
+  trace.verifyMs = since(verifyStart);
+  switch (begun.type) {
+    case 'rejected':
+      return { type: 'payment_rejected', rejection: begun };
+    case 'replayed':
+      return { type: 'success', output: begun.output, receipt: begun.receipt };
+    case 'verified':
+      trace.ticket = begun.ticket;
+      return runVerified(deps, req, parsed.data, begun.ticket, trace);
+  }
+}
+
+/** A verified call: the limits, the handler and the settlement; every refusal or failure releases the claim. */
+async function runVerified(
+  deps: InvokeDeps,
+  req: PaidCallRequest,
+  input: unknown,
+  ticket: PaymentTicket,
+  trace: Trace,
+): Promise<CallResult> {
+  const { tool } = req;
+  const { broker } = deps;
+  const refusal = deps.admit
+    ? await deps.admit({ tool: tool.name, payer: ticket.payer }).catch(toToolError)
+    : undefined;
+  // The caller left while the payment was being verified: nothing runs, nothing is charged.
+  const before = refusal ?? (req.signal.aborted ? cancelled('before it ran') : undefined);
+  if (before) {
+    await broker.release(ticket);
+    return { type: 'error', error: before };
+  }
+  const handled = await runHandler(deps, req, input, ticket, trace);
+  const after = handled.error ?? (req.signal.aborted ? cancelled('before it finished') : undefined);
+  if (after) {
+    await broker.release(ticket);
+    return { type: 'error', error: after };
+  }
+  const settleStart = performance.now();
+  const settled = await broker.settle(tool, ticket, handled.output);
+  trace.settleMs = since(settleStart);
+  switch (settled.type) {
+    case 'settled':
+      return { type: 'success', output: handled.output, receipt: settled.receipt };
+    case 'pending':
+      return { type: 'settlement_pending', receipt: settled.receipt };
+    case 'failed':
+      return { type: 'settlement_failed', receipt: settled.receipt, challenge: settled.challenge };
+  }
+}
+
+/** The handler, told who paid, and its output check: the checked output, or the error it came to. */
+async function runHandler(
+  deps: InvokeDeps,
+  req: PaidCallRequest,
+  input: unknown,
+  ticket: PaymentTicket,
+  trace: Trace,
+): Promise<{ output: unknown; error?: undefined } | { output?: undefined; error: ToolError }> {
+  const { tool } = req;
+  const start = performance.now();
+  try {
+    const raw = await tool.handler(input, {
+      ...handlerContext(deps, req),
+      payment: { payer: ticket.payer, replayKey: ticket.replayKey },
+    });
+    const invalid = `${tool.name} produced an invalid result; nothing was charged. Try again later.`;
+    return { output: checkedOutput(deps, tool, raw, invalid) };
+  } catch (err) {
+    return { error: logged(deps, tool.name, toToolError(err), 'tool handler failed') };
+  } finally {
+    trace.handlerMs = since(start);
+  }
+}

@@ -1,0 +1,41 @@
+/** Receipts of the payment ledger, over the SQL port (one SQL text for both dialects). */
+import type { ReceiptRecord } from '../ledger.js';
+import type { SqlPort, Statement } from './port.js';
+import { receiptFromRow } from './rows.js';
+
+const RECEIPT_COLUMNS =
+  'replay_key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at';
+
+/** `INSERT INTO receipts … SELECT` of one receipt (no WHERE: {@link SqlPort.writeThen} may add one). */
+export function insertReceiptSelect(r: ReceiptRecord): Statement {
+  return {
+    sql: `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`,
+    args: [
+      r.replayKey,
+      r.tool,
+      r.network,
+      r.payer,
+      r.amount,
+      r.transaction,
+      r.status,
+      r.errorReason ?? null,
+      r.transport,
+      r.protocol ?? 'x402',
+      r.createdAt,
+    ],
+  };
+}
+
+/** Stores one receipt. */
+export async function recordReceipt(port: SqlPort, receipt: ReceiptRecord): Promise<void> {
+  const { sql, args } = insertReceiptSelect(receipt);
+  await port.write(sql, args);
+}
+
+/** Receipts, most recent first. */
+export async function listReceipts(port: SqlPort, options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
+  const rows = await port.read('SELECT * FROM receipts ORDER BY created_at DESC, id DESC LIMIT ?', [
+    options.limit ?? 100,
+  ]);
+  return rows.map(receiptFromRow);
+}

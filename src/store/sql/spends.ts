@@ -1,0 +1,105 @@
+/** The agent's spending ledger over the SQL port, one SQL text for both dialects. */
+import type { NewSpend, SpendClaimResult, SpendLedger, SpendRecord, SpendStatus, SpendUpdate } from '../spends.js';
+import type { SqlPort } from './port.js';
+import { json, spendFromRow } from './rows.js';
+
+/** Statuses whose amount counts against the day's budget. */
+const COUNTED = "status IN ('reserved', 'settled', 'pending')";
+/** A claimed or pending payment: the only ones that may still change. */
+const OPEN = "status IN ('reserved', 'pending')";
+
+async function spentOn(port: SqlPort, day: string): Promise<number> {
+  const [row] = await port.read(
+    `SELECT COALESCE(SUM(usd_micros), 0) AS total FROM agent_spends WHERE day = ? AND ${COUNTED}`,
+    [day],
+  );
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * One conditional insert under the spends lock (PostgreSQL: an advisory lock, so READ COMMITTED cannot let two
+ * inserts each miss the other's amount; SQLite: its write lock); `seq` numbers the rows in the order they were made.
+ */
+async function claimSpend(port: SqlPort, s: NewSpend, dayLimitMicros: number): Promise<SpendClaimResult> {
+  const now = new Date().toISOString();
+  const inserted = await port.writeLocked('agent_spends', {
+    sql: `INSERT INTO agent_spends (id, seq, day, tool, resource, request_hash, network, asset, amount, usd_micros, status,
+            payment_id, protocol, created_at, updated_at)
+          SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_spends), ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?
+          WHERE (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND ${COUNTED}) + ? <= ?
+          RETURNING id`,
+    args: [
+      s.id,
+      s.day,
+      s.tool,
+      s.resource,
+      s.requestHash,
+      s.network,
+      s.asset,
+      s.amount,
+      s.usdMicros,
+      s.paymentId ?? null,
+      s.protocol ?? 'x402',
+      now,
+      now,
+      s.day,
+      s.usdMicros,
+      dayLimitMicros,
+    ],
+  });
+  const spentMicros = await spentOn(port, s.day);
+  return inserted.rows.length === 1 ? { type: 'reserved', spentMicros } : { type: 'over_budget', spentMicros };
+}
+
+async function completeSpend(port: SqlPort, id: string, u: SpendUpdate): Promise<void> {
+  await port.write(
+    `UPDATE agent_spends SET status = ?, payer = COALESCE(?, payer), transaction_id = COALESCE(?, transaction_id),
+       note = ?, payload = ?, updated_at = ?
+     WHERE id = ? AND ${OPEN}`,
+    [
+      u.status,
+      u.payer ?? null,
+      u.transaction ?? null,
+      u.note ?? null,
+      u.status === 'pending' ? json(u.payload) : null,
+      new Date().toISOString(),
+      id,
+    ],
+  );
+}
+
+async function listSpends(
+  port: SqlPort,
+  options: { limit?: number; statuses?: readonly SpendStatus[] } = {},
+): Promise<SpendRecord[]> {
+  const statuses = options.statuses ?? [];
+  const where = statuses.length > 0 ? `WHERE status IN (${statuses.map(() => '?').join(', ')})` : '';
+  const rows = await port.read(`SELECT * FROM agent_spends ${where} ORDER BY created_at DESC, seq DESC LIMIT ?`, [
+    ...statuses,
+    options.limit ?? 50,
+  ]);
+  return rows.map(spendFromRow);
+}
+
+/** The agent's spending ledger over a SQL port. */
+export function sqlSpendLedger(port: SqlPort): SpendLedger {
+  return {
+    claimSpend: (spend, dayLimitMicros) => claimSpend(port, spend, dayLimitMicros),
+    completeSpend: (id, update) => completeSpend(port, id, update),
+    releaseSpend: async (id, note) => {
+      await port.write(
+        `UPDATE agent_spends SET status = 'cancelled', note = ?, payload = NULL, updated_at = ? WHERE id = ? AND ${OPEN}`,
+        [note, new Date().toISOString(), id],
+      );
+    },
+    listSpends: (options) => listSpends(port, options),
+    spentOn: (day) => spentOn(port, day),
+    pendingSpend: async (requestHash) => {
+      const [row] = await port.read(
+        "SELECT * FROM agent_spends WHERE request_hash = ? AND status = 'pending' ORDER BY created_at DESC, seq DESC LIMIT 1",
+        [requestHash],
+      );
+      return row ? spendFromRow(row) : undefined;
+    },
+  };
+}

@@ -15,6 +15,7 @@ import { createPublicClient, http, type Hex } from 'viem';
 import type { NetworkEntry } from '../payments/networks.js';
 import { lookupAlgorandPayment } from '../payments/rails/algorand/lookup.js';
 import { familyOf, rpcUrlOf } from './networks.js';
+import { AUTHORIZATION_STATE_ABI, NONCE_BITMAP_ABI } from '../shared/evm-abi.js';
 
 /** What the chain says about one sent payment. */
 export type AuthorizationState = { type: 'used' } | { type: 'unused' } | { type: 'unknown'; why: string };
@@ -36,31 +37,6 @@ export function meansAlreadyUsed(reason: string | undefined): boolean {
   return reason !== undefined && (ALREADY_USED_REASONS.includes(reason) || ALREADY_USED.test(reason));
 }
 
-const AUTHORIZATION_STATE = [
-  {
-    type: 'function',
-    name: 'authorizationState',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'authorizer', type: 'address' },
-      { name: 'nonce', type: 'bytes32' },
-    ],
-    outputs: [{ type: 'bool' }],
-  },
-] as const;
-const NONCE_BITMAP = [
-  {
-    type: 'function',
-    name: 'nonceBitmap',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'wordPos', type: 'uint256' },
-    ],
-    outputs: [{ type: 'uint256' }],
-  },
-] as const;
-
 interface EvmInner {
   authorization?: { from?: string; nonce?: string };
   permit2Authorization?: { from?: string; nonce?: string };
@@ -78,7 +54,7 @@ async function evmState(
   if (inner.authorization?.from && inner.authorization.nonce) {
     const used = await client.readContract({
       address: asset as Hex,
-      abi: AUTHORIZATION_STATE,
+      abi: AUTHORIZATION_STATE_ABI,
       functionName: 'authorizationState',
       args: [inner.authorization.from as Hex, inner.authorization.nonce as Hex],
     });
@@ -89,7 +65,7 @@ async function evmState(
     const nonce = BigInt(permit.nonce);
     const word = await client.readContract({
       address: PERMIT2_ADDRESS,
-      abi: NONCE_BITMAP,
+      abi: NONCE_BITMAP_ABI,
       functionName: 'nonceBitmap',
       args: [permit.from as Hex, nonce >> 8n],
     });

@@ -8,6 +8,7 @@ import type { NetworkEntry } from '../../networks.js';
 import { evmLookup, guardedEvmScheme } from './chain.js';
 import { EVM_EXACT } from '../info.js';
 import type { Identified, LoadedRail, LookupResult, PendingSettlement } from '../rail.js';
+import { AUTHORIZATION_STATE_ABI } from '../../../shared/evm-abi.js';
 
 interface Eip3009Payload {
   signature?: unknown;
@@ -62,19 +63,6 @@ export function evmExactReplayKey(requirements: PaymentRequirements, auth: { fro
   ].join(':');
 }
 
-const AUTHORIZATION_STATE = [
-  {
-    type: 'function',
-    name: 'authorizationState',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'authorizer', type: 'address' },
-      { name: 'nonce', type: 'bytes32' },
-    ],
-    outputs: [{ type: 'bool' }],
-  },
-] as const;
-
 function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
   return evmLookup(pending, net, async (client) => {
     const auth = eip3009Authorization(pending.payload);
@@ -82,7 +70,7 @@ function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupRe
     // The signature binds recipient and value, so a used nonce means this very transfer to us happened.
     const used = await client.readContract({
       address: pending.requirements.asset as Hex,
-      abi: AUTHORIZATION_STATE,
+      abi: AUTHORIZATION_STATE_ABI,
       functionName: 'authorizationState',
       args: [auth.from as Hex, auth.nonce as Hex],
     });

@@ -17,6 +17,7 @@ import type { NetworkEntry } from '../../networks.js';
 import { evmLookup, guardedEvmScheme } from './chain.js';
 import { EVM_UPTO } from '../info.js';
 import type { Identified, LoadedRail, LookupResult, PendingSettlement } from '../rail.js';
+import { NONCE_BITMAP_ABI } from '../../../shared/evm-abi.js';
 
 interface Permit2Authorization {
   from: string;
@@ -49,19 +50,6 @@ export function permit2ReplayKey(requirements: PaymentRequirements, auth: Permit
   return ['permit2', requirements.network, auth.from.toLowerCase(), auth.nonce.toString()].join(':');
 }
 
-const NONCE_BITMAP = [
-  {
-    type: 'function',
-    name: 'nonceBitmap',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'wordPos', type: 'uint256' },
-    ],
-    outputs: [{ type: 'uint256' }],
-  },
-] as const;
-
 /**
  * Reconciliation: the transaction's receipt when one is known; otherwise Permit2's `nonceBitmap`. A burnt nonce
  * means the authorization can never move funds again; it is taken as this settlement (the payer could also have
@@ -73,7 +61,7 @@ function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupRe
     if (!auth) return { type: 'failed', reason: 'invalid_payment' };
     const bitmap = await client.readContract({
       address: PERMIT2_ADDRESS,
-      abi: NONCE_BITMAP,
+      abi: NONCE_BITMAP_ABI,
       functionName: 'nonceBitmap',
       args: [auth.from as Hex, auth.nonce >> 8n],
     });

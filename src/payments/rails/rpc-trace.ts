@@ -6,6 +6,8 @@
  * have moved. Kept in AsyncLocalStorage, so concurrent calls never mix.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SettleResponse } from '@x402/core/types';
+import type { PaymentCode } from '../../errors.js';
 
 /** What the RPC did during one facilitator call. */
 export interface CallTrace {
@@ -67,4 +69,31 @@ export function rpcErrorText(err: unknown): string {
 /** True when no connection could be made (nothing was sent). */
 export function connectionRefused(err: unknown): boolean {
   return causeChain(err).some((e) => (e as { code?: unknown }).code === 'ECONNREFUSED');
+}
+
+/**
+ * Settles through a library scheme inside a trace: until a transaction may have reached the node, an RPC failure
+ * (thrown, or hidden behind the library's refusal) is `unavailable(why)`, nothing charged; after that the library's
+ * own answer stands, and a throw is left to the broker (outcome unknown).
+ */
+export async function settleTraced(
+  trace: CallTrace,
+  settle: () => Promise<SettleResponse>,
+  unavailable: (why: string) => SettleResponse,
+): Promise<SettleResponse> {
+  let result: SettleResponse;
+  try {
+    result = await settle();
+  } catch (err) {
+    if (trace.sent) throw err;
+    return unavailable(rpcErrorText(err));
+  }
+  const beforeSending =
+    !result.success &&
+    !result.transaction &&
+    !trace.sent &&
+    result.errorReason !== ('settlement_pending' satisfies PaymentCode);
+  return beforeSending && trace.rpcFailure
+    ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
+    : result;
 }

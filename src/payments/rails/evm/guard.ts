@@ -28,7 +28,7 @@ import type {
 } from '@x402/core/types';
 import { getAddress, type Hex } from 'viem';
 import type { PaymentCode } from '../../../errors.js';
-import { chainText, noteRpcFailure, rpcErrorText, traceCall } from '../rpc-trace.js';
+import { chainText, noteRpcFailure, rpcErrorText, settleTraced, traceCall } from '../rpc-trace.js';
 
 /** True when an error from viem is the RPC failing (no answer, HTTP error, timeout, unreadable answer), not the chain refusing (a revert). */
 export function isRpcOutage(err: unknown): boolean {
@@ -159,21 +159,7 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
           errorReason: ASSET_NOT_CONTRACT,
           errorMessage: `No contract is deployed at ${requirements.asset}.`,
         };
-      let result: SettleResponse;
-      try {
-        result = await this.inner.settle(payload, requirements, context);
-      } catch (err) {
-        if (trace.sent) throw err;
-        return unavailable(rpcErrorText(err));
-      }
-      const beforeSending =
-        !result.success &&
-        !result.transaction &&
-        !trace.sent &&
-        result.errorReason !== ('settlement_pending' satisfies PaymentCode);
-      return beforeSending && trace.rpcFailure
-        ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
-        : result;
+      return settleTraced(trace, () => this.inner.settle(payload, requirements, context), unavailable);
     });
   }
 }

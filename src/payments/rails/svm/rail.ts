@@ -40,7 +40,7 @@ import type { NetworkEntry } from '../../networks.js';
 import type { PaymentCode } from '../../../errors.js';
 import { SVM_EXACT } from '../info.js';
 import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
-import { rpcErrorText, traceCall } from '../rpc-trace.js';
+import { settleTraced, traceCall } from '../rpc-trace.js';
 import { guardSvmSigner } from './rpc.js';
 import { decodeSvmPayment, feePayerAbuse } from './transaction.js';
 
@@ -131,21 +131,7 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
         errorReason: 'facilitator_unavailable' satisfies PaymentCode,
         errorMessage: `The Solana RPC failed before the transaction was sent (${why}); nothing was charged.`,
       });
-      let result: SettleResponse;
-      try {
-        result = await this.inner.settle(payload, requirements);
-      } catch (err) {
-        if (trace.sent) throw err;
-        return unavailable(rpcErrorText(err));
-      }
-      const beforeSending =
-        !result.success &&
-        !result.transaction &&
-        !trace.sent &&
-        result.errorReason !== ('settlement_pending' satisfies PaymentCode);
-      return beforeSending && trace.rpcFailure
-        ? { ...unavailable(trace.rpcFailure), ...(result.payer ? { payer: result.payer } : {}) }
-        : result;
+      return settleTraced(trace, () => this.inner.settle(payload, requirements), unavailable);
     });
   }
 }

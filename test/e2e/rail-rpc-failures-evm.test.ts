@@ -3,9 +3,8 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { BASE_MAINNET } from '../../src/payments/networks.js';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { officialUptoPayment } from '../support/chain/permit2-sign.js';
@@ -13,21 +12,7 @@ import { countingTools } from '../support/paid.js';
 import { encodePayment, officialPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 import { rpcMethods, startFlakyRpc, type FlakyRpc, type RpcFault } from '../support/upstreams/flaky-rpc.js';
-
-/** A paid version-1 tool (group `transfers`) that answers, so a v1 payment reaches settlement. */
-const v1Echo = defineTool({
-  name: 'v1-echo',
-  title: 'v1 echo',
-  description: 'Test tool paid with x402 version 1.',
-  group: 'transfers',
-  method: 'GET',
-  path: '/api/test/v1-echo',
-  input: z.object({ note: z.string().optional() }),
-  output: z.object({ note: z.string() }),
-  payment: { usd: '0.001', accepts: 'base-v1' },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ note }) => ({ note: note ?? '' }),
-});
+import { v1Echo } from '../support/tools.js';
 
 let base: BaseEnvironment;
 let rpc: FlakyRpc;

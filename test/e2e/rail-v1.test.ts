@@ -18,21 +18,7 @@ import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
-
-/** A paid version-1 tool that answers, so a v1 payment can be settled (the real transfers-evm is still a stub). */
-const v1Echo = defineTool({
-  name: 'v1-echo',
-  title: 'v1 echo',
-  description: 'Test tool paid with x402 version 1.',
-  group: 'transfers',
-  method: 'GET',
-  path: '/api/test/v1-echo',
-  input: z.object({ note: z.string().optional() }),
-  output: z.object({ note: z.string() }),
-  payment: { usd: '0.001', accepts: 'base-v1' },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ note }) => ({ note: note ?? '' }),
-});
+import { v1Echo } from '../support/tools.js';
 
 /** A paid tool in the social-order group, advertised with the `base` entry, that answers (smm-order is still a stub). */
 const smmEcho = defineTool({

@@ -4,11 +4,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 // loader refuses; the module behind it (the published code, unchanged) is imported directly.
 import { withX402Client } from '../../node_modules/mcpay/dist/client/with-x402-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { countingTools } from '../support/paid.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { v1Echo } from '../support/tools.js';
 
 /**
  * `mcpay` (npm, pinned in devDependencies) is a published MCP payment client: `withX402Client` reads an unpaid
@@ -16,19 +16,6 @@ import { startTestServer, type TestServer } from '../support/server.js';
  * calls again with the payment (base64) in `_meta["x402/payment"]`. It speaks version 1 only, so it pays a tool
  * of the version-1 group; it settles for real on a local chain answering as Base (chain 8453).
  */
-const v1Echo = defineTool({
-  name: 'v1-echo',
-  title: 'v1 echo',
-  description: 'Test tool paid with x402 version 1.',
-  group: 'transfers',
-  method: 'GET',
-  path: '/api/test/v1-echo',
-  input: z.object({ note: z.string().optional() }),
-  output: z.object({ note: z.string() }),
-  payment: { usd: '0.001', accepts: 'base-v1' },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ note }) => ({ note: note ?? '' }),
-});
 
 let base: BaseEnvironment;
 let server: TestServer;

@@ -55,3 +55,18 @@ export const notBuiltTool = defineTool({
     throw new ToolError('not_implemented', 'not-built is not available on this server. You have not been charged.');
   },
 });
+
+/** A paid x402 version-1 tool (group `transfers`) that answers, so a version-1 payment reaches settlement. */
+export const v1Echo = defineTool({
+  name: 'v1-echo',
+  title: 'v1 echo',
+  description: 'Test tool paid with x402 version 1.',
+  group: 'transfers',
+  method: 'GET',
+  path: '/api/test/v1-echo',
+  input: z.object({ note: z.string().optional() }),
+  output: z.object({ note: z.string() }),
+  payment: { usd: '0.001', accepts: 'base-v1' },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  handler: ({ note }) => ({ note: note ?? '' }),
+});

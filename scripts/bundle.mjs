@@ -16,7 +16,11 @@ const external = Object.keys(dependencies)
 
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: ['dist/src/cli.js'],
+  // The CLI, and the worker threads' entry (src/workers/pool.ts starts dist/bin/tool-worker.js beside its chunk).
+  entryPoints: [
+    { in: 'dist/src/cli.js', out: 'cli' },
+    { in: 'dist/src/workers/tool-worker.js', out: 'tool-worker' },
+  ],
   outdir: 'dist/bin',
   bundle: true,
   splitting: true,

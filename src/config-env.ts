@@ -1,25 +1,25 @@
 import { z } from 'zod';
 import { optional, privateKey, SHARED_ENV, url } from './shared/env.js';
+import {
+  algorandAddressProblem,
+  evmAddressProblem,
+  solanaAddressProblem,
+  stellarAddressProblem,
+} from './payments/address-format.js';
 
-/** Clearly labelled development pay-to addresses (32 bytes of 0xde), used only when none are configured. */
-export const DEV_PAY_TO = {
-  evm: '0x00000000000000000000000000000000DeaDBeef',
-  svm: 'FzzcmrPGHCwHy6XfqKQybLLMCFhgX7R33axfwNwzrxbw',
-  stellar: 'GDPN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PN5MZU',
-  algorand: '33PN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PN5XW633PMWXSJFI',
-} as const;
+// The development placeholders live in the shared layer, so the paying agent can refuse them too.
+export { DEV_FEE_PAYER, DEV_PAY_TO } from './shared/dev-addresses.js';
 
-/** Development fee-payer / facilitator placeholders (32 bytes of 0xfe), replaced by real signers when configured. */
-export const DEV_FEE_PAYER = {
-  evm: '0x000000000000000000000000000000000000FeE5',
-  svm: 'JAQ5MVHbCkSYRzXunsrNuM2m1LS859PGveHfoYPAmcvZ',
-  algorand: '737P57X6737P57X6737P57X6737P57X6737P57X6737P57X6737JO4454Y',
-} as const;
-
-const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address');
-const solanaAddress = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana address');
-const stellarAddress = z.string().regex(/^G[A-Z2-7]{55}$/, 'must be a Stellar G… account id');
-const algorandAddress = z.string().regex(/^[A-Z2-7]{58}$/, 'must be a 58-character Algorand address');
+/** An address setting checked by its family's rule (src/payments/address-format.ts): checksum, length, zero address. */
+const address = (problem: (value: string) => string | undefined) =>
+  z.string().superRefine((value, ctx) => {
+    const message = problem(value);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  });
+const evmAddress = address(evmAddressProblem);
+const solanaAddress = address(solanaAddressProblem);
+const stellarAddress = address(stellarAddressProblem);
+const algorandAddress = address(algorandAddressProblem);
 
 /**
  * Every environment variable the server reads, validated (`<NAME>_FILE` is resolved before). The agent side's own
@@ -42,6 +42,7 @@ export const EnvSchema = z.object({
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
   FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
+  STALE_CLAIM_SECONDS: optional(z.coerce.number().int().min(1).max(86_400)),
   FACILITATOR_URL_EVM: optional(url),
   FACILITATOR_URL_SOLANA: optional(url),
   FACILITATOR_URL_STELLAR: optional(url),
@@ -66,10 +67,17 @@ export const EnvSchema = z.object({
   NETWORKS_FILE: SHARED_ENV.NETWORKS_FILE,
   NETWORKS_JSON: SHARED_ENV.NETWORKS_JSON,
   TOLLBOOTH_NETWORK_SET: SHARED_ENV.TOLLBOOTH_NETWORK_SET,
+  /** Variables that look like ours but belong to something else: not reported at start-up (src/cli/env-check.ts). */
+  TOLLBOOTH_FOREIGN_ENV: optional(z.string()),
   LOG_LEVEL: SHARED_ENV.LOG_LEVEL,
   MCP_ALLOWED_HOSTS: optional(z.string()),
   MCP_SESSION_IDLE_MS: optional(z.coerce.number().int().positive()),
+  MCP_MAX_SESSIONS: optional(z.coerce.number().int().min(1).max(1_000_000)),
+  MCP_MAX_SESSIONS_PER_CLIENT: optional(z.coerce.number().int().min(1).max(1_000_000)),
   SHUTDOWN_TIMEOUT_MS: optional(z.coerce.number().int().min(0).max(3_600_000)),
+  WORKER_THREADS_PER_TOOL: optional(z.coerce.number().int().min(1).max(64)),
+  WORKER_QUEUE_PER_TOOL: optional(z.coerce.number().int().min(0).max(10_000)),
+  WORKER_JOB_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(600_000)),
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters')),
   HYPERLIQUID_API_URL: optional(url),
   DEFILLAMA_STABLECOINS_URL: optional(url),

@@ -9,8 +9,11 @@ import type { UpstreamSettings } from './providers/upstream.js';
 import { upstreamSettings, type UpstreamId } from './config-upstreams.js';
 import { chainToolsSettings, type ChainToolsSettings } from './providers/chain/settings.js';
 import { limitSettings, parseTrustProxy, type LimitSettings } from './limits/settings.js';
+import { workerSettings, type WorkerSettings } from './workers/settings.js';
+import { mcpSessionSettings, type McpSessionSettings } from './mcp/session-settings.js';
 import { mppSettings, type MppSettings } from './payments/mpp/settings.js';
 import { signerAddresses, type SettlementKeys } from './payments/signers.js';
+import { configuredSecrets } from './redact.js';
 import { ConfigError, readSecretFiles } from './shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from './shared/keys.js';
 import { networkTable } from './shared/network-table.js';
@@ -57,10 +60,12 @@ export interface Config {
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   /** Host names `/mcp` answers to (DNS-rebinding protection): loopback, the base URLs' hosts, MCP_ALLOWED_HOSTS. */
   mcpAllowedHosts: string[];
-  /** Streamable-HTTP MCP sessions idle longer than this are closed (clients that never send DELETE). */
-  mcpSessionIdleMs: number;
+  /** Bounds of the streamable-HTTP MCP sessions: in all, per client address, and how long one may idle. */
+  mcpSessions: McpSessionSettings;
   /** On SIGTERM/SIGINT, how long running calls may take to finish and settle before they are cut off. */
   shutdownTimeoutMs: number;
+  /** Age after which a claim whose call never ended is looked up on chain (STALE_CLAIM_SECONDS); unset, the runtime's default. */
+  staleClaimSeconds?: number;
   /** Bearer token for GET /metrics; unset, /metrics answers loopback connections only. Never log it. */
   metricsToken?: string;
   /** Settings of every market/open-data upstream: base URL (mirrors, look-alikes), timeout, retries, cache. */
@@ -73,8 +78,12 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Abuse limits (RATE_LIMIT_*): per client IP, per payer, per tool; in the store when shared by instances. */
   limits: LimitSettings;
+  /** Worker threads of the tools whose cost grows with their input (WORKER_*): threads, queue and time limit per tool. */
+  workers: WorkerSettings;
   /** The Machine Payments Protocol beside x402 (MPP, MPP_SECRET_KEY, MPP_REALM). Never log it (key). */
   mpp: MppSettings;
+  /** The configured credentials (keys, tokens, header values, URL secrets), which logs and answers blank out. Never log it. */
+  secrets?: readonly string[];
 }
 
 function parseKey<T>(name: string, value: string | undefined, parse: (v: string) => T): T | undefined {
@@ -205,6 +214,23 @@ function allowedHosts(baseUrls: Config['baseUrls'], extra: string | undefined): 
   ];
 }
 
+/** The public base URLs of the four route groups (BASE_URL_*), each defaulting to `local`. */
+function baseUrlsOf(env: z.infer<typeof EnvSchema>, local: string): Config['baseUrls'] {
+  return {
+    tools: env.BASE_URL_TOOLS ?? local,
+    token: env.BASE_URL_TOKEN ?? local,
+    smm: env.BASE_URL_SMM ?? local,
+    transfers: env.BASE_URL_TRANSFERS ?? local,
+  };
+}
+
+/** The configured credentials among the schema's variables (after *_FILE is read), which logs and answers blank out. */
+function schemaSecrets(rawEnv: NodeJS.ProcessEnv): string[] {
+  const names = Object.keys(EnvSchema.shape);
+  const read = readSecretFiles(rawEnv, names);
+  return configuredSecrets(Object.fromEntries(names.map((name) => [name, read[name]])));
+}
+
 /** Parses configuration from the environment once; throws ConfigError with every problem listed. */
 export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(readSecretFiles(rawEnv, Object.keys(EnvSchema.shape)));
@@ -222,12 +248,7 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
   const limits = checked(() => limitSettings(env, env.DATABASE_URL));
   const trustProxy = checked(() => parseTrustProxy(env.TRUST_PROXY));
   const facilitatorAuth = remoteFacilitatorAuth(env, facilitatorUrls, keys, chainTools.cdp.credentials !== undefined);
-  const baseUrls = {
-    tools: env.BASE_URL_TOOLS ?? local,
-    token: env.BASE_URL_TOKEN ?? local,
-    smm: env.BASE_URL_SMM ?? local,
-    transfers: env.BASE_URL_TRANSFERS ?? local,
-  };
+  const baseUrls = baseUrlsOf(env, local);
   const mpp = checked(() => mppSettings(env, production, baseUrls.tools));
   return Object.freeze({
     production,
@@ -254,14 +275,17 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     networkSet,
     logLevel: env.LOG_LEVEL ?? 'info',
     mcpAllowedHosts: allowedHosts(baseUrls, env.MCP_ALLOWED_HOSTS),
-    mcpSessionIdleMs: env.MCP_SESSION_IDLE_MS ?? 30 * 60_000,
+    mcpSessions: checked(() => mcpSessionSettings(env)),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS ?? 30_000,
+    ...(env.STALE_CLAIM_SECONDS !== undefined ? { staleClaimSeconds: env.STALE_CLAIM_SECONDS } : {}),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
     upstreams: upstreamSettings(env),
     ...(env.SMM_PANEL_KEY ? { smmPanelKey: env.SMM_PANEL_KEY } : {}),
     chainTools,
     trustProxy,
     limits,
+    workers: workerSettings(env),
     mpp,
+    secrets: schemaSecrets(rawEnv),
   });
 }

@@ -27,6 +27,8 @@ const PAYMENT_CODES_TABLE = {
   invalid_x402_version: { http: 400, retryable: false },
   no_matching_payment_requirements: { http: 402, retryable: false },
   unsupported_payment_rail: { http: 402, retryable: false },
+  /** The signed expiry (validBefore, deadline, lastValid, durable nonce) lies beyond maxTimeoutSeconds + skew: sign a shorter one. */
+  authorization_window_too_long: { http: 402, retryable: false },
   payment_in_flight: { http: 409, retryable: true },
   payment_already_used: { http: 402, retryable: false },
   facilitator_unavailable: { http: 502, retryable: true },
@@ -69,11 +71,23 @@ export const ERROR_CODES = {
   payment_failed: { http: 402, retryable: false },
   /** Agent side: the payment's outcome is not known yet; the same call later retries the very same payment. */
   payment_pending: { http: 503, retryable: true },
+  /** Agent side: every option pays to a development placeholder or an all-zero address nobody controls. Nothing was signed. */
+  placeholder_pay_to: { http: 402, retryable: false },
   /** Operator endpoints (GET /metrics with METRICS_TOKEN) without the right credentials. */
   unauthorized: { http: 401, retryable: false },
   forbidden: { http: 403, retryable: false },
   /** The server is draining before it stops; another instance (or this one, restarted) answers. */
   shutting_down: { http: 503, retryable: true },
+  /** `/mcp` initialize: this client address holds as many open MCP sessions as one client may (MCP_MAX_SESSIONS_PER_CLIENT). */
+  mcp_session_limit: { http: 429, retryable: true },
+  /** `/mcp` initialize: the server holds MCP_MAX_SESSIONS sessions, each with a call in flight; none could make room. */
+  mcp_sessions_full: { http: 503, retryable: true },
+  /** `/mcp`: the Mcp-Session-Id names no open session (closed, idle too long, or ended to make room): initialize again. */
+  mcp_session_not_found: { http: 404, retryable: false },
+  /** A tool's worker queue is full (WORKER_QUEUE_PER_TOOL); refused before the payment was read: retry after `details.retryAfterSeconds`. */
+  tool_busy: { http: 503, retryable: true },
+  /** The tool's answer to this input would exceed the output size limit; nothing was charged: send a smaller input. */
+  output_too_large: { http: 422, retryable: false },
   internal: { http: 500, retryable: true },
   ...PAYMENT_CODES_TABLE,
 } as const satisfies Record<string, ErrorCodeInfo>;

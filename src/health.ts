@@ -10,6 +10,7 @@ import {
   optionLabel,
   theFacilitator,
   unsettleable,
+  unsettledFamilies,
   type SupportedKinds,
 } from './payments/facilitator-support.js';
 import type { NetworkFamily } from './payments/networks.js';
@@ -28,6 +29,8 @@ export interface CheckResult {
 export interface Readiness {
   status: 'ready' | 'not_ready';
   checks: Record<string, CheckResult>;
+  /** Advertised families no facilitator or settlement key serves (not ready in production; a note in development). */
+  cannotSettle?: { families: NetworkFamily[]; reason: string };
 }
 
 /** How long each readiness check may take before it counts as failed. */
@@ -78,10 +81,11 @@ async function askSupported(
 }
 
 /**
- * Checks that the store answers `ping()` and that every configured facilitator answers `getSupported()` (its
- * `/supported`), each within `timeoutMs`; families sharing one facilitator are asked once. With `config`, a family is
- * ready only when its facilitator lists every option still advertised on its networks (`unsupported` names the others;
- * `dropped` names those withheld at start-up).
+ * Checks that the store takes a write (`probeWrite()`: a row written and deleted) and that every configured facilitator
+ * answers `getSupported()` (its `/supported`), each within `timeoutMs`; families sharing one facilitator are asked
+ * once. With `config`, a family is ready only when its facilitator lists every option still advertised on its networks
+ * (`unsupported` names the others; `dropped` names those withheld at start-up), and `cannotSettle` names advertised
+ * families without any facilitator (in production they make the answer not ready).
  */
 export async function checkReadiness(
   store: Store,
@@ -117,11 +121,21 @@ export async function checkReadiness(
     return [`facilitator:${family}`, result] as const;
   });
   const [storeCheck, ...rest] = await Promise.all([
-    timed(async () => (await store.ping(), {}), timeoutMs, 'the store').then((r) => ['store', r] as const),
+    timed(async () => (await store.probeWrite(), { probe: 'write' }), timeoutMs, 'the store').then(
+      (r) => ['store', r] as const,
+    ),
     ...facilitatorChecks,
   ]);
   const checks: Record<string, CheckResult> = Object.fromEntries([storeCheck, ...rest]);
-  return { status: Object.values(checks).every((c) => c.ok) ? 'ready' : 'not_ready', checks };
+  const unsettled = config ? unsettledFamilies(config) : [];
+  const ready = Object.values(checks).every((c) => c.ok) && !(config?.production && unsettled.length > 0);
+  return {
+    status: ready ? 'ready' : 'not_ready',
+    checks,
+    ...(unsettled.length > 0
+      ? { cannotSettle: { families: unsettled, reason: 'no facilitator URL or settlement key is configured for them' } }
+      : {}),
+  };
 }
 
 /** Mounts `GET /healthz` (the process is alive: version, pay-to and facilitator modes) and `GET /readyz` (200 ready / 503 not). */

@@ -6,6 +6,7 @@ import { toToolError } from './errors.js';
 import { inputError } from './shared/input-error.js';
 import { isPaid } from './tool.js';
 import {
+  admitted,
   checkedOutput,
   handlerContext,
   logged,
@@ -49,13 +50,17 @@ async function runFree(deps: InvokeDeps, req: CallRequest): Promise<CallResult> 
   const { tool } = req;
   const parsed = tool.input.safeParse(req.input ?? {});
   if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
+  const { slot, busy } = admitted(deps, tool);
+  if (busy) return { type: 'error', error: busy };
   try {
-    const raw = await tool.handler(parsed.data, handlerContext(deps, req));
+    const raw = await tool.handler(parsed.data, handlerContext(deps, req, slot));
     return {
       type: 'success',
       output: checkedOutput(deps, tool, raw, `${tool.name} produced an invalid result. Try again later.`),
     };
   } catch (err) {
     return { type: 'error', error: logged(deps, tool.name, toToolError(err)) };
+  } finally {
+    slot?.release();
   }
 }

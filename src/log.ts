@@ -18,6 +18,7 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set(
     'privateKey',
     'secretKey',
     'secret',
+    'secrets',
     'mnemonic',
     'seed',
     'apiKey',

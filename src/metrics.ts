@@ -18,6 +18,31 @@ export interface Metrics {
   upstream: UpstreamMetrics;
   /** Counts a promise rejection nobody handled (the server process logs it and keeps serving). */
   unhandledRejection(): void;
+  /** The sink the `/mcp` session table reports to: sessions open, sessions it ended itself. */
+  mcpSessions: McpSessionMetrics;
+}
+
+/** What the `/mcp` session table reports: the sessions open, and each session it ended itself and why. */
+export interface McpSessionMetrics {
+  open(count: number): void;
+  ended(reason: 'evicted' | 'expired'): void;
+}
+
+/** Registers the `/mcp` session gauge and the counter of sessions ended by the server (evicted, expired). */
+function registerMcpSessionMetrics(registers: Registers): McpSessionMetrics {
+  const open = new Gauge({
+    name: 'tollbooth_mcp_sessions_open',
+    help: 'Streamable-HTTP MCP sessions open on /mcp (MCP_MAX_SESSIONS bounds them).',
+    registers,
+  });
+  const ended = new Counter({
+    name: 'tollbooth_mcp_sessions_ended_total',
+    help: 'MCP sessions the server ended: evicted (the least recently used idle one, to make room) or expired (idle past MCP_SESSION_IDLE_MS).',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of ['evicted', 'expired'] as const) ended.inc({ reason }, 0);
+  return { open: (count) => open.set(count), ended: (reason) => ended.inc({ reason }) };
 }
 
 const SECONDS = (ms: number) => ms / 1000;
@@ -165,6 +190,7 @@ export function createMetrics(): Metrics {
     observe: (event) => recordCallEvent(calls, event),
     upstream,
     unhandledRejection: () => unhandled.inc(),
+    mcpSessions: registerMcpSessionMetrics(registers),
   };
 }
 

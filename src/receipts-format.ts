@@ -22,6 +22,13 @@ function assetOf(t: Pick<Total, 'assetName' | 'asset' | 'decimals'>): string {
 const amountOf = (atomic: string, units: string | null) => (units === null ? `${atomic} atomic` : units);
 const sumOf = (s: StatusSum) => (s.count === 0 ? '-' : `${s.count}: ${amountOf(s.amount, s.units)}`);
 
+/** An age as the largest whole unit: "42s", "7m", "3h", "2d". */
+function ageText(seconds: number): string {
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
+  return seconds < 172_800 ? `${Math.floor(seconds / 3600)}h` : `${Math.floor(seconds / 86_400)}d`;
+}
+
 function paymentLine(p: PaymentRow): string[] {
   return [
     p.time,
@@ -34,6 +41,7 @@ function paymentLine(p: PaymentRow): string[] {
     p.payer,
     p.transaction || '-',
     p.errorReason ?? '',
+    p.ageSeconds === undefined ? '' : ageText(p.ageSeconds),
   ];
 }
 
@@ -46,6 +54,7 @@ function totalLine(t: Total, first?: 'tool' | 'protocol'): string[] {
     sumOf(t.settled),
     sumOf(t.pending),
     sumOf(t.failed),
+    sumOf(t.inDoubt),
   ];
 }
 
@@ -68,11 +77,11 @@ export function formatReceiptsReport(report: ReceiptsReport): string {
   out.push(`Payments${filter}: ${report.count.shown} most recent of ${report.count.total}${more}`);
   out.push(
     table(
-      ['TIME', 'STATUS', 'TOOL', 'NETWORK', 'AMOUNT', 'VIA', 'PROTOCOL', 'PAYER', 'TRANSACTION', 'REASON'],
+      ['TIME', 'STATUS', 'TOOL', 'NETWORK', 'AMOUNT', 'VIA', 'PROTOCOL', 'PAYER', 'TRANSACTION', 'REASON', 'AGE'],
       report.payments.map(paymentLine),
     ),
   );
-  const head = ['NETWORK', 'LABEL', 'ASSET', 'SETTLED', 'PENDING', 'FAILED'];
+  const head = ['NETWORK', 'LABEL', 'ASSET', 'SETTLED', 'PENDING', 'FAILED', 'IN DOUBT'];
   out.push('', `Totals by network${filter}, in each network's asset (count: amount; never added across networks):`);
   out.push(
     table(

@@ -1,9 +1,12 @@
 import type { PaymentProtocol } from './store/store.js';
 
-/** The three states a payment can be listed in. */
-export type PaymentStatus = 'settled' | 'pending' | 'failed';
+/**
+ * The states a payment can be listed in: a receipt (settled or failed), a pending settlement, or in doubt (its call is
+ * running or being settled, or it settled and its outcome waits in the journal for the store).
+ */
+export type PaymentStatus = 'settled' | 'pending' | 'in_doubt' | 'failed';
 
-/** One payment as the operator sees it: a receipt (settled or failed) or a pending settlement. */
+/** One payment as the operator sees it: a receipt (settled or failed), a pending settlement or a claim in doubt. */
 export interface PaymentRow {
   status: PaymentStatus;
   time: string;
@@ -19,6 +22,8 @@ export interface PaymentRow {
   protocol: PaymentProtocol;
   transaction: string;
   errorReason?: string;
+  /** Seconds since the claim or pending settlement was last written (pending and in_doubt rows only). */
+  ageSeconds?: number;
 }
 
 /** Count and sums of one status within a group. */
@@ -44,6 +49,7 @@ export interface Total {
   settled: StatusSum;
   pending: StatusSum;
   failed: StatusSum;
+  inDoubt: StatusSum;
 }
 
 /** What `tollbooth receipts` reports. */

@@ -5,7 +5,8 @@ import { BASE_MAINNET, BASE_SEPOLIA, type NetworkEntry } from './payments/networ
 import { formatReceiptsReport } from './receipts-format.js';
 import type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
 import { openStore, storeLocation } from './store/open.js';
-import type { PaymentLedger } from './store/ledger.js';
+import { entryKey, entryTime, readJournals, type OutboxEntry } from './payments/settled-journal.js';
+import { paymentRows, type ReceiptsLedger } from './receipts-rows.js';
 import type { Store } from './store/store.js';
 
 export type { PaymentRow, PaymentStatus, ReceiptsReport, StatusSum, Total } from './receipts-types.js';
@@ -43,39 +44,18 @@ function units(networks: readonly NetworkEntry[], network: string, atomic: bigin
   return entry ? toUnits(atomic, entry.decimals) : null;
 }
 
-/** Reads receipts and pending settlements from the ledger and builds the rows and totals for `options`. */
+/**
+ * Reads receipts, pending settlements and claims in doubt from the ledger (with the outcomes the local journal holds)
+ * and builds the rows and totals for `options`.
+ */
 export async function buildReceiptsReport(
-  ledger: Pick<PaymentLedger, 'listReceipts' | 'listPending'>,
+  ledger: ReceiptsLedger,
   networks: readonly NetworkEntry[],
   options: ReceiptsOptions,
   location: ReceiptsReport['store'],
+  journal: readonly OutboxEntry[] = [],
 ): Promise<ReceiptsReport> {
-  const [receipts, pending] = await Promise.all([ledger.listReceipts({ limit: ALL }), ledger.listPending()]);
-  const rows: PaymentRow[] = [
-    ...receipts.map((r) => ({
-      status: r.status,
-      time: r.createdAt,
-      tool: r.tool,
-      network: r.network,
-      amount: r.amount,
-      payer: r.payer,
-      transport: r.transport,
-      protocol: r.protocol ?? 'x402',
-      transaction: r.transaction,
-      ...(r.errorReason ? { errorReason: r.errorReason } : {}),
-    })),
-    ...pending.map((p) => ({
-      status: 'pending' as const,
-      time: p.updatedAt,
-      tool: p.tool,
-      network: p.network,
-      amount: p.amount,
-      payer: p.payer,
-      transport: p.transport,
-      protocol: p.protocol ?? 'x402',
-      transaction: p.transaction,
-    })),
-  ]
+  const rows: PaymentRow[] = (await paymentRows(ledger, journal, ALL))
     .filter(
       (row) =>
         (!options.status || row.status === options.status) && (!options.protocol || row.protocol === options.protocol),
@@ -108,7 +88,12 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
     const key = by === 'network' ? network : `${by === 'tool' ? row.tool : row.protocol}\u0000${network}`;
     const group = groups.get(key) ?? {
       sample: { ...row, network },
-      sums: { settled: { count: 0, atomic: 0n }, pending: { count: 0, atomic: 0n }, failed: { count: 0, atomic: 0n } },
+      sums: {
+        settled: { count: 0, atomic: 0n },
+        pending: { count: 0, atomic: 0n },
+        in_doubt: { count: 0, atomic: 0n },
+        failed: { count: 0, atomic: 0n },
+      },
     };
     group.sums[row.status].count += 1;
     group.sums[row.status].atomic += atomicOf(row.amount);
@@ -133,6 +118,7 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
         settled: sum('settled'),
         pending: sum('pending'),
         failed: sum('failed'),
+        inDoubt: sum('in_doubt'),
       };
     })
     .sort((a, b) =>
@@ -140,7 +126,7 @@ function totals(rows: readonly PaymentRow[], networks: readonly NetworkEntry[], 
     );
 }
 
-/** `tollbooth receipts`: prints settled, pending and failed payments with totals (by network, tool and protocol); returns the exit code. */
+/** `tollbooth receipts`: prints settled, pending, in-doubt and failed payments with totals (by network, tool and protocol); returns the exit code. */
 export async function runReceipts(
   config: Config,
   options: ReceiptsOptions,
@@ -161,10 +147,17 @@ export async function runReceipts(
     store = await openStore(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
   } catch (err) {
     io.err(`${(err as Error).message}\n`);
+    const waiting = await readJournals(config.dataDir).catch(() => []);
+    // The store is out of reach: what the journal holds is still known, with the transactions the facilitator named.
+    for (const entry of waiting) {
+      const transaction = entry.type === 'settled' ? entry.receipt.transaction : entry.details.transaction;
+      io.err(`in_doubt ${entry.type} ${entryTime(entry)} ${entryKey(entry)} ${transaction || '-'} (journal)\n`);
+    }
     return 1;
   }
   try {
-    const report = await buildReceiptsReport(store.ledger, config.networks, options, location);
+    const journal = await readJournals(config.dataDir);
+    const report = await buildReceiptsReport(store.ledger, config.networks, options, location, journal);
     io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReceiptsReport(report));
     return 0;
   } finally {

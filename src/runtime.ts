@@ -8,13 +8,15 @@ import { mountHome } from './http/home.js';
 import { createLimits, type Limits } from './limits/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
+import { watchSettlements } from './metrics-settlements.js';
 import { CallTracker, createCallObserver } from './observe.js';
 import { PaymentBroker } from './payments/broker.js';
 import { mppStartProblem } from './payments/mpp/settings.js';
-import { MAX_TIMEOUT_SECONDS } from './payments/requirements.js';
 import { createFacilitator, type Facilitator } from './payments/facilitator.js';
 import { settleableOnly } from './payments/facilitator-support.js';
+import { SettledOutbox } from './payments/settled-outbox.js';
 import { createProviders } from './providers/index.js';
+import { redactingLogger, Redactor } from './redact.js';
 import type { ServerDeps } from './server-deps.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
 import { openStore } from './store/open.js';
@@ -23,6 +25,7 @@ import type { Store } from './store/store.js';
 import { isPaid, type AnyToolDefinition } from './tool.js';
 import { tools as registry } from '../tools/index.js';
 import { VERSION } from './version.js';
+import { ToolWorkers, type WorkerEntry } from './workers/pool.js';
 
 /** Everything one Tollbooth process runs on, wired once. */
 export interface Runtime {
@@ -49,13 +52,16 @@ export interface RuntimeOptions {
   tools?: readonly AnyToolDefinition[];
   log?: Logger;
   store?: Store;
+  /** The worker threads' entry module (tests: one that waits on a gate); defaults to `tool-worker.js`. */
+  workerEntry?: WorkerEntry;
 }
 
 /** The composition root: store → facilitator → broker → pipeline dependencies. */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const mppProblem = mppStartProblem(config.mpp);
   if (mppProblem) throw new ConfigError(mppProblem);
-  const log = options.log ?? createLogger(config.logLevel);
+  // Every line is blanked of the configured credentials, in any encoding a facilitator or upstream may echo them in.
+  const log = redactingLogger(options.log ?? createLogger(config.logLevel), new Redactor(config.secrets ?? []));
   const tools = options.tools ?? registry;
   const paid = tools.filter(isPaid);
   const store = options.store ?? (await openStore(config, log));
@@ -69,8 +75,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw new ConfigError((err as Error).message);
   }
   // Each consumer gets its part of the store: the broker the payment ledger, handlers the tool state, limits the buckets.
-  const broker = new PaymentBroker(config, store.ledger, facilitator, log, paid);
+  // Before serving: outcomes journaled while the store was down are stored first (so no claim looks abandoned).
+  const outbox = await SettledOutbox.open(config.dataDir, store.ledger, log);
+  const broker = new PaymentBroker(config, store.ledger, facilitator, log, paid, outbox);
   const metrics = createMetrics();
+  watchSettlements(metrics.registry, outbox);
   const calls = new CallTracker();
   const observe = createCallObserver(log, [calls, metrics]);
   const providers = createProviders(config, log, metrics.upstream);
@@ -85,6 +94,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     log,
     observe,
     admit: limits.admit,
+    workers: new ToolWorkers(tools, config.workers, options.workerEntry, metrics.registry),
   };
   const upkeep = startUpkeep(broker, store.ledger, log, staleClaimMs(config));
   return {
@@ -99,7 +109,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     reconciled: upkeep.reconciled,
     close: async () => {
       limits.close();
+      await serverDeps.workers?.close();
       await upkeep.stop();
+      await outbox.close(config.shutdownTimeoutMs);
       await facilitator.close();
       await store.close();
     },
@@ -109,15 +121,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 const PURGE_INTERVAL_MS = 60 * 60_000;
 
 /**
- * When a claim whose call never ended counts as abandoned: past the longest payment validity window plus the
- * settlement time limit and a minute, no settlement of it can still be under way.
+ * When a claim whose call never ended is looked up on chain (STALE_CLAIM_SECONDS, else longer than any call can
+ * verify and settle, plus a minute). Any value is safe for money: the pass acts only on what the chain decides (paid,
+ * with its transaction; or never payable any more); a shorter one only looks up running calls sooner.
  */
 function staleClaimMs(config: Config): number {
-  return (MAX_TIMEOUT_SECONDS + 60) * 1000 + config.facilitator.settleTimeoutMs;
+  if (config.staleClaimSeconds !== undefined) return config.staleClaimSeconds * 1000;
+  return config.facilitator.timeoutMs + config.facilitator.settleTimeoutMs + 60_000;
 }
-const RECONCILE_INTERVAL_MS = 5 * 60_000;
+const RECONCILE_INTERVAL_MS = 60_000;
 
-/** Reconciles pending settlements at start-up and every five minutes, and purges expired idempotency records hourly. */
+/** Reconciles pending settlements and stale claims at start-up and every minute; purges expired idempotency records hourly. */
 function startUpkeep(broker: PaymentBroker, ledger: PaymentLedger, log: Logger, staleClaimMs: number) {
   let running: Promise<void> = Promise.resolve();
   const reconcile = () => {
@@ -152,11 +166,14 @@ function startUpkeep(broker: PaymentBroker, ledger: PaymentLedger, log: Logger, 
  * `/mcp`, with the MCP SDK loaded on the first request to it: HTTP callers and discovery never pay for it, and a
  * server starts without it. The router is built once; closing before any request closes nothing.
  */
-function lazyMcpRouter(deps: ServerDeps): { handler: RequestHandler; close: () => Promise<void> } {
+function lazyMcpRouter(
+  deps: ServerDeps,
+  metrics: Metrics['mcpSessions'],
+): { handler: RequestHandler; close: () => Promise<void> } {
   let router: Promise<Awaited<ReturnType<(typeof import('./mcp/http.js'))['createMcpRouter']>>> | undefined;
   const load = () =>
     (router ??= Promise.all([import('./mcp/http.js'), import('./mcp/local.js')]).then(([http, local]) =>
-      http.createMcpRouter(local.localMcpServerDeps(deps)),
+      http.createMcpRouter(local.localMcpServerDeps(deps), metrics),
     ));
   return {
     handler: (req, res, next) => {
@@ -183,7 +200,7 @@ export function createHttpApp(runtime: Runtime): {
   app.use(runtime.limits.perIp);
   const gate = new RequestGate();
   app.use(gate.middleware);
-  const mcp = lazyMcpRouter(runtime.serverDeps);
+  const mcp = lazyMcpRouter(runtime.serverDeps, runtime.metrics.mcpSessions);
   app.use('/mcp', mcp.handler);
   mountHealth(app, runtime.config, runtime.store, runtime.facilitator);
   app.get('/metrics', metricsHandler(runtime.metrics, runtime.config.metricsToken));

@@ -4,6 +4,7 @@ import { describeTool, priceTable, type PaymentPolicy, type PriceTable } from '.
 import type { ToolGroup } from './shared/tool-endpoint.js';
 import type { Providers } from './providers/index.js';
 import type { ToolState } from './store/tool-state.js';
+import type { JobInput, JobName, JobOutput } from './workers/jobs.js';
 
 export type { ToolGroup } from './shared/tool-endpoint.js';
 export type { Accepts, PaymentPolicy, PriceTable } from './price.js';
@@ -35,6 +36,17 @@ export interface ToolContext {
   progress: (done: number, total: number, message?: string) => void;
   /** The verified payment's payer and replay key; set for paid handlers, absent in prechecks and free endpoints. */
   payment?: ToolPayment;
+  /**
+   * Runs the tool's declared worker job (`worker.job`, one of src/workers/jobs.ts) on a worker thread, in the slot
+   * the call was admitted to before its payment was read; a crash or the time limit rejects (the call is not charged).
+   */
+  offload<K extends JobName>(job: K, data: JobInput<K>): Promise<JobOutput<K>>;
+}
+
+/** A tool whose cost grows with its input: the CPU-bound job its handler runs on a worker thread (`ctx.offload`). */
+export interface WorkerSpec {
+  /** The job, by its name in src/workers/jobs.ts. */
+  job: JobName;
 }
 
 /**
@@ -59,6 +71,11 @@ export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType =
   payment?: PaymentPolicy;
   /** An example input, advertised in discovery (bazaar `body`, OpenAPI); must parse. Paid tools only. */
   example?: z.input<I>;
+  /**
+   * Set for a tool whose cost grows with its input: each call is admitted to the tool's bounded worker queue before
+   * its payment is read (a full queue answers 503 `tool_busy`, nothing claimed) and its job runs off the event loop.
+   */
+  worker?: WorkerSpec;
   /** Maximum request body in bytes (HTTP); defaults to 64 KiB. */
   maxBodyBytes?: number;
   /**

@@ -23,7 +23,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', PAY_TO_EVM: realPayTo.PAY_TO_EVM })).toThrow(
       /PAY_TO_SOLANA, PAY_TO_STELLAR, PAY_TO_ALGORAND/,
     );
-    expect(loadConfig({ NODE_ENV: 'production', ...realPayTo }).devPayTo).toEqual([]);
+    expect(
+      loadConfig({ NODE_ENV: 'production', ...realPayTo, FACILITATOR_URL: 'http://127.0.0.1:9/facilitator' }).devPayTo,
+    ).toEqual([]);
   });
 
   it('lists every invalid value at once', () => {

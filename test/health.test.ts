@@ -87,7 +87,7 @@ describe('GET /readyz', () => {
     const { status, body } = await readyz(await start({ FACILITATOR_EVM_PRIVATE_KEY: EVM_KEY }));
     expect(status).toBe(200);
     expect(body.status).toBe('ready');
-    expect(body.checks.store).toMatchObject({ ok: true, ms: expect.any(Number) });
+    expect(body.checks.store).toMatchObject({ ok: true, ms: expect.any(Number), probe: 'write' });
     expect(body.checks['facilitator:evm']).toMatchObject({ ok: true, mode: 'in-process' });
     expect(body.checks['facilitator:evm']!.kinds).toBeGreaterThan(0);
     expect(Object.keys(body.checks).sort()).toEqual(['facilitator:evm', 'store']);
@@ -108,6 +108,7 @@ describe('GET /readyz', () => {
       });
     }
     expect(remote.supported() - askedAtStart).toBe(1);
+    expect(body.cannotSettle).toBeUndefined();
   });
 
   it('is 503 naming the facilitator check when the remote facilitator cannot be reached', async () => {
@@ -120,6 +121,18 @@ describe('GET /readyz', () => {
     expect(body.checks['facilitator:evm']).toMatchObject({ ok: false, mode: 'remote', error: expect.any(String) });
     expect(body.checks['facilitator:svm']).toMatchObject({ ok: true });
     expect(body.checks.store).toMatchObject({ ok: true });
+  });
+
+  it('names the advertised families no facilitator or settlement key serves, and is not ready with them in production', async () => {
+    const server = await start({ FACILITATOR_EVM_PRIVATE_KEY: EVM_KEY });
+    const { status, body } = await readyz(server);
+    expect(status).toBe(200);
+    expect(body.cannotSettle).toEqual({ families: ['svm', 'stellar', 'algorand'], reason: expect.any(String) });
+    // A production configuration never gets this far (its start is refused); were it to, it would not be ready.
+    const { store, facilitator, config } = server.runtime;
+    const production = await checkReadiness(store, facilitator, 3_000, { ...config, production: true });
+    expect(production.status).toBe('not_ready');
+    expect(production.cannotSettle?.families).toEqual(['svm', 'stellar', 'algorand']);
   });
 
   it('is 503 when the store does not answer', async () => {

@@ -153,7 +153,7 @@ describe('tollbooth receipts options', () => {
   it('refuses an unknown status with the usage line (exit 2)', async () => {
     const result = await receipts({ DATA_DIR: tmpdir() }, '--status', 'refunded');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--status must be settled, pending or failed');
+    expect(result.stderr).toContain('--status must be settled, pending, in_doubt or failed');
     expect(result.stderr).toContain('Usage: tollbooth receipts');
   });
 

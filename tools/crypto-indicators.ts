@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSchema } from '../schemas/common.js';
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
-import { computeLines, INDICATORS, type Indicator } from '../src/indicators/compute.js';
-import { buildReport } from '../src/indicators/report.js';
-import { summarize } from '../src/indicators/summary.js';
+import { INDICATORS, type Indicator } from '../src/indicators/compute.js';
 import { defineTool } from '../src/tool.js';
 
 const CryptoIndicatorsInputSchema = z
@@ -220,10 +218,18 @@ export const cryptoIndicators = defineTool({
   payment: { usd: '0.005', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { coin: 'BTC', interval: '1h', limit: 200, points: 5, indicators: ['rsi', 'macd', 'ema'] },
+  // The indicator maths runs on a worker thread (the upstream fetch stays here); `ctx.offload` runs it.
+  worker: { job: 'indicators' },
   handler: async ({ coin, limit, points, interval, indicators }, ctx) => {
     const hyperliquid = ctx.providers.hyperliquid;
     const series = await hyperliquid.candles({ coin, interval, limit, signal: ctx.signal });
-    const lines = computeLines(series.candles);
+    const report = await ctx.offload('indicators', {
+      candles: series.candles,
+      indicators,
+      points,
+      coin: series.coin,
+      interval,
+    });
     const first = series.candles[0]!;
     const newest = series.candles[series.candles.length - 1]!;
     return {
@@ -233,8 +239,8 @@ export const cryptoIndicators = defineTool({
       candles: series.candles.length,
       window: { from: first.t, to: newest.t },
       lastClose: newest.c,
-      indicators: buildReport(lines, indicators, points),
-      summary: summarize(lines, series.coin, interval),
+      indicators: report.indicators,
+      summary: report.summary,
       fetchedAt: series.fetchedAt,
     };
   },

@@ -1,33 +1,9 @@
-import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { z } from 'zod';
-import { lazyRequire } from '../src/lazy.js';
+import { MAX_ANALYSED_LENGTH, RATINGS } from '../src/password/strength.js';
 import { defineTool } from '../src/tool.js';
 
 /** Longest password accepted, in UTF-16 code units, to bound request size. */
 const MAX_PASSWORD_LENGTH = 1024;
-/** Only this many leading UTF-16 code units are analysed, to bound CPU time per call. */
-const MAX_ANALYSED_LENGTH = 256;
-
-const RATINGS = ['very weak', 'weak', 'fair', 'strong', 'very strong'] as const;
-
-const core = lazyRequire<typeof import('@zxcvbn-ts/core')>('@zxcvbn-ts/core');
-const common = lazyRequire<typeof import('@zxcvbn-ts/language-common')>('@zxcvbn-ts/language-common');
-const english = lazyRequire<typeof import('@zxcvbn-ts/language-en')>('@zxcvbn-ts/language-en');
-let estimator: ZxcvbnFactory | undefined;
-
-// Configured on the first call (the dictionaries take ~30 MB, so an idle server does not hold them): dictionaries,
-// keyboard graphs and English display strings. l33tMaxSubstitutions 20 (library default 100) caps l33t variants per
-// substring: scores for realistic passwords are unchanged, while the worst case for a 256-character input drops from
-// seconds to under a second.
-function zxcvbn(): ZxcvbnFactory {
-  return (estimator ??= new (core().ZxcvbnFactory)({
-    dictionary: { ...common().dictionary, ...english().dictionary },
-    graphs: common().adjacencyGraphs,
-    translations: english().translations,
-    maxLength: MAX_ANALYSED_LENGTH,
-    l33tMaxSubstitutions: 20,
-  }));
-}
 
 const PasswordStrengthInputSchema = z.object({
   password: z
@@ -75,15 +51,7 @@ export const passwordStrength = defineTool({
   payment: { usd: '0.001', accepts: 'every-network' },
   example: { password: 'correct horse battery staple' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ password }) => {
-    const result = zxcvbn().check(password.slice(0, MAX_ANALYSED_LENGTH));
-    // guessesLog10 avoids overflow where guesses itself would be huge.
-    const entropyBits = Math.max(0, Math.round(result.guessesLog10 * Math.log2(10)));
-    return {
-      entropyBits,
-      score: result.score,
-      rating: RATINGS[result.score],
-      crackTime: result.crackTimes.offlineSlowHashingXPerSecond.display,
-    };
-  },
+  // zxcvbn's cost grows with the input (up to ~1 s for a l33t-dense 256 characters): it runs on a worker thread.
+  worker: { job: 'password-strength' },
+  handler: ({ password }, ctx) => ctx.offload('password-strength', password.slice(0, MAX_ANALYSED_LENGTH)),
 });

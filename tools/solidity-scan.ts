@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RULE_IDS, SEVERITIES } from '../src/solidity/rules.js';
-import { scanSolidity } from '../src/solidity/scan.js';
+import { MAX_FINDINGS } from '../src/solidity/scan.js';
 import { defineTool } from '../src/tool.js';
 
 /** Largest accepted source, in UTF-8 bytes (512 KB). */
@@ -39,7 +39,14 @@ const SolidityScanOutputSchema = z.object({
       medium: SeverityCountSchema.describe('Number of medium-severity findings.'),
     })
     .describe('Finding counts per severity; all four keys are always present.'),
-  findings: z.array(FindingSchema).describe('Findings ordered by line, then rule id; at most one per rule and line.'),
+  findings: z
+    .array(FindingSchema)
+    .describe(
+      `Findings ordered by line, then rule id; at most one per rule and line, and at most ${MAX_FINDINGS} (the first by line).`,
+    ),
+  truncated: z
+    .boolean()
+    .describe(`True when there were more than ${MAX_FINDINGS} findings: \`summary\` still counts them all.`),
   disclaimer: z.string().describe('Fixed reminder that this is an automated pattern scan, not an audit.'),
 });
 
@@ -71,5 +78,7 @@ export const solidityScan = defineTool({
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   maxBodyBytes: 600 * 1024,
-  handler: (input) => scanSolidity(input.source),
+  // Lexing and matching grow with the source (up to ~1 s for 512 KB): the scan runs on a worker thread.
+  worker: { job: 'solidity-scan' },
+  handler: (input, ctx) => ctx.offload('solidity-scan', input.source),
 });

@@ -1,8 +1,9 @@
 /**
  * What becomes of a payment once it has left, booked in the spending ledger: settled (with the answer), pending (kept
- * with the very payment, re-sent by the next identical call), failed, or released (nothing was charged). Whenever the
- * remote's answer leaves the payment's fate open, the chain is asked first (chain-check.ts): a payment that left is
- * never booked as free on the remote's word alone, and when the chain cannot tell, it stays counted.
+ * with the very payment, re-sent by the next identical call), failed, or released (nothing was charged). A refusal
+ * the protocols define as coming before any settlement is released at once (after-payment.ts); whenever the remote's
+ * answer leaves the payment's fate open, the chain is asked first (chain-check.ts): such a payment is never booked as
+ * free on the remote's word alone, and when the chain cannot tell, it stays counted.
  */
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
@@ -10,8 +11,9 @@ import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { NetworkEntry } from '../payments/networks.js';
 import type { NewSpend, SpendLedger, SpendStatus } from '../store/spends.js';
+import type { AnswerVerdict } from './after-payment.js';
 import type { Budget } from './budget.js';
-import { authorizationState, meansAlreadyUsed, type AuthorizationState } from './chain-check.js';
+import { authorizationState, type AuthorizationState } from './chain-check.js';
 import { usd } from './choose.js';
 import type { MppCredential, MppReceipt } from './mpp.js';
 import type { CallOutcome, PaymentNote } from './outcome.js';
@@ -143,17 +145,26 @@ export async function keepPending(
   return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
 }
 
+/** What became of a refused payment: the chain's answer, or `not_sent` when the refusal came before any settlement. */
+type Fate = AuthorizationState | { type: 'not_sent'; rule: string };
+
 /**
- * What became of a payment the remote refused or answered with an error after it left: "already used" to the very
- * same payment re-sent means it settled and the answer was lost; anything else is asked of the chain.
+ * What became of a payment the remote refused or answered with an error after it left (classified by
+ * after-payment.ts): refused before any settlement → not sent (no chain check); "already used" to the very same
+ * payment re-sent → it settled and the answer was lost; anything ambiguous is asked of the chain.
  */
-async function fateOf(
-  ctx: DeliveryContext,
-  sent: SignedPayment,
-  resent: boolean,
-  reason: string | undefined,
-): Promise<AuthorizationState> {
-  if (resent && meansAlreadyUsed(reason)) return { type: 'used' };
+async function fateOf(ctx: DeliveryContext, sent: SignedPayment, verdict: AnswerVerdict): Promise<Fate> {
+  switch (verdict.type) {
+    case 'before_settlement':
+      return { type: 'not_sent', rule: verdict.rule };
+    case 'already_used':
+      return { type: 'used' };
+    case 'in_flight':
+    case 'settling':
+    case 'ambiguous':
+      break;
+  }
+  const { reason } = verdict;
   const state = await authorizationState(
     forChainCheck(sent),
     { network: ctx.spend.network, asset: ctx.spend.asset },
@@ -215,56 +226,59 @@ async function keepUnsure(
   return { type: 'refused', error, ...(receipt ? { receipt } : {}), payment };
 }
 
-/** Books a payment the remote refused (or could not settle) after it left, once the chain has said what it knows. */
+/** Why a refused payment is booked as not charged: the refusal came before any settlement, or the chain says unused. */
+function notCharged(ctx: DeliveryContext, fate: Extract<Fate, { type: 'not_sent' | 'unused' }>, said: string): string {
+  if (fate.type === 'unused') return 'the chain shows the payment unused';
+  ctx.log.info('a payment refused before settlement was released', { tool: ctx.tool, said, rule: fate.rule });
+  return `refused before settlement: ${fate.rule}`;
+}
+
+/** Books a payment the remote refused (or could not settle) after it left, by the verdict of after-payment.ts. */
 export async function refusedAfterPayment(
   ctx: DeliveryContext,
   payload: SignedPayment,
   answer: Extract<RemoteAnswer, { type: 'challenge' }>,
-  retried: boolean,
+  verdict: AnswerVerdict,
 ): Promise<CallOutcome> {
   const { receipt } = answer;
-  const reason = remoteCode(answer.body) ?? answer.challenge?.error ?? 'payment_refused';
+  const reason = verdict.reason ?? 'payment_refused';
   const detail = remoteMessage(answer.body);
   const withReceipt = receipt ? { receipt } : {};
   const settleFailed = receipt !== undefined && receipt.success === false;
-  const said = settleFailed
-    ? `the remote could not settle it (${receipt.errorReason ?? reason})`
-    : `the remote refused it (${reason})`;
-  const fate = await fateOf(ctx, payload, retried, settleFailed ? (receipt.errorReason ?? reason) : reason);
+  const said = settleFailed ? `the remote could not settle it (${reason})` : `the remote refused it (${reason})`;
+  const fate = await fateOf(ctx, payload, verdict);
   if (fate.type === 'used') return settledAnswerLost(ctx, said, receipt);
   if (fate.type === 'unknown') return keepUnsure(ctx, payload, said, fate.why, receipt);
+  const why = notCharged(ctx, fate, said);
   if (settleFailed) {
-    await ctx.spends.completeSpend(ctx.spend.id, {
-      status: 'failed',
-      note: `settlement failed: ${receipt.errorReason ?? reason}; the chain shows the payment unused`,
-    });
+    await ctx.spends.completeSpend(ctx.spend.id, { status: 'failed', note: `settlement failed: ${reason}; ${why}` });
     const error = new ToolError(
       'payment_failed',
-      `The remote ran ${ctx.tool} but could not settle the payment (${receipt.errorReason ?? reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`,
+      `The remote ran ${ctx.tool} but could not settle the payment (${reason}); nothing was charged and the result was withheld. Tollbooth does not pay again on its own: call again to make a new payment. (${why}.)`,
     );
     return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'failed') };
   }
-  await ctx.spends.releaseSpend(ctx.spend.id, `refused by the remote: ${reason}; the chain shows the payment unused`);
+  await ctx.spends.releaseSpend(ctx.spend.id, `refused by the remote: ${reason}; ${why}`);
   const error = new ToolError(
     'payment_failed',
-    `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment. (The chain confirms the payment was not used.)`,
+    `The remote refused the payment (${reason})${detail}; nothing was charged. Tollbooth does not pay again on its own: call again to make a new payment. (${why}.)`,
   );
   return { type: 'refused', error, ...withReceipt, payment: await paymentNote(ctx, 'cancelled') };
 }
 
-/** Books a payment answered with an error (the remote's contract: nothing charged) once the chain confirms it unused. */
+/** Books a payment answered with an error by the verdict of after-payment.ts (released, settled, or kept pending). */
 export async function errorAfterPayment(
   ctx: DeliveryContext,
   sent: SignedPayment,
   answer: Extract<RemoteAnswer, { type: 'error' }>,
-  resent: boolean,
+  verdict: AnswerVerdict,
 ): Promise<CallOutcome> {
   const code = remoteCode(answer.body);
   const said = `the remote answered ${answer.status}${code ? ` ${code}` : ''}`;
-  const fate = await fateOf(ctx, sent, resent, code);
+  const fate = await fateOf(ctx, sent, verdict);
   if (fate.type === 'used') return settledAnswerLost(ctx, said, answer.receipt);
   if (fate.type === 'unknown') return keepUnsure(ctx, sent, said, fate.why, answer.receipt);
-  await ctx.spends.releaseSpend(ctx.spend.id, `${said}; the chain shows the payment unused`);
+  await ctx.spends.releaseSpend(ctx.spend.id, `${said}; ${notCharged(ctx, fate, said)}`);
   return {
     type: 'remote_error',
     status: answer.status,

@@ -1,8 +1,8 @@
 /**
  * What the chain says about a payment the agent sent when the remote's answer leaves its fate open (a refusal, an
  * error or a failed settlement after the payment left): `used` (the money moved: book it settled), `unused` (release
- * it), or `unknown` (no RPC, the check failed, or it could still land: keep it counted). The agent never books a
- * payment as free on a remote's word alone.
+ * it), or `unknown` (no RPC, the check failed, or it could still land: keep it counted). The agent never books such
+ * a payment as free on a remote's word alone (only a refusal before any settlement is: see after-payment.ts).
  *
  * RPCs: the network table's `rpcUrl` for the payment's network (NETWORKS_JSON; the built-in table has public
  * endpoints), the same URLs the wallets already use.

@@ -6,6 +6,7 @@
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import { isPlaceholderAddress } from '../shared/dev-addresses.js';
 import type { PaymentProtocol } from '../store/store.js';
 import type { RemoteChallenge } from './http.js';
 import { asRequirements, type MppOffer } from './mpp.js';
@@ -14,6 +15,8 @@ import type { Wallets } from './wallets.js';
 
 /** Why an option was left out. */
 export type OptionRejection =
+  /** It pays to a development placeholder or an all-zero address: nobody controls it, so it is never signed. */
+  | 'placeholder_pay_to'
   | 'protocol_not_allowed'
   | 'unsupported_family'
   | 'unsupported_scheme'
@@ -118,8 +121,9 @@ export function priceOptions(
       ...(decimals !== undefined ? { decimals } : {}),
       ...(decimals !== undefined && amount >= 0n ? { usdMicros: toUsdMicros(amount, decimals) } : {}),
     };
-    const unpayable = wallets.unpayable(option, x402Version);
-    let rejected: OptionRejection | undefined = unpayable;
+    let rejected: OptionRejection | undefined = isPlaceholderAddress(option.payTo)
+      ? 'placeholder_pay_to'
+      : wallets.unpayable(option, x402Version);
     if (!rejected && rules.allowed && !matchesAny(network, rules.allowed)) rejected = 'network_not_allowed';
     if (!rejected && priced.usdMicros === undefined) rejected = 'unknown_asset';
     if (!rejected && priced.usdMicros! > rules.maxMicrosPerCall) rejected = 'over_per_call_cap';
@@ -148,7 +152,8 @@ export function priceMppOffer(offer: MppOffer, wallets: Wallets, rules: ChoiceRu
     ...(known && amount >= 0n ? { usdMicros: toUsdMicros(amount, entry.decimals) } : {}),
   };
   let rejected: OptionRejection | undefined;
-  if (!(rules.protocols ?? DEFAULT_PROTOCOLS).includes('mpp')) rejected = 'protocol_not_allowed';
+  if (isPlaceholderAddress(option.payTo)) rejected = 'placeholder_pay_to';
+  else if (!(rules.protocols ?? DEFAULT_PROTOCOLS).includes('mpp')) rejected = 'protocol_not_allowed';
   else if (!offer.charge) rejected = 'unsupported_scheme';
   else if (!wallets.addresses.evm) rejected = 'no_wallet';
   else if (rules.allowed && !matchesAny(network, rules.allowed)) rejected = 'network_not_allowed';
@@ -164,7 +169,7 @@ export function priceOffers(offers: Offers, wallets: Wallets, rules: ChoiceRules
     ? priceOptions(offers.x402.accepts, offers.x402.x402Version, wallets, rules).map((p): PricedOption => ({
         ...p,
         protocol: 'x402',
-        ...(x402Allowed ? {} : { rejected: 'protocol_not_allowed' as const }),
+        ...(x402Allowed || p.rejected === 'placeholder_pay_to' ? {} : { rejected: 'protocol_not_allowed' as const }),
       }))
     : [];
   return [...x402, ...offers.mpp.map((offer) => priceMppOffer(offer, wallets, rules))];

@@ -34,7 +34,9 @@ function exitCodeOf(outcome: CallOutcome): number {
     case 'payment_required':
       return CALL_EXIT.notPaid;
     case 'refused':
-      return ['budget_exceeded', 'payment_not_approved', 'invalid_input'].includes(outcome.error.code)
+      return ['budget_exceeded', 'payment_not_approved', 'placeholder_pay_to', 'invalid_input'].includes(
+        outcome.error.code,
+      )
         ? CALL_EXIT.notPaid
         : CALL_EXIT.failed;
     case 'remote_error':

@@ -6,10 +6,11 @@
  * the same way; only the header they travel in and the receipt differ.
  */
 import type { SettleResponse } from '@x402/core/types';
+import { classifyAnswer } from './after-payment.js';
 import { delivered, errorAfterPayment, keepPending, refusedAfterPayment, type DeliveryContext } from './booking.js';
 import { send } from './http.js';
 import type { CallOutcome } from './outcome.js';
-import { remoteCode, type RemoteAnswer, type SignedPayment } from './remote.js';
+import type { RemoteAnswer, SignedPayment } from './remote.js';
 
 export type { SignedPayment } from './remote.js';
 
@@ -33,8 +34,8 @@ interface Tries {
 }
 
 /**
- * An error answer to a sent payment: `again` after waiting when the same payment is to be re-sent (the call is still
- * running, or the settlement still being confirmed), else the booked outcome.
+ * An error answer to a sent payment, by its class (after-payment.ts): `again` after waiting when the same payment is
+ * to be re-sent (the call is still running, or the settlement still being confirmed), else the booked outcome.
  */
 async function afterError(
   ctx: DeliveryContext,
@@ -42,12 +43,33 @@ async function afterError(
   answer: Extract<RemoteAnswer, { type: 'error' }>,
   tries: Tries,
 ): Promise<'again' | CallOutcome> {
-  const code = remoteCode(answer.body);
+  const verdict = classifyAnswer(answer, ctx.resumed || tries.noAnswer > 0);
   const wait = Math.min(answer.retryAfterSeconds ?? 1, MAX_WAIT_SECONDS) * 1000;
-  if (code === 'payment_in_flight' && ++tries.inFlight <= RETRY_LIMITS.inFlight) {
-    await sleep(Math.min(wait, 1000));
-    return 'again';
+  switch (verdict.type) {
+    case 'in_flight':
+      if (++tries.inFlight > RETRY_LIMITS.inFlight)
+        return keepPending(ctx, payload, stillOpen('payment_in_flight'), answer.receipt);
+      await sleep(Math.min(wait, 1000));
+      return 'again';
+    case 'settling':
+      return settling(ctx, payload, answer, verdict.reason!, tries, wait);
+    case 'before_settlement':
+    case 'already_used':
+    case 'ambiguous':
+      // Released at once when refused before settlement; otherwise the chain is asked before the budget gets it back.
+      return errorAfterPayment(ctx, payload, answer, verdict);
   }
+}
+
+/** A settlement still open at the remote: the same payment is re-sent later, then kept pending. */
+async function settling(
+  ctx: DeliveryContext,
+  payload: SignedPayment,
+  answer: Extract<RemoteAnswer, { type: 'error' }>,
+  code: string,
+  tries: Tries,
+  wait: number,
+): Promise<'again' | CallOutcome> {
   if (code === 'settlement_outcome_unknown') {
     // No transaction is known: nothing to wait for on chain, and the receipt names none. Same payment, later.
     if (++tries.pending <= RETRY_LIMITS.pending) {
@@ -64,23 +86,19 @@ async function afterError(
       'the remote got no answer when it settled the payment and knows no transaction for it yet',
     );
   }
-  if (code === 'settlement_pending' || code === 'payment_in_flight') {
-    if (code === 'settlement_pending' && ++tries.pending <= RETRY_LIMITS.pending) {
-      ctx.log.info('settlement still being confirmed; re-sending the same payment later', {
-        tool: ctx.tool,
-        attempt: tries.pending,
-        waitMs: wait,
-      });
-      await sleep(wait);
-      return 'again';
-    }
-    return keepPending(ctx, payload, stillOpen(code, answer.receipt), answer.receipt);
+  if (++tries.pending <= RETRY_LIMITS.pending) {
+    ctx.log.info('settlement still being confirmed; re-sending the same payment later', {
+      tool: ctx.tool,
+      attempt: tries.pending,
+      waitMs: wait,
+    });
+    await sleep(wait);
+    return 'again';
   }
-  // The remote's contract: an error answer charged nothing. The chain confirms it before the budget gets it back.
-  return errorAfterPayment(ctx, payload, answer, ctx.resumed || tries.noAnswer > 0);
+  return keepPending(ctx, payload, stillOpen(code, answer.receipt), answer.receipt);
 }
 
-function stillOpen(code: string, receipt: SettleResponse | undefined): string {
+function stillOpen(code: string, receipt?: SettleResponse): string {
   return code === 'settlement_pending'
     ? `the remote is still confirming its settlement${receipt?.transaction ? ` (transaction ${receipt.transaction})` : ''}`
     : 'the remote is still running the call';
@@ -110,7 +128,7 @@ export async function deliver(ctx: DeliveryContext, payload: SignedPayment): Pro
         await sleep(500 * 2 ** (tries.noAnswer - 1));
         continue;
       case 'challenge':
-        return refusedAfterPayment(ctx, payload, answer, ctx.resumed || tries.noAnswer > 0);
+        return refusedAfterPayment(ctx, payload, answer, classifyAnswer(answer, ctx.resumed || tries.noAnswer > 0));
       case 'error': {
         const next = await afterError(ctx, payload, answer, tries);
         if (next === 'again') continue;

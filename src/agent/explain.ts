@@ -9,7 +9,12 @@ import type { Wallets } from './wallets.js';
 export const WALLET_HINT =
   'No wallet is configured, so nothing was paid: give the agent a wallet with WALLET_EVM_PRIVATE_KEY, WALLET_SOLANA_SECRET_KEY or WALLET_ALGORAND_MNEMONIC (or the same name + _FILE), or pay one of `accepts` yourself.';
 
+/** Why an option paying to a development placeholder (or an all-zero address) is never signed. */
+export const PLACEHOLDER_PAY_TO_TEXT =
+  'this seller is a development server with placeholder addresses; nobody controls them — not paying';
+
 const REASON_TEXT: Record<OptionRejection, string> = {
+  placeholder_pay_to: PLACEHOLDER_PAY_TO_TEXT,
   protocol_not_allowed: 'protocol not in PAYMENT_PROTOCOLS',
   unsupported_family: 'this client cannot pay on that network family',
   unsupported_scheme: 'this client does not sign that scheme, version or MPP method',
@@ -59,6 +64,13 @@ export function notPayable(
   wallets: Wallets,
   budget: Budget,
 ): CallOutcome {
+  if (options.length > 0 && options.every((o) => o.rejected === 'placeholder_pay_to')) {
+    const error = new ToolError(
+      'placeholder_pay_to',
+      `Not paying for ${tool}: ${PLACEHOLDER_PAY_TO_TEXT} (pay-to ${[...new Set(options.map((o) => o.option.payTo))].join(', ')}). Nothing was signed or paid; point the agent at a deployment with real PAY_TO_* addresses.`,
+    );
+    return { type: 'refused', error };
+  }
   if (Object.keys(wallets.addresses).length === 0)
     return { type: 'payment_required', ...shownOffers(offers), hint: WALLET_HINT };
   if (options.some((o) => o.rejected === 'network_not_allowed')) {
@@ -93,7 +105,9 @@ export async function dryRunReport(
     verdict =
       choice.type === 'over_cap'
         ? `would not pay: the cheapest option costs ${usd(choice.cheapest.usdMicros!)}, over the per-call limit of ${usd(maxMicrosPerCall)}`
-        : 'would not pay: no option can be paid with this configuration';
+        : choice.options.length > 0 && choice.options.every((o) => o.rejected === 'placeholder_pay_to')
+          ? `would not pay: ${PLACEHOLDER_PAY_TO_TEXT}`
+          : 'would not pay: no option can be paid with this configuration';
   else if (!fits)
     verdict = `would not pay: ${usd(chosen.usdMicros!)} is more than the ${usd(status.remainingMicros)} left of today's budget`;
   else

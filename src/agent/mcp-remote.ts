@@ -8,12 +8,17 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SettleResponse } from '@x402/core/types';
 import { z } from 'zod';
+import { ERROR_CODES } from '../errors.js';
 import { readChallenge, type RemoteAnswer, type RemoteChallenge, type RemoteRequest } from './remote.js';
 import { MPP_META, X402_META } from '../shared/mcp-wire.js';
 import { offerOf, type MppChallenge, type MppCredential, type MppReceipt } from './mpp.js';
 
 /** JSON-RPC codes of the MPP binding: payment required, payment verification failed. */
 const MPP_ERROR_CODES = [-32042, -32043];
+/** JSON-RPC codes of a request the remote refused as such: parse error, invalid request, unknown method, invalid params. */
+const REQUEST_ERROR_CODES = [-32700, -32600, -32601, -32602];
+/** The MCP SDK's codes for an answer that never came: connection closed, request timed out. */
+const LOST_ANSWER_CODES = [-32000, -32001];
 
 const ChallengeObject = z
   .object({
@@ -101,7 +106,9 @@ export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer
   if (challenge || mpp.length > 0)
     return { type: 'challenge', status: 402, ...(challenge ? { challenge } : {}), mpp, body, ...withReceipt };
   const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
-  return { type: 'error', status: code === 'invalid_input' ? 400 : 409, body, ...withReceipt };
+  // An MCP error result has no status: a code of the shared table gives its HTTP status; any other reads as a 500.
+  const row = typeof code === 'string' ? (ERROR_CODES as Record<string, { http: number }>)[code] : undefined;
+  return { type: 'error', status: row?.http ?? 500, body, ...withReceipt };
 }
 
 /** The `_meta` a payment travels in over MCP. */
@@ -148,9 +155,12 @@ export async function sendMcp(
           body: (e.data as { problem?: unknown } | undefined)?.problem ?? { message: e.message },
         };
     }
-    if (typeof e.code === 'number')
-      return { type: 'error', status: 400, body: { error: { code: 'mcp_error', message: e.message ?? String(err) } } };
-    clients.delete(req.url);
+    // The client's own time limit and a closed connection lose the answer; other JSON-RPC errors are the remote's.
+    if (typeof e.code === 'number' && !LOST_ANSWER_CODES.includes(e.code)) {
+      const status = REQUEST_ERROR_CODES.includes(e.code) ? 400 : 500;
+      return { type: 'error', status, body: { error: { code: 'mcp_error', message: e.message ?? String(err) } } };
+    }
+    if (e.code !== -32001) clients.delete(req.url);
     const cause = (err as { cause?: { code?: string } }).cause;
     return {
       type: 'no_answer',

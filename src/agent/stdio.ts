@@ -1,9 +1,9 @@
 /** `tollbooth stdio --remote <url>`: the same 16 tools over stdio, executed on a remote deployment and paid under the user's budget. */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { InFlight } from '../in-flight.js';
 import type { Logger } from '../log.js';
 import { ConfigError } from '../shared/env.js';
+import { BoundedStdioServerTransport } from '../shared/stdio-transport.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
 import { agentProblems, createAgent } from './agent.js';
 import { usd } from './choose.js';
@@ -35,7 +35,9 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
     { ...remote, call: (tool, args, session) => calls.run(() => remote.call(tool, args, session)) },
     REMOTE_INSTRUCTIONS,
   );
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioServerTransport({
+    onOversizedLine: (bytes) => log.warn('stdio line over the limit discarded', { bytes }),
+  });
   let closing = false;
   const close = () => {
     if (closing) return;

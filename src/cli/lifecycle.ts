@@ -1,14 +1,23 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { unsettledFamilies } from '../payments/facilitator-support.js';
 import { payToVariable } from '../payments/pay-to.js';
 import { UNCAUGHT_EXCEPTION } from '../process-policy.js';
 
-/** Warns when payments would go to the development placeholder addresses. */
+/** Warns when payments would go to the development placeholder addresses, or when a family has no facilitator. */
 export function warnDevelopment(config: Config, log: Logger): void {
   if (config.devPayTo.length > 0) {
     log.warn(
       `DEVELOPMENT PAY-TO ADDRESSES IN USE: these prices are shown, but no payment on them can settle. Set ${config.devPayTo.map(payToVariable).join(', ')} (and a facilitator) before taking real payments.`,
       { families: config.devPayTo },
+    );
+  }
+  // Real pay-to addresses but nothing to settle with: prices are shown that no payment can buy (refused in production).
+  const unsettled = unsettledFamilies(config).filter((family) => !config.devPayTo.includes(family));
+  if (unsettled.length > 0) {
+    log.warn(
+      `NO FACILITATOR FOR ${unsettled.join(', ')}: their prices are shown, but no payment on them can settle. Set FACILITATOR_URL (or FACILITATOR_URL_<FAMILY>) or a settlement key; with NODE_ENV=production the start is refused.`,
+      { families: unsettled },
     );
   }
   if (config.droppedFamilies.length > 0) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ReceiptsOptions } from '../receipts.js';
 import type { CliCommand } from './command.js';
 
-/** The values of `--limit N`, `--status settled|pending|failed`, `--protocol x402|mpp` and `--json`. */
+/** The values of `--limit N`, `--status settled|pending|in_doubt|failed`, `--protocol x402|mpp` and `--json`. */
 const ReceiptsValues: z.ZodType<ReceiptsOptions> = z.object({
   limit: z.coerce
     .number()
@@ -10,21 +10,27 @@ const ReceiptsValues: z.ZodType<ReceiptsOptions> = z.object({
     .min(1, '--limit must be at least 1')
     .max(1_000_000)
     .default(50),
-  status: z.enum(['settled', 'pending', 'failed'], { error: '--status must be settled, pending or failed' }).optional(),
+  status: z
+    .enum(['settled', 'pending', 'in_doubt', 'failed'], {
+      error: '--status must be settled, pending, in_doubt or failed',
+    })
+    .optional(),
   protocol: z.enum(['x402', 'mpp'], { error: '--protocol must be x402 or mpp' }).optional(),
   json: z.boolean().default(false),
 });
 
-/** `tollbooth receipts`: settled, pending and failed payments with totals by network, tool and protocol. */
+/** `tollbooth receipts`: settled, pending, in-doubt and failed payments with totals by network, tool and protocol. */
 export const receiptsCommand: CliCommand<ReceiptsOptions> = {
-  usage: `tollbooth receipts [--limit N] [--status settled|pending|failed] [--protocol x402|mpp] [--json]
+  usage: `tollbooth receipts [--limit N] [--status settled|pending|in_doubt|failed] [--protocol x402|mpp] [--json]
 
-  Settled, pending and failed payments, most recent first, with the protocol each came in (x402 or MPP) and
-  totals by network, by tool and by protocol (atomic and decimal units, never summed across networks), read
-  from the server's store (DATABASE_URL, else DATA_DIR).
+  Settled, pending, in-doubt and failed payments, most recent first, with the protocol each came in (x402 or MPP)
+  and totals by network, by tool and by protocol (atomic and decimal units, never summed across networks), read
+  from the server's store (DATABASE_URL, else DATA_DIR) and the settlement journal in DATA_DIR. A payment is
+  in_doubt, with its age, while its call runs or is being settled, or once settled until its receipt is stored
+  (settled_not_stored: the journal holds it with its transaction).
 
   --limit N         how many payments to list (default 50)
-  --status <s>      only settled, pending or failed payments
+  --status <s>      only settled, pending, in_doubt or failed payments
   --protocol <p>    only payments made with x402 or with mpp
   --json            the report as JSON`,
   options: {

@@ -17,10 +17,11 @@ ${TESTNET_USAGE}
   Everything else comes from the environment (PAY_TO_*, FACILITATOR_*, DATABASE_URL, ...): see .env.example.`,
   options: { port: { type: 'string' }, host: { type: 'string' }, ...TESTNET_OPTION },
   async run(args) {
-    const { loadConfig } = await import('../config.js');
+    const { loadServerConfig, warnLookalikes } = await import('./env-check.js');
     const port = stringOption(args, 'port');
     const host = stringOption(args, 'host');
-    const config = loadConfig({
+    // Lookalike variable names (FACILITATOR_ULR) are refused in production with every other problem, else warned.
+    const { config, lookalikes } = loadServerConfig({
       ...process.env,
       ...(port !== undefined ? { PORT: port } : {}),
       ...(host !== undefined ? { HOST: host } : {}),
@@ -29,6 +30,7 @@ ${TESTNET_USAGE}
     const [{ createRuntime, listen }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] =
       await Promise.all([import('../runtime.js'), import('../process-policy.js'), import('./lifecycle.js')]);
     const runtime = await createRuntime(config);
+    warnLookalikes(lookalikes, runtime.log);
     warnDevelopment(config, runtime.log);
     const running = await listen(runtime);
     runtime.log.info('tollbooth listening', {

@@ -26,6 +26,12 @@ ${REMOTE_USAGE}`,
     ]);
     const config = loadConfig(env);
     const agentConfig = loadAgentConfig(env);
+    // Lookalike variable names (WALLET_EVM_PRIVATE_KY) are warned about on stderr; stdio never refuses them.
+    const [{ unknownVariables, warnLookalikes }, { createLogger }] = await Promise.all([
+      import('./env-check.js'),
+      import('../log.js'),
+    ]);
+    warnLookalikes(unknownVariables(env), createLogger(agentConfig.logLevel));
     await (hasRemote(agentConfig) ? serveRemote(config, agentConfig) : serveLocal(config));
     return undefined;
   },
@@ -50,12 +56,12 @@ async function serveRemote(config: Config, agentConfig: AgentConfig): Promise<vo
 /** The tools served here, each call paid by the client; stops once running calls finished (stdin's end, a signal). */
 async function serveLocal(config: Config): Promise<void> {
   const [
-    { StdioServerTransport },
+    { BoundedStdioServerTransport },
     { createRuntime, newMcpServer },
     { installProcessPolicy },
     { onStop, stopOnSignals, warnDevelopment },
   ] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../shared/stdio-transport.js'),
     import('../runtime.js'),
     import('../process-policy.js'),
     import('./lifecycle.js'),
@@ -63,7 +69,9 @@ async function serveLocal(config: Config): Promise<void> {
   const runtime = await createRuntime(config);
   warnDevelopment(config, runtime.log);
   const server = await newMcpServer(runtime);
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioServerTransport({
+    onOversizedLine: (bytes) => runtime.log.warn('stdio line over the limit discarded', { bytes }),
+  });
   // On stdin's end or a signal: let running calls finish and settle (their answers still go to stdout), then close.
   const stop = onStop(runtime.log, async (reason) => {
     const { calls } = runtime;

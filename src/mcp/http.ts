@@ -9,8 +9,11 @@ import express, {
   type Response,
   type Router,
 } from 'express';
+import { clientKey } from '../limits/client-ip.js';
 import { initializeParamsError, initializeParamsProblem, isInitializeCall } from './initialize.js';
 import { createMcpServer, type McpServerDeps } from './server.js';
+import { refuseSession, sessionNotFound } from './session-answers.js';
+import { SessionTable, type McpSessionEvents } from './sessions.js';
 
 function rpcError(res: Response, status: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -66,65 +69,15 @@ const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
   });
 };
 
-/** The open streamable-HTTP sessions by id, with when each was last used; idle ones are closed by a sweeper. */
-class Sessions {
-  private readonly open = new Map<string, StreamableHTTPServerTransport>();
-  private readonly lastSeen = new Map<string, number>();
-  private readonly sweeper: NodeJS.Timeout;
-
-  constructor(idleMs: number) {
-    const sweep = () => {
-      const cutoff = Date.now() - idleMs;
-      for (const [id, seen] of this.lastSeen) {
-        if (seen < cutoff)
-          void this.open
-            .get(id)
-            ?.close()
-            .catch(() => {});
-      }
-    };
-    this.sweeper = setInterval(sweep, Math.min(idleMs, 60_000));
-    this.sweeper.unref();
-  }
-
-  /** The session of this id, marked as used now. */
-  use(id: string): StreamableHTTPServerTransport | undefined {
-    const transport = this.open.get(id);
-    if (transport) this.lastSeen.set(id, Date.now());
-    return transport;
-  }
-
-  /** A new session's transport: listed once initialized, forgotten once closed. */
-  create(): StreamableHTTPServerTransport {
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.open.set(id, transport);
-        this.lastSeen.set(id, Date.now());
-      },
-    });
-    transport.onclose = () => {
-      if (!transport.sessionId) return;
-      this.open.delete(transport.sessionId);
-      this.lastSeen.delete(transport.sessionId);
-    };
-    return transport;
-  }
-
-  /** Stops the sweeper and closes every session. */
-  async close(): Promise<void> {
-    clearInterval(this.sweeper);
-    await Promise.all([...this.open.values()].map((t) => t.close().catch(() => {})));
-    this.open.clear();
-  }
-}
-
 /** Answers one request on /mcp: in its session, or as the initialize that opens a new one (with its own server). */
-async function handle(deps: McpServerDeps, sessions: Sessions, req: Request, res: Response): Promise<void> {
+async function handle(deps: McpServerDeps, table: Table, req: Request, res: Response): Promise<void> {
   const sessionId = req.header('mcp-session-id');
-  const existing = sessionId ? sessions.use(sessionId) : undefined;
-  if (existing) return existing.handleRequest(req, res, req.body);
-  if (sessionId) return rpcError(res, 404, 'Unknown or expired MCP session; initialize a new one.');
+  if (sessionId) {
+    const session = table.use(sessionId, req.method === 'POST');
+    if (!session) return sessionNotFound(res, deps.config.mcpSessions.idleMs);
+    res.once('close', session.done);
+    return session.transport.handleRequest(req, res, req.body);
+  }
   if (req.method === 'POST' && isInitializeCall(req.body)) {
     const problem = initializeParamsProblem(req.body);
     if (problem !== undefined) return void res.status(400).json(initializeParamsError(req.body.id, problem));
@@ -132,19 +85,41 @@ async function handle(deps: McpServerDeps, sessions: Sessions, req: Request, res
   if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
     return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
   }
-  const transport = sessions.create();
+  // The client as the per-IP limit counts it: its address (behind TRUST_PROXY, the forwarded one), IPv6 by /64.
+  const admission = table.admit(clientKey(req.ip ?? req.socket.remoteAddress));
+  if (admission.type !== 'admitted') return refuseSession(res, admission, requestId(req.body));
+  const { ticket } = admission;
+  res.once('close', ticket.done);
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => ticket.opened(id, transport),
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) table.closed(transport.sessionId);
+  };
   await createMcpServer(deps).connect(transport);
   await transport.handleRequest(req, res, req.body);
 }
 
-/** Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks. */
-export function createMcpRouter(deps: McpServerDeps): { router: Router; close: () => Promise<void> } {
-  const sessions = new Sessions(deps.config.mcpSessionIdleMs);
+type Table = SessionTable<StreamableHTTPServerTransport>;
+
+/** The id of a JSON-RPC request, for an error answering it; null when it has none. */
+const requestId = (body: unknown) => (isInitializeCall(body) ? body.id : null);
+
+/**
+ * Mounts MCP streamable HTTP (sessions, SSE streams, DELETE to end) with Host/Origin checks; the sessions are bounded
+ * by `config.mcpSessions` (src/mcp/sessions.ts) and reported to `events`.
+ */
+export function createMcpRouter(
+  deps: McpServerDeps,
+  events?: McpSessionEvents,
+): { router: Router; close: () => Promise<void> } {
+  const table: Table = new SessionTable(deps.config.mcpSessions, events);
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
   router.use(express.json({ limit: '1mb' }), bodyErrors);
   router.all('/', (req, res, next) => {
-    handle(deps, sessions, req, res).catch(next);
+    handle(deps, table, req, res).catch(next);
   });
-  return { router, close: () => sessions.close() };
+  return { router, close: () => table.close() };
 }

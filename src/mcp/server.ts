@@ -17,6 +17,7 @@ import { callParams, unknownTool } from './call-params.js';
 import { toMcpTool } from './catalog.js';
 import { refuseMalformedInitialize } from './initialize.js';
 import { callSession, type McpCallSession } from './session.js';
+import { sharedValidator } from './validator.js';
 
 export type { McpCallSession } from './session.js';
 
@@ -42,17 +43,28 @@ export interface McpServerDeps {
   mpp?: MppGate;
 }
 
-/** tools/list entries, derived once per dependency set rather than once per session. */
-const catalogs = new WeakMap<McpServerDeps, Tool[]>();
+/** What every server of one dependency set shares: the tools/list entries and the lookups of tools/call. */
+interface Catalog {
+  listed: Tool[];
+  byName: Map<string, AnyToolDefinition>;
+  extraNames: Set<string>;
+}
 
-function catalogOf(deps: McpServerDeps): Tool[] {
-  let listed = catalogs.get(deps);
-  if (!listed) {
+/** Catalogs, derived once per dependency set rather than once per session. */
+const catalogs = new WeakMap<McpServerDeps, Catalog>();
+
+function catalogOf(deps: McpServerDeps): Catalog {
+  let catalog = catalogs.get(deps);
+  if (!catalog) {
     const own = deps.tools.map((tool) => toMcpTool(deps.config, tool, deps.mpp));
-    listed = [...own, ...(deps.executor.extraTools ?? [])];
-    catalogs.set(deps, listed);
+    catalog = {
+      listed: [...own, ...(deps.executor.extraTools ?? [])],
+      byName: new Map(deps.tools.map((tool) => [tool.name, tool])),
+      extraNames: new Set((deps.executor.extraTools ?? []).map((t) => t.name)),
+    };
+    catalogs.set(deps, catalog);
   }
-  return listed;
+  return catalog;
 }
 
 /** Creates one MCP server (one per session or stdio connection) serving every tool of the registry through its executor. */
@@ -61,11 +73,14 @@ export function createMcpServer(deps: McpServerDeps): Server {
   const server = new Server(
     { name: 'tollbooth', title: 'Tollbooth', version: deps.version },
     // logging: the SDK then answers logging/setLevel per session (conformance: logging-set-level).
-    { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: deps.instructions },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      instructions: deps.instructions,
+      // One validator for all sessions: the SDK's default is an Ajv instance per server (src/mcp/validator.ts).
+      jsonSchemaValidator: sharedValidator(),
+    },
   );
-  const listed = catalogOf(deps);
-  const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
-  const extraNames = new Set((executor.extraTools ?? []).map((t) => t.name));
+  const { listed, byName, extraNames } = catalogOf(deps);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   // tools/call is not registered with setRequestHandler: the SDK would parse it with CallToolRequestSchema first and
   // answer malformed params (arguments an array, no name) with -32603 and a raw schema dump. Here the request is

@@ -42,6 +42,13 @@ export function callSession(
   };
 }
 
+/** The form of a yes/no question: one object, so the shared validator compiles it once (src/mcp/validator.ts). */
+const APPROVAL_FORM = {
+  type: 'object' as const,
+  properties: { approve: { type: 'boolean' as const, title: 'Approve', description: 'true to go ahead' } },
+  required: ['approve'],
+};
+
 /** Asks through form elicitation; accepted only with `approve: true`. */
 async function confirm(
   server: Server,
@@ -50,18 +57,7 @@ async function confirm(
 ): Promise<'accepted' | 'declined' | 'unavailable'> {
   if (!server.getClientCapabilities()?.elicitation?.form) return 'unavailable';
   try {
-    const answer = await server.elicitInput(
-      {
-        mode: 'form',
-        message,
-        requestedSchema: {
-          type: 'object',
-          properties: { approve: { type: 'boolean', title: 'Approve', description: 'true to go ahead' } },
-          required: ['approve'],
-        },
-      },
-      { signal },
-    );
+    const answer = await server.elicitInput({ mode: 'form', message, requestedSchema: APPROVAL_FORM }, { signal });
     return answer.action === 'accept' && answer.content?.approve === true ? 'accepted' : 'declined';
   } catch {
     return 'unavailable';

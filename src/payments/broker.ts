@@ -12,9 +12,11 @@ import { pendingReceipt, type BeginOutcome, type PaymentTicket, type SettleOutco
 import { RAILS } from './rails/index.js';
 import type { Rail } from './rails/rail.js';
 import { PaymentReader } from './reader.js';
-import { firstLine, receiptOf } from './receipt-records.js';
+import { receiptOf } from './receipt-records.js';
 import { Reconciler } from './reconcile.js';
 import type { Challenge } from './requirements.js';
+import type { SettledOutbox } from './settled-outbox.js';
+import { ownSettlement } from './verdicts.js';
 
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
@@ -33,6 +35,8 @@ export class PaymentBroker {
     facilitator: Facilitator,
     private readonly log: Logger,
     tools: readonly AnyPaidToolDefinition[],
+    /** Keeps every settlement outcome until the store has it (journaled when the store refuses). */
+    readonly outbox: SettledOutbox,
     rails: readonly Rail[] = RAILS,
   ) {
     this.mpp = new MppGate(config.mpp, config.networks, (tool) => this.reader.challengeOf(tool), log);
@@ -73,6 +77,60 @@ export class PaymentBroker {
       await this.release(ticket).catch(() => undefined);
       throw err;
     }
+    // From the settle request until its outcome is kept, the claim is in doubt (counted in /metrics).
+    return this.outbox.settlingWhile(() => this.settleAndKeep(tool, ticket, output));
+  }
+
+  private async settleAndKeep(
+    tool: AnyPaidToolDefinition,
+    ticket: PaymentTicket,
+    output: unknown,
+  ): Promise<SettleOutcome> {
+    const result = await this.settlement(tool, ticket);
+    const { idempotencyId } = ticket;
+    if (result.success) {
+      const idempotency = idempotencyId ? { id: idempotencyId, result: { output, receipt: { ...result } } } : undefined;
+      await this.outbox.keep({
+        type: 'settled',
+        receipt: receiptOf(ticket, result),
+        ...(idempotency && { idempotency }),
+      });
+      return { type: 'settled', receipt: result };
+    }
+    if (result.errorReason === 'settlement_pending' || result.errorReason === 'settlement_outcome_unknown') {
+      const { payload, requirements, requestHash } = ticket;
+      await this.outbox.keep({
+        type: 'pending',
+        claim: {
+          replayKey: ticket.replayKey,
+          tool: ticket.tool,
+          network: requirements.network,
+          payer: ticket.payer,
+          amount: requirements.amount,
+          transport: ticket.transport,
+          protocol: ticket.protocol ?? 'x402',
+        },
+        details: { transaction: result.transaction, payload, requirements, requestHash, output },
+        ...(idempotencyId && { releaseIdempotency: idempotencyId }),
+        at: new Date().toISOString(),
+      });
+      return { type: 'pending', receipt: result };
+    }
+    if (idempotencyId) await this.quietly(() => this.ledger.releaseIdempotency(idempotencyId));
+    await this.ledger.releasePayment(ticket.replayKey);
+    await this.quietly(() => this.ledger.recordReceipt(receiptOf(ticket, result)));
+    return {
+      type: 'failed',
+      receipt: result,
+      challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed'),
+    };
+  }
+
+  /**
+   * Asks the facilitator to settle; a settlement without an answer, or "settled" without a transaction (which x402
+   * allows only for a failure), is an outcome not known yet: the reconciler finds the transaction on chain.
+   */
+  private async settlement(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<SettleResponse> {
     let result: SettleResponse;
     try {
       result = await this.reader.server.settlePayment(ticket.payload, ticket.requirements);
@@ -84,43 +142,29 @@ export class PaymentBroker {
         payer: ticket.payer,
         error: (err as Error).message,
       });
-      result = {
-        success: false,
-        errorReason: 'settlement_outcome_unknown' satisfies PaymentCode,
-        errorMessage: (err as Error).message,
-        transaction: '',
+      result = this.unknown(ticket, (err as Error).message);
+    }
+    if (result.success && !result.transaction) {
+      this.log.error('the facilitator reported a settlement without its transaction; finding it on chain', {
+        tool: tool.name,
         network: ticket.requirements.network,
         payer: ticket.payer,
-      };
-    }
-    if (result.errorMessage) result = { ...result, errorMessage: firstLine(result.errorMessage) };
-    result = pendingReceipt(result, ticket.requirements.network);
-    if (result.success) {
-      await this.complete(ticket, result);
-      if (ticket.idempotencyId)
-        await this.quietly(() =>
-          this.ledger.completeIdempotency(ticket.idempotencyId!, { output, receipt: { ...result } }),
-        );
-      return { type: 'settled', receipt: result };
-    }
-    if (ticket.idempotencyId) await this.quietly(() => this.ledger.releaseIdempotency(ticket.idempotencyId!));
-    if (result.errorReason === 'settlement_pending' || result.errorReason === 'settlement_outcome_unknown') {
-      const { payload, requirements, requestHash } = ticket;
-      await this.ledger.markPaymentPending(ticket.replayKey, {
-        transaction: result.transaction,
-        payload,
-        requirements,
-        requestHash,
-        output,
       });
-      return { type: 'pending', receipt: result };
+      result = this.unknown(ticket, 'the facilitator reported success without a transaction');
     }
-    await this.ledger.releasePayment(ticket.replayKey);
-    await this.quietly(() => this.ledger.recordReceipt(receiptOf(ticket, result)));
+    // The caller gets our reason code and sentence and the payer we verified, never the facilitator's text (logged).
+    const { network } = ticket.requirements;
+    return ownSettlement(pendingReceipt(result, network), ticket.payer, this.log, { tool: tool.name, network });
+  }
+
+  private unknown(ticket: PaymentTicket, message: string): SettleResponse {
     return {
-      type: 'failed',
-      receipt: result,
-      challenge: this.challenge(tool, result.errorReason ?? 'settlement_failed'),
+      success: false,
+      errorReason: 'settlement_outcome_unknown' satisfies PaymentCode,
+      errorMessage: message,
+      transaction: '',
+      network: ticket.requirements.network,
+      payer: ticket.payer,
     };
   }
 
@@ -128,20 +172,6 @@ export class PaymentBroker {
   async release(ticket: PaymentTicket): Promise<void> {
     await this.ledger.releasePayment(ticket.replayKey);
     if (ticket.idempotencyId) await this.quietly(() => this.ledger.releaseIdempotency(ticket.idempotencyId!));
-  }
-
-  private async complete(ticket: PaymentTicket, result: SettleResponse): Promise<void> {
-    const receipt = receiptOf(ticket, result);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.ledger.completePayment(receipt);
-        return;
-      } catch (err) {
-        this.log.error('could not store a settled receipt', { attempt, receipt, error: (err as Error).message });
-        if (attempt >= 5) return;
-        await new Promise((r) => setTimeout(r, 50 * attempt));
-      }
-    }
   }
 
   private async quietly(action: () => Promise<unknown>): Promise<void> {

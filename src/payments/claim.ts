@@ -7,8 +7,9 @@ import type { PaymentLedger } from '../store/ledger.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
 import { openSettlement, type BeginOutcome, type PaymentRejection, type PaymentTicket } from './outcomes.js';
 import type { PaymentReader } from './reader.js';
-import { firstLine, settledReceipt } from './receipt-records.js';
+import { settledReceipt } from './receipt-records.js';
 import type { Reconciler } from './reconcile.js';
+import { notVerifiedMessage, ownReason, samePayer } from './verdicts.js';
 
 /** The ledger steps before a handler runs: bind the idempotency id, claim the payment in the replay guard, verify it. */
 export class PaymentClaims {
@@ -37,12 +38,12 @@ export class PaymentClaims {
       expiresAt,
     });
     switch (begun.type) {
-      case 'done':
-        return {
-          type: 'replayed',
-          output: begun.result.output,
-          receipt: begun.result.receipt as unknown as SettleResponse,
-        };
+      case 'done': {
+        const receipt = begun.result.receipt as unknown as SettleResponse;
+        // x402 allows an empty transaction only for a failed settlement: never replay "settled" without one.
+        if (receipt.success && !receipt.transaction) return this.withoutTransaction(tool, ticket);
+        return { type: 'replayed', output: begun.result.output, receipt };
+      }
       case 'in_flight':
         return this.reject(
           tool,
@@ -94,6 +95,7 @@ export class PaymentClaims {
         );
       case 'spent':
         if (claim.undelivered?.requestHash === ticket.requestHash) {
+          if (!claim.transaction) return this.withoutTransaction(tool, ticket);
           return {
             type: 'replayed',
             output: claim.undelivered.output,
@@ -121,10 +123,28 @@ export class PaymentClaims {
     }
   }
 
+  /** A result recorded as settled without its transaction: not answered as settled until the chain names it. */
+  private withoutTransaction(tool: AnyPaidToolDefinition, ticket: PaymentTicket): PaymentRejection {
+    this.log.error('a settled payment has no transaction recorded; its result is held back until it is known', {
+      tool: tool.name,
+      key: ticket.replayKey,
+      network: ticket.requirements.network,
+    });
+    const open = openSettlement('', ticket.requirements.network);
+    return this.reject(tool, open.reason, open.message);
+  }
+
   private async verify(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
     try {
       const verified = await this.reader.server.verifyPayment(ticket.payload, ticket.requirements);
-      if (verified.isValid) return { type: 'verified', ticket: { ...ticket, payer: verified.payer ?? ticket.payer } };
+      // The ticket keeps the payer we read off the payment; a facilitator naming another is logged, never believed.
+      if (verified.payer && !samePayer(verified.payer, ticket.payer))
+        this.log.warn('the facilitator named another payer than the one we read off the payment', {
+          tool: tool.name,
+          payer: ticket.payer,
+          facilitatorPayer: verified.payer,
+        });
+      if (verified.isValid) return { type: 'verified', ticket };
       await this.ledger.releasePayment(ticket.replayKey);
       return this.notVerified(tool, verified.invalidReason, verified.invalidMessage);
     } catch (err) {
@@ -151,14 +171,17 @@ export class PaymentClaims {
     detail: string | undefined,
   ): PaymentRejection {
     // A facilitator's verdict is answered with the challenge: 402, or 412 when a Permit2 allowance must be granted first.
-    const reason = invalidReason ?? 'invalid_payment';
+    // The caller gets its reason code and our sentence; the facilitator's own text is logged only (redacted).
+    const reason = ownReason(invalidReason, 'invalid_payment');
+    if (detail || reason !== invalidReason)
+      this.log.info('the facilitator refused a payment', {
+        tool: tool.name,
+        reason,
+        facilitatorReason: invalidReason,
+        facilitatorMessage: detail,
+      });
     const status = reason === 'permit2_allowance_required' ? 412 : 402;
-    return this.reject(
-      tool,
-      reason,
-      `The payment did not verify (${reason})${detail ? `: ${firstLine(detail)}` : ''}. Sign a new authorization for one of the accepted options.`,
-      status,
-    );
+    return this.reject(tool, reason, notVerifiedMessage(reason), status);
   }
 
   private async quietly(action: () => Promise<unknown>): Promise<void> {

@@ -13,7 +13,6 @@ import type {
   SupportedResponse,
   VerifyResponse,
 } from '@x402/core/types';
-import type { Pool } from 'undici';
 import type { z } from 'zod';
 import {
   authReason,
@@ -27,6 +26,8 @@ import {
   type Answer,
   type FacilitatorOperation,
 } from './facilitator-answers.js';
+import { Redactor } from '../redact.js';
+import { afterIoTurn, openFacilitatorPool, resendable, type FacilitatorPool } from './facilitator-pool.js';
 
 /** The three facilitator operations. */
 export type { FacilitatorOperation };
@@ -67,6 +68,8 @@ export interface HttpFacilitatorOptions {
   ) => Record<string, string> | Promise<Record<string, string>>;
   /** Most connections kept open to the facilitator. */
   connections?: number;
+  /** The configured credentials, blanked (in every form) out of refusals before they become errors. */
+  secrets?: readonly string[];
 }
 
 /** Largest answer read from a facilitator (an answer is a few hundred bytes). */
@@ -83,13 +86,18 @@ function isTimeout(err: unknown): boolean {
 /** The way to one facilitator: its connection pool (opened with the first request), its URLs and its shown name. */
 interface Connection {
   options: HttpFacilitatorOptions;
-  pool(): Promise<Pool>;
+  /** Blanks the configured credentials (every form) out of a refusal. */
+  redactor: Redactor;
+  pool(): Promise<FacilitatorPool>;
   /** How errors name this facilitator: origin and path, never a user name, password or query. */
   shown: string;
   urls: Record<FacilitatorOperation, URL>;
 }
 
-/** Sends one request and reads its answer (bounded, secrets blanked); 401/403 and timeouts become their errors. */
+/**
+ * Sends one request and reads its answer (bounded, secrets blanked); 401/403 and timeouts become their errors. A
+ * request that failed on a stale kept connection is sent once more on a fresh one when {@link resendable} allows.
+ */
 async function exchange(
   conn: Connection,
   operation: FacilitatorOperation,
@@ -97,39 +105,72 @@ async function exchange(
   body: string | undefined,
   timeoutMs: number,
 ): Promise<Answer> {
+  try {
+    return await attempt(conn, operation, method, body, timeoutMs, false);
+  } catch (err) {
+    if (!resendable(operation, err)) throw mapped(err, operation, timeoutMs);
+    try {
+      return await attempt(conn, operation, method, body, timeoutMs, true);
+    } catch (again) {
+      throw mapped(again, operation, timeoutMs);
+    }
+  }
+}
+
+function mapped(err: unknown, operation: FacilitatorOperation, timeoutMs: number): unknown {
+  return isTimeout(err) ? new FacilitatorTimeoutError(operation, timeoutMs) : err;
+}
+
+/**
+ * An answer with every header value we sent blanked out; a refusal (non-2xx, or a 2xx verdict of `false`, whose text
+ * ends up in errors and logs) also with every form of them and of the configured credentials (src/redact.ts).
+ */
+function blanked(conn: Connection, body: string, status: number, sent: readonly string[]): string {
+  const exact = redacted(body, sent);
+  if (status >= 200 && status < 300 && !/"(isValid|success)"\s*:\s*false/.test(body)) return exact;
+  return new Redactor(sent).redact(conn.redactor.redact(exact));
+}
+
+/** One attempt of a request: on a kept connection, or on a fresh one. */
+async function attempt(
+  conn: Connection,
+  operation: FacilitatorOperation,
+  method: 'GET' | 'POST',
+  body: string | undefined,
+  timeoutMs: number,
+  fresh: boolean,
+): Promise<Answer> {
   const url = conn.urls[operation];
+  // Asked again for each attempt: a CDP JWT is signed for one request.
   const auth = conn.options.headers ? await conn.options.headers({ method, url: url.href }, operation) : {};
   const headers: Record<string, string> = {
     ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     ...auth,
   };
-  try {
-    const res = await (
-      await conn.pool()
-    ).request({
-      path: url.pathname + url.search,
-      method,
-      headers,
-      ...(body === undefined ? {} : { body }),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    const length = Number(res.headers['content-length'] ?? 0);
-    if (length > MAX_ANSWER_BYTES) {
-      res.body.destroy();
-      throw new FacilitatorResponseError(
-        `Facilitator ${operation} answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`,
-      );
-    }
-    const retryAfter = res.headers['retry-after'];
-    const text = redacted(await res.body.text(), Object.values(auth));
-    if (res.statusCode === 401 || res.statusCode === 403)
-      throw new FacilitatorAuthError(operation, res.statusCode, authReason(text), `the facilitator ${conn.shown}`);
-    return { status: res.statusCode, text, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
-  } catch (err) {
-    if (isTimeout(err)) throw new FacilitatorTimeoutError(operation, timeoutMs);
-    throw err;
+  const pool = await conn.pool();
+  // A settle is never re-sent on doubt: first let a close that arrived while the loop was busy be seen.
+  if (operation === 'settle' && !fresh) await afterIoTurn();
+  const request = {
+    path: url.pathname + url.search,
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  };
+  const res = await (fresh ? pool.requestFresh(request) : pool.request(request));
+  const length = Number(res.headers['content-length'] ?? 0);
+  if (length > MAX_ANSWER_BYTES) {
+    res.body.destroy();
+    throw new FacilitatorResponseError(
+      `Facilitator ${operation} answered ${length} bytes, more than ${MAX_ANSWER_BYTES}`,
+    );
   }
+  const retryAfter = res.headers['retry-after'];
+  const text = blanked(conn, await res.body.text(), res.statusCode, Object.values(auth));
+  if (res.statusCode === 401 || res.statusCode === 403)
+    throw new FacilitatorAuthError(operation, res.statusCode, authReason(text), `the facilitator ${conn.shown}`);
+  return { status: res.statusCode, text, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
 }
 
 /** Posts a payment to `/verify` or `/settle`; a non-2xx answer is thrown as the facilitator's refusal. */
@@ -175,13 +216,11 @@ export function createHttpFacilitatorClient(
 ): FacilitatorClient & { close(): Promise<void> } {
   const base = new URL(baseUrl.replace(/\/+$/, '') + '/');
   // undici loads with the first request to the facilitator, not at start-up.
-  let pool: Promise<Pool> | undefined;
+  let pool: Promise<FacilitatorPool> | undefined;
   const conn: Connection = {
     options,
-    pool: () =>
-      (pool ??= import('undici').then(
-        ({ Pool }) => new Pool(base.origin, { connections: options.connections ?? 64, keepAliveTimeout: 30_000 }),
-      )),
+    redactor: new Redactor(options.secrets ?? []),
+    pool: () => (pool ??= openFacilitatorPool(base.origin, options.connections ?? 64)),
     shown: `${base.origin}${base.pathname}`.replace(/\/+$/, ''),
     urls: {
       verify: new URL('verify', base),

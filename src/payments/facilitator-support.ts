@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { AnyPaidToolDefinition } from '../tool.js';
 import type { Facilitator } from './facilitator.js';
+import { algorandAddressProblem, solanaAddressProblem } from './address-format.js';
 import { FacilitatorAuthError } from './facilitator-http.js';
 import type { NetworkFamily } from './networks.js';
 import { DEV_FEE_PAYER } from '../config-env.js';
@@ -50,6 +51,15 @@ export function unsettleable(config: Config, family: NetworkFamily, kinds: Suppo
   return familyOptions(config, family).filter((option) => !withheld.has(option.key) && !covers(kinds, option));
 }
 
+/**
+ * The advertised families that no facilitator URL or settlement key serves: their prices are shown, but no payment on
+ * them can settle (development pay-to placeholders included). A production start with such a family is refused.
+ */
+export function unsettledFamilies(config: Pick<Config, 'networks' | 'facilitator'>): NetworkFamily[] {
+  const families = [...new Set(config.networks.map((n) => n.family))];
+  return families.filter((f) => !config.facilitator.keys[f] && !config.facilitator.urls[f]);
+}
+
 /** The options of a family withheld at start-up. */
 export function droppedOptions(config: Config, family: NetworkFamily): PaymentOption[] {
   const withheld = new Set(withheldOptions(config));
@@ -89,9 +99,10 @@ export function facilitatorName(facilitator: Facilitator, family: NetworkFamily)
   return facilitator.shown[family] ?? 'in-process';
 }
 
-const FEE_PAYER_FORMAT: Partial<Record<NetworkFamily, RegExp>> = {
-  svm: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/,
-  algorand: /^[A-Z2-7]{58}$/,
+/** The address checks a fee payer listed at `/supported` must pass before it is published (length and checksum). */
+const FEE_PAYER_FORMAT: Partial<Record<NetworkFamily, (address: string) => string | undefined>> = {
+  svm: solanaAddressProblem,
+  algorand: algorandAddressProblem,
 };
 
 /**
@@ -115,7 +126,7 @@ export function adoptFeePayers(
     for (const net of config.networks.filter((n) => n.family === family)) {
       const feePayer = kinds.find((k) => k.network === net.id && typeof k.extra?.feePayer === 'string')?.extra
         ?.feePayer;
-      if (typeof feePayer !== 'string' || !format.test(feePayer)) continue;
+      if (typeof feePayer !== 'string' || format(feePayer) !== undefined) continue;
       adoptFeePayer(config, net.id, feePayer);
       log.info('publishing the fee payer the facilitator lists at /supported', { network: net.id, feePayer });
     }

@@ -42,7 +42,8 @@ function remoteClient(url: string, config: Config): FacilitatorClient & { close(
   const { timeoutMs, settleTimeoutMs, auth } = config.facilitator;
   // Static headers (FACILITATOR_HEADERS) and, for the CDP facilitator, a JWT signed for each request.
   const headers = facilitatorHeaders(url, auth, config.chainTools.cdp.credentials);
-  return createHttpFacilitatorClient(url, { timeoutMs, settleTimeoutMs, ...(headers ? { headers } : {}) });
+  const secrets = config.secrets ?? [];
+  return createHttpFacilitatorClient(url, { timeoutMs, settleTimeoutMs, secrets, ...(headers ? { headers } : {}) });
 }
 
 function inProcessClient(facilitator: x402Facilitator, config: Config): FacilitatorClient {

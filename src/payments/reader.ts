@@ -124,7 +124,9 @@ export class PaymentReader {
       return this.reject(tool, 'unsupported_payment_rail', this.unsupportedMessage(requirements));
     const sdk = await this.prepareRail(requirements);
     const identified = sdk!.identify(forwarded, requirements);
-    if (!identified.ok) return this.reject(tool, 'invalid_payment', identified.message);
+    if (!identified.ok) return this.reject(tool, identified.reason ?? 'invalid_payment', identified.message);
+    const tooLong = await sdk!.checkWindow?.(forwarded, requirements, net!, this.config);
+    if (tooLong) return this.reject(tool, tooLong.reason, tooLong.message);
     const paymentId = echoed.paymentId ?? from.idempotencyId;
     const ticket = { tool: tool.name, payload: forwarded, requirements, replayKey: identified.replayKey };
     const id = paymentId ? { idempotencyId: paymentId } : {};

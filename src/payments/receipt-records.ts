@@ -25,7 +25,8 @@ export function receiptOf(ticket: PaymentTicket, result: SettleResponse): Receip
     replayKey: ticket.replayKey,
     tool: ticket.tool,
     network: ticket.requirements.network,
-    payer: result.payer ?? ticket.payer,
+    // The payer we read off the payment ourselves, never the one a facilitator claims.
+    payer: ticket.payer,
     amount: result.amount ?? ticket.requirements.amount,
     transaction: result.transaction,
     status: result.success ? 'settled' : 'failed',

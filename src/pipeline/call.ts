@@ -11,6 +11,8 @@ import type { Transport } from '../store/ledger.js';
 import type { ToolState } from '../store/tool-state.js';
 import type { CallEvent } from '../call-event.js';
 import type { AnyPaidToolDefinition, AnyToolDefinition, ToolContext } from '../tool.js';
+import { runJob } from '../workers/jobs.js';
+import type { ToolWorkers, WorkerSlot } from '../workers/pool.js';
 
 /** Everything the pipeline needs besides the call itself (the broker is asked only about tools with a price). */
 export interface InvokeDeps {
@@ -26,6 +28,11 @@ export interface InvokeDeps {
    * refuses the call: the claim is released, so nothing is charged and the same payment stays usable.
    */
   admit?: (call: { tool: string; payer: string }) => Promise<ToolError | undefined>;
+  /**
+   * The worker lanes of the tools with a worker job (src/workers/pool.ts): such a call is admitted to its tool's
+   * bounded lane before its payment is read. Absent (pipelines built by hand in tests), worker jobs run inline.
+   */
+  workers?: ToolWorkers;
 }
 
 /** One call as a transport hands it over: of a paid tool (one with a price) or of a free one. */
@@ -55,16 +62,41 @@ export type CallResult =
   /** `receipt` is the settlement of a paid call; absent for a free tool, which nothing was paid for. */
   | { type: 'success'; output: unknown; receipt?: SettleResponse };
 
-/** What a handler (or a precheck) is given: the shared parts, this call's signal and its progress reporter. */
-export function handlerContext(deps: InvokeDeps, req: Pick<CallRequest, 'signal' | 'progress'>): ToolContext {
+/**
+ * What a handler (or a precheck) is given: the shared parts, this call's signal, its progress reporter and its
+ * worker jobs, run in the slot the call was admitted to (a precheck has none and runs no job).
+ */
+export function handlerContext(
+  deps: InvokeDeps,
+  req: Pick<CallRequest, 'signal' | 'progress' | 'tool'>,
+  slot?: WorkerSlot,
+): ToolContext {
+  const { tool, signal } = req;
   return {
     providers: deps.providers,
     store: deps.store,
     log: deps.log,
-    signal: req.signal,
+    signal,
     progress: req.progress ?? (() => {}),
+    offload: (job, data) => {
+      if (tool.worker?.job !== job)
+        return Promise.reject(new Error(`${tool.name} ran the worker job ${job}, which it does not declare`));
+      if (slot) return slot.run(job, data, signal);
+      if (deps.workers) return Promise.reject(new Error(`${tool.name} ran its worker job outside its admitted slot`));
+      return runJob(job, data);
+    },
   };
 }
+
+/** A call of a tool with a worker job admitted to its lane (the slot), refused with `tool_busy`, or nothing to admit. */
+export function admitted(deps: InvokeDeps, tool: AnyToolDefinition): { slot?: WorkerSlot; busy?: ToolError } {
+  const admission = deps.workers?.admit(tool.name);
+  if (admission === undefined) return {};
+  return admission.type === 'busy' ? { busy: admission.error } : { slot: admission.slot };
+}
+
+/** Longest answer, in bytes of JSON: a larger one is an `output_too_large` error and is never settled (docs/tools.md). */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** Logs an internal error with its stack (the caller only sees its message); other errors are the caller's business. */
 export function logged(deps: InvokeDeps, tool: string, error: ToolError, what = 'tool failed'): ToolError {
@@ -73,10 +105,21 @@ export function logged(deps: InvokeDeps, tool: string, error: ToolError, what = 
   return error;
 }
 
-/** A handler's output checked against the tool's output schema; an invalid one is logged and thrown as internal. */
+/**
+ * A handler's output checked against the tool's output schema (an invalid one is logged and thrown as internal) and
+ * the output size limit (a larger one is thrown as `output_too_large`).
+ */
 export function checkedOutput(deps: InvokeDeps, tool: AnyToolDefinition, raw: unknown, invalid: string): unknown {
   const checked = tool.output.safeParse(raw);
-  if (checked.success) return checked.data;
-  deps.log.error('tool output failed its schema', { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
-  throw new ToolError('internal', invalid);
+  if (!checked.success) {
+    deps.log.error('tool output failed its schema', { tool: tool.name, issues: checked.error.issues.slice(0, 5) });
+    throw new ToolError('internal', invalid);
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(checked.data) ?? '');
+  if (bytes <= MAX_OUTPUT_BYTES) return checked.data;
+  deps.log.warn('tool output over the size limit', { tool: tool.name, bytes });
+  throw new ToolError(
+    'output_too_large',
+    `The answer of ${tool.name} to this input would be ${bytes} bytes, over the limit of ${MAX_OUTPUT_BYTES}; nothing was charged. Send a smaller input.`,
+  );
 }

@@ -7,7 +7,10 @@ import { ToolError, toToolError } from '../errors.js';
 import { requestHash } from '../shared/json.js';
 import type { PaymentTicket } from '../payments/outcomes.js';
 import { inputError } from '../shared/input-error.js';
+import type { RawPayment } from '../payments/decode.js';
+import type { WorkerSlot } from '../workers/pool.js';
 import {
+  admitted,
   checkedOutput,
   handlerContext,
   logged,
@@ -37,9 +40,28 @@ export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Tra
     }
   }
   if (req.payment === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
+  // Admission to the tool's worker lane, before the payment is read: a full lane claims, verifies and charges nothing.
+  const { slot, busy } = admitted(deps, tool);
+  if (busy) return { type: 'error', error: busy };
+  try {
+    return await runPayment(deps, { ...req, payment: req.payment }, parsed.data, trace, slot);
+  } finally {
+    slot?.release();
+  }
+}
 
+/** The payment read, claimed and verified by the broker, then the verified call; a replay answers its stored result. */
+async function runPayment(
+  deps: InvokeDeps,
+  req: PaidCallRequest & { payment: RawPayment },
+  input: unknown,
+  trace: Trace,
+  slot: WorkerSlot | undefined,
+): Promise<CallResult> {
+  const { tool } = req;
+  const { broker } = deps;
   const verifyStart = performance.now();
-  const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, parsed.data));
+  const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, input));
   trace.verifyMs = since(verifyStart);
   switch (begun.type) {
     case 'rejected':
@@ -48,7 +70,7 @@ export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Tra
       return { type: 'success', output: begun.output, receipt: begun.receipt };
     case 'verified':
       trace.ticket = begun.ticket;
-      return runVerified(deps, req, parsed.data, begun.ticket, trace);
+      return runVerified(deps, req, input, begun.ticket, trace, slot);
   }
 }
 
@@ -59,6 +81,7 @@ async function runVerified(
   input: unknown,
   ticket: PaymentTicket,
   trace: Trace,
+  slot: WorkerSlot | undefined,
 ): Promise<CallResult> {
   const { tool } = req;
   const { broker } = deps;
@@ -71,7 +94,7 @@ async function runVerified(
     await broker.release(ticket);
     return { type: 'error', error: before };
   }
-  const handled = await runHandler(deps, req, input, ticket, trace);
+  const handled = await runHandler(deps, req, input, ticket, trace, slot);
   const after = handled.error ?? (req.signal.aborted ? cancelled('before it finished') : undefined);
   if (after) {
     await broker.release(ticket);
@@ -97,12 +120,13 @@ async function runHandler(
   input: unknown,
   ticket: PaymentTicket,
   trace: Trace,
+  slot: WorkerSlot | undefined,
 ): Promise<{ output: unknown; error?: undefined } | { output?: undefined; error: ToolError }> {
   const { tool } = req;
   const start = performance.now();
   try {
     const raw = await tool.handler(input, {
-      ...handlerContext(deps, req),
+      ...handlerContext(deps, req, slot),
       payment: { payer: ticket.payer, replayKey: ticket.replayKey },
     });
     const invalid = `${tool.name} produced an invalid result; nothing was charged. Try again later.`;
@@ -111,5 +135,7 @@ async function runHandler(
     return { error: logged(deps, tool.name, toToolError(err), 'tool handler failed') };
   } finally {
     trace.handlerMs = since(start);
+    // The job has ended: its place goes to the next call before the settlement, which needs no thread.
+    slot?.release();
   }
 }

@@ -116,6 +116,8 @@ export interface SolidityScanResult {
   lines: number;
   summary: SeveritySummary;
   findings: Finding[];
+  /** True when the findings were cut at `MAX_FINDINGS` (the summary still counts them all). */
+  truncated: boolean;
   disclaimer: string;
 }
 

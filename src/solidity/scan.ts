@@ -12,6 +12,12 @@ import {
 import { stripCommentsAndStrings } from './strip.js';
 import { lexSolidity } from './tokens.js';
 
+/**
+ * Most findings returned (the first by line): a 510 KB source of rule-dense lines has ~30,000, an 11 MB answer. The
+ * summary still counts them all and `truncated` says the list was cut.
+ */
+export const MAX_FINDINGS = 1000;
+
 /** Longest snippet returned, in UTF-16 code units (an ellipsis marks a cut). */
 export const MAX_SNIPPET_LENGTH = 200;
 
@@ -90,7 +96,8 @@ export function scanSolidity(source: string): SolidityScanResult {
   return {
     lines: countLines(source),
     summary: summarize(findings),
-    findings,
+    findings: findings.length > MAX_FINDINGS ? findings.slice(0, MAX_FINDINGS) : findings,
+    truncated: findings.length > MAX_FINDINGS,
     disclaimer: DISCLAIMER,
   };
 }

@@ -22,5 +22,7 @@ export interface Store {
   durable(): Promise<void>;
   /** Checks that the store answers. */
   ping(): Promise<void>;
+  /** Checks that the store takes a write (a row written and deleted): readiness probes this, not only `ping()`. */
+  probeWrite(): Promise<void>;
   close(): Promise<void>;
 }

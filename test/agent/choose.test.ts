@@ -11,12 +11,16 @@ import {
 } from '../../src/agent/choose.js';
 import { offerOf, type MppChallenge } from '../../src/agent/mpp.js';
 import { loadWallets, type Wallets } from '../../src/agent/wallets.js';
+import { Keypair } from '@stellar/stellar-sdk';
 import { loadConfig } from '../../src/config.js';
+import { DEV_PAY_TO, ZERO_ADDRESSES } from '../../src/shared/dev-addresses.js';
 import { buildChallenge } from '../../src/payments/requirements.js';
 import { annuity } from '../../tools/annuity.js';
 import { transfersEvm } from '../../tools/transfers-evm.js';
+import { PAY_TO_ENV } from '../support/pay-to.js';
 
-const config = loadConfig({ LOG_LEVEL: 'silent' });
+// Real pay-to addresses: options paying to the development placeholders are never chosen (see the last describe).
+const config = loadConfig({ LOG_LEVEL: 'silent', ...PAY_TO_ENV, PAY_TO_STELLAR: Keypair.random().publicKey() });
 const accepts = buildChallenge(config, annuity).accepts as PaymentRequirements[];
 const rules = (over: Partial<ChoiceRules> = {}): ChoiceRules => ({
   networks: config.networks,
@@ -185,5 +189,47 @@ describe('choosing between x402 and MPP offers', () => {
     const choice = chooseFromOffers({ x402, mpp: [] }, evmOnly, rules({ protocols: ['mpp'] }));
     expect(choice.type).toBe('none_payable');
     expect(new Set(choice.options.map((o) => o.rejected))).toEqual(new Set(['protocol_not_allowed']));
+  });
+});
+
+describe("options paying to Tollbooth's development placeholders", () => {
+  const devServer = loadConfig({ LOG_LEVEL: 'silent' });
+  const recipient = (address: string): MppChallenge => ({
+    id: `id-${address}`,
+    realm: 'seller.test',
+    method: 'evm',
+    intent: 'charge',
+    request: {
+      amount: '1000',
+      currency: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      recipient: address,
+      methodDetails: { chainId: 8453, credentialTypes: ['authorization'] },
+    },
+  });
+
+  it("are never chosen: a development server's challenge (DEV_PAY_TO everywhere) has nothing payable", () => {
+    const dev = buildChallenge(devServer, annuity).accepts as PaymentRequirements[];
+    const choice = chooseOption(dev, 2, evmOnly, rules());
+    expect(choice.type).toBe('none_payable');
+    expect(new Set(choice.options.map((o) => o.rejected))).toEqual(new Set(['placeholder_pay_to']));
+  });
+
+  it('refuse the zero address and the placeholder in any letter case, leaving real options payable', () => {
+    const [first] = accepts;
+    const entries = [
+      { ...first!, payTo: DEV_PAY_TO.evm.toLowerCase() },
+      { ...first!, payTo: ZERO_ADDRESSES.evm },
+      { ...first!, payTo: '0x2222222222222222222222222222222222222222' },
+    ];
+    const choice = chooseOption(entries, 2, evmOnly, rules());
+    expect(choice.options.map((o) => o.rejected)).toEqual(['placeholder_pay_to', 'placeholder_pay_to', undefined]);
+    expect(choice.type === 'chosen' && choice.chosen.option.payTo).toBe('0x2222222222222222222222222222222222222222');
+  });
+
+  it('refuse an MPP evm/charge whose recipient is a placeholder', () => {
+    const offers = { mpp: [offerOf(recipient(DEV_PAY_TO.evm)), offerOf(recipient(ZERO_ADDRESSES.evm))] };
+    const choice = chooseFromOffers(offers, evmOnly, rules());
+    expect(choice.type).toBe('none_payable');
+    expect(choice.options.map((o) => o.rejected)).toEqual(['placeholder_pay_to', 'placeholder_pay_to']);
   });
 });

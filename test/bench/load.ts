@@ -51,7 +51,8 @@ export interface LoadSetup {
 
 /** Starts chain, server and payment pools (pre-filled with `prefill` payments each, refilled in the background). */
 export async function setupLoad(options: { prefill: number; payerCount?: number }): Promise<LoadSetup> {
-  const paid = await startPaidEnvironment(options.payerCount ?? 7);
+  // Payments are valid for the challenge's 300 s only: the chain's clock must follow the wall clock under load.
+  const paid = await startPaidEnvironment(options.payerCount ?? 7, { sameTimestampBlocks: true });
   // 100 USDC per payer (70,000 calls at $0.001 with 7 payers), enough for long soaks.
   for (const payer of paid.payers) await mint(paid.chain, paid.token, payer.address, 90_000_000n);
   const server = await startLoadServer({ ...paid.env, ...LIMITS_OFF });

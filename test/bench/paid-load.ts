@@ -16,8 +16,11 @@ import { facilitatorStats, type FacilitatorStats } from './paid-servers.js';
 /** The paid call: a valid annuity input. */
 export const CALL_BODY = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 });
 
-/** Authorizations stay valid for an hour: the pool is signed minutes before the last payment is used. */
-const VALID_FOR_SECONDS = 3600;
+/**
+ * Authorizations are valid for 300 s, the challenge's `maxTimeoutSeconds` and so the longest Tollbooth accepts
+ * (docs/payments.md, bounded authorization windows): the pool of a comparison is signed right before its timed runs.
+ */
+const VALID_FOR_SECONDS = 300;
 
 /**
  * Payments prepared ahead for one server, each handed out once: x402 (below) or MPP credentials (paid-mpp.ts). The

@@ -13,6 +13,8 @@ import { measureCryptoIndicators } from './indicators.js';
 import { measureDexTopPools } from './dex-top-pools.js';
 import { runLoad } from './load.js';
 import { runPaidComparison } from './paid-compare.js';
+import { runMcpSessions } from './mcp-sessions.js';
+import { runFlood } from './flood.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -124,3 +126,7 @@ const loadOk = await runLoad(
 if (!loadOk) process.exitCode = 1;
 // (g) paid path against the official @x402/express middleware, every party in its own process (test/bench/paid-compare.ts).
 if (!(await runPaidComparison('(g)'))) process.exitCode = 1;
+// (h) paid flood of the slowest inputs while /healthz is polled every 10 ms (test/bench/flood.ts).
+if (!(await runFlood('(h)'))) process.exitCode = 1;
+// (i) RSS before and after 20,000 MCP initialize requests never ended (test/bench/mcp-sessions.ts).
+if (!(await runMcpSessions('(i)'))) process.exitCode = 1;

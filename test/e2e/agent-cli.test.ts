@@ -1,6 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
 import { BASE_MAINNET } from '../../src/payments/networks.js';
+import { openStore } from '../../src/store/open.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, runCli, type CliRun } from '../support/agent.js';
@@ -187,4 +190,44 @@ describe('tollbooth call: one paid call for scripts', () => {
     expect(run.stdout.split('\n').length).toBeLessThan(40);
     expect(run.stdout).not.toContain('extensions');
   });
+});
+
+describe('tollbooth call against a development server (placeholder pay-to addresses)', () => {
+  it('signs nothing for a server advertising the shipped DEV_PAY_TO addresses: exit 3, and --dry-run says why', async () => {
+    const dev = await startTestServer(); // a bare start: prices shown, every pay-to the development placeholder
+    try {
+      const dataDir = agentDataDir();
+      dirs.push(dataDir);
+      // The built-in network table (Base mainnet among it): what a user pointing the agent at a dev server has.
+      const env = { DATA_DIR: dataDir, WALLET_EVM_PRIVATE_KEY: agentEnv(4).WALLET_EVM_PRIVATE_KEY! };
+      const run = await runCli(['call', 'annuity', '--input', JSON.stringify(args), '--remote', dev.url], env);
+      expect(run.code).toBe(3);
+      expect(stderrJson(run, 'error')).toMatchObject({
+        error: {
+          code: 'placeholder_pay_to',
+          message: expect.stringMatching(
+            /development server with placeholder addresses; nobody controls them — not paying.*0x00000000000000000000000000000000DeaDBeef/,
+          ),
+        },
+      });
+      const dry = await runCli(
+        ['call', 'annuity', '--input', JSON.stringify(args), '--remote', dev.url, '--dry-run'],
+        env,
+      );
+      expect(dry.code).toBe(0);
+      const report = JSON.parse(dry.stdout) as { verdict: string; options: Array<{ rejected?: string }> };
+      expect(report.verdict).toMatch(/^would not pay: this seller is a development server with placeholder addresses/);
+      expect(report.options.every((o) => o.rejected === 'placeholder_pay_to')).toBe(true);
+      const store = await openStore(loadConfig({ DATA_DIR: dataDir }), silentLogger);
+      try {
+        expect(
+          await store.spends.listSpends({ statuses: ['reserved', 'settled', 'pending', 'failed', 'cancelled'] }),
+        ).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dev.close();
+    }
+  }, 60_000);
 });

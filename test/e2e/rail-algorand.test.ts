@@ -12,6 +12,7 @@ import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { expectWindowRefused, watchPaymentPath } from '../support/window.js';
 
 let algo: AlgorandEnvironment;
 let server: TestServer;
@@ -216,5 +217,22 @@ describe('tampered and replayed Algorand payments never run the tool', () => {
     });
     expect(ran()).toBe(before.runs + 1);
     expect(algo.balance(algo.payTo)).toBe(before.payTo + 1000n);
+  });
+
+  it('refuses a group valid for 1000 rounds (the protocol maximum) or until round 2^64−1 before claiming or verifying it', async () => {
+    const watch = watchPaymentPath(server.runtime);
+    const before = { runs: ran(), payTo: algo.balance(algo.payTo), ...watch };
+    const entry = entryOf(await challenge());
+    for (const lastValid of [algo.ledger.round + 1000n, 2n ** 64n - 1n]) {
+      const long = buildAlgorandPayment(algo.ledger, algo.payers[1]!, entry, { lastValid });
+      await expectWindowRefused(await post(long), 300);
+    }
+    expect({ ...watch }).toEqual({ claims: before.claims, verifies: before.verifies });
+    // The official client's 10 rounds, and our own build's, are within the window.
+    expect((await post(await payOfficially(1))).status).toBe(200);
+    expect((await post(buildAlgorandPayment(algo.ledger, algo.payers[1]!, entry))).status).toBe(200);
+    expect({ ...watch }).toEqual({ claims: before.claims + 2, verifies: before.verifies + 2 });
+    expect(ran()).toBe(before.runs + 2);
+    expect(algo.balance(algo.payTo)).toBe(before.payTo + 2000n);
   });
 });

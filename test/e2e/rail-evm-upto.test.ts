@@ -13,6 +13,13 @@ import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import {
+  expectWindowRefused,
+  nowSeconds,
+  TEN_YEARS_SECONDS,
+  UINT256_MAX,
+  watchPaymentPath,
+} from '../support/window.js';
 
 let base: BaseEnvironment;
 let server: TestServer;
@@ -178,5 +185,21 @@ describe('EVM upto (Permit2) through a real Tollbooth server, settled on a local
     expect(runCount()).toBe(before.runs + 1);
     expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
     expect(await permit2NonceUsed(base.chain, payer.address, BigInt(uptoAuthorization(payment).nonce))).toBe(true);
+  });
+
+  it('refuses a Permit2 deadline ten years or 2^256−1 ahead before claiming or verifying it, and takes the official one', async () => {
+    const payer = base.payers[5]!;
+    const watch = watchPaymentPath(server.runtime);
+    const before = { runs: runCount(), payer: await base.balance(payer.address), ...watch };
+    for (const deadline of [nowSeconds() + TEN_YEARS_SECONDS, UINT256_MAX]) {
+      const official = await officialUptoPayment(payer, await challenge(), BASE_MAINNET);
+      const long = await resignUpto(payer, official, (a) => void (a.deadline = deadline.toString()));
+      await expectWindowRefused(await pay(long), 300);
+    }
+    expect({ ...watch }).toEqual({ claims: before.claims, verifies: before.verifies });
+    expect(runCount()).toBe(before.runs);
+    expect((await pay(await officialUptoPayment(payer, await challenge(), BASE_MAINNET))).status).toBe(200);
+    expect({ ...watch }).toEqual({ claims: before.claims + 1, verifies: before.verifies + 1 });
+    expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
   });
 });

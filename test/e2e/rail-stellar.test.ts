@@ -16,6 +16,8 @@ import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { payloadInvocation, resignEntry, withAuthEntries } from '../support/chain/stellar-tamper.js';
+import { expectWindowRefused, TEN_YEARS_SECONDS, watchPaymentPath } from '../support/window.js';
 
 let stellar: StellarEnvironment;
 let server: TestServer;
@@ -219,6 +221,29 @@ describe('tampered and replayed Stellar payments never run the tool', () => {
     expect(payTo()).toBe(before.payTo + PRICE);
     // The core retries a pending settlement once and the reconciler asks again: still one transaction submitted.
     expect(submitted()).toBe(before.submitted + 1);
+  });
+
+  it('refuses an authorization expiring ten years or 2^32−1 ledgers ahead before claiming or verifying it', async () => {
+    const payer = stellar.payers[2]!;
+    const watch = watchPaymentPath(server.runtime);
+    const before = { runs: ran(), payTo: payTo(), submitted: submitted(), ...watch };
+    const entry = entryOf(await challenge());
+    // The official client signs the current ledger + maxTimeoutSeconds / 5 s: asked for ten years, it signs ten years.
+    const tenYears = await payStellar(stellar, payer, entry, { maxTimeoutSeconds: Number(TEN_YEARS_SECONDS) });
+    const official = await payStellar(stellar, payer, entry);
+    const [auth] = payloadInvocation(official, stellar.passphrase).auth;
+    const lastLedger = withAuthEntries(official, stellar.passphrase, [
+      await resignEntry(auth!, payer, stellar.passphrase, 2 ** 32 - 1),
+    ]);
+    for (const payment of [tenYears, lastLedger]) await expectWindowRefused(await post(payment), 300);
+    expect({ ...watch }).toEqual({ claims: before.claims, verifies: before.verifies });
+    expect((await post(official)).status).toBe(200);
+    expect({ ...watch }).toEqual({ claims: before.claims + 1, verifies: before.verifies + 1 });
+    expect({ runs: ran(), payTo: payTo(), submitted: submitted() }).toEqual({
+      runs: before.runs + 1,
+      payTo: before.payTo + PRICE,
+      submitted: before.submitted + 1,
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { AccountRole, address, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { expectWindowRefused, watchPaymentPath } from '../support/window.js';
 
 let sol: SolanaEnvironment;
 let server: TestServer;
@@ -207,8 +208,39 @@ describe('tampered Solana payments are refused with their reason and the tool ne
     expect(result.isError).toBe(true);
     const refusal = result.structuredContent as { error: string; message: string };
     expect(refusal.error).toBe('invalid_exact_svm_transaction_simulation_failed');
-    expect(refusal.message).toMatch(/BlockhashNotFound/);
+    // Our sentence, not the RPC's text (the facilitator's message is logged only).
+    expect(refusal.message).toMatch(/failed simulation \(an expired blockhash/);
     expect(await ledgerState()).toEqual(before);
+  });
+
+  it('refuses a durable-nonce transaction (it never expires) before claiming or verifying it; a blockhash-bound one pays', async () => {
+    const payer = sol.payers[2]!;
+    const watch = watchPaymentPath(server.runtime);
+    const before = { ...(await ledgerState()), ...watch };
+    // AdvanceNonceAccount (System program instruction 4) first: the runtime then takes the lifetime from a nonce account.
+    const advanceNonce = {
+      programAddress: address('11111111111111111111111111111111'),
+      accounts: [
+        { address: stranger.address, role: AccountRole.WRITABLE },
+        { address: address('SysvarRecentB1ockHashes11111111111111111111'), role: AccountRole.READONLY },
+        { address: payer.address, role: AccountRole.READONLY_SIGNER },
+      ],
+      data: new Uint8Array([4, 0, 0, 0]),
+    };
+    const durable = await resign(
+      await pay(payer),
+      payer,
+      (m) => ({ ...m, instructions: [advanceNonce, ...m.instructions] }) as typeof m,
+    );
+    await expectWindowRefused(await post(durable), 300);
+    expect({ ...watch }).toEqual({ claims: before.claims, verifies: before.verifies });
+    expect((await post(await pay(payer))).status).toBe(200);
+    expect({ ...watch }).toEqual({ claims: before.claims + 1, verifies: before.verifies + 1 });
+    expect(await ledgerState()).toEqual({
+      runs: before.runs + 1,
+      landed: before.landed + 1,
+      payTo: before.payTo + 1000n,
+    });
   });
 });
 

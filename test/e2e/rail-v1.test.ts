@@ -19,6 +19,13 @@ import { countingTools } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 import { v1Echo } from '../support/tools.js';
+import {
+  expectWindowRefused,
+  TEN_YEARS_SECONDS,
+  UINT256_MAX,
+  watchPaymentPath,
+  withValidBefore,
+} from '../support/window.js';
 
 /** A paid tool in the social-order group, advertised with the `base` entry, that answers (smm-order is still a stub). */
 const smmEcho = defineTool({
@@ -254,6 +261,29 @@ describe('version 1 on the transfers group: X-PAYMENT in, X-PAYMENT-RESPONSE out
     expect(res.status).toBe(402);
     expect(reasonOf(await res.json())).toBe('payment_already_used');
     expect(runCount('annuity')).toBe(before);
+  });
+
+  it('refuses a v1 authorization valid for ten years or until 2^256−1 before claiming or verifying it, and takes one for 60 s', async () => {
+    const payer = base.payers[3]!;
+    const watch = watchPaymentPath(server.runtime);
+    const before = { payer: await base.balance(payer.address), runs: runCount('v1-echo'), ...watch };
+    const [entry] = (await v1Challenge()).accepts;
+    // The official v1 client signs now + maxTimeoutSeconds: asked for ten years, it signs ten years.
+    const tenYears = await v1Payment(payer, { maxTimeoutSeconds: Number(TEN_YEARS_SECONDS) });
+    const forever = await withValidBefore(
+      payer,
+      await v1Payment(payer),
+      { asset: entry!.asset, chainId: 8453, extra: entry!.extra ?? {} },
+      UINT256_MAX,
+    );
+    for (const payment of [tenYears, forever])
+      await expectWindowRefused(await getV1('/api/test/v1-echo?note=long', payment), 60);
+    expect({ ...watch }).toEqual({ claims: before.claims, verifies: before.verifies });
+    expect(runCount('v1-echo')).toBe(before.runs);
+    const res = await getV1('/api/test/v1-echo?note=short', await v1Payment(payer));
+    expect(res.status).toBe(200);
+    expect({ ...watch }).toEqual({ claims: before.claims + 1, verifies: before.verifies + 1 });
+    expect(await base.balance(payer.address)).toBe(before.payer - 1000n);
   });
 });
 

@@ -37,7 +37,12 @@ describe('placeholder pay-to addresses', () => {
 
   it('are not demanded in production for families the network table does not sell', () => {
     const evmOnly = JSON.stringify({ replace: true, networks: DEFAULT_NETWORKS.filter((n) => n.id === BASE_MAINNET) });
-    const config = loadConfig({ NODE_ENV: 'production', PAY_TO_EVM: EVM, NETWORKS_JSON: evmOnly });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      PAY_TO_EVM: EVM,
+      NETWORKS_JSON: evmOnly,
+      FACILITATOR_URL: FACILITATOR,
+    });
     expect(families(config)).toEqual(['evm']);
     expect(config.devPayTo).toEqual([]);
   });
@@ -53,6 +58,7 @@ describe('placeholder pay-to addresses', () => {
         PAY_TO_SOLANA: SOLANA,
         PAY_TO_STELLAR: STELLAR,
         PAY_TO_ALGORAND: ALGORAND,
+        FACILITATOR_URL: FACILITATOR,
       }).devPayTo,
     ).toEqual([]);
   });

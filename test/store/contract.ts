@@ -104,6 +104,13 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
       await expect(store.ping()).resolves.toBeUndefined();
     });
 
+    it('takes a write probe and leaves no row of it behind', async () => {
+      await expect(store.probeWrite()).resolves.toBeUndefined();
+      await expect(store.probeWrite()).resolves.toBeUndefined();
+      // The probe's row has a bucket time of 0: a purge up to 0 removes nothing but a left-over probe row.
+      expect(await buckets.purgeTokenBuckets(0)).toBe(0);
+    });
+
     describe('replay guard', () => {
       it('gives a payment claim to exactly one of 50 concurrent claimers; the others see it in flight', async () => {
         const results = await Promise.all(Array.from({ length: 50 }, () => ledger.claimPayment(claim('race'))));

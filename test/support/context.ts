@@ -2,6 +2,7 @@ import { silentLogger } from '../../src/log.js';
 import type { Providers } from '../../src/providers/index.js';
 import type { ToolState } from '../../src/store/tool-state.js';
 import type { ToolContext } from '../../src/tool.js';
+import { runJob } from '../../src/workers/jobs.js';
 
 const noStore = new Proxy({} as ToolState, {
   get(_target, prop) {
@@ -23,6 +24,8 @@ export function testContext(overrides: Partial<ToolContext> = {}): ToolContext {
     log: silentLogger,
     signal: new AbortController().signal,
     progress: () => {},
+    // Worker jobs run inline: these tests call handlers directly, without a pipeline or its worker lanes.
+    offload: runJob,
     ...overrides,
   };
 }

@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type Server,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
@@ -39,6 +45,16 @@ export interface LookalikeOptions {
     path: string;
     headers: IncomingHttpHeaders;
   }) => string | undefined;
+  /** The server's keep-alive timeout (Node announces it as `Keep-Alive: timeout=N`); Node's default is 5 s. */
+  keepAliveMs?: number;
+  /** Closes a connection after this long idle, announcing no Keep-Alive (the server's own timeout is off). */
+  idleCloseMs?: number;
+}
+
+/** A fixed answer an endpoint gives instead of the real facilitator's (e.g. an error body echoing a credential). */
+export interface FixedAnswer {
+  status: number;
+  body: unknown;
 }
 
 /** A standard x402 facilitator over HTTP, backed by the official `x402Facilitator`, with failure injection. */
@@ -53,6 +69,10 @@ export interface LookalikeFacilitator {
   readonly refused: number;
   /** Switches how `/verify` and/or `/settle` answer from now on; omitted endpoints keep their mode. */
   setMode(mode: { verify?: EndpointMode; settle?: EndpointMode }): void;
+  /** Rewrites the real facilitator's answers from now on (e.g. another payer); undefined: unchanged again. */
+  setRewrite(rewrite: ((kind: 'verify' | 'settle', answer: Record<string, unknown>) => unknown) | undefined): void;
+  /** Answers `/verify` and/or `/settle` with a fixed answer from now on (undefined: the mode's answer again). */
+  setAnswer(answers: { verify?: FixedAnswer | undefined; settle?: FixedAnswer | undefined }): void;
   /** Stops the server, destroying every open (including hanging) connection. */
   close(): Promise<void>;
 }
@@ -86,6 +106,24 @@ async function readJson(req: IncomingMessage): Promise<FacilitatorRequestBody | 
   }
 }
 
+/** Closes each connection after `ms` without a request running, announcing nothing (no Keep-Alive header). */
+function closeIdle(server: Server, ms: number): void {
+  server.keepAliveTimeout = 0;
+  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+  const idle = (socket: Socket) => {
+    clearTimeout(timers.get(socket));
+    timers.set(
+      socket,
+      setTimeout(() => socket.destroy(), ms),
+    );
+  };
+  server.on('connection', idle);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    clearTimeout(timers.get(req.socket));
+    res.once('finish', () => idle(req.socket));
+  });
+}
+
 /**
  * Starts a facilitator that speaks the standard HTTP API (`POST /verify`, `POST /settle`, `GET /supported`)
  * on 127.0.0.1 at a free port. In `ok` mode the official `x402Facilitator` with the EVM `exact` scheme verifies
@@ -97,10 +135,14 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
   const modes: { verify: EndpointMode; settle: EndpointMode } = { verify: 'ok', settle: 'ok' };
   const calls = { verify: 0, settle: 0, supported: 0 };
   const sockets = new Set<Socket>();
+  const fixed: { verify?: FixedAnswer | undefined; settle?: FixedAnswer | undefined } = {};
+  let rewrite: ((kind: 'verify' | 'settle', answer: Record<string, unknown>) => unknown) | undefined;
 
   async function answer(kind: 'verify' | 'settle', req: IncomingMessage, res: ServerResponse): Promise<void> {
     calls[kind]++;
     const body = await readJson(req);
+    const given = fixed[kind];
+    if (given) return sendJson(res, given.status, given.body);
     switch (modes[kind]) {
       case 'hang':
         return; // never answered; close() destroys the socket
@@ -128,7 +170,7 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
           ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
           : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
       if (modes[kind] === 'work-then-hang') return; // did the work (on chain for settle), never answers
-      sendJson(res, 200, result);
+      sendJson(res, 200, rewrite ? rewrite(kind, result as unknown as Record<string, unknown>) : result);
     } catch (err) {
       if (err instanceof VerifyError) {
         sendJson(res, err.statusCode, {
@@ -190,6 +232,8 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  if (opts.keepAliveMs !== undefined) server.keepAliveTimeout = opts.keepAliveMs;
+  if (opts.idleCloseMs !== undefined) closeIdle(server, opts.idleCloseMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -202,6 +246,13 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
     calls,
     get refused() {
       return refused;
+    },
+    setRewrite(given) {
+      rewrite = given;
+    },
+    setAnswer(answers) {
+      if ('verify' in answers) fixed.verify = answers.verify;
+      if ('settle' in answers) fixed.settle = answers.settle;
     },
     setMode(mode) {
       if (mode.verify) modes.verify = mode.verify;

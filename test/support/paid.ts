@@ -20,8 +20,11 @@ export interface PaidEnvironment {
 }
 
 /** Starts a chain, places TestUSDC at the Base Sepolia USDC address and funds payers with 10 USDC each. */
-export async function startPaidEnvironment(payerCount = 4): Promise<PaidEnvironment> {
-  const chain = await startLocalChain({ chainId: 84532 });
+export async function startPaidEnvironment(
+  payerCount = 4,
+  options: { sameTimestampBlocks?: boolean } = {},
+): Promise<PaidEnvironment> {
+  const chain = await startLocalChain({ chainId: 84532, ...options });
   const { address: token } = await deployTestUsdc(chain, { name: 'USDC', version: '2', at: BASE_SEPOLIA_USDC });
   await deployMulticall3IfNeeded(chain);
   const [facilitator, payTo, ...rest] = chain.accounts.slice(1);

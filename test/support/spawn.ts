@@ -27,9 +27,13 @@ export interface SpawnedServer {
 }
 
 /** Spawns `node dist/bin/cli.js serve [args]` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
-export async function spawnServe(env: Record<string, string>, args: readonly string[] = []): Promise<SpawnedServer> {
+export async function spawnServe(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  cli = CLI_PATH,
+): Promise<SpawnedServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'tollbooth-spawned-'));
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], {
+  const child = spawn(process.execPath, [cli, 'serve', ...args], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -222,6 +222,22 @@ describe('solidity-scan', () => {
     }
   });
 
+  it('returns at most 1000 findings for a source full of them, flags the cut, and still counts them all', async () => {
+    const line =
+      'tx.origin; block.timestamp; selfdestruct(x); a.delegatecall(b); assembly {} ecrecover(h,v,r,s); x.send(1);\n';
+    const source = line.repeat(Math.floor((510 * 1024) / line.length));
+    const result = await scan(source);
+    expect(result.findings).toHaveLength(1000);
+    expect(result.truncated).toBe(true);
+    const counted = Object.values(result.summary).reduce((a, b) => a + b, 0);
+    expect(counted).toBeGreaterThan(10_000);
+    // The first findings by line are kept, and the answer stays far below the output limit (it was 10 MB).
+    expect(result.findings.at(-1)!.line).toBeLessThan(200);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThan(512 * 1024);
+    expect(() => solidityScan.output.parse(result)).not.toThrow();
+    expect((await scan(fixture('send-and-call'))).truncated).toBe(false);
+  });
+
   it('rejects a source over 512 KB (measured in UTF-8 bytes) with a clear message', () => {
     const tooBig = solidityScan.input.safeParse({ source: 'a'.repeat(512 * 1024 + 1) });
     expect(tooBig.success).toBe(false);

@@ -64,6 +64,7 @@ const BROKER: Record<PaymentCode, ErrorClass> = {
   invalid_x402_version: E.MalformedCredentialError,
   no_matching_payment_requirements: E.InvalidChallengeError,
   unsupported_payment_rail: E.PaymentMethodUnsupportedError,
+  authorization_window_too_long: E.InvalidPayloadError,
   payment_in_flight: E.PaymentActionRequiredError,
   payment_already_used: E.InvalidChallengeError,
   facilitator_unavailable: E.InternalPaymentError,

@@ -2,9 +2,15 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements, SchemeNetworkServer } from '@x402/core/types';
 import type { Config } from '../../config.js';
 import type { NetworkEntry, NetworkFamily } from '../networks.js';
+import type { WindowRefusal } from './window.js';
 
-/** What a rail reads off a matched payment: the chain's single-use key and the payer, or why the payload is unusable. */
-export type Identified = { ok: true; replayKey: string; payer: string } | { ok: false; message: string };
+/**
+ * What a rail reads off a matched payment: the chain's single-use key and the payer, or why the payload is unusable
+ * (`invalid_payment` unless a reason says otherwise: `authorization_window_too_long` for an expiry beyond the window).
+ */
+export type Identified =
+  | { ok: true; replayKey: string; payer: string }
+  | { ok: false; message: string; reason?: 'authorization_window_too_long' };
 
 /** A settlement whose outcome was not known when the call ended (timeout, `settlement_pending`). */
 export interface PendingSettlement {
@@ -13,11 +19,16 @@ export interface PendingSettlement {
   requirements: PaymentRequirements;
   /** Transaction id reported so far; empty when none was reported. */
   transaction: string;
+  /** When the payment was claimed (ISO time), if known: no settlement of it by us can be older. */
+  claimedAt?: string;
 }
 
-/** What the chain says about a pending settlement. */
+/**
+ * What the chain says about a pending settlement: settled with the transaction that did it (never empty), failed
+ * (it can never happen), or pending, with why the chain could not decide when a rail can say.
+ */
 export type LookupResult =
-  { type: 'settled'; transaction: string } | { type: 'failed'; reason: string } | { type: 'pending' };
+  { type: 'settled'; transaction: string } | { type: 'failed'; reason: string } | { type: 'pending'; reason?: string };
 
 /**
  * One way to pay (network family + scheme), as known without its chain SDK: which requirements it handles and under
@@ -49,6 +60,17 @@ export interface RailSdk {
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[];
   /** Asks the chain what became of a settlement whose outcome was unknown; absent = cannot tell. */
   lookup?(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult>;
+  /**
+   * Refuses, before the claim, a payment valid for longer than its window when telling needs the chain's state (the
+   * current ledger); absent = `identify` bounds the window itself. Undefined when within it or when the chain could
+   * not say (the facilitator's own check then runs at verification).
+   */
+  checkWindow?(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    net: NetworkEntry,
+    config: Config,
+  ): Promise<WindowRefusal | undefined>;
 }
 
 /** A rail as the broker, the facilitators and the reconciler use it: its info, and its SDK part loaded on first use. */

@@ -28,13 +28,16 @@ const SolanaAnswerSchema = z.object({ transactionSignature: z.string().regex(/^[
 export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Logger): ToolError | undefined {
   if (status < 400 || status >= 500) return undefined;
   const envelope = CdpErrorSchema.safeParse(json);
-  const type = envelope.success ? envelope.data.errorType : `HTTP ${status}`;
-  const said = envelope.success && envelope.data.errorMessage ? `: ${envelope.data.errorMessage.slice(0, 200)}` : '';
+  // The error type is a code; the faucet's message is logged, never quoted to the caller.
+  const type =
+    envelope.success && /^[a-z_]{1,64}$/.test(envelope.data.errorType) ? envelope.data.errorType : `HTTP ${status}`;
+  if (envelope.success && envelope.data.errorMessage)
+    log.warn('the CDP faucet refused a drip', { status, errorType: type, errorMessage: envelope.data.errorMessage });
   if (/limit/i.test(type)) {
     // A rolling cap reported without HTTP 429 is still the faucet's cap.
     return new ToolError(
       'rate_limited',
-      `The CDP faucet's own rolling 24-hour cap is reached (${type}${said}). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`,
+      `The CDP faucet's own rolling 24-hour cap is reached (${type}). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`,
       {
         details: { provider: 'cdp' },
       },
@@ -54,7 +57,7 @@ export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Log
   if (status === 400 || status === 403) {
     return new ToolError(
       'invalid_input',
-      `The CDP faucet refused to send to this address (${type}${said}). Check the address and network; ${NOT_CHARGED}.`,
+      `The CDP faucet refused to send to this address (${type}). Check the address and network; ${NOT_CHARGED}.`,
       {
         field: 'address',
       },
@@ -62,7 +65,7 @@ export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Log
   }
   return new ToolError(
     'upstream_unavailable',
-    `The CDP faucet refused the request (${type}${said}). Try again later; ${NOT_CHARGED}.`,
+    `The CDP faucet refused the request (${type}). Try again later; ${NOT_CHARGED}.`,
   );
 }
 

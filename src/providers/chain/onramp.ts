@@ -61,9 +61,11 @@ export function createOnrampProvider(upstream: Upstream, credentials: CdpCredent
         interpret: (status, json) => {
           if (status < 400 || status >= 500) return undefined;
           const envelope = CdpErrorSchema.safeParse(json);
-          const why = envelope.success
-            ? `${envelope.data.errorType}${envelope.data.errorMessage ? `: ${envelope.data.errorMessage.slice(0, 200)}` : ''}`
-            : `HTTP ${status}`;
+          // The error type is a code; the message is never quoted to the caller (it may echo internals).
+          const why =
+            envelope.success && /^[a-z_]{1,64}$/.test(envelope.data.errorType)
+              ? envelope.data.errorType
+              : `HTTP ${status}`;
           return new ToolError(
             'upstream_unavailable',
             `The ${upstream.info.label} refused to create a session (${why}).`,

@@ -41,7 +41,7 @@ function quantityError(said: string, lower: string, label: string, at: ErrorCont
   const bound = min ? ` (the minimum is ${min})` : max ? ` (the maximum is ${max})` : '';
   return new ToolError(
     'invalid_input',
-    `The ${label} refused quantity ${at.quantity ?? ''}${bound}: "${said}". Check the limits with GET /v1/smm-quote; ${NOT_CHARGED}.`,
+    `The ${label} refused quantity ${at.quantity ?? ''}${bound}. Check the limits with GET /v1/smm-quote; ${NOT_CHARGED}.`,
     {
       field: 'quantity',
       ...(min || max
@@ -61,26 +61,26 @@ function requestError(said: string, lower: string, label: string, at: ErrorConte
   ) {
     return new ToolError(
       'conflict',
-      `The ${label} already has an active order for this link ("${said}"). Wait until it completes, or use another link; ${NOT_CHARGED}.`,
+      `The ${label} already has an active order for this link. Wait until it completes, or use another link; ${NOT_CHARGED}.`,
       { field: 'link' },
     );
   }
   if (lower.includes('service')) {
     return new ToolError(
       'invalid_input',
-      `The ${label} does not sell service ${at.serviceId ?? ''} ("${said}"). Find one with GET /v1/smm-services; ${NOT_CHARGED}.`,
+      `The ${label} does not sell service ${at.serviceId ?? ''}. Find one with GET /v1/smm-services; ${NOT_CHARGED}.`,
       { field: 'serviceId' },
     );
   }
   if (lower.includes('order id') || lower.includes('order not found')) {
-    return new ToolError('not_found', `The ${label} does not know order ${at.orderId ?? ''} ("${said}").`, {
+    return new ToolError('not_found', `The ${label} does not know order ${at.orderId ?? ''}.`, {
       field: 'orderId',
     });
   }
   if (/\blink\b|\burl\b/.test(lower)) {
     return new ToolError(
       'invalid_input',
-      `The ${label} refused the link ("${said}"). Send the full URL of the post or profile; ${NOT_CHARGED}.`,
+      `The ${label} refused the link. Send the full URL of the post or profile; ${NOT_CHARGED}.`,
       { field: 'link' },
     );
   }
@@ -92,12 +92,13 @@ export function panelError(text: string, label: string, at: ErrorContext, log: L
   const said = text.trim().slice(0, 200);
   const lower = said.toLowerCase();
   const known = accountError(lower, label, log) ?? requestError(said, lower, label, at);
-  if (known) return known;
+  // The panel's own text is logged, never quoted to the caller (it may echo a key or internals).
+  if (known) {
+    log.warn('the marketing panel refused a request', { upstream: 'smm', code: known.code, error: said });
+    return known;
+  }
   log.error('the marketing panel refused a request', { upstream: 'smm', error: said });
-  return new ToolError(
-    'upstream_unavailable',
-    `The ${label} refused the request ("${said}"). Try again later; ${NOT_CHARGED}.`,
-  );
+  return new ToolError('upstream_unavailable', `The ${label} refused the request. Try again later; ${NOT_CHARGED}.`);
 }
 
 /** Reads the `error` text of a panel answer sent with a non-5xx status (5xx and 429 keep their retry handling). */

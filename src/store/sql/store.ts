@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RateBuckets } from '../buckets.js';
 import type { PaymentLedger } from '../ledger.js';
 import type { SpendLedger } from '../spends.js';
@@ -15,6 +16,8 @@ export class SqlStore implements Store {
   readonly toolState: ToolState;
   readonly spends: SpendLedger;
   readonly buckets: RateBuckets;
+  /** This process's key of the write probe, so instances sharing a database never write the same row. */
+  private readonly probeKey = randomUUID();
 
   protected constructor(private readonly port: SqlPort) {
     this.ledger = sqlPaymentLedger(port);
@@ -29,6 +32,19 @@ export class SqlStore implements Store {
 
   async ping(): Promise<void> {
     await this.port.read('SELECT 1');
+  }
+
+  /**
+   * Writes a row and deletes it: a full disk, a SQLite file that cannot grow or a read-only PostgreSQL fail it. The
+   * row lives in the rate-bucket table under a key no limiter uses, with a time of 0 that the buckets' purge removes.
+   */
+  async probeWrite(): Promise<void> {
+    const key = `readyz:${this.probeKey}`;
+    await this.port.write(
+      'INSERT INTO rate_buckets (key, tat) VALUES (?, 0) ON CONFLICT (key) DO UPDATE SET tat = excluded.tat',
+      [key],
+    );
+    await this.port.write('DELETE FROM rate_buckets WHERE key = ?', [key]);
   }
 
   close(): Promise<void> {

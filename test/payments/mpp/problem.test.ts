@@ -12,6 +12,7 @@ describe('MPP problem details for our payment outcomes', () => {
       invalid_x402_version: 'malformed-credential',
       no_matching_payment_requirements: 'invalid-challenge',
       unsupported_payment_rail: 'method-unsupported',
+      authorization_window_too_long: 'invalid-payload',
       payment_in_flight: 'payment-action-required',
       payment_already_used: 'invalid-challenge',
       facilitator_unavailable: 'internal-payment-error',

@@ -44,6 +44,8 @@ export interface GroupOverrides {
   /** A group id other than the group's hash (signed by the payer all the same). */
   groupId?: Uint8Array;
   genesisHash?: string;
+  /** Last valid round of every member (default: 10 rounds from now, as the official client signs). */
+  lastValid?: bigint;
 }
 
 /**
@@ -63,7 +65,7 @@ export function buildAlgorandPayment(
     minFee: ledger.minFee,
     flatFee: true,
     firstValid: ledger.round,
-    lastValid: ledger.round + 10n,
+    lastValid: o.lastValid ?? ledger.round + 10n,
     genesisHash: o.genesisHash ? new Uint8Array(Buffer.from(o.genesisHash, 'base64')) : ledger.genesisHash,
     genesisID: ledger.genesisId,
   };

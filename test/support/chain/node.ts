@@ -31,6 +31,11 @@ export interface StartLocalChainOptions {
   accountCount?: number;
   /** Milliseconds to wait for the node to answer `eth_chainId`; defaults to 30,000. */
   timeoutMs?: number;
+  /**
+   * Lets blocks mined in the same second share its timestamp (hardhat's `allowBlocksWithSameTimestamp`), so under
+   * load the chain's clock follows the wall clock instead of running one second ahead per block; off by default.
+   */
+  sameTimestampBlocks?: boolean;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -45,7 +50,13 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
   const configFile = join(dir, 'hardhat.config.cjs');
   const config = {
     solidity: '0.8.28',
-    networks: { hardhat: { chainId, accounts: { mnemonic: HARDHAT_MNEMONIC, count: 20 } } },
+    networks: {
+      hardhat: {
+        chainId,
+        accounts: { mnemonic: HARDHAT_MNEMONIC, count: 20 },
+        ...(options.sameTimestampBlocks ? { allowBlocksWithSameTimestamp: true } : {}),
+      },
+    },
   };
   writeFileSync(configFile, `module.exports = ${JSON.stringify(config, null, 2)};\n`);
 

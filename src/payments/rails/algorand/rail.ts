@@ -45,12 +45,13 @@ import { guardAvmSigner } from './rpc.js';
 import { algorandNetworkKind, paymentTxnOf } from './txns.js';
 import { ALGORAND_EXACT } from '../info.js';
 import type { Identified, LoadedRail } from '../rail.js';
+import { ALGORAND_ROUND_SECONDS, longestWindowRounds, windowRefusal } from '../window.js';
 
 /** `exact` on Algorand with the official `@x402/avm` schemes; our fee payer is `FACILITATOR_ALGORAND_MNEMONIC`. */
 export const algorandExactRail: LoadedRail = {
   ...ALGORAND_EXACT,
   serverScheme: () => new ExactAvmServerScheme() as unknown as SchemeNetworkServer,
-  identify(payload): Identified {
+  identify(payload, requirements): Identified {
     const txn = paymentTxnOf(payload);
     if (!txn) {
       return {
@@ -59,6 +60,14 @@ export const algorandExactRail: LoadedRail = {
           'The Algorand payment needs `paymentGroup` (base64 msgpack transactions) and a `paymentIndex` pointing at a transaction that decodes.',
       };
     }
+    // Without the current round, the window's length is what is bounded here; a `firstValid` still ahead is refused
+    // by the facilitator's simulation (the group cannot be valid yet), which releases the claim.
+    const rounds = BigInt(txn.lastValid) - BigInt(txn.firstValid);
+    if (rounds > longestWindowRounds(requirements.maxTimeoutSeconds))
+      return windowRefusal(
+        `validity window of ${rounds} rounds (\`lastValid\` − \`firstValid\`, ~${ALGORAND_ROUND_SECONDS} s a round)`,
+        requirements.maxTimeoutSeconds,
+      );
     return { ok: true, replayKey: `algorand-exact:${txn.txID()}`, payer: txn.sender.toString() };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {

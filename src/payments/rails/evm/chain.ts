@@ -141,7 +141,8 @@ export function guardedEvmScheme(
 
 /**
  * Reconciliation shared by the EVM rails: the chain's answer for a known transaction, else `onChainState`
- * (what the authorization's own single-use record says); `pending` when the entry has no RPC URL.
+ * (what the authorization's own single-use record says, and the transaction that used it); `pending` when the entry
+ * has no RPC URL.
  */
 export async function evmLookup(
   pending: PendingSettlement,
@@ -155,10 +156,12 @@ export async function evmLookup(
   }) as PublicClient;
   if (pending.transaction) {
     const receipt = await client.getTransactionReceipt({ hash: pending.transaction as Hex }).catch(() => undefined);
-    if (receipt)
-      return receipt.status === 'success'
-        ? { type: 'settled', transaction: pending.transaction }
-        : { type: 'failed', reason: 'transaction_reverted' };
+    if (receipt?.status === 'success') return { type: 'settled', transaction: pending.transaction };
+    if (receipt) {
+      // Reverted: another transaction may have used the authorization first (then that one is the settlement).
+      const state = await onChainState(client);
+      return state.type === 'pending' ? { type: 'failed', reason: 'transaction_reverted' } : state;
+    }
   }
   return onChainState(client);
 }

@@ -2,13 +2,13 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
-import type { Hex } from 'viem';
 import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
-import { evmLookup, guardedEvmScheme } from './chain.js';
+import { guardedEvmScheme } from './chain.js';
+import { lookupEip3009 } from './exact-lookup.js';
 import { EVM_EXACT } from '../info.js';
-import type { Identified, LoadedRail, LookupResult, PendingSettlement } from '../rail.js';
-import { AUTHORIZATION_STATE_ABI } from '../../../shared/evm-abi.js';
+import type { Identified, LoadedRail } from '../rail.js';
+import { checkExpiry } from '../window.js';
 
 interface Eip3009Payload {
   signature?: unknown;
@@ -33,7 +33,9 @@ const isUint = (v: unknown) =>
  * The EIP-3009 authorization of an `exact` EVM payment, or undefined when the payload is not a well-formed one (so a
  * malformed field is refused as such, before the facilitator would choke on it).
  */
-export function eip3009Authorization(payload: PaymentPayload): { from: string; nonce: string } | undefined {
+export function eip3009Authorization(
+  payload: PaymentPayload,
+): { from: string; nonce: string; validBefore: string } | undefined {
   const inner = (payload.payload ?? {}) as Eip3009Payload;
   const auth = inner.authorization;
   const from = auth?.from;
@@ -49,7 +51,7 @@ export function eip3009Authorization(payload: PaymentPayload): { from: string; n
   )
     return undefined;
   if (typeof inner.signature !== 'string' || !HEX_BYTES.test(inner.signature)) return undefined;
-  return { from, nonce };
+  return { from, nonce, validBefore: String(auth.validBefore) };
 }
 
 /** Replay key of an EIP-3009 payment: network + asset + payer + nonce, the fields the chain itself makes single-use. */
@@ -61,27 +63,6 @@ export function evmExactReplayKey(requirements: PaymentRequirements, auth: { fro
     auth.from.toLowerCase(),
     auth.nonce.toLowerCase(),
   ].join(':');
-}
-
-function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
-  return evmLookup(pending, net, async (client) => {
-    const auth = eip3009Authorization(pending.payload);
-    if (!auth) return { type: 'failed', reason: 'invalid_payment' };
-    // The signature binds recipient and value, so a used nonce means this very transfer to us happened.
-    const used = await client.readContract({
-      address: pending.requirements.asset as Hex,
-      abi: AUTHORIZATION_STATE_ABI,
-      functionName: 'authorizationState',
-      args: [auth.from as Hex, auth.nonce as Hex],
-    });
-    if (used) return { type: 'settled', transaction: pending.transaction };
-    const validBefore = Number(
-      (pending.payload.payload as { authorization?: { validBefore?: string } }).authorization?.validBefore ?? 0,
-    );
-    return validBefore * 1000 < Date.now()
-      ? { type: 'failed', reason: 'authorization_expired_unused' }
-      : { type: 'pending' };
-  });
 }
 
 /** `exact` on EVM with an EIP-3009 `transferWithAuthorization` (the default EVM rail). */
@@ -96,6 +77,8 @@ export const evmExactRail: LoadedRail = {
         message:
           'The exact EVM payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
       };
+    const tooLong = checkExpiry(auth.validBefore, requirements.maxTimeoutSeconds, '`validBefore`');
+    if (tooLong) return tooLong;
     return { ok: true, replayKey: evmExactReplayKey(requirements, auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
@@ -115,5 +98,5 @@ export const evmExactRail: LoadedRail = {
     }
     return done;
   },
-  lookup,
+  lookup: lookupEip3009,
 };

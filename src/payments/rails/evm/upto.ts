@@ -8,16 +8,15 @@
  */
 import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { PERMIT2_ADDRESS } from '@x402/evm';
 import { UptoEvmScheme as UptoEvmFacilitatorScheme } from '@x402/evm/upto/facilitator';
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
-import type { Hex } from 'viem';
 import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
-import { evmLookup, guardedEvmScheme } from './chain.js';
+import { guardedEvmScheme } from './chain.js';
+import { lookupPermit2 } from './upto-lookup.js';
 import { EVM_UPTO } from '../info.js';
-import type { Identified, LoadedRail, LookupResult, PendingSettlement } from '../rail.js';
-import { NONCE_BITMAP_ABI } from '../../../shared/evm-abi.js';
+import type { Identified, LoadedRail } from '../rail.js';
+import { checkExpiry } from '../window.js';
 
 interface Permit2Authorization {
   from: string;
@@ -50,28 +49,6 @@ export function permit2ReplayKey(requirements: PaymentRequirements, auth: Permit
   return ['permit2', requirements.network, auth.from.toLowerCase(), auth.nonce.toString()].join(':');
 }
 
-/**
- * Reconciliation: the transaction's receipt when one is known; otherwise Permit2's `nonceBitmap`. A burnt nonce
- * means the authorization can never move funds again; it is taken as this settlement (the payer could also have
- * burnt it with `invalidateUnorderedNonces`, which the bitmap cannot tell apart).
- */
-function lookup(pending: PendingSettlement, net: NetworkEntry): Promise<LookupResult> {
-  return evmLookup(pending, net, async (client) => {
-    const auth = permit2Authorization(pending.payload);
-    if (!auth) return { type: 'failed', reason: 'invalid_payment' };
-    const bitmap = await client.readContract({
-      address: PERMIT2_ADDRESS,
-      abi: NONCE_BITMAP_ABI,
-      functionName: 'nonceBitmap',
-      args: [auth.from as Hex, auth.nonce >> 8n],
-    });
-    if ((bitmap >> (auth.nonce & 0xffn)) & 1n) return { type: 'settled', transaction: pending.transaction };
-    return auth.deadline * 1000n < BigInt(Date.now())
-      ? { type: 'failed', reason: 'authorization_expired_unused' }
-      : { type: 'pending' };
-  });
-}
-
 /** `upto` on EVM with a Permit2 witness transfer through the x402 upto proxy. */
 export const evmUptoRail: LoadedRail = {
   ...EVM_UPTO,
@@ -83,6 +60,8 @@ export const evmUptoRail: LoadedRail = {
         ok: false,
         message: 'The upto EVM payment lacks a Permit2 authorization with `from`, a numeric `nonce` and `deadline`.',
       };
+    const tooLong = checkExpiry(auth.deadline, requirements.maxTimeoutSeconds, 'Permit2 `deadline`');
+    if (tooLong) return tooLong;
     return { ok: true, replayKey: permit2ReplayKey(requirements, auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
@@ -102,5 +81,5 @@ export const evmUptoRail: LoadedRail = {
     }
     return done;
   },
-  lookup,
+  lookup: lookupPermit2,
 };

@@ -16,6 +16,7 @@ import { guardedEvmScheme } from './chain.js';
 import { eip3009Authorization, evmExactRail, evmExactReplayKey } from './exact.js';
 import { EVM_EXACT_V1, V1_NETWORK_NAMES } from '../info.js';
 import type { Identified, LoadedRail } from '../rail.js';
+import { checkExpiry } from '../window.js';
 
 export { V1_NETWORK_NAMES } from '../info.js';
 
@@ -36,6 +37,8 @@ export const evmExactV1Rail: LoadedRail = {
         message:
           'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
       };
+    const tooLong = checkExpiry(auth.validBefore, requirements.maxTimeoutSeconds, '`validBefore`');
+    if (tooLong) return tooLong;
     return { ok: true, replayKey: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {

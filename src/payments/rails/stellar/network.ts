@@ -1,4 +1,5 @@
 import { Networks, rpc } from '@stellar/stellar-sdk';
+import { AUTHORIZATION_SKEW_SECONDS } from '../window.js';
 
 /** Network passphrases of the Stellar networks x402 names (CAIP-2 `stellar:<ref>`). */
 const PASSPHRASES: Readonly<Record<string, string>> = {
@@ -18,8 +19,11 @@ export function stellarPassphrase(network: string): string | undefined {
  */
 export const LEDGER_SECONDS = 5;
 
-/** Ledgers of slack on the expiration bound, for a client whose view of the latest ledger was a little ahead. */
-export const EXPIRATION_TOLERANCE_LEDGERS = 2;
+/**
+ * Ledgers of slack on the expiration bound, for a client whose view of the latest ledger was a little ahead: the same
+ * {@link AUTHORIZATION_SKEW_SECONDS} every rail allows, in ledgers (12).
+ */
+export const EXPIRATION_TOLERANCE_LEDGERS = Math.ceil(AUTHORIZATION_SKEW_SECONDS / LEDGER_SECONDS);
 
 /** An authorization must still be valid this many ledgers from now, so it survives the handler and settlement. */
 export const MIN_REMAINING_LEDGERS = 2;

@@ -35,6 +35,7 @@ import { ExactStellarFacilitatorScheme } from './facilitator.js';
 import { lookupAuthorization } from './lookup.js';
 import { stellarPassphrase, stellarRpc } from './network.js';
 import { ExactStellarServerScheme } from './server.js';
+import { checkStellarWindow } from './window.js';
 import { STELLAR_EXACT } from '../info.js';
 import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
 
@@ -86,6 +87,10 @@ export const stellarExactRail: LoadedRail = {
     const found = stellarPayerAuthorization(payload, requirements.network);
     if (!found.ok) return { ok: false, message: found.message };
     return { ok: true, replayKey: stellarExactReplayKey(requirements.network, found.auth), payer: found.auth.address };
+  },
+  async checkWindow(payload, requirements, net, config) {
+    const found = stellarPayerAuthorization(payload, requirements.network);
+    return found.ok ? checkStellarWindow(found.auth, requirements, net, config) : undefined;
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
     const secret = config.facilitator.keys.stellar;

@@ -41,8 +41,10 @@ import type { PaymentCode } from '../../../errors.js';
 import { SVM_EXACT } from '../info.js';
 import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
 import { settleTraced, traceCall } from '../rpc-trace.js';
+import { lookupOtherFeePayer } from './history.js';
 import { guardSvmSigner } from './rpc.js';
-import { decodeSvmPayment, feePayerAbuse } from './transaction.js';
+import { decodeSvmPayment, feePayerAbuse, usesDurableNonce } from './transaction.js';
+import { windowRefusal } from '../window.js';
 
 export { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS } from './transaction.js';
 
@@ -162,8 +164,9 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
   let signature = pending.transaction;
   if (!signature) {
     // Ed25519 is deterministic: the transaction id is our fee payer's signature over the message, computable again.
+    // Another fee payer (a remote facilitator) signs a transaction id we cannot compute: found by its message.
     if (!secret || getBase58Decoder().decode(secret.slice(32)) !== tx.feePayer)
-      return { type: 'failed', reason: 'fee_payer_not_ours' };
+      return lookupOtherFeePayer(rpc as never, tx, pending.claimedAt);
     const signer = await createKeyPairSignerFromBytes(secret);
     const [signed] = await signer.signMessages([
       { content: Uint8Array.from(tx.transaction.messageBytes), signatures: {} },
@@ -201,6 +204,12 @@ export const svmExactRail: LoadedRail = {
         message:
           'The Solana payment transaction has no SPL token TransferChecked instruction; sign the transfer with an x402 Solana client.',
       };
+    // A blockhash expires by itself (~60–90 s, within any window); a durable nonce never does.
+    if (usesDurableNonce(tx))
+      return windowRefusal(
+        'durable nonce (`AdvanceNonceAccount`, no blockhash expiry)',
+        requirements.maxTimeoutSeconds,
+      );
     return { ok: true, replayKey: svmExactReplayKey(requirements.network, tx.messageHash), payer: tx.tokenPayer };
   },
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {

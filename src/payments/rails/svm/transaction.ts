@@ -56,6 +56,22 @@ export function decodeSvmPayment(payload: PaymentPayload): SvmPaymentTransaction
 }
 
 const ASSOCIATED_TOKEN_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
+
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+/** The System program's `AdvanceNonceAccount` instruction index (u32, little endian). */
+const ADVANCE_NONCE_ACCOUNT = 4;
+
+/**
+ * True when the transaction lives by a durable nonce (its first instruction is the System program's
+ * `AdvanceNonceAccount`): it then never expires with its blockhash, so it could land at any later time.
+ */
+export function usesDurableNonce(tx: SvmPaymentTransaction): boolean {
+  const first = (tx.compiled as { instructions?: readonly { programAddressIndex: number; data?: Uint8Array }[] })
+    .instructions?.[0];
+  if (!first || tx.compiled.staticAccounts[first.programAddressIndex] !== SYSTEM_PROGRAM) return false;
+  const data = first.data;
+  return !!data && data.length >= 4 && data[0] === ADVANCE_NONCE_ACCOUNT && !data[1] && !data[2] && !data[3];
+}
 const TRANSFER_CHECKED = 12;
 
 async function associatedTokenAccount(owner: Address, mint: Address, tokenProgram: Address): Promise<string> {

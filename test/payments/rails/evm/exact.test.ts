@@ -4,6 +4,13 @@ import { evmExactRail } from '../../../../src/payments/rails/evm/exact.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../../../support/paid.js';
 import { encodePayment, signExactPayment } from '../../../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../../../support/server.js';
+import {
+  expectWindowRefused,
+  nowSeconds,
+  TEN_YEARS_SECONDS,
+  UINT256_MAX,
+  watchPaymentPath,
+} from '../../../support/window.js';
 
 let paid: PaidEnvironment;
 let server: TestServer;
@@ -89,6 +96,31 @@ describe('the EVM exact rail', () => {
         String(signature),
       ).toBe(false);
     }
+  });
+
+  it('refuses an authorization valid for ten years or until 2^256−1 before claiming or verifying it, and takes one within the window', async () => {
+    const entry = await localEntry();
+    const watch = watchPaymentPath(server.runtime);
+    const payer = paid.payers[1]!;
+    const balance = await paid.balance(payer.address);
+    const pay = (payment: unknown) =>
+      fetch(server.url + '/api/annuity', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+        body,
+      });
+    for (const validBefore of [nowSeconds() + TEN_YEARS_SECONDS, UINT256_MAX]) {
+      const before = { ...watch };
+      await expectWindowRefused(await pay(await signExactPayment(payer, entry, { validBefore })), 300);
+      expect(watch, String(validBefore)).toEqual(before);
+    }
+    expect(await paid.balance(payer.address)).toBe(balance);
+    // At the edge: maxTimeoutSeconds plus the 60 s of skew is still taken (a client whose clock runs a minute ahead).
+    const before = { ...watch };
+    const edge = nowSeconds() + BigInt(entry.maxTimeoutSeconds) + 55n;
+    expect((await pay(await signExactPayment(payer, entry, { validBefore: edge }))).status).toBe(200);
+    expect(watch).toEqual({ claims: before.claims + 1, verifies: before.verifies + 1 });
+    expect(await paid.balance(payer.address)).toBe(balance - 1000n);
   });
 
   it('refuses to key a payload without an EIP-3009 authorization', () => {

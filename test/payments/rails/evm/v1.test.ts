@@ -136,7 +136,7 @@ describe('the version-1 EVM rail', () => {
         config.networks.find((n) => n.id === BASE_MAINNET)!,
         config,
       ),
-    ).toEqual({ type: 'settled', transaction: '' });
+    ).toEqual({ type: 'settled', transaction: receipt.transaction }); // from the token's AuthorizationUsed log
     expect((await settle(payment)).success).toBe(false);
     expect(await base.balance(payer.address)).toBe(before - 1000n);
   });

@@ -153,6 +153,24 @@ describe('verifying and settling a real payment on the local SVM', () => {
       await svmExactRail.lookup!({ replayKey, payload: payment, requirements: entry, transaction: '' }, net, config),
     ).toEqual({ type: 'pending' });
   });
+
+  it('finds by its message, in the payer history, a payment landed by another fee payer (a remote facilitator)', async () => {
+    const payment = await pay(sol.payers[1]!);
+    const remote = {
+      ...config,
+      facilitator: { ...config.facilitator, keys: { ...config.facilitator.keys, svm: undefined } },
+    };
+    const replayKey = (svmExactRail.identify(payment, entry) as { replayKey: string }).replayKey;
+    const ask = () =>
+      svmExactRail.lookup!(
+        { replayKey, payload: payment, requirements: entry, transaction: '' },
+        net,
+        remote as Config,
+      );
+    expect(await ask()).toMatchObject({ type: 'pending', reason: expect.stringMatching(/not landed yet/) });
+    const settled = await facilitator.settle(payment, entry); // the fee payer signs; we cannot compute its signature
+    expect(await ask()).toEqual({ type: 'settled', transaction: settled.transaction });
+  });
 });
 
 type Case = [
@@ -334,6 +352,18 @@ describe('a payment whose blockhash has expired', () => {
     const replayKey = (svmExactRail.identify(payment, entry) as { replayKey: string }).replayKey;
     expect(
       await svmExactRail.lookup!({ replayKey, payload: payment, requirements: entry, transaction: '' }, net, config),
+    ).toEqual({ type: 'failed', reason: 'blockhash_expired' });
+    // With another fee payer's signature unknown, the payer's whole history shows it never landed either.
+    const remote = {
+      ...config,
+      facilitator: { ...config.facilitator, keys: { ...config.facilitator.keys, svm: undefined } },
+    };
+    expect(
+      await svmExactRail.lookup!(
+        { replayKey, payload: payment, requirements: entry, transaction: '' },
+        net,
+        remote as Config,
+      ),
     ).toEqual({ type: 'failed', reason: 'blockhash_expired' });
   });
 });

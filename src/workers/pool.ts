@@ -103,6 +103,9 @@ class Lane {
           minThreads: 0,
           maxThreads: this.settings.threads,
           idleTimeout: 5 * 60_000,
+          // Lower priority than the event loop's thread (Linux, @napi-rs/nice): under CPU contention the OS runs
+          // /healthz, challenges and settlements first; a job only loses time the loop needed.
+          niceIncrement: 10,
         }),
     ));
   }

@@ -14,7 +14,8 @@ export interface SignOptions {
   chainId?: number;
 }
 
-const TRANSFER_WITH_AUTHORIZATION = [
+/** The EIP-712 field list of an EIP-3009 TransferWithAuthorization. */
+export const TRANSFER_WITH_AUTHORIZATION = [
   { name: 'from', type: 'address' },
   { name: 'to', type: 'address' },
   { name: 'value', type: 'uint256' },

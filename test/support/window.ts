@@ -2,6 +2,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import type { Hex, PrivateKeyAccount } from 'viem';
 import { expect } from 'vitest';
 import type { Runtime } from '../../src/runtime.js';
+import { TRANSFER_WITH_AUTHORIZATION } from './payer.js';
 
 /** Seconds in ten years, the validity the issue found accepted. */
 export const TEN_YEARS_SECONDS = 10n * 365n * 24n * 3600n;
@@ -53,15 +54,6 @@ export async function expectWindowRefused(res: Response, maxTimeoutSeconds: numb
   expect(body.accepts?.length).toBeGreaterThan(0);
   expect(body.message).toContain(`sign an authorization that expires within ${maxTimeoutSeconds} seconds`);
 }
-
-const TRANSFER_WITH_AUTHORIZATION = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const;
 
 interface Eip3009 {
   from: Hex;

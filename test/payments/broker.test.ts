@@ -1,7 +1,6 @@
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
+import { lookalikeFor, type LookalikeFacilitator } from '../support/facilitator.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
@@ -16,18 +15,9 @@ let server: TestServer;
 beforeAll(async () => {
   paid = await startPaidEnvironment(1);
   // The settlement key moves to the facilitator: Tollbooth only learns what it answers.
-  const { FACILITATOR_EVM_PRIVATE_KEY: key, ...serverEnv } = paid.env;
-  facilitator = await startLookalikeFacilitator({
-    rpcUrl: paid.chain.rpcUrl,
-    chainId: paid.chain.chainId,
-    privateKey: key as Hex,
-    network: LOCAL_NETWORK,
-  });
-  server = await startTestServer({
-    ...serverEnv,
-    FACILITATOR_URL: facilitator.url,
-    FACILITATOR_EVM_ADDRESS: facilitator.address,
-  });
+  const moved = await lookalikeFor(paid, LOCAL_NETWORK);
+  facilitator = moved.facilitator;
+  server = await startTestServer(moved.serverEnv);
 }, 120_000);
 afterAll(async () => {
   await server?.close();

@@ -1,11 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentRequired } from '@x402/core/types';
-import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
+import { lookalikeFor, type LookalikeFacilitator } from '../support/facilitator.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { signCredential } from '../support/mpp.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -63,19 +62,12 @@ let mcp: Client;
 const lines: string[] = [];
 beforeAll(async () => {
   paid = await startPaidEnvironment(3);
-  const { FACILITATOR_EVM_PRIVATE_KEY: key, ...serverEnv } = paid.env;
-  facilitator = await startLookalikeFacilitator({
-    rpcUrl: paid.chain.rpcUrl,
-    chainId: paid.chain.chainId,
-    privateKey: key as Hex,
-    network: LOCAL_NETWORK,
-  });
+  const moved = await lookalikeFor(paid, LOCAL_NETWORK);
+  facilitator = moved.facilitator;
   const headers = { [facilitator.url]: { authorization: `Bearer ${TOKEN}`, 'x-upstream-auth': `Basic ${BASIC}` } };
   server = await startTestServer(
     {
-      ...serverEnv,
-      FACILITATOR_URL: facilitator.url,
-      FACILITATOR_EVM_ADDRESS: facilitator.address,
+      ...moved.serverEnv,
       FACILITATOR_HEADERS: JSON.stringify(headers),
       MPP_SECRET_KEY: MPP_SECRET,
       LOG_LEVEL: 'info',

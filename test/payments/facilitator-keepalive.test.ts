@@ -1,9 +1,8 @@
 import type { PaymentRequired } from '@x402/core/types';
-import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { startLookalikeFacilitator, type LookalikeOptions } from '../support/facilitator.js';
+import { lookalikeFor, type LookalikeOptions } from '../support/facilitator.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
@@ -42,18 +41,8 @@ const cases: Array<[string, Partial<LookalikeOptions>]> = [
 describe('paid calls through a facilitator with a short keep-alive', () => {
   for (const [label, options] of cases) {
     it(`all succeed, before and after its connections were closed, when it ${label}`, async () => {
-      const { FACILITATOR_EVM_PRIVATE_KEY: key, ...serverEnv } = paid.env;
-      const facilitator = await startLookalikeFacilitator({
-        rpcUrl: paid.chain.rpcUrl,
-        chainId: paid.chain.chainId,
-        privateKey: key as Hex,
-        network: LOCAL_NETWORK,
-        ...options,
-      });
-      const server = await startTestServer(
-        { ...serverEnv, FACILITATOR_URL: facilitator.url, FACILITATOR_EVM_ADDRESS: facilitator.address },
-        { tools: [annuity] as AnyToolDefinition[] },
-      );
+      const { facilitator, serverEnv } = await lookalikeFor(paid, LOCAL_NETWORK, options);
+      const server = await startTestServer(serverEnv, { tools: [annuity] as AnyToolDefinition[] });
       try {
         const statuses: number[] = [];
         for (let round = 0; round < 3; round++) {

@@ -265,3 +265,25 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
       }),
   };
 }
+
+/**
+ * Moves a paid environment's settlement key to a look-alike facilitator: returns it and the server environment that
+ * settles through it (FACILITATOR_URL, FACILITATOR_EVM_ADDRESS), so Tollbooth only learns what the facilitator answers.
+ */
+export async function lookalikeFor(
+  paid: { env: Record<string, string>; chain: { rpcUrl: string; chainId: number } },
+  network: string,
+  options: Partial<LookalikeOptions> = {},
+): Promise<{ facilitator: LookalikeFacilitator; serverEnv: Record<string, string> }> {
+  const { FACILITATOR_EVM_PRIVATE_KEY: key, ...rest } = paid.env;
+  if (!key) throw new Error('the paid environment has no facilitator key');
+  const facilitator = await startLookalikeFacilitator({
+    rpcUrl: paid.chain.rpcUrl,
+    chainId: paid.chain.chainId,
+    privateKey: key as Hex,
+    network,
+    ...options,
+  });
+  const serverEnv = { ...rest, FACILITATOR_URL: facilitator.url, FACILITATOR_EVM_ADDRESS: facilitator.address };
+  return { facilitator, serverEnv };
+}

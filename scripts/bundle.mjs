@@ -16,10 +16,12 @@ const external = Object.keys(dependencies)
 
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 await build({
-  // The CLI, and the worker threads' entry (src/workers/pool.ts starts dist/bin/tool-worker.js beside its chunk).
+  // The CLI, and the worker threads' entries, which src/workers/entry.ts finds beside the chunk that starts them:
+  // the tools' threads (src/workers/pool.ts) and the facilitator thread (src/payments/facilitator-thread.ts).
   entryPoints: [
     { in: 'dist/src/cli.js', out: 'cli' },
     { in: 'dist/src/workers/tool-worker.js', out: 'tool-worker' },
+    { in: 'dist/src/payments/facilitator-worker.js', out: 'facilitator-worker' },
   ],
   outdir: 'dist/bin',
   bundle: true,

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { AGENT, AGENT_PORTS, COMPOSITION_ROOT, SHARED, within } from './layers.mjs';
+import { AGENT, AGENT_PORTS, COMPOSITION_ROOT, PAYMENT_ANSWER, SHARED, TRANSPORTS, within } from './layers.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const ROOTS = ['src', 'tools', 'schemas'];
@@ -77,7 +77,8 @@ export function cycles(graph) {
 
 /**
  * The imports that break the layers (scripts/layers.mjs), each with the rule it breaks: the shared layer importing
- * anything else, the agent side importing past the shared layer and its ports, the server importing the agent side.
+ * anything else, the agent side importing past the shared layer and its ports, the server importing the agent side, a
+ * transport importing from src/payments/ anything but the payment answer's types.
  */
 export function layerViolations(graph) {
   const ruleOf = (from, to) => {
@@ -87,7 +88,10 @@ export function layerViolations(graph) {
         ? undefined
         : 'the agent side imports only itself, the shared layer and its ports';
     if (within(from, [COMPOSITION_ROOT])) return undefined;
-    return within(to, [AGENT]) ? 'the server never imports the agent side' : undefined;
+    if (within(to, [AGENT])) return 'the server never imports the agent side';
+    if (within(from, TRANSPORTS) && within(to, ['src/payments']) && to !== PAYMENT_ANSWER)
+      return "a transport imports nothing of src/payments/ but the payment answer's types";
+    return undefined;
   };
   return Object.entries(graph).flatMap(([from, targets]) =>
     targets.flatMap((to) => {

@@ -37,6 +37,11 @@ export const AGENT_PORTS = [
   'src/payments/rails/algorand/lookup.ts',
 ];
 
+/** The transports: thin encoders of the pipeline's one answer. */
+export const TRANSPORTS = ['src/http', 'src/mcp'];
+/** The one module of src/payments/ a transport may import: the payment answer's types. */
+export const PAYMENT_ANSWER = 'src/payments/answer/types.ts';
+
 /** Whether a repository path is one of `entries` (a file) or lies under one (a folder). */
 export function within(path, entries) {
   return entries.some((entry) => path === entry || path.startsWith(`${entry}/`));

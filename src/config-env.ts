@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { optional, privateKey, SHARED_ENV, url } from './shared/env.js';
+import type { ServerSettingName } from './shared/setting-groups.js';
 import {
   algorandAddressProblem,
   evmAddressProblem,
@@ -23,7 +24,8 @@ const algorandAddress = address(algorandAddressProblem);
 
 /**
  * Every environment variable the server reads, validated (`<NAME>_FILE` is resolved before). The agent side's own
- * settings (REMOTE_URL*, WALLET_*, BUDGET_*, PAYMENT_*) are read by its own schema (src/agent/settings.ts).
+ * settings (REMOTE_URL*, WALLET_*, BUDGET_*, PAYMENT_*) are read by its own schema (src/agent/settings.ts). The keys
+ * are exactly the names of the grouped list (src/shared/setting-groups.ts), which `tollbooth config` prints by group.
  */
 export const EnvSchema = z.object({
   NODE_ENV: optional(z.string()),
@@ -123,7 +125,7 @@ export const EnvSchema = z.object({
         'must be a host name (1-255 characters, no spaces or quotes)',
       ),
   ),
-});
+} satisfies Record<ServerSettingName, z.ZodType>);
 
 /** The parsed environment. */
 export type Env = z.output<typeof EnvSchema>;

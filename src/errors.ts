@@ -86,7 +86,7 @@ export const ERROR_CODES = {
   mcp_session_not_found: { http: 404, retryable: false },
   /** A tool's worker queue is full (WORKER_QUEUE_PER_TOOL); refused before the payment was read: retry after `details.retryAfterSeconds`. */
   tool_busy: { http: 503, retryable: true },
-  /** The tool's answer to this input would exceed the output size limit; nothing was charged: send a smaller input. */
+  /** The tool's answer to this input would exceed the output size limit (never settled): send a smaller input. */
   output_too_large: { http: 422, retryable: false },
   internal: { http: 500, retryable: true },
   ...PAYMENT_CODES_TABLE,

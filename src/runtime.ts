@@ -2,9 +2,10 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import express, { type Express, type RequestHandler } from 'express';
 import { ConfigError, type Config } from './config.js';
 import { mountDiscovery } from './discovery/index.js';
+import { mcpCatalog } from './discovery/mcp-tools.js';
 import { mountFallbacks, mountTools } from './http/app.js';
 import { mountHealth } from './health.js';
-import { mountHome } from './http/home.js';
+import { mountHome } from './discovery/home.js';
 import { createLimits, type Limits } from './limits/limiter.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, metricsHandler, type Metrics } from './metrics.js';
@@ -54,6 +55,8 @@ export interface RuntimeOptions {
   store?: Store;
   /** The worker threads' entry module (tests: one that waits on a gate); defaults to `tool-worker.js`. */
   workerEntry?: WorkerEntry;
+  /** The facilitator thread's entry module (tests: one that wraps the facilitator); defaults to `facilitator-worker.js`. */
+  facilitatorEntry?: WorkerEntry;
 }
 
 /** The composition root: store → facilitator → broker → pipeline dependencies. */
@@ -65,7 +68,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const tools = options.tools ?? registry;
   const paid = tools.filter(isPaid);
   const store = options.store ?? (await openStore(config, log));
-  const facilitator = await createFacilitator(config);
+  const facilitator = await createFacilitator(config, undefined, options.facilitatorEntry);
   try {
     // Before any challenge is built: options no facilitator can settle are withheld (or the start is refused).
     await settleableOnly(config, facilitator, log, paid);
@@ -172,8 +175,8 @@ function lazyMcpRouter(
 ): { handler: RequestHandler; close: () => Promise<void> } {
   let router: Promise<Awaited<ReturnType<(typeof import('./mcp/http.js'))['createMcpRouter']>>> | undefined;
   const load = () =>
-    (router ??= Promise.all([import('./mcp/http.js'), import('./mcp/local.js')]).then(([http, local]) =>
-      http.createMcpRouter(local.localMcpServerDeps(deps), metrics),
+    (router ??= Promise.all([import('./mcp/http.js'), localMcpServerDeps(deps)]).then(([http, served]) =>
+      http.createMcpRouter(served, metrics),
     ));
   return {
     handler: (req, res, next) => {
@@ -257,9 +260,21 @@ export async function listen(
 
 /** A fresh MCP server bound to this runtime, carried out by its pipeline (stdio, tests). */
 export async function newMcpServer(runtime: Runtime) {
-  const [{ createMcpServer }, { localMcpServerDeps }] = await Promise.all([
+  const [{ createMcpServer }, served] = await Promise.all([
     import('./mcp/server.js'),
-    import('./mcp/local.js'),
+    localMcpServerDeps(runtime.serverDeps),
   ]);
-  return createMcpServer(localMcpServerDeps(runtime.serverDeps));
+  return createMcpServer(served);
+}
+
+/** The MCP server of a selling process: its catalog (prices and MPP offers), carried out by the local pipeline. */
+async function localMcpServerDeps(deps: ServerDeps) {
+  const { localExecutor, localInstructions } = await import('./mcp/local.js');
+  return {
+    config: deps.config,
+    catalog: mcpCatalog(deps.config, deps.tools, deps.broker.mpp),
+    version: deps.version,
+    executor: localExecutor(deps),
+    instructions: localInstructions(deps.broker.mpp.enabled),
+  };
 }

@@ -63,4 +63,18 @@ describe('the import graph of src/, tools/ and schemas/', () => {
       { from: 'src/shared/d.ts', to: 'src/config.ts', rule: 'the shared layer imports only itself' },
     ]);
   });
+
+  it("keeps the transports thin: HTTP and MCP import nothing of src/payments/ but the payment answer's types", () => {
+    const reaching = edges.filter(
+      ({ from, to }) =>
+        (within(from, 'src/http') || within(from, 'src/mcp')) &&
+        within(to, 'src/payments') &&
+        to !== 'src/payments/answer/types.ts',
+    );
+    expect(reaching).toEqual([]);
+    const broken = { 'src/http/e.ts': ['src/payments/answer/types.ts', 'src/payments/mpp/gate.ts'] };
+    expect(layerViolations(broken)).toEqual([
+      { from: 'src/http/e.ts', to: 'src/payments/mpp/gate.ts', rule: expect.stringMatching(/transport/) },
+    ]);
+  });
 });

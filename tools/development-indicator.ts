@@ -76,7 +76,7 @@ async function fetchSeries(input: z.output<typeof DevelopmentIndicatorInputSchem
     throw new ToolError(
       'not_found',
       `The ${provider.source} has no observation of ${input.indicator} for ${input.country} between ${input.startYear} and ${input.endYear}. ` +
-        'Try a wider year range or another indicator; you were not charged.',
+        'Try a wider year range or another indicator.',
     );
   }
   const series = data.observations;
@@ -98,7 +98,7 @@ export const developmentIndicator = defineTool({
     'population (SP.POP.TOTL) or inflation (FP.CPI.TOTL.ZG), with the indicator name. Query parameters: ' +
     '`country` (ISO-2 or ISO-3), `indicator` (code), `startYear` (default 2018) and `endYear` (default 2023). ' +
     'Years without an observation are left out. An unknown indicator or a range without any observation is ' +
-    'answered 404, an unknown country code 400, neither charged.',
+    'answered 404, an unknown country code 400.',
   group: 'tools',
   method: 'GET',
   path: '/api/development-indicator',

@@ -55,7 +55,7 @@ async function topPools(input: DexTopPoolsInput, ctx: ToolContext) {
     if (chain === undefined) {
       throw new ToolError(
         'not_found',
-        `The ${provider.source} lists no liquidity pool on a chain named "${input.chain}". Chain names are like ${ranking.chainsByTvl.slice(0, 8).join(', ')}; you were not charged.`,
+        `The ${provider.source} lists no liquidity pool on a chain named "${input.chain}". Chain names are like ${ranking.chainsByTvl.slice(0, 8).join(', ')}.`,
         { field: 'chain' },
       );
     }
@@ -77,7 +77,7 @@ async function topPools(input: DexTopPoolsInput, ctx: ToolContext) {
     }
     throw new ToolError(
       'not_found',
-      `No liquidity pool of a project matching "${input.project}"${chain ? ` on ${chain}` : ''}. The largest projects${chain ? ` there` : ''} are ${[...largest].join(', ')}; you were not charged.`,
+      `No liquidity pool of a project matching "${input.project}"${chain ? ` on ${chain}` : ''}. The largest projects${chain ? ` there` : ''} are ${[...largest].join(', ')}.`,
       { field: 'project' },
     );
   }
@@ -98,7 +98,7 @@ export const dexTopPools = defineTool({
     'Lists the largest DEX liquidity pools (pools of two or more tokens) ranked by total value locked, with chain, ' +
     'project, token symbols, TVL in USD and APY in percent. Filters: `chain` (exact name, case-insensitive) and ' +
     '`project` (case-insensitive substring of the slug), omit either for all; `limit` (1–50, default 10). An unknown ' +
-    'chain or a filter that matches nothing is answered 404 and not charged.',
+    'chain or a filter that matches nothing is answered 404.',
   group: 'tools',
   method: 'POST',
   path: '/api/dex-top-pools',

@@ -125,7 +125,7 @@ function resolveChain(market: StablecoinMarket, chain: string | undefined, sourc
   if (label !== undefined) return label;
   throw new ToolError(
     'not_found',
-    `The ${source} lists no stablecoin on a chain named "${chain}". Chain names are like ${market.chainsByUsd.slice(0, 8).join(', ')}; you were not charged.`,
+    `The ${source} lists no stablecoin on a chain named "${chain}". Chain names are like ${market.chainsByUsd.slice(0, 8).join(', ')}.`,
     { field: 'chain' },
   );
 }
@@ -135,7 +135,7 @@ function matching(market: StablecoinMarket, input: StablecoinsInput, chain: stri
   if (input.peg !== 'ALL' && !market.assets.some((a) => a.pegCurrency === input.peg)) {
     throw new ToolError(
       'not_found',
-      `The ${source} lists no stablecoin pegged to ${input.peg}. Known pegs: ${pegsByCount(market.assets).join(', ')}, or "all"; you were not charged.`,
+      `The ${source} lists no stablecoin pegged to ${input.peg}. Known pegs: ${pegsByCount(market.assets).join(', ')}, or "all".`,
       { field: 'peg' },
     );
   }
@@ -197,7 +197,7 @@ async function listStablecoins(input: StablecoinsInput, ctx: ToolContext) {
       .join(' and ');
     throw new ToolError(
       'not_found',
-      `No ${input.peg === 'ALL' ? '' : input.peg + '-pegged '}stablecoin${chain ? ` on ${chain}` : ''} matches ${filters || 'these filters'}. Loosen a filter and call again; you were not charged.`,
+      `No ${input.peg === 'ALL' ? '' : input.peg + '-pegged '}stablecoin${chain ? ` on ${chain}` : ''} matches ${filters || 'these filters'}. Loosen a filter and call again.`,
     );
   }
   const pegUsd = await pegValues(new Set(matched.map((m) => m.asset.pegCurrency)), ctx);
@@ -228,7 +228,7 @@ export const stablecoins = defineTool({
     'Lists stablecoins ranked by circulating supply, with price, peg deviation, 1d/7d/30d supply change and ' +
     'per-chain circulation, plus market totals. Filters: `peg` currency (default USD; `all` for every peg), ' +
     '`chain`, `search` (name or symbol substring), `mechanism` (fiat-backed, crypto-backed, algorithmic); ' +
-    '`limit` rows (default 20, max 100). A filter that matches nothing is answered 404 and not charged.',
+    '`limit` rows (default 20, max 100). A filter that matches nothing is answered 404.',
   group: 'tools',
   method: 'POST',
   path: '/api/stablecoins',

@@ -58,7 +58,7 @@ async function lookUpEvent(input: z.output<typeof VenueEventInputSchema>, ctx: T
   if (event.markets.length === 0) {
     throw new ToolError(
       'not_found',
-      `The ${provider.source} lists event ${event.eventTicker} ("${event.title}") without any market to quote. Try again later or another event; you were not charged.`,
+      `The ${provider.source} lists event ${event.eventTicker} ("${event.title}") without any market to quote. Try again later or another event.`,
       { field: 'eventTicker' },
     );
   }
@@ -72,7 +72,7 @@ export const venueEvent = defineTool({
   description:
     'Looks up a prediction-market event by its ticker and returns its title, category, whether its markets ' +
     'are mutually exclusive, and every market with YES/NO bid and ask, last price (dollars 0–1, i.e. implied ' +
-    'probability), volume, open interest, status and a link. An unknown ticker is answered 404 and not charged.',
+    'probability), volume, open interest, status and a link. An unknown ticker is answered 404.',
   group: 'tools',
   method: 'POST',
   path: '/api/venue-event',

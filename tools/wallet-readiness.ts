@@ -7,7 +7,7 @@ import { defineTool, type ToolContext } from '../src/tool.js';
 const STEP_SLUGS = ['wallet-balances', 'gas-snapshot', 'onramp-link'] as const;
 type Slug = (typeof STEP_SLUGS)[number];
 
-/** The steps that read the chains; when neither succeeds the call fails and nothing is charged. */
+/** The steps that read the chains; when neither succeeds the call fails. */
 const CHAIN_STEPS: readonly Slug[] = ['wallet-balances', 'gas-snapshot'];
 
 const WalletReadinessInputSchema = z.object({
@@ -52,8 +52,8 @@ export const walletReadiness = defineTool({
     'Runs three checks for an EVM wallet in one paid call, each succeeding or failing on its own: ' +
     'wallet-balances (native and stablecoin balances across supported networks, plus Solana stablecoin balance ' +
     'when `solanaAddress` is given), gas-snapshot (current gas prices and the fee of a stablecoin transfer) and ' +
-    'onramp-link (a single-use link to buy USDC on Base into the wallet). The call is charged when wallet-balances or ' +
-    'gas-snapshot succeeded; when both fail it fails and nothing is charged. Read-only: nothing is sent from the wallet.',
+    'onramp-link (a single-use link to buy USDC on Base into the wallet). The call succeeds when wallet-balances or ' +
+    'gas-snapshot succeeded; when both fail it fails. Read-only: nothing is sent from the wallet.',
   group: 'tools',
   method: 'POST',
   path: '/api/skill/wallet-readiness',
@@ -89,8 +89,7 @@ export const walletReadiness = defineTool({
       }),
       run('onramp-link', async (signal) => ({ ok: true, result: { ...(await onramp.link(address, signal)) } })),
     ]);
-    if (ctx.signal.aborted)
-      throw new ToolError('cancelled', 'The call was cancelled before it finished; nothing was charged.');
+    if (ctx.signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before it finished.');
     failWhenNoChainStep(steps);
     return {
       pack: 'wallet-readiness',
@@ -167,7 +166,7 @@ function failWhenNoChainStep(steps: Step[]): void {
   const reasons = chain.map((s) => `${s.slug}: ${String(s.result.code)}`).join(', ');
   throw new ToolError(
     code,
-    `No chain could be read (${reasons}; see details.steps), so there is no readiness report. Try again in a minute; you were not charged.`,
+    `No chain could be read (${reasons}; see details.steps), so there is no readiness report. Try again in a minute.`,
     {
       details: { steps },
     },

@@ -12,11 +12,12 @@ import type { PaymentProtocol } from '../store/store.js';
 import { ConfigError, list, optional, privateKey, readSecretFiles, SHARED_ENV, url } from '../shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from '../shared/keys.js';
 import { networkTable } from '../shared/network-table.js';
+import type { AgentSettingName, SharedSettingName } from '../shared/setting-groups.js';
 import type { ToolGroup } from '../shared/tool-endpoint.js';
 
 const usdLimit = optional(z.coerce.number().nonnegative().max(1_000_000));
 
-/** Every environment variable the agent side reads, validated (`<NAME>_FILE` is resolved before). */
+/** Every environment variable the agent side reads, validated (`<NAME>_FILE` is resolved before); grouped in src/shared/setting-groups.ts. */
 export const AgentEnvSchema = z.object({
   ...SHARED_ENV,
   REMOTE_URL: optional(url),
@@ -36,7 +37,7 @@ export const AgentEnvSchema = z.object({
   BUDGET_TOOLS: optional(z.string()),
   PAYMENT_PREFERENCE: optional(z.string()),
   PAYMENT_PROTOCOLS: optional(z.string()),
-});
+} satisfies Record<AgentSettingName | SharedSettingName, z.ZodType>);
 
 /** The validated agent environment. */
 type AgentEnv = z.output<typeof AgentEnvSchema>;

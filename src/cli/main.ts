@@ -30,6 +30,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'print ready MCP client entries for this install',
     load: async () => (await import('./mcp-config.js')).mcpConfigCommand,
   },
+  config: {
+    summary: "the effective configuration with each value's source (secrets never shown); --check: validate only",
+    load: async () => (await import('./config.js')).configCommand,
+  },
   receipts: {
     summary: 'settled, pending and failed payments with totals (DATABASE_URL or DATA_DIR)',
     load: async () => (await import('./receipts.js')).receiptsCommand,
@@ -47,7 +51,7 @@ ${lines.join('\n')}
   tollbooth help [command]  this text, or one command's options (also: tollbooth <command> --help)
   tollbooth version
 
-Configuration comes from the environment (see .env.example and docs/operators.md).`;
+Configuration comes from the environment (see .env.example and docs/operators.md); tollbooth config shows it.`;
 }
 
 /** Writes a startup failure: plain text on a terminal, one JSON log line otherwise (supervisors read JSON). */

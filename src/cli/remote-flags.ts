@@ -1,7 +1,7 @@
 import type { CommandOptions } from './command.js';
 
 /** The `--remote…` options of `stdio` and `call`, and the setting each one stands for. */
-const REMOTE_FLAGS = {
+export const REMOTE_FLAGS = {
   remote: 'REMOTE_URL',
   'remote-tools': 'REMOTE_URL_TOOLS',
   'remote-token': 'REMOTE_URL_TOKEN',

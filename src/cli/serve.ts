@@ -41,6 +41,11 @@ ${TESTNET_USAGE}
       facilitator: runtime.facilitator.mode,
       tools: runtime.serverDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
     });
+    // A server that can settle loads its rails' chain SDKs now, in the background, and not on its first paid call.
+    const { modes } = runtime.facilitator;
+    const settling = (Object.keys(modes) as Array<keyof typeof modes>).filter((family) => modes[family] !== 'none');
+    if (settling.length > 0)
+      void import('../payments/rails/index.js').then(({ preloadRails }) => preloadRails(settling));
     // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
     const stop = onStop(runtime.log, async (signal) => {
       const inFlight = runtime.calls.inFlight;

@@ -40,16 +40,19 @@ ${REMOTE_USAGE}`,
 /** Remote mode: the agent's executor behind the MCP server, paying the remote deployment. */
 async function serveRemote(config: Config, agentConfig: AgentConfig): Promise<void> {
   // The agent's composition root: the registry and the MCP server come from here, the executor from the agent.
-  const [{ runRemoteStdio }, { createLogger }, { createMcpServer }, { tools }, { VERSION }] = await Promise.all([
-    import('../agent/stdio.js'),
-    import('../log.js'),
-    import('../mcp/server.js'),
-    import('../../tools/index.js'),
-    import('../version.js'),
-  ]);
+  const [{ runRemoteStdio }, { createLogger }, { createMcpServer }, { mcpCatalog }, { tools }, { VERSION }] =
+    await Promise.all([
+      import('../agent/stdio.js'),
+      import('../log.js'),
+      import('../mcp/server.js'),
+      import('../discovery/mcp-tools.js'),
+      import('../../tools/index.js'),
+      import('../version.js'),
+    ]);
+  const catalog = mcpCatalog(config, tools);
   await runRemoteStdio(agentConfig, createLogger(agentConfig.logLevel), {
     tools,
-    mcpServer: (executor, instructions) => createMcpServer({ config, tools, version: VERSION, executor, instructions }),
+    mcpServer: (executor, instructions) => createMcpServer({ catalog, version: VERSION, executor, instructions }),
   });
 }
 

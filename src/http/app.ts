@@ -1,30 +1,24 @@
-import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler } from 'express';
 import { ToolError } from '../errors.js';
-import { invoke, type CallResult, type InvokeDeps } from '../invoke.js';
-import { setRetryAfter } from '../limits/limiter.js';
-import { x402VersionOf } from '../price.js';
-import type { RawPayment } from '../payments/decode.js';
+import type { InvokeDeps } from '../invoke.js';
+import type { CarriedPayment } from '../payments/answer/types.js';
+import { answerCall, type AnswerRequest } from '../pipeline/answer.js';
+import { MPP_HEADERS, isPaymentAuthorization } from '../shared/http-wire.js';
 import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
-import { sendCallResult, sendError } from './encode.js';
-import {
-  MPP_CORS,
-  addMppChallenges,
-  answersPaymentRequired,
-  readMppPayment,
-  sendBothProtocols,
-  sendMppCallResult,
-} from './mpp.js';
-import { isPaymentAuthorization } from '../payments/mpp/credential.js';
+import { sendError, writeAnswer } from './encode.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Headers', `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_CORS.allow}`);
+  res.setHeader(
+    'Access-Control-Allow-Headers',
+    `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_HEADERS.credential}`,
+  );
   res.setHeader(
     'Access-Control-Expose-Headers',
-    `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_CORS.expose}`,
+    `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_HEADERS.challenge}, ${MPP_HEADERS.receipt}`,
   );
   res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
   if (req.method === 'OPTIONS') {
@@ -34,12 +28,21 @@ const cors: RequestHandler = (req, res, next) => {
   next();
 };
 
-function readPayment(req: Request): RawPayment | undefined {
+function readPayment(req: Request): CarriedPayment | undefined {
   const v2 = req.header('payment-signature');
-  if (v2 !== undefined) return { source: 'payment-signature', value: v2 };
+  if (v2 !== undefined) return { protocol: 'x402', source: 'payment-signature', value: v2 };
   const v1 = req.header('x-payment');
-  if (v1 !== undefined) return { source: 'x-payment', value: v1 };
+  if (v1 !== undefined) return { protocol: 'x402', source: 'x-payment', value: v1 };
   return undefined;
+}
+
+/** The payment a request carries: an MPP credential (`Authorization: Payment`), else an x402 header; both is refused. */
+function carriedPayment(req: Request): CarriedPayment | undefined {
+  const x402 = readPayment(req);
+  const authorization = req.header('authorization');
+  // Any other Authorization scheme is not a payment and is ignored.
+  if (!isPaymentAuthorization(authorization)) return x402;
+  return x402 ? { protocol: 'both' } : { protocol: 'mpp', from: 'header', value: authorization };
 }
 
 function readInput(
@@ -64,7 +67,6 @@ function route(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
 }
 
 function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
-  const version = x402VersionOf(tool);
   return (req, res, next) => {
     const controller = new AbortController();
     res.on('close', () => {
@@ -72,30 +74,11 @@ function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandle
     });
     const input = readInput(tool, req);
     if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
-    readMppPayment(req)
-      .then(async (mpp) => {
-        if (mpp.type === 'both') return sendBothProtocols(res);
-        const payment = mpp.type === 'mpp' ? mpp.payment : readPayment(req);
-        const result = await invoke(deps, {
-          tool,
-          input: input.value,
-          payment,
-          transport: 'http',
-          signal: controller.signal,
-        });
-        if (mpp.type !== 'mpp') return send(res, result, version, deps, tool);
-        if (result.type === 'error') setRetryAfter(res, result.error);
-        sendMppCallResult(res, result, deps.broker.mpp, tool, mpp.challengeId);
-      })
+    const call: AnswerRequest = { tool, input: input.value, transport: 'http', signal: controller.signal };
+    answerCall(deps, { ...call, payment: carriedPayment(req) })
+      .then((answer) => writeAnswer(res, answer))
       .catch(next);
   };
-}
-
-/** Sends a pipeline result; an error that says when to retry (rate limits) also gets `Retry-After`, a 402 the MPP challenges. */
-function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDeps, tool: AnyPaidToolDefinition): void {
-  if (result.type === 'error') setRetryAfter(res, result.error);
-  if (answersPaymentRequired(result)) addMppChallenges(res, deps.broker.mpp, tool);
-  sendCallResult(res, result, version);
 }
 
 /**
@@ -104,7 +87,6 @@ function send(res: Response, result: CallResult, version: 1 | 2, deps: InvokeDep
  * is thrown away; so a HEAD that carries a payment is refused with 405 before the payment is even read.
  */
 function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
-  const version = x402VersionOf(tool);
   return (req, res, next) => {
     if (readPayment(req) !== undefined || isPaymentAuthorization(req.header('authorization'))) {
       res.setHeader('Allow', 'GET, HEAD, OPTIONS');
@@ -118,8 +100,8 @@ function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
     });
     const input = readInput(tool, req);
     if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
-    invoke(deps, { tool, input: input.value, payment: undefined, transport: 'http', signal: controller.signal })
-      .then((result) => send(res, result, version, deps, tool))
+    answerCall(deps, { tool, input: input.value, transport: 'http', signal: controller.signal })
+      .then((answer) => writeAnswer(res, answer))
       .catch(next);
   };
 }
@@ -137,9 +119,8 @@ function freeRoute(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
       if (body.type === 'refused') return sendError(res, body.error.httpStatus, body.error.toBody());
       fields = body.type === 'present' ? body.fields : {};
     }
-    invoke(deps, { tool, input: { ...fields, ...req.params }, transport: 'http', signal: controller.signal })
-      // The version only names the receipt headers, of which a free answer has none.
-      .then((result) => sendCallResult(res, result, 2))
+    answerCall(deps, { tool, input: { ...fields, ...req.params }, transport: 'http', signal: controller.signal })
+      .then((answer) => writeAnswer(res, answer))
       .catch(next);
   };
 }

@@ -48,8 +48,8 @@ export function limitedError(limit: LimitName, retryAfterMs: number, subject?: s
     limit === 'ip'
       ? `Too many requests from your address; ${wait}. Nothing was read or charged.`
       : limit === 'payer'
-        ? `Too many paid calls from this payer right now; ${wait}. Your payment was not used and nothing was charged: send the same payment again then.`
-        : `Too many calls of ${subject ?? 'this tool'} right now; ${wait}. Your payment was not used and nothing was charged: send the same payment again then.`;
+        ? `Too many paid calls from this payer right now; ${wait}. Your payment was not used: send the same payment again then.`
+        : `Too many calls of ${subject ?? 'this tool'} right now; ${wait}. Your payment was not used: send the same payment again then.`;
   return new ToolError('rate_limited', message, { details: { limit, retryAfterSeconds: seconds } });
 }
 

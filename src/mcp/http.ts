@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, {
   type ErrorRequestHandler,
   type Request,
@@ -11,9 +10,14 @@ import express, {
 } from 'express';
 import { clientKey } from '../limits/client-ip.js';
 import { initializeParamsError, initializeParamsProblem, isInitializeCall } from './initialize.js';
+import type { Config } from '../config.js';
+import { collectAfterTurnover } from './memory-hint.js';
 import { createMcpServer, type McpServerDeps } from './server.js';
 import { refuseSession, sessionNotFound } from './session-answers.js';
 import { SessionTable, type McpSessionEvents } from './sessions.js';
+
+/** What `/mcp` serves: each session's MCP server, within the session bounds and allowed hosts of the configuration. */
+export type McpRouterDeps = McpServerDeps & { config: Pick<Config, 'mcpSessions' | 'mcpAllowedHosts'> };
 
 function rpcError(res: Response, status: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -70,7 +74,7 @@ const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
 };
 
 /** Answers one request on /mcp: in its session, or as the initialize that opens a new one (with its own server). */
-async function handle(deps: McpServerDeps, table: Table, req: Request, res: Response): Promise<void> {
+async function handle(deps: McpRouterDeps, table: Table, req: Request, res: Response): Promise<void> {
   const sessionId = req.header('mcp-session-id');
   if (sessionId) {
     const session = table.use(sessionId, req.method === 'POST');
@@ -78,13 +82,12 @@ async function handle(deps: McpServerDeps, table: Table, req: Request, res: Resp
     res.once('close', session.done);
     return session.transport.handleRequest(req, res, req.body);
   }
-  if (req.method === 'POST' && isInitializeCall(req.body)) {
-    const problem = initializeParamsProblem(req.body);
-    if (problem !== undefined) return void res.status(400).json(initializeParamsError(req.body.id, problem));
-  }
-  if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+  if (req.method !== 'POST' || !isInitializeCall(req.body)) {
     return rpcError(res, 400, 'No MCP session: send an initialize request first (without mcp-session-id).');
   }
+  // Checked once, here: a valid one is what the SDK's isInitializeRequest would parse again.
+  const problem = initializeParamsProblem(req.body);
+  if (problem !== undefined) return void res.status(400).json(initializeParamsError(req.body.id, problem));
   // The client as the per-IP limit counts it: its address (behind TRUST_PROXY, the forwarded one), IPv6 by /64.
   const admission = table.admit(clientKey(req.ip ?? req.socket.remoteAddress));
   if (admission.type !== 'admitted') return refuseSession(res, admission, requestId(req.body));
@@ -111,10 +114,19 @@ const requestId = (body: unknown) => (isInitializeCall(body) ? body.id : null);
  * by `config.mcpSessions` (src/mcp/sessions.ts) and reported to `events`.
  */
 export function createMcpRouter(
-  deps: McpServerDeps,
+  deps: McpRouterDeps,
   events?: McpSessionEvents,
 ): { router: Router; close: () => Promise<void> } {
-  const table: Table = new SessionTable(deps.config.mcpSessions, events);
+  // After each full turnover of the table by eviction or expiry, one full collection hands the ended sessions' memory
+  // back (src/mcp/memory-hint.ts).
+  const turnedOver = collectAfterTurnover(deps.config.mcpSessions.max);
+  const table: Table = new SessionTable(deps.config.mcpSessions, {
+    open: (count) => events?.open(count),
+    ended: (reason) => {
+      events?.ended(reason);
+      turnedOver();
+    },
+  });
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
   router.use(express.json({ limit: '1mb' }), bodyErrors);

@@ -1,37 +1,24 @@
 /**
- * The executor of a server selling its own tools: each tools/call runs through the local pipeline (`invoke`), with the
- * payment read from `_meta` (x402, or an MPP credential) and the result encoded as the x402 and MPP MCP bindings say.
+ * The executor of a server selling its own tools: each tools/call runs through the local pipeline (`answerCall`), with
+ * the payment found in `_meta` (x402, or an MPP credential) and the answer written as the x402 and MPP MCP bindings say.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { invoke, type CallRequest } from '../invoke.js';
-import type { RawPayment } from '../payments/decode.js';
-import type { MppGate } from '../payments/mpp/gate.js';
+import type { CarriedPayment } from '../payments/answer/types.js';
+import { answerCall } from '../pipeline/answer.js';
 import type { ServerDeps } from '../server-deps.js';
+import { MPP_META, X402_META } from '../shared/mcp-wire.js';
 import { isPaid, type AnyToolDefinition } from '../tool.js';
-import { PAYMENT_META_KEY, toCallToolResult } from './encode.js';
-import { mppBothResult, readMcpMppPayment, withMpp, type McpMppPayment } from './mpp.js';
-import type { McpCallSession, McpExecutor, McpServerDeps } from './server.js';
+import { toCallToolResult } from './encode.js';
+import type { McpCallSession, McpExecutor } from './server.js';
 
 /** What clients of a selling server are told at initialize (the MPP sentence when MPP is on). */
-export function localInstructions(mpp: MppGate): string {
+export function localInstructions(mppEnabled: boolean): string {
   return (
     'Every tool is paid per call with x402, except the free helpers whose description says they are free. Call a paid tool without payment to receive the payment requirements (isError result with the PaymentRequired object); pay one of the `accepts` options and repeat the call with the PaymentPayload in params._meta["x402/payment"]. The receipt comes back in result._meta["x402/payment-response"].' +
-    (mpp.enabled
+    (mppEnabled
       ? ' MPP clients may pay instead: the same result carries evm/charge challenges in result._meta["org.paymentauth/payment-required"]; send the credential in params._meta["org.paymentauth/credential"] (receipt in result._meta["org.paymentauth/receipt"]).'
       : '')
   );
-}
-
-/** The MCP server of a selling process: its registry, listed with prices and MPP offers, carried out by the pipeline. */
-export function localMcpServerDeps(deps: ServerDeps): McpServerDeps {
-  return {
-    config: deps.config,
-    tools: deps.tools,
-    version: deps.version,
-    executor: localExecutor(deps),
-    instructions: localInstructions(deps.broker.mpp),
-    mpp: deps.broker.mpp,
-  };
 }
 
 /** Carries out every call through the local pipeline. */
@@ -45,18 +32,21 @@ async function callLocal(
   args: unknown,
   session: McpCallSession,
 ): Promise<CallToolResult> {
-  const call: CallRequest = { tool, input: args, transport: 'mcp', signal: session.signal, progress: session.progress };
-  // A free tool: no payment is read (nor any x402/MPP `_meta`), and its result carries no receipt.
-  if (!isPaid(tool)) return toCallToolResult(await invoke(deps, call), tool.name);
-  const mpp = await readMcpMppPayment(session.meta, PAYMENT_META_KEY);
-  if (mpp.type === 'both') return mppBothResult();
-  const result = await invoke(deps, { ...call, payment: paymentOf(session.meta, mpp) });
-  return withMpp(toCallToolResult(result, tool.name), result, deps.broker.mpp, tool, mpp);
+  const call = { tool, input: args, transport: 'mcp' as const, signal: session.signal, progress: session.progress };
+  // A free tool: no payment is read (nor any x402/MPP `_meta`).
+  const payment = isPaid(tool) ? carriedPayment(session.meta) : undefined;
+  return toCallToolResult(await answerCall(deps, { ...call, payment }));
 }
 
-/** The payment a call carries: the MPP credential, else `_meta["x402/payment"]` (object or base64 string), else none. */
-function paymentOf(meta: Record<string, unknown> | undefined, mpp: McpMppPayment): RawPayment | undefined {
-  if (mpp.type === 'mpp') return mpp.payment;
-  const x402 = meta?.[PAYMENT_META_KEY];
-  return x402 === undefined || x402 === null ? undefined : { source: 'mcp-meta', value: x402 };
+/**
+ * The payment a call carries: the MPP credential (`_meta["org.paymentauth/credential"]`; with `_meta["x402/payment"]`
+ * beside it the call is refused), else `_meta["x402/payment"]` (object or base64 string), else none.
+ */
+function carriedPayment(meta: Record<string, unknown> | undefined): CarriedPayment | undefined {
+  const present = (value: unknown) => value !== undefined && value !== null;
+  const credential = meta?.[MPP_META.credential];
+  const x402 = meta?.[X402_META.payment];
+  if (present(credential))
+    return present(x402) ? { protocol: 'both' } : { protocol: 'mpp', from: 'meta', value: credential };
+  return present(x402) ? { protocol: 'x402', source: 'mcp-meta', value: x402 } : undefined;
 }

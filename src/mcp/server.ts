@@ -3,6 +3,7 @@
  * local pipeline, `src/mcp/local.ts`, or the agent's remote executor). It reads no payment and runs no tool itself.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   ListToolsRequestSchema,
@@ -10,11 +11,8 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config.js';
-import type { MppGate } from '../payments/mpp/gate.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { callParams, unknownTool } from './call-params.js';
-import { toMcpTool } from './catalog.js';
 import { refuseMalformedInitialize } from './initialize.js';
 import { callSession, type McpCallSession } from './session.js';
 import { sharedValidator } from './validator.js';
@@ -31,46 +29,37 @@ export interface McpExecutor {
   extra?(name: string, args: unknown, session: McpCallSession): Promise<CallToolResult>;
 }
 
-/** What an MCP server serves: the registry's tools, listed from their definitions, carried out by an executor. */
-export interface McpServerDeps {
-  config: Config;
+/** The tools an MCP server lists: each registry tool and its tools/list entry, in the same order. */
+export interface McpCatalog {
   tools: readonly AnyToolDefinition[];
+  entries: readonly Tool[];
+}
+
+/** What an MCP server serves: a catalog it is given (built by the composition root), carried out by an executor. */
+export interface McpServerDeps {
+  catalog: McpCatalog;
   version: string;
   executor: McpExecutor;
   /** What clients are told at initialize. */
   instructions: string;
-  /** The MPP gate whose offers tools/list shows beside each price (the local pipeline's); none when paid elsewhere. */
-  mpp?: MppGate;
 }
 
-/** What every server of one dependency set shares: the tools/list entries and the lookups of tools/call. */
-interface Catalog {
-  listed: Tool[];
-  byName: Map<string, AnyToolDefinition>;
-  extraNames: Set<string>;
-}
-
-/** Catalogs, derived once per dependency set rather than once per session. */
-const catalogs = new WeakMap<McpServerDeps, Catalog>();
-
-function catalogOf(deps: McpServerDeps): Catalog {
-  let catalog = catalogs.get(deps);
-  if (!catalog) {
-    const own = deps.tools.map((tool) => toMcpTool(deps.config, tool, deps.mpp));
-    catalog = {
-      listed: [...own, ...(deps.executor.extraTools ?? [])],
-      byName: new Map(deps.tools.map((tool) => [tool.name, tool])),
-      extraNames: new Set((deps.executor.extraTools ?? []).map((t) => t.name)),
-    };
-    catalogs.set(deps, catalog);
+/**
+ * The SDK's server, refusing a malformed initialize with -32602 naming the field (as tools/call does below) on every
+ * transport it connects to (stdio, each streamable-HTTP session): the filter goes in once the SDK has installed its
+ * own message handler.
+ */
+class TollboothServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    refuseMalformedInitialize(transport);
   }
-  return catalog;
 }
 
 /** Creates one MCP server (one per session or stdio connection) serving every tool of the registry through its executor. */
 export function createMcpServer(deps: McpServerDeps): Server {
   const { executor } = deps;
-  const server = new Server(
+  const server = new TollboothServer(
     { name: 'tollbooth', title: 'Tollbooth', version: deps.version },
     // logging: the SDK then answers logging/setLevel per session (conformance: logging-set-level).
     {
@@ -80,7 +69,10 @@ export function createMcpServer(deps: McpServerDeps): Server {
       jsonSchemaValidator: sharedValidator(),
     },
   );
-  const { listed, byName, extraNames } = catalogOf(deps);
+  const extraTools = executor.extraTools ?? [];
+  const listed = [...deps.catalog.entries, ...extraTools];
+  const byName = new Map(deps.catalog.tools.map((tool) => [tool.name, tool]));
+  const extraNames = new Set(extraTools.map((t) => t.name));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }));
   // tools/call is not registered with setRequestHandler: the SDK would parse it with CallToolRequestSchema first and
   // answer malformed params (arguments an array, no name) with -32603 and a raw schema dump. Here the request is
@@ -96,13 +88,6 @@ export function createMcpServer(deps: McpServerDeps): Server {
       params.name,
       listed.map((t) => t.name),
     );
-  };
-  // Every transport this server connects to (stdio, each streamable-HTTP session) refuses a malformed initialize with
-  // -32602 naming the field, as tools/call does above.
-  const connect = server.connect.bind(server);
-  server.connect = async (transport) => {
-    await connect(transport);
-    refuseMalformedInitialize(transport);
   };
   return server;
 }

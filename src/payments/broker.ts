@@ -39,8 +39,16 @@ export class PaymentBroker {
     readonly outbox: SettledOutbox,
     rails: readonly Rail[] = RAILS,
   ) {
-    this.mpp = new MppGate(config.mpp, config.networks, (tool) => this.reader.challengeOf(tool), log);
-    this.reader = new PaymentReader(config, facilitator, tools, rails, this.mpp);
+    // The gate and the reader need each other only at call time (the gate's offers come from the reader's challenges,
+    // the reader hands MPP credentials to the gate): the gate gets the reader's challenges through `challengeOf`,
+    // bound to the reader built on the next line, and refuses loudly if it is called before.
+    let reader: PaymentReader | undefined;
+    const challengeOf = (tool: AnyPaidToolDefinition) => {
+      if (!reader) throw new Error('the MPP gate asked for a challenge before the payment reader was built');
+      return reader.challengeOf(tool);
+    };
+    this.mpp = new MppGate(config.mpp, config.networks, challengeOf, log);
+    this.reader = reader = new PaymentReader(config, facilitator, tools, rails, this.mpp);
     const resettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
       await this.reader.prepareRail(requirements);
       return this.reader.server.settlePayment(payload, requirements);

@@ -2,17 +2,22 @@ import type { PaymentPayload } from '@x402/core/types';
 import { z } from 'zod';
 import { PAYMENT_LIMITS, extensionsWithinLimits, withinPaymentLimits } from './bounds.js';
 
+import type { DecodedCredential } from './mpp/credential.js';
+
 /**
- * Where a payment proof arrived from; the version it must carry follows from it. `mpp`: an MPP credential already
- * decoded by the transport (a `DecodedCredential`), which the broker turns into the x402 payment it stands for.
+ * Where a payment proof arrived from; the version it must carry follows from it. `mpp`: an MPP credential, decoded
+ * once by the pipeline, which the broker turns into the x402 payment it stands for.
  */
 export type PaymentSource = 'payment-signature' | 'x-payment' | 'mcp-meta' | 'mpp';
 
-/** A payment proof as the transport received it, not yet decoded. */
-export interface RawPayment {
-  source: PaymentSource;
+/** An x402 payment proof as the transport received it, not yet decoded. */
+export interface X402RawPayment {
+  source: Exclude<PaymentSource, 'mpp'>;
   value: unknown;
 }
+
+/** A payment proof as the pipeline hands it to the broker: an x402 proof not yet decoded, or a decoded MPP credential. */
+export type RawPayment = X402RawPayment | { source: 'mpp'; credential: DecodedCredential };
 
 /** Result of decoding a payment proof: a parsed payload or the reason it is malformed. */
 export type DecodeResult = { ok: true; payload: PaymentPayload } | { ok: false; message: string };
@@ -83,7 +88,7 @@ function invalid(error: z.ZodError): DecodeResult {
  * Decodes a header (base64 JSON) or an MCP `_meta` value (object or base64 string) into a PaymentPayload, within
  * {@link PAYMENT_LIMITS}: nothing in it is compiled or evaluated, and the work is bounded by the limits.
  */
-export function decodePayment(raw: RawPayment): DecodeResult {
+export function decodePayment(raw: X402RawPayment): DecodeResult {
   let json: unknown = raw.value;
   if (typeof raw.value === 'string') {
     const decoded = fromBase64(raw.value);

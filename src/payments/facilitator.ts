@@ -1,9 +1,10 @@
-import { x402Facilitator } from '@x402/core/facilitator';
 import { FacilitatorTimeoutError, type FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from '@x402/core/types';
 import type { Config } from '../config.js';
 import { facilitatorHeaders, shownUrl } from './facilitator-auth.js';
 import { createHttpFacilitatorClient } from './facilitator-http.js';
+import { FacilitatorThread } from './facilitator-thread.js';
+import type { WorkerEntry } from '../workers/entry.js';
 import { canonicalNetworkId } from './match.js';
 import type { NetworkFamily } from './networks.js';
 import { RAILS } from './rails/index.js';
@@ -25,7 +26,9 @@ export interface Facilitator {
   shown: Partial<Record<NetworkFamily, string>>;
   /** `network|scheme` pairs this server can verify and settle. */
   supports(network: string, scheme: string): boolean;
-  /** Closes the connections to remote facilitators. */
+  /** The thread the in-process families are verified and settled on; absent when no family has a settlement key. */
+  thread?: FacilitatorThread;
+  /** Closes the connections to remote facilitators and ends the facilitator thread once its calls in hand are done. */
   close(): Promise<void>;
 }
 
@@ -46,14 +49,34 @@ function remoteClient(url: string, config: Config): FacilitatorClient & { close(
   return createHttpFacilitatorClient(url, { timeoutMs, settleTimeoutMs, secrets, ...(headers ? { headers } : {}) });
 }
 
-function inProcessClient(facilitator: x402Facilitator, config: Config): FacilitatorClient {
+const FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'stellar', 'algorand'];
+
+/** The in-process facilitator as a client: its work runs on the facilitator thread, its time limits here. */
+function inProcessClient(thread: FacilitatorThread, config: Config): FacilitatorClient {
   const { timeoutMs, settleTimeoutMs } = config.facilitator;
   return {
-    verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(facilitator.verify(p, r), timeoutMs, 'verify'),
-    settle: (p: PaymentPayload, r: PaymentRequirements) =>
-      withTimeout(facilitator.settle(p, r), settleTimeoutMs, 'settle'),
-    getSupported: async () => facilitator.getSupported(),
+    verify: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(thread.verify(p, r), timeoutMs, 'verify'),
+    settle: (p: PaymentPayload, r: PaymentRequirements) => withTimeout(thread.settle(p, r), settleTimeoutMs, 'settle'),
+    getSupported: () => thread.supported(),
   } as FacilitatorClient;
+}
+
+/** The facilitator thread of the families with a settlement key, started (their rails registered); none without keys. */
+async function startThread(
+  config: Config,
+  rails: readonly Rail[],
+  entry?: WorkerEntry,
+): Promise<{ thread: FacilitatorThread; supported: string[] } | undefined> {
+  const keyed = FAMILIES.filter((family) => config.facilitator.keys[family]);
+  if (keyed.length === 0) return undefined;
+  const { keys, timeoutMs, settleTimeoutMs } = config.facilitator;
+  const setup = {
+    settings: { facilitator: { keys, timeoutMs, settleTimeoutMs } },
+    families: keyed.map((family) => ({ family, nets: config.networks.filter((n) => n.family === family) })),
+    rails: rails.filter((r) => keyed.includes(r.family)).map((r) => r.id),
+  };
+  const thread = entry ? new FacilitatorThread(setup, entry) : new FacilitatorThread(setup);
+  return { thread, supported: (await thread.start()).supported };
 }
 
 /** One client that sends each call to the client of its network's family and merges their `/supported` answers. */
@@ -87,30 +110,29 @@ function summarizeModes(modes: Record<NetworkFamily, FacilitatorMode>): string {
   return distinct.length === 0 ? 'none' : distinct.length === 1 ? distinct[0]! : 'mixed';
 }
 
-const FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'stellar', 'algorand'];
-
 /**
  * Builds the facilitators per network family: in-process where a settlement key is configured
  * (FACILITATOR_<FAMILY>_…), remote where a URL is (FACILITATOR_URL_<FAMILY> or FACILITATOR_URL), else none.
+ * The in-process families run on the facilitator thread, started from `threadEntry` (tests) or the default entry.
  */
-export async function createFacilitator(config: Config, rails: readonly Rail[] = RAILS): Promise<Facilitator> {
-  const local = new x402Facilitator();
-  const localClient = inProcessClient(local, config);
+export async function createFacilitator(
+  config: Config,
+  rails: readonly Rail[] = RAILS,
+  threadEntry?: WorkerEntry,
+): Promise<Facilitator> {
+  // The families with a key are verified and settled on one thread of their own (facilitator-thread.ts).
+  const local = await startThread(config, rails, threadEntry);
+  const localClient = local ? inProcessClient(local.thread, config) : undefined;
   const clients = new Map<NetworkFamily, FacilitatorClient>();
   const modes = {} as Record<NetworkFamily, FacilitatorMode>;
-  const supported = new Set<string>();
+  const supported = new Set<string>(local?.supported);
   const remotes = new Map<string, FacilitatorClient & { close(): Promise<void> }>();
   const shown: Partial<Record<NetworkFamily, string>> = {};
   for (const family of FAMILIES) {
     const nets = config.networks.filter((n) => n.family === family);
     const familyRails = rails.filter((r) => r.family === family);
     const url = config.facilitator.urls[family];
-    if (config.facilitator.keys[family]) {
-      // A family with a settlement key loads its rails' SDKs now: the operator chose to settle here.
-      for (const rail of familyRails) {
-        for (const id of (await rail.sdk()).registerInProcess(local, nets, config))
-          supported.add(`${id}|${rail.scheme}`);
-      }
+    if (config.facilitator.keys[family] && localClient) {
       clients.set(family, localClient);
       modes[family] = 'in-process';
     } else if (url) {
@@ -135,8 +157,10 @@ export async function createFacilitator(config: Config, rails: readonly Rail[] =
     clients: Object.fromEntries(clients),
     shown,
     supports: (network, scheme) => supported.has(`${network}|${scheme}`),
+    ...(local ? { thread: local.thread } : {}),
     close: async () => {
       await Promise.all([...remotes.values()].map((remote) => remote.close()));
+      await local?.thread.close();
     },
   };
 }

@@ -78,29 +78,34 @@ export class PaymentReader {
    * stands for; the proof is decoded within bounds and must be of the tool's x402 version.
    */
   async read(tool: AnyPaidToolDefinition, received: RawPayment): Promise<ReadOutcome> {
-    const mpp = received.source === 'mpp' ? this.mpp.read(tool, received.value as DecodedCredential) : undefined;
-    if (mpp?.type === 'rejected') return this.reject(tool, mpp.reason, mpp.message, mpp.status);
-    const raw: RawPayment = mpp
-      ? { source: mpp.x402Version === 1 ? 'x-payment' : 'payment-signature', value: mpp.payment }
-      : received;
+    if (received.source === 'mpp') return this.readMpp(tool, received.credential);
     const expected = x402VersionOf(tool);
     // A proof that came where the other version's proofs go (only HTTP has one place per version).
-    const came = raw.source === 'x-payment' ? 1 : raw.source === 'payment-signature' ? 2 : expected;
+    const came = received.source === 'x-payment' ? 1 : received.source === 'payment-signature' ? 2 : expected;
     if (came !== expected)
       return this.reject(
         tool,
         'invalid_x402_version',
         `${speaks(expected)}, and the payment was sent as version ${came}.`,
       );
-    const decoded = decodePayment(raw);
+    const decoded = decodePayment(received);
     if (!decoded.ok) return this.reject(tool, 'invalid_payment', decoded.message);
     const { payload } = decoded;
     if (payload.x402Version !== expected) {
       const says = `the payment says version ${payload.x402Version}. Sign for version ${expected}.`;
       return this.reject(tool, 'invalid_x402_version', `${speaks(expected)}; ${says}`);
     }
-    const ids = mpp?.idempotencyId ? { idempotencyId: mpp.idempotencyId } : {};
-    return this.ticketFor(tool, payload, { protocol: mpp ? 'mpp' : 'x402', ...ids });
+    return this.ticketFor(tool, payload, { protocol: 'x402' });
+  }
+
+  /**
+   * An MPP credential, checked once by the gate (challenge, offer, authorization terms), becomes the x402 payment of
+   * the route's own entry and version: it is built by us, so it is not decoded or version-checked again.
+   */
+  private async readMpp(tool: AnyPaidToolDefinition, credential: DecodedCredential): Promise<ReadOutcome> {
+    const mpp = this.mpp.read(tool, credential);
+    if (mpp.type === 'rejected') return this.reject(tool, mpp.reason, mpp.message, mpp.status);
+    return this.ticketFor(tool, mpp.payment, { protocol: 'mpp', idempotencyId: mpp.idempotencyId });
   }
 
   /** Matches a decoded payload to an advertised option, checks its extensions, and finds its rail and replay key. */

@@ -2,12 +2,6 @@ import type { SettleResponse } from '@x402/core/types';
 import type { ReceiptRecord } from '../store/ledger.js';
 import type { PaymentTicket } from './outcomes.js';
 
-/** The first line of a library's error message, bounded: callers get the gist, never a dump of RPC internals. */
-export function firstLine(message: string): string {
-  const line = message.split('\n', 1)[0]!.trim();
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
-}
-
 /** The receipt of a payment the ledger already knows as settled (a replay of an undelivered result). */
 export function settledReceipt(ticket: PaymentTicket, transaction: string): SettleResponse {
   return {

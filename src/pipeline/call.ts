@@ -120,6 +120,6 @@ export function checkedOutput(deps: InvokeDeps, tool: AnyToolDefinition, raw: un
   deps.log.warn('tool output over the size limit', { tool: tool.name, bytes });
   throw new ToolError(
     'output_too_large',
-    `The answer of ${tool.name} to this input would be ${bytes} bytes, over the limit of ${MAX_OUTPUT_BYTES}; nothing was charged. Send a smaller input.`,
+    `The answer of ${tool.name} to this input would be ${bytes} bytes, over the limit of ${MAX_OUTPUT_BYTES}. Send a smaller input.`,
   );
 }

@@ -19,11 +19,21 @@ import {
   type PaidCallRequest,
 } from './call.js';
 import { since, type Trace } from './trace.js';
+import { withChargeNote } from './charge-note.js';
 
-const cancelled = (when: string) => new ToolError('cancelled', `The call was cancelled ${when}; nothing was charged.`);
+const cancelled = (when: string) => new ToolError('cancelled', `The call was cancelled ${when}.`);
 
-/** Runs one call of a tool that has a price, noting the ticket and the stage times in `trace`. */
+/**
+ * Runs one call of a tool that has a price, noting the ticket and the stage times in `trace`. Every error it comes to
+ * ends with the charge fact (src/pipeline/charge-note.ts): the one place a paid call's answer says what was charged.
+ */
 export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
+  const result = await runCall(deps, req, trace);
+  return result.type === 'error' ? { type: 'error', error: withChargeNote(result.error) } : result;
+}
+
+/** The paid call itself: validate, precheck, admission to the worker lane, then the payment. */
+async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
   const { tool } = req;
   const { broker } = deps;
   if (req.input === undefined && req.payment === undefined) {
@@ -129,8 +139,7 @@ async function runHandler(
       ...handlerContext(deps, req, slot),
       payment: { payer: ticket.payer, replayKey: ticket.replayKey },
     });
-    const invalid = `${tool.name} produced an invalid result; nothing was charged. Try again later.`;
-    return { output: checkedOutput(deps, tool, raw, invalid) };
+    return { output: checkedOutput(deps, tool, raw, `${tool.name} produced an invalid result. Try again later.`) };
   } catch (err) {
     return { error: logged(deps, tool.name, toToolError(err), 'tool handler failed') };
   } finally {

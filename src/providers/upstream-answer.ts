@@ -8,8 +8,6 @@ import type { Logger } from '../log.js';
 import { AttemptFailure, parseRetryAfter } from './attempt.js';
 import type { UpstreamRequest, UpstreamSettings } from './upstream-types.js';
 
-const NOT_CHARGED = 'you were not charged';
-
 /** One HTTP answer as received: status, body text and the Retry-After header. */
 export interface RawAnswer {
   status: number;
@@ -38,7 +36,7 @@ function checkShape(json: unknown, schema: z.ZodType, settings: UpstreamSettings
   const where = first ? ` (at ${first.path.join('.') || 'the top level'}: ${first.message})` : '';
   throw new ToolError(
     'upstream_invalid',
-    `The ${settings.label} sent data in an unexpected shape${where}, so no answer is given. Try again later; ${NOT_CHARGED}.`,
+    `The ${settings.label} sent data in an unexpected shape${where}, so no answer is given. Try again later.`,
   );
 }
 
@@ -57,15 +55,12 @@ export function readAnswer(
   if (status >= 500) throw new AttemptFailure('unavailable', `HTTP ${status}`);
   if (status < 200 || status >= 300) {
     log.error('upstream refused our request', { upstream: name, status, body: text.slice(0, 200) });
-    throw new ToolError(
-      'upstream_unavailable',
-      `The ${label} refused the request (HTTP ${status}). Try again later; ${NOT_CHARGED}.`,
-    );
+    throw new ToolError('upstream_unavailable', `The ${label} refused the request (HTTP ${status}). Try again later.`);
   }
   if (!isJson) {
     throw new ToolError(
       'upstream_invalid',
-      `The ${label} sent a response that is not valid JSON, so no answer is given. Try again later; ${NOT_CHARGED}.`,
+      `The ${label} sent a response that is not valid JSON, so no answer is given. Try again later.`,
     );
   }
   return checkShape(json, req.schema, settings, log);
@@ -81,14 +76,14 @@ export function finalUpstreamError(err: unknown, attempts: number, settings: Ups
       case 'timeout':
         return new ToolError(
           'upstream_timeout',
-          `The ${label} did not answer within ${timeoutMs} ms (${tries}). Try again in a minute; ${NOT_CHARGED}.`,
+          `The ${label} did not answer within ${timeoutMs} ms (${tries}). Try again in a minute.`,
         );
       case 'rate_limited': {
         const seconds = err.retryAfterMs === undefined ? undefined : Math.ceil(err.retryAfterMs / 1000);
         const when = seconds === undefined ? 'in a minute' : `in ${Math.max(1, seconds)} s`;
         return new ToolError(
           'upstream_rate_limited',
-          `The ${label} is rate-limiting requests right now (${tries}). Try again ${when}; ${NOT_CHARGED}.`,
+          `The ${label} is rate-limiting requests right now (${tries}). Try again ${when}.`,
           {
             ...(seconds === undefined ? {} : { details: { retryAfterSeconds: seconds } }),
           },
@@ -97,13 +92,11 @@ export function finalUpstreamError(err: unknown, attempts: number, settings: Ups
       case 'unavailable':
         return new ToolError(
           'upstream_unavailable',
-          `The ${label} is unavailable (${err.message}; ${tries}). Try again in a minute; ${NOT_CHARGED}.`,
+          `The ${label} is unavailable (${err.message}; ${tries}). Try again in a minute.`,
         );
     }
   }
-  return new ToolError(
-    'upstream_unavailable',
-    `The ${label} could not be reached (${tries}). Try again in a minute; ${NOT_CHARGED}.`,
-    { cause: err },
-  );
+  return new ToolError('upstream_unavailable', `The ${label} could not be reached (${tries}). Try again in a minute.`, {
+    cause: err,
+  });
 }

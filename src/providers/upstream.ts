@@ -21,7 +21,7 @@ interface Flight {
 }
 
 function cancelled(): ToolError {
-  return new ToolError('cancelled', 'The call was cancelled before the upstream answered; nothing was charged.');
+  return new ToolError('cancelled', 'The call was cancelled before the upstream answered.');
 }
 
 /** JSON-over-HTTP client for one upstream: timeout, p-retry backoff on retryable failures, TTL+LRU cache, request coalescing. */

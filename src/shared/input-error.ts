@@ -7,12 +7,12 @@ export function inputError(error: z.ZodError): ToolError {
   const unknown = error.issues.find((i) => i.code === 'unrecognized_keys');
   if (unknown) {
     const field = [...unknown.path, unknown.keys[0] ?? ''].join('.');
-    return new ToolError('invalid_input', `${unknown.message} Nothing was charged.`, { field, details: { issues } });
+    return new ToolError('invalid_input', unknown.message, { field, details: { issues } });
   }
   const first = issues[0] ?? { field: '(body)', message: 'invalid input' };
   return new ToolError(
     'invalid_input',
-    `Invalid input: ${first.field}: ${first.message}. Fix the field and call again; nothing was charged.`,
+    `Invalid input: ${first.field}: ${first.message}. Fix the field and call again.`,
     {
       field: first.field,
       details: { issues },

@@ -43,7 +43,7 @@ export function assertOrderable(service: SmmService, quantity: number, chargeUsd
   const problem = quantityProblem(service, quantity, chargeUsd);
   if (problem === undefined) return;
   const field = maxOrderQuantity(service, chargeUsd) < service.min ? 'serviceId' : 'quantity';
-  throw new ToolError('invalid_input', `Invalid input: ${field}: ${problem}. Nothing was charged.`, {
+  throw new ToolError('invalid_input', `Invalid input: ${field}: ${problem}.`, {
     field,
     details: {
       min: service.min,

@@ -12,21 +12,13 @@ import { ToolError } from '../errors.js';
 import { promClient } from '../metrics-process.js';
 import type { JobInput, JobName, JobOutput } from './jobs.js';
 import type { WorkerSettings } from './settings.js';
+import { entryBeside, type WorkerEntry } from './entry.js';
 
-/** The worker entry module and the Node options its threads start with. */
-export interface WorkerEntry {
-  filename: string;
-  execArgv: string[];
-}
+export type { WorkerEntry } from './entry.js';
 
-/**
- * `tool-worker.js` beside this module: `dist/bin/` in the bundled CLI (scripts/bundle.mjs builds it there), or
- * `dist/src/workers/`; from TypeScript sources (tests, `tsx`) `tool-worker.ts`, its threads loading tsx.
- */
+/** `tool-worker.js` beside this module (`dist/bin/` in the bundled CLI), or `tool-worker.ts` from sources: see `entryBeside`. */
 export function defaultWorkerEntry(): WorkerEntry {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return { filename: new URL('./tool-worker.ts', here).href, execArgv: ['--import', 'tsx'] };
-  return { filename: new URL('./tool-worker.js', here).href, execArgv: [] };
+  return entryBeside(import.meta.url, 'tool-worker');
 }
 
 /** A place in a tool's lane, held from admission until the handler ended: runs the tool's jobs. */
@@ -88,7 +80,7 @@ class Lane {
     const seconds = Math.min(30, Math.max(1, Math.ceil((this.meanMs * waves) / 1000)));
     return new ToolError(
       'tool_busy',
-      `${this.tool} is busy: ${this.admitted} calls are running or waiting for it. Retry in ${seconds} seconds; nothing was charged and a payment sent along was not used.`,
+      `${this.tool} is busy: ${this.admitted} calls are running or waiting for it. Retry in ${seconds} seconds.`,
       { details: { retryAfterSeconds: seconds } },
     );
   }
@@ -123,7 +115,7 @@ class Lane {
       };
       const leave = () => {
         this.waiting.splice(this.waiting.indexOf(wake), 1);
-        reject(new ToolError('cancelled', 'The call was cancelled while it waited to run; nothing was charged.'));
+        reject(new ToolError('cancelled', 'The call was cancelled while it waited to run.'));
       };
       if (signal.aborted) return leave();
       this.waiting.push(wake);
@@ -150,11 +142,11 @@ class Lane {
         const seconds = this.settings.timeoutMs / 1000;
         throw new ToolError(
           'internal',
-          `${this.tool} did not finish within ${seconds} seconds on this input and was stopped; nothing was charged. Try a smaller input.`,
+          `${this.tool} did not finish within ${seconds} seconds on this input and was stopped. Try a smaller input.`,
           { cause: err },
         );
       }
-      if (signal.aborted) throw new ToolError('cancelled', 'The call was cancelled while it ran; nothing was charged.');
+      if (signal.aborted) throw new ToolError('cancelled', 'The call was cancelled while it ran.');
       throw err;
     } finally {
       this.meanMs = 0.8 * this.meanMs + 0.2 * (performance.now() - start);

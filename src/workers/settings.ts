@@ -7,7 +7,7 @@ export interface WorkerSettings {
   threads: number;
   /** Calls of one tool admitted beyond the running ones, waiting for a thread; one more is refused with `tool_busy`. */
   queue: number;
-  /** Longest a job may run; the worker is then terminated and the call fails uncharged. */
+  /** Longest a job may run; the worker is then terminated and the call fails. */
   timeoutMs: number;
 }
 

@@ -6,6 +6,7 @@ import { AGENT_TOOLS } from '../../src/agent/agent-tools.js';
 import { PAYMENT_NOTE_META_KEY, toMcpResult } from '../../src/agent/mcp.js';
 import type { RemoteChallenge } from '../../src/agent/http.js';
 import { loadConfig } from '../../src/config.js';
+import { mcpCatalog } from '../../src/discovery/mcp-tools.js';
 import { ToolError } from '../../src/errors.js';
 import { createMcpServer, type McpCallSession, type McpExecutor } from '../../src/mcp/server.js';
 import { isPaid } from '../../src/tool.js';
@@ -47,8 +48,7 @@ async function connect(
   answer?: (message: string) => { action: 'accept' | 'decline'; content?: Record<string, unknown> },
 ): Promise<Client> {
   const server = createMcpServer({
-    config,
-    tools: [...tools, ...freeTools],
+    catalog: mcpCatalog(config, [...tools, ...freeTools]),
     version: 'test',
     executor,
     instructions: 'remote',

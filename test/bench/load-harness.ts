@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ServerMessage, ServerRequest, ServerStats } from './load-server.js';
+import type { ServerMemory, ServerMessage, ServerRequest, ServerStats } from './load-server.js';
 
 /** One request of an autocannon sequence; `setupRequest` may rewrite it just before it is sent. */
 export interface CannonRequest {
@@ -52,7 +52,7 @@ export interface LoadServer {
   /** Nonces of the payments that settled. */
   settledNonces(): Promise<string[]>;
   /** Runs a full GC in the server (it runs with --expose-gc), then reports its memory. */
-  memory(): Promise<NodeJS.MemoryUsage>;
+  memory(): Promise<ServerMemory>;
   /** Waits until the server's handler runs and receipts stop changing (in-flight calls finished). */
   settle(): Promise<ServerStats>;
   stop(): Promise<void>;

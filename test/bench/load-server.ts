@@ -5,12 +5,14 @@
  * - `stats`: handler runs, runs without payment, payments that ran twice, runs whose payment settled or did not,
  *   receipts by status and the settled amount;
  * - `settled`: the nonces (last part of the replay key) of the settled payments;
- * - `memory`: a full garbage collection (it runs with --expose-gc), then `process.memoryUsage()`;
+ * - `memory`: a full garbage collection (it runs with --expose-gc), then `process.memoryUsage()` with V8's spaces and
+ *   the anonymous and file-backed RSS (`ServerMemory`);
  * - `stop`: closes the server and the store, then exits.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime, listen } from '../../src/runtime.js';
@@ -41,6 +43,15 @@ export interface ServerStats {
   };
 }
 
+/** `process.memoryUsage()` with where the heap and RSS sit: V8's spaces (committed and used), anonymous vs file RSS. */
+export interface ServerMemory extends NodeJS.MemoryUsage {
+  /** Committed (`size`) and used bytes of V8's new space, old space, large objects and the rest (code, maps...). */
+  spaces: Record<'new' | 'old' | 'large' | 'other', { size: number; used: number }>;
+  /** Anonymous RSS (heap, malloc arenas, stacks) and file-backed RSS (code of node and its libraries), on Linux. */
+  rssAnon?: number;
+  rssFile?: number;
+}
+
 /** Messages the parent sends. */
 export type ServerRequest = { type: 'stats' } | { type: 'settled' } | { type: 'memory' } | { type: 'stop' };
 /** Messages the server sends. */
@@ -48,7 +59,7 @@ export type ServerMessage =
   | { type: 'ready'; url: string }
   | { type: 'stats'; stats: ServerStats }
   | { type: 'settled'; nonces: string[] }
-  | { type: 'memory'; memory: NodeJS.MemoryUsage }
+  | { type: 'memory'; memory: ServerMemory }
   | { type: 'error'; error: string };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-load-'));
@@ -115,12 +126,39 @@ async function stats(): Promise<ServerStats> {
   };
 }
 
+function memory(): ServerMemory {
+  const spaces: ServerMemory['spaces'] = {
+    new: { size: 0, used: 0 },
+    old: { size: 0, used: 0 },
+    large: { size: 0, used: 0 },
+    other: { size: 0, used: 0 },
+  };
+  for (const s of getHeapSpaceStatistics()) {
+    const key =
+      s.space_name === 'new_space'
+        ? 'new'
+        : s.space_name === 'old_space'
+          ? 'old'
+          : /large/.test(s.space_name)
+            ? 'large'
+            : 'other';
+    spaces[key].size += s.space_size;
+    spaces[key].used += s.space_used_size;
+  }
+  const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
+  const kb = (field: string) => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : undefined;
+  };
+  return { ...process.memoryUsage(), spaces, rssAnon: kb('RssAnon'), rssFile: kb('RssFile') };
+}
+
 process.on('message', (request: ServerRequest) => {
   const answer = async () => {
     switch (request.type) {
       case 'memory':
         (globalThis as { gc?: () => void }).gc?.();
-        send({ type: 'memory', memory: process.memoryUsage() });
+        send({ type: 'memory', memory: memory() });
         return;
       case 'stats':
         send({ type: 'stats', stats: await stats() });

@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { startLoadServer } from './load-harness.js';
+import type { ServerMemory } from './load-server.js';
 
 const write = (line: string) => process.stdout.write(line + '\n');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -26,11 +27,11 @@ export interface McpSessionFigures {
   /** Sessions the server reported open at the end (`tollbooth_mcp_sessions_open`; the 200s when it has no gauge). */
   open: number;
   evicted: number | undefined;
-  before: NodeJS.MemoryUsage;
+  before: ServerMemory;
   /** Right after the last answer (after a full GC). */
-  after: NodeJS.MemoryUsage;
+  after: ServerMemory;
   /** After IDLE_MS more without requests (after a full GC): what V8 keeps once it has given back its spare heap. */
-  idle: NodeJS.MemoryUsage;
+  idle: ServerMemory;
 }
 
 /** How long the server idles before the last measurement. */
@@ -92,6 +93,15 @@ export async function measureMcpSessions(
   }
 }
 
+/** Where one measurement's RSS sits: V8's spaces (committed/used), external memory, and the native rest. */
+function breakdown(m: ServerMemory): string {
+  const space = (k: keyof ServerMemory['spaces']) => `${k} ${mb(m.spaces[k].size)}/${mb(m.spaces[k].used)}`;
+  const spaces = (['new', 'old', 'large', 'other'] as const).map(space).join(', ');
+  const rest = m.rss - m.heapTotal - m.external;
+  const anon = m.rssAnon === undefined ? '' : `; rss anon ${mb(m.rssAnon)}, file ${mb(m.rssFile ?? 0)}`;
+  return `heap committed/used: ${spaces}; external ${mb(m.external)} (array buffers ${mb(m.arrayBuffers)}); rss - heap - external ${mb(rest)}${anon}`;
+}
+
 /**
  * Runs the measurement and prints it under `label`; false when RSS, once the server idled, grew more than 50 MB.
  * BENCH_MCP_MAX_SESSIONS sets MCP_MAX_SESSIONS (and the per-client cap) of the server, to compare with a higher cap.
@@ -113,6 +123,12 @@ export async function runMcpSessions(label: string): Promise<boolean> {
   write(
     `    heap used ${mb(f.before.heapUsed)} -> ${mb(f.idle.heapUsed)} (+${mb(grew(f.idle, 'heapUsed'))}, ${perSession(grew(f.idle, 'heapUsed'))} per open session); heap committed ${mb(f.before.heapTotal)} -> ${mb(f.after.heapTotal)} right after -> ${mb(f.idle.heapTotal)} idle`,
   );
+  for (const [name, m] of [
+    ['before', f.before],
+    ['right after', f.after],
+    ['idle', f.idle],
+  ] as const)
+    write(`    ${name}: ${breakdown(m)}`);
   return grew(f.idle, 'rss') <= 50 * 1024 * 1024;
 }
 

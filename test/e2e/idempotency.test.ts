@@ -33,7 +33,7 @@ const slowTool = defineTool({
     await gate;
     if (failNext) {
       failNext = false;
-      throw new ToolError('upstream_unavailable', 'The test upstream is down; nothing was charged.');
+      throw new ToolError('upstream_unavailable', 'The test upstream is down.');
     }
     return { echo: text };
   },

@@ -143,7 +143,7 @@ describe.each(transports)('market data over %s, paid and settled on the local ch
         expect(out.ok, `${tool} ${mode}`).toBe(false);
         if (transport === 'HTTP') expect(out.status).toBe(status);
         expect((out.body.error as { code: string }).code).toBe(code);
-        expect((out.body.error as { message: string }).message).toMatch(/not charged/);
+        expect((out.body.error as { message: string }).message).toMatch(/\. Nothing was charged\.$/);
         expect(out.receipt).toBeUndefined();
         expect(await paid.balance(payer.address)).toBe(before);
       }

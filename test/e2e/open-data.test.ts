@@ -386,7 +386,7 @@ describe('an upstream failure is answered with its documented error and never ch
         expect(res.headers.get('payment-response')).toBeNull();
         const error = ((await res.json()) as { error: { code: string; message: string } }).error;
         expect(error.code).toBe(code);
-        expect(error.message).toMatch(/not charged/);
+        expect(error.message).toMatch(/\. Nothing was charged\.$/);
         expect(await paid.balance(payer.address)).toBe(before);
       });
     }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
+import type { CallResult } from '../../src/invoke.js';
 import { toCallToolResult } from '../../src/mcp/encode.js';
+import { answerFor } from '../../src/payments/answer/answer.js';
 import type { Challenge } from '../../src/payments/requirements.js';
+
+/** A pipeline result as a paid x402 tool's MCP answer (no MPP offered). */
+const encode = (result: CallResult, tool = 'annuity') =>
+  toCallToolResult(answerFor(result, { tool: { name: tool }, version: 2 }));
 
 const challenge = {
   x402Version: 2,
@@ -13,7 +19,7 @@ const receipt = { success: true, transaction: '0xabc', network: 'eip155:8453', p
 
 describe('MCP encoding of call results', () => {
   it('returns the output as structuredContent and text, with the receipt in _meta', () => {
-    const result = toCallToolResult({ type: 'success', output: { km: 1 }, receipt });
+    const result = encode({ type: 'success', output: { km: 1 }, receipt });
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual({ km: 1 });
     expect(result._meta?.['x402/payment-response']).toEqual(receipt);
@@ -26,7 +32,7 @@ describe('MCP encoding of call results', () => {
       transaction: '',
       network: 'eip155:8453',
     } as const;
-    const result = toCallToolResult({
+    const result = encode({
       type: 'settlement_failed',
       receipt: failed,
       challenge: { ...challenge, error: failed.errorReason } as Challenge,
@@ -38,7 +44,7 @@ describe('MCP encoding of call results', () => {
   });
 
   it('puts a refused payment’s reason and advice next to the requirements', () => {
-    const result = toCallToolResult({
+    const result = encode({
       type: 'payment_rejected',
       rejection: {
         type: 'rejected',
@@ -52,7 +58,7 @@ describe('MCP encoding of call results', () => {
   });
 
   it('answers non-payment refusals and tool errors as error text without structuredContent', () => {
-    const refused = toCallToolResult({
+    const refused = encode({
       type: 'payment_rejected',
       rejection: { type: 'rejected', status: 409, reason: 'payment_in_flight', message: 'Wait.', challenge },
     });
@@ -61,7 +67,7 @@ describe('MCP encoding of call results', () => {
       code: 'payment_in_flight',
       retryable: true,
     });
-    const failed = toCallToolResult({
+    const failed = encode({
       type: 'error',
       error: new ToolError('invalid_input', 'Invalid input: periods.', { field: 'periods' }),
     });
@@ -73,8 +79,8 @@ describe('MCP encoding of call results', () => {
     });
   });
 
-  it('carries the unpaid result in _meta["x402/error"] too: the PaymentRequired itself, and the code/message/data envelope around it', () => {
-    const result = toCallToolResult({ type: 'payment_required', challenge });
+  it('carries the unpaid result in _meta["x402/error"] once more: the PaymentRequired itself with the code and message of the x402 MCP payment error, not a fourth copy under data', () => {
+    const result = encode({ type: 'payment_required', challenge });
     const error = result._meta?.['x402/error'] as Record<string, unknown>;
     expect(error).toMatchObject({
       x402Version: 2,
@@ -83,9 +89,14 @@ describe('MCP encoding of call results', () => {
       code: 402,
       message: 'Payment required',
     });
-    expect(error.data).toEqual(result.structuredContent);
+    expect(error).not.toHaveProperty('data');
+    const { code: _code, message: _message, ...paymentRequired } = error;
+    expect(paymentRequired).toEqual(result.structuredContent);
+    // The two copies the x402 MCP transport requires, and this one: never a fourth.
+    const copies = JSON.stringify(result).split('accepts').length - 1;
+    expect(copies).toBe(3);
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
-    const refused = toCallToolResult({
+    const refused = encode({
       type: 'payment_rejected',
       rejection: {
         type: 'rejected',
@@ -98,7 +109,7 @@ describe('MCP encoding of call results', () => {
     expect(refused._meta?.['x402/error']).toMatchObject({
       code: 402,
       message: 'Sign a new one.',
-      data: { message: 'Sign a new one.' },
+      accepts: [],
     });
   });
 
@@ -109,14 +120,14 @@ describe('MCP encoding of call results', () => {
       resource: { url: 'http://x/api/annuity', description: 'd' },
       accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '1' }],
     } as unknown as Challenge;
-    const result = toCallToolResult({ type: 'payment_required', challenge: v2 }, 'annuity');
+    const result = encode({ type: 'payment_required', challenge: v2 }, 'annuity');
     expect(result.structuredContent).toEqual({ ...v2, resource: { url: 'mcp://tool/annuity', description: 'd' } });
     const v1 = {
       x402Version: 1,
       error: 'X-PAYMENT header is required',
       accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1', resource: 'http://x/api/transfers/evm' }],
     } as unknown as Challenge;
-    const old = toCallToolResult({ type: 'payment_required', challenge: v1 }, 'transfers-evm');
+    const old = encode({ type: 'payment_required', challenge: v1 }, 'transfers-evm');
     expect(old.structuredContent).toEqual({
       ...v1,
       accepts: [{ ...(v1.accepts[0] as object), resource: 'mcp://tool/transfers-evm' }],
@@ -131,7 +142,7 @@ describe('MCP encoding of call results', () => {
       transaction: '0xfeed',
       network: 'eip155:8453',
     } as const;
-    const withHash = toCallToolResult({ type: 'settlement_pending', receipt: pending });
+    const withHash = encode({ type: 'settlement_pending', receipt: pending });
     expect(JSON.parse((withHash.content as Array<{ text: string }>)[0]!.text).error).toMatchObject({
       code: 'settlement_pending',
       retryable: true,
@@ -144,7 +155,7 @@ describe('MCP encoding of call results', () => {
       transaction: '',
       network: 'eip155:8453',
     } as const;
-    const noHash = toCallToolResult({ type: 'settlement_pending', receipt: unknown });
+    const noHash = encode({ type: 'settlement_pending', receipt: unknown });
     const body = JSON.parse((noHash.content as Array<{ text: string }>)[0]!.text);
     expect(body.error).toMatchObject({
       code: 'settlement_outcome_unknown',

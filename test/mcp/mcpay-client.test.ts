@@ -72,14 +72,17 @@ describe('a published MCP payment client (mcpay withX402Client) pays a tool', ()
       x402Version: number;
       accepts: Array<{ resource: string; maxAmountRequired: string }>;
       code: number;
-      data: unknown;
+      message: string;
     };
     expect(error).toMatchObject({
       x402Version: 1,
       code: 402,
       accepts: [{ resource: 'mcp://tool/v1-echo', maxAmountRequired: '1000' }],
     });
-    expect(error.data).toEqual(unpaid.structuredContent);
+    // The PaymentRequired itself plus code and message: no fourth copy of the challenge under `data`.
+    const { code: _code, message: _message, ...paymentRequired } = error;
+    expect(paymentRequired).toEqual(unpaid.structuredContent);
+    expect(error).not.toHaveProperty('data');
     expect(runs.get('v1-echo')).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Hex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AnyToolDefinition } from '../../src/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
@@ -146,16 +146,14 @@ describe('a facilitator that hangs on verify', () => {
     const before = { payer: await paid.balance(payer.address), payTo: await paid.balance(paid.payTo) };
 
     stack.facilitator.setMode({ verify: 'hang' });
-    const started = Date.now();
     const res = await pay(stack.server, payment);
-    const elapsed = Date.now() - started;
     expect(res.status).toBe(502);
     expect(res.headers.get('payment-response')).toBeNull();
     const refusal = (await res.json()) as { error: { code: string; message: string; retryable: boolean } };
     expect(refusal.error.code).toBe('facilitator_unavailable');
     expect(refusal.error.retryable).toBe(true);
-    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 3000);
+    // The hanging facilitator never answers: the server gave up on its own and closed the verify request.
+    await vi.waitFor(() => expect(stack.facilitator.abandoned).toEqual({ verify: 1, settle: 0 }));
     expect(stack.runs.get('annuity') ?? 0).toBe(0);
     expect(stack.facilitator.calls).toMatchObject({ verify: 1, settle: 0 });
     expect(await paid.balance(payer.address)).toBe(before.payer);

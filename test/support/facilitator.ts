@@ -65,6 +65,8 @@ export interface LookalikeFacilitator {
   address: Address;
   /** Requests received per endpoint, whatever the mode answered. */
   calls: { verify: number; settle: number; supported: number };
+  /** Requests received per endpoint whose caller closed the connection before any answer (e.g. its timeout fired). */
+  abandoned: { verify: number; settle: number };
   /** Requests refused with 401 by `authorize`. */
   readonly refused: number;
   /** Switches how `/verify` and/or `/settle` answer from now on; omitted endpoints keep their mode. */
@@ -134,12 +136,14 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
   const facilitator = new x402Facilitator().register(opts.network as `${string}:${string}`, new ExactEvmScheme(signer));
   const modes: { verify: EndpointMode; settle: EndpointMode } = { verify: 'ok', settle: 'ok' };
   const calls = { verify: 0, settle: 0, supported: 0 };
+  const abandoned = { verify: 0, settle: 0 };
   const sockets = new Set<Socket>();
   const fixed: { verify?: FixedAnswer | undefined; settle?: FixedAnswer | undefined } = {};
   let rewrite: ((kind: 'verify' | 'settle', answer: Record<string, unknown>) => unknown) | undefined;
 
   async function answer(kind: 'verify' | 'settle', req: IncomingMessage, res: ServerResponse): Promise<void> {
     calls[kind]++;
+    res.once('close', () => void (res.writableFinished || abandoned[kind]++));
     const body = await readJson(req);
     const given = fixed[kind];
     if (given) return sendJson(res, given.status, given.body);
@@ -244,6 +248,7 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
     url: `http://127.0.0.1:${port}${basePath}`,
     address,
     calls,
+    abandoned,
     get refused() {
       return refused;
     },

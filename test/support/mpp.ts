@@ -23,13 +23,6 @@ export function mppClient(account: PrivateKeyAccount) {
   });
 }
 
-/** The MPP challenges of a 402 answer, local chain only. */
-export function localChallenges(res: Response): Challenge.Challenge[] {
-  return Challenge.fromResponseList(res).filter(
-    (c) => (c.request as { methodDetails: { chainId: number } }).methodDetails.chainId === LOCAL_CHAIN_ID,
-  );
-}
-
 /** Probes `url` without payment and has the mppx client sign a credential (an `Authorization: Payment` value) for it. */
 export async function signCredential(account: PrivateKeyAccount, url: string, init: RequestInit): Promise<string> {
   const client = mppClient(account);

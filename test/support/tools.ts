@@ -15,7 +15,7 @@ export const failingTool = defineTool({
   payment: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => {
-    throw new ToolError('upstream_unavailable', 'The test upstream is down; nothing was charged.');
+    throw new ToolError('upstream_unavailable', 'The test upstream is down.');
   },
 });
 
@@ -39,7 +39,7 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
   });
 }
 
-/** A paid test tool whose endpoint is not configured on this server: refused with not_implemented, never charged. */
+/** A paid test tool whose endpoint is not configured on this server: refused with not_implemented. */
 export const notBuiltTool = defineTool({
   name: 'not-built',
   title: 'Not built',
@@ -52,7 +52,7 @@ export const notBuiltTool = defineTool({
   payment: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => {
-    throw new ToolError('not_implemented', 'not-built is not available on this server. You have not been charged.');
+    throw new ToolError('not_implemented', 'not-built is not available on this server.');
   },
 });
 

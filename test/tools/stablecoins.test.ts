@@ -191,7 +191,7 @@ describe('stablecoins', () => {
   it('answers filters that match nothing with not_found rather than an empty paid answer', async () => {
     const err = await refusal({ peg: 'EUR', mechanism: 'algorithmic' });
     expect(err.code).toBe('not_found');
-    expect(err.message).toMatch(/not charged/);
+    expect(err.message).toMatch(/Loosen a filter and call again\.$/);
   });
 
   it('says whether the answer came from the cache, and keeps the original fetch time', async () => {

@@ -68,7 +68,7 @@ describe('testnet-fund', () => {
     const err = await toolFailure(fund({ address }));
     expect(err).toMatchObject({ code: 'rate_limited', field: 'address' });
     expect(err.httpStatus).toBe(429);
-    expect(err.message).toMatch(/2 drips today.*not charged/);
+    expect(err.message).toMatch(/2 drips today.*Try again after/);
     expect(cdp.requests).toBe(before);
   });
 

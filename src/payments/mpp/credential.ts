@@ -11,15 +11,7 @@ export type DecodedCredential = { ok: true; credential: Credential.Credential } 
 /** The authentication scheme name, compared without case (RFC 9110 §11.1). */
 const SCHEME = 'payment';
 
-/** True when an `Authorization` value uses the Payment scheme (checked on the first characters only). */
-export function isPaymentAuthorization(value: string | undefined): value is string {
-  if (value === undefined) return false;
-  const head = value.trimStart().slice(0, SCHEME.length + 1);
-  return (
-    head.slice(0, SCHEME.length).toLowerCase() === SCHEME &&
-    (head.length === SCHEME.length || /\s/.test(head[SCHEME.length]!))
-  );
-}
+export { isPaymentAuthorization } from '../../shared/http-wire.js';
 
 /** Standard base64url (RFC 4648 §5), padding tolerated: a linear check on a string already bounded in length. */
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;

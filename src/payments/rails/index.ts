@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from '@x402/core/types';
-import type { NetworkEntry } from '../networks.js';
+import type { NetworkEntry, NetworkFamily } from '../networks.js';
 import { ALGORAND_EXACT, EVM_EXACT, EVM_EXACT_V1, EVM_UPTO, STELLAR_EXACT, SVM_EXACT } from './info.js';
 import type { LoadedRail, Rail, RailInfo, RailSdk } from './rail.js';
 
@@ -25,6 +25,18 @@ export const RAILS: readonly Rail[] = [
   lazyRail(SVM_EXACT, async () => (await import('./svm/rail.js')).svmExactRail),
   lazyRail(STELLAR_EXACT, async () => (await import('./stellar/rail.js')).stellarExactRail),
 ];
+
+/**
+ * Loads the SDK parts of the rails of `families` one after another, yielding to the event loop between them: what a
+ * server that can settle does after it started listening, so its first paid call does not load them. A rail that
+ * fails to load is left to the first payment that needs it.
+ */
+export async function preloadRails(families: readonly NetworkFamily[], rails: readonly Rail[] = RAILS): Promise<void> {
+  for (const rail of rails.filter((r) => families.includes(r.family))) {
+    await new Promise((resolve) => setImmediate(resolve));
+    await rail.sdk().catch(() => undefined);
+  }
+}
 
 /** The x402 version a requirement belongs to: version 1 names its network the short way (`base`). */
 function versionOf(requirements: PaymentRequirements): 1 | 2 {

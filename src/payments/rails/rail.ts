@@ -31,6 +31,14 @@ export type LookupResult =
   { type: 'settled'; transaction: string } | { type: 'failed'; reason: string } | { type: 'pending'; reason?: string };
 
 /**
+ * What the in-process facilitator schemes read of the configuration: the settlement keys and the time limits (all
+ * structured-cloneable, so the facilitator thread gets exactly this and nothing else of `Config`).
+ */
+export interface InProcessSettings {
+  facilitator: Pick<Config['facilitator'], 'keys' | 'timeoutMs' | 'settleTimeoutMs'>;
+}
+
+/**
  * One way to pay (network family + scheme), as known without its chain SDK: which requirements it handles and under
  * which network ids. Everything chain-specific lives behind {@link RailSdk}; the broker never branches on a chain.
  */
@@ -57,7 +65,7 @@ export interface RailSdk {
    * Registers this rail's facilitator scheme for the given networks on an in-process facilitator, using the
    * family's settlement key from config; returns the ids of the networks it can now verify and settle.
    */
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[];
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[];
   /** Asks the chain what became of a settlement whose outcome was unknown; absent = cannot tell. */
   lookup?(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult>;
   /**

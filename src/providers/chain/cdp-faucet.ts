@@ -2,8 +2,7 @@
  * The hosted Coinbase Developer Platform faucet (docs/spec-notes.md#coinbase-developer-platform-keys-and-faucet): `POST
  * /v2/evm/faucet` and `POST /v2/solana/faucet` with a per-request CDP JWT. A drip is sent at most once (never retried,
  * never joined with another request); the faucet's rolling 24-hour caps (HTTP 429 `faucet_limit_exceeded`) become 429
- * `rate_limited`, its refusals of an address 400 on `address`, anything else an upstream error. Nothing is charged for
- * any of them.
+ * `rate_limited`, its refusals of an address 400 on `address`, anything else an upstream error.
  */
 import { z } from 'zod';
 import { ToolError } from '../../errors.js';
@@ -11,8 +10,6 @@ import type { Logger } from '../../log.js';
 import { cdpJwt, type CdpCredentials } from './cdp-auth.js';
 import { explorerUrl, type Drip, type DripRequest, type Faucet } from './faucet.js';
 import type { Upstream } from '../upstream.js';
-
-const NOT_CHARGED = 'you were not charged';
 
 /** The CDP error envelope (`errorType`, `errorMessage`, `correlationId`, `errorLink`). */
 const CdpErrorSchema = z.object({
@@ -37,7 +34,7 @@ export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Log
     // A rolling cap reported without HTTP 429 is still the faucet's cap.
     return new ToolError(
       'rate_limited',
-      `The CDP faucet's own rolling 24-hour cap is reached (${type}). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`,
+      `The CDP faucet's own rolling 24-hour cap is reached (${type}). Try again tomorrow or ask for another token.`,
       {
         details: { provider: 'cdp' },
       },
@@ -51,22 +48,19 @@ export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Log
     });
     return new ToolError(
       'upstream_unavailable',
-      `The CDP faucet refused this server's credentials; the operator has to fix them. Try again later; ${NOT_CHARGED}.`,
+      `The CDP faucet refused this server's credentials; the operator has to fix them. Try again later.`,
     );
   }
   if (status === 400 || status === 403) {
     return new ToolError(
       'invalid_input',
-      `The CDP faucet refused to send to this address (${type}). Check the address and network; ${NOT_CHARGED}.`,
+      `The CDP faucet refused to send to this address (${type}). Check the address and network.`,
       {
         field: 'address',
       },
     );
   }
-  return new ToolError(
-    'upstream_unavailable',
-    `The CDP faucet refused the request (${type}). Try again later; ${NOT_CHARGED}.`,
-  );
+  return new ToolError('upstream_unavailable', `The CDP faucet refused the request (${type}). Try again later.`);
 }
 
 /** The hosted faucet as a {@link Faucet}; `credentials` sign one JWT per drip. */
@@ -90,7 +84,7 @@ export function createCdpFaucet(upstream: Upstream, credentials: CdpCredentials,
       if (err instanceof ToolError && err.code === 'upstream_rate_limited') {
         throw new ToolError(
           'rate_limited',
-          `The CDP faucet's own rolling 24-hour cap for this address or token is reached (it refused with HTTP 429). Try again tomorrow or ask for another token; ${NOT_CHARGED}.`,
+          `The CDP faucet's own rolling 24-hour cap for this address or token is reached (it refused with HTTP 429). Try again tomorrow or ask for another token.`,
           { details: { provider: 'cdp', ...err.details } },
         );
       }

@@ -1,7 +1,7 @@
 /**
  * The self-hosted faucet on Base Sepolia (docs/spec-notes.md#self-hosted-faucet): sends 0.0001 ETH (a value transfer)
  * or 1 USDC (ERC-20 `transfer`) from the operator's funded testnet key with viem, and waits for the receipt so a drip
- * that reverted is never charged. It refuses to send on any chain but 84532, so a mainnet RPC URL given by mistake
+ * that reverted fails the call. It refuses to send on any chain but 84532, so a mainnet RPC URL given by mistake
  * cannot spend real funds. Sends from the key are serialised (nonce taken, signed, submitted one at a time).
  */
 import { createWalletClient, defineChain, encodeFunctionData, erc20Abi, http, publicActions, type Hex } from 'viem';
@@ -14,7 +14,6 @@ import { DRIP_AMOUNTS, explorerUrl, type Drip, type DripRequest, type Faucet } f
 /** Base Sepolia's chain id: the only chain this faucet sends on. */
 export const BASE_SEPOLIA_CHAIN_ID = 84_532;
 
-const NOT_CHARGED = 'you were not charged';
 const LABEL = 'Base Sepolia RPC';
 
 /** Settings of the self-hosted EVM faucet. */
@@ -67,7 +66,7 @@ function baseSepoliaGuard(client: FaucetClient, log: Logger): () => Promise<void
         log.error('the faucet RPC is not Base Sepolia; refusing to send', { chainId: id });
         throw new ToolError(
           'upstream_unavailable',
-          `The faucet is misconfigured (its RPC is not Base Sepolia) and sends nothing; ${NOT_CHARGED}.`,
+          `The faucet is misconfigured (its RPC is not Base Sepolia) and sends nothing.`,
         );
       }
     });
@@ -103,7 +102,7 @@ function dripSender(client: FaucetClient, usdc: string): (to: Hex, token: 'usdc'
     });
 }
 
-/** Waits for the drip's receipt and refuses (uncharged) a drip that was not confirmed in time or reverted. */
+/** Waits for the drip's receipt and refuses a drip that was not confirmed in time or reverted. */
 async function confirmDrip(
   client: FaucetClient,
   { network, token }: DripRequest,
@@ -118,7 +117,7 @@ async function confirmDrip(
     log.warn('faucet drip not confirmed in time', { network, token, transaction: hash });
     throw new ToolError(
       'upstream_timeout',
-      `The drip ${hash} was sent but not confirmed in time, so it is not charged; check ${explorerUrl(network, hash)} before asking again.`,
+      `The drip ${hash} was sent but not confirmed in time; check ${explorerUrl(network, hash)} before asking again.`,
       {
         cause: err,
         details: { transactionHash: hash },
@@ -127,10 +126,7 @@ async function confirmDrip(
   }
   if (status !== 'success') {
     log.error('faucet drip reverted', { network, token, transaction: hash });
-    throw new ToolError(
-      'upstream_unavailable',
-      `The drip transaction ${hash} reverted; ${NOT_CHARGED}. Try again later.`,
-    );
+    throw new ToolError('upstream_unavailable', `The drip transaction ${hash} reverted. Try again later.`);
   }
 }
 
@@ -145,11 +141,10 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
     async drip(request: DripRequest, signal: AbortSignal): Promise<Drip> {
       const { network, token, address } = request;
       if (token === 'sol')
-        throw new ToolError('invalid_input', `token sol is only available on solana-devnet; ${NOT_CHARGED}.`, {
+        throw new ToolError('invalid_input', `token sol is only available on solana-devnet.`, {
           field: 'token',
         });
-      if (signal.aborted)
-        throw new ToolError('cancelled', 'The call was cancelled before anything was sent; nothing was charged.');
+      if (signal.aborted) throw new ToolError('cancelled', 'The call was cancelled before anything was sent.');
       let hash: Hex;
       try {
         await checkChain();
@@ -161,7 +156,7 @@ export function createEvmFaucet(options: EvmFaucetOptions, log: Logger): Faucet 
           log.error('the self-hosted faucet is out of funds', { network, token, faucet: client.account.address });
           throw new ToolError(
             'upstream_unavailable',
-            `The faucet's wallet is out of funds for a ${token.toUpperCase()} drip right now. Try again later or ask for another token; ${NOT_CHARGED}.`,
+            `The faucet's wallet is out of funds for a ${token.toUpperCase()} drip right now. Try again later or ask for another token.`,
           );
         }
         throw evmRpcError(err, LABEL, options.timeoutMs);

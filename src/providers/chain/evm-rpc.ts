@@ -2,7 +2,7 @@
  * Read-only EVM JSON-RPC on viem (docs/spec-notes.md#wallet-reads): block number, native and ERC-20 balances, gas
  * price, raw `eth_getLogs` for Transfer events, block timestamps and token metadata. One client per RPC URL, with
  * the configured per-request timeout and viem's retries on retryable answers (429, 5xx, rate-limit codes).
- * Failures become ToolErrors that say nothing was charged.
+ * Failures become ToolErrors.
  */
 import {
   BaseError,
@@ -73,8 +73,6 @@ export interface EvmRpcOptions {
   retries: number;
 }
 
-const NOT_CHARGED = 'you were not charged';
-
 /** Texts public RPCs use to refuse a log query whose block range (or result) is too large (docs/spec-notes.md#erc-20-transfers-over-json-rpc). */
 const RANGE_TOO_LARGE =
   /block range|range (is )?too (large|wide|big)|limit the query to|limited to a? ?\d|maximum block range|maximum is set to|exceeds? (the )?(max|limit)|query returned more than|too many (blocks|results|logs)|response size|logs? matched by query/i;
@@ -115,20 +113,17 @@ export function evmRpcError(err: unknown, label: string, timeoutMs: number): Too
   if (found(err, TimeoutError))
     return new ToolError(
       'upstream_timeout',
-      `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute; ${NOT_CHARGED}.`,
+      `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute.`,
     );
   const http = found(err, HttpRequestError);
   if (http?.status === 429)
     return new ToolError(
       'upstream_rate_limited',
-      `The ${label} is rate-limiting requests right now. Try again in a minute; ${NOT_CHARGED}.`,
+      `The ${label} is rate-limiting requests right now. Try again in a minute.`,
     );
   if (http) {
     const why = http.status ? `HTTP ${http.status}` : 'network error';
-    return new ToolError(
-      'upstream_unavailable',
-      `The ${label} is unavailable (${why}). Try again in a minute; ${NOT_CHARGED}.`,
-    );
+    return new ToolError('upstream_unavailable', `The ${label} is unavailable (${why}). Try again in a minute.`);
   }
   const rpcMessage = errorText(err).slice(0, 300);
   // The node's own words are the `details` of the innermost viem error; its shortMessage is a generic category.
@@ -138,7 +133,7 @@ export function evmRpcError(err: unknown, label: string, timeoutMs: number): Too
     .slice(0, 200);
   return new ToolError(
     'upstream_unavailable',
-    `The ${label} refused the request (${said || 'JSON-RPC error'}). Try again later; ${NOT_CHARGED}.`,
+    `The ${label} refused the request (${said || 'JSON-RPC error'}). Try again later.`,
     {
       details: { rpcMessage },
       cause: err,
@@ -149,9 +144,9 @@ export function evmRpcError(err: unknown, label: string, timeoutMs: number): Too
 /** Rejects as soon as `signal` aborts (the request itself ends at its own timeout). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new ToolError('cancelled', 'The call was cancelled; nothing was charged.'));
+  if (signal.aborted) return Promise.reject(new ToolError('cancelled', 'The call was cancelled.'));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ToolError('cancelled', 'The call was cancelled; nothing was charged.'));
+    const onAbort = () => reject(new ToolError('cancelled', 'The call was cancelled.'));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => {
@@ -207,10 +202,7 @@ async function readBlockTimestamp(
     timestamp?: `0x${string}`;
   } | null;
   if (!raw?.timestamp)
-    throw new ToolError(
-      'upstream_invalid',
-      `The ${label} does not know block ${block}. Try again in a minute; ${NOT_CHARGED}.`,
-    );
+    throw new ToolError('upstream_invalid', `The ${label} does not know block ${block}. Try again in a minute.`);
   const seconds = Number(hexToBigInt(raw.timestamp));
   times.set(key, seconds, 24 * 3_600_000);
   return seconds;

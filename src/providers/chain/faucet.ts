@@ -44,15 +44,12 @@ export function explorerUrl(network: FaucetNetwork, transaction: string): string
     : `https://explorer.solana.com/tx/${transaction}?cluster=devnet`;
 }
 
-/** A faucet for a network this server cannot drip on (no key configured): refuses after verification, uncharged. */
+/** A faucet for a network this server cannot drip on (no key configured): refuses after verification. */
 export function unavailableFaucet(name: string, reason: string): Faucet {
   return {
     name,
     drip: ({ network }) => {
-      throw new ToolError(
-        'not_implemented',
-        `This server cannot send test funds on ${network}: ${reason}. You have not been charged.`,
-      );
+      throw new ToolError('not_implemented', `This server cannot send test funds on ${network}: ${reason}.`);
     },
   };
 }

@@ -60,7 +60,7 @@ function interpretRpc(label: string) {
     if (!error) return undefined;
     return new ToolError(
       'upstream_unavailable',
-      `The ${label} refused the request${typeof error.code === 'number' ? ` (JSON-RPC error ${error.code})` : ''}. Try again later; you were not charged.`,
+      `The ${label} refused the request${typeof error.code === 'number' ? ` (JSON-RPC error ${error.code})` : ''}. Try again later.`,
     );
   };
 }

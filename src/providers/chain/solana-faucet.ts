@@ -3,7 +3,7 @@
  * SPL program clients: SOL with `SystemProgram.transfer`; USDC by creating the recipient's associated token account
  * idempotently and `transferChecked` (6 decimals). Each transaction carries a memo with a random id, so two drips to
  * one address in one blockhash are two transactions (identical ones would be deduplicated by the cluster and one drip
- * would be sold twice). Waits until the signature is confirmed; a failed transaction is never charged.
+ * would be sold twice). Waits until the signature is confirmed; a failed transaction fails the call.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -38,7 +38,6 @@ import { solanaCall, solanaRpc } from './solana-rpc.js';
 
 /** The SPL Memo program (v2). */
 const MEMO_PROGRAM = toAddress('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-const NOT_CHARGED = 'you were not charged';
 const LABEL = 'Solana devnet RPC';
 
 /** Settings of the self-hosted Solana faucet. */
@@ -85,7 +84,7 @@ async function dripInstructions(
   ];
 }
 
-/** Polls the signature's status until it is confirmed; a failed or unconfirmed drip throws (and is not charged). */
+/** Polls the signature's status until it is confirmed; a failed or unconfirmed drip throws. */
 async function waitForConfirmation(
   rpc: Rpc<SolanaRpcApi>,
   signature: Signature,
@@ -105,7 +104,7 @@ async function waitForConfirmation(
       });
       throw new ToolError(
         'upstream_unavailable',
-        `The drip transaction ${signature} failed on chain (the faucet may be out of funds); ${NOT_CHARGED}. Try again later.`,
+        `The drip transaction ${signature} failed on chain (the faucet may be out of funds). Try again later.`,
       );
     }
     if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return;
@@ -113,7 +112,7 @@ async function waitForConfirmation(
   }
   throw new ToolError(
     'upstream_timeout',
-    `The drip ${signature} was sent but not confirmed in time, so it is not charged; check ${explorerUrl('solana-devnet', signature)} before asking again.`,
+    `The drip ${signature} was sent but not confirmed in time; check ${explorerUrl('solana-devnet', signature)} before asking again.`,
   );
 }
 
@@ -129,7 +128,7 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
     name: 'self-hosted',
     async drip({ network, token, address }: DripRequest, signal: AbortSignal): Promise<Drip> {
       if (token === 'eth')
-        throw new ToolError('invalid_input', `token eth is only available on base-sepolia; ${NOT_CHARGED}.`, {
+        throw new ToolError('invalid_input', `token eth is only available on base-sepolia.`, {
           field: 'token',
         });
       const payer = await signer;
@@ -155,7 +154,7 @@ export function createSolanaFaucet(options: SolanaFaucetOptions, log: Logger): F
           log.error('the self-hosted Solana faucet could not send', { network, token, faucet: payer.address });
           throw new ToolError(
             'upstream_unavailable',
-            `The faucet's wallet cannot send ${token.toUpperCase()} right now (out of funds?). Try again later; ${NOT_CHARGED}.`,
+            `The faucet's wallet cannot send ${token.toUpperCase()} right now (out of funds?). Try again later.`,
           );
         }
         throw err;

@@ -1,7 +1,7 @@
 /**
  * Read-only Solana JSON-RPC on `@solana/kit` (docs/spec-notes.md#wallet-reads): lamports (`getBalance`) and an owner's
  * balance of one SPL mint (`getTokenAccountsByOwner`, jsonParsed, summed over the owner's accounts for the mint).
- * Each request is bounded by the configured timeout; failures become ToolErrors that say nothing was charged.
+ * Each request is bounded by the configured timeout; failures become ToolErrors.
  */
 import {
   address as toAddress,
@@ -12,8 +12,6 @@ import {
   type SolanaRpcApi,
 } from '@solana/kit';
 import { ToolError } from '../../errors.js';
-
-const NOT_CHARGED = 'you were not charged';
 
 /** An owner's balance of one mint in base units, with the mint's decimals (null when the owner has no account for it). */
 export interface SplBalance {
@@ -34,32 +32,30 @@ export function solanaRpcError(err: unknown, label: string, timeoutMs: number, t
   if (timedOut)
     return new ToolError(
       'upstream_timeout',
-      `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute; ${NOT_CHARGED}.`,
+      `The ${label} did not answer within ${timeoutMs} ms. Try again in a minute.`,
     );
   if (isSolanaError(err, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
     const status = err.context.statusCode;
     if (status === 429)
       return new ToolError(
         'upstream_rate_limited',
-        `The ${label} is rate-limiting requests right now. Try again in a minute; ${NOT_CHARGED}.`,
+        `The ${label} is rate-limiting requests right now. Try again in a minute.`,
       );
     return new ToolError(
       'upstream_unavailable',
-      `The ${label} is unavailable (HTTP ${status}). Try again in a minute; ${NOT_CHARGED}.`,
+      `The ${label} is unavailable (HTTP ${status}). Try again in a minute.`,
     );
   }
   if (isSolanaError(err)) {
     return new ToolError(
       'upstream_unavailable',
-      `The ${label} refused the request (${err.message.slice(0, 200)}). Try again later; ${NOT_CHARGED}.`,
+      `The ${label} refused the request (${err.message.slice(0, 200)}). Try again later.`,
       { cause: err },
     );
   }
-  return new ToolError(
-    'upstream_unavailable',
-    `The ${label} could not be reached. Try again in a minute; ${NOT_CHARGED}.`,
-    { cause: err },
-  );
+  return new ToolError('upstream_unavailable', `The ${label} could not be reached. Try again in a minute.`, {
+    cause: err,
+  });
 }
 
 /** Runs one kit request under a timeout joined with the caller's signal, mapping failures to ToolErrors. */
@@ -69,13 +65,13 @@ export async function solanaCall<T>(
   signal: AbortSignal | undefined,
   send: (abortSignal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  if (signal?.aborted) throw new ToolError('cancelled', 'The call was cancelled; nothing was charged.');
+  if (signal?.aborted) throw new ToolError('cancelled', 'The call was cancelled.');
   const timeout = AbortSignal.timeout(timeoutMs);
   const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
     return await send(both);
   } catch (err) {
-    if (signal?.aborted) throw new ToolError('cancelled', 'The call was cancelled; nothing was charged.');
+    if (signal?.aborted) throw new ToolError('cancelled', 'The call was cancelled.');
     throw solanaRpcError(err, label, timeoutMs, timeout.aborted);
   }
 }

@@ -64,8 +64,6 @@ export interface ScanOptions {
   maxRequests?: number;
 }
 
-const NOT_CHARGED = 'you were not charged';
-
 const newestFirst = (a: FoundTransfer, b: FoundTransfer) => b.block - a.block || b.logIndex - a.logIndex;
 
 /**
@@ -144,7 +142,7 @@ export async function scanLogs(
   if (coveredFrom > range.to) {
     throw new ToolError(
       'upstream_unavailable',
-      `The ${reader.label} accepted no log query within ${maxRequests} requests; try a narrower block range later; ${NOT_CHARGED}.`,
+      `The ${reader.label} accepted no log query within ${maxRequests} requests; try a narrower block range later.`,
     );
   }
   return { found: [...found.values()], coveredFrom, requests };
@@ -265,7 +263,7 @@ export async function listTransfers(
   if (query.fromBlock !== undefined && query.fromBlock > latest) {
     throw new ToolError(
       'invalid_input',
-      `fromBlock ${query.fromBlock} is after the latest block (${latest}); lower it. You were not charged.`,
+      `fromBlock ${query.fromBlock} is after the latest block (${latest}); lower it.`,
       {
         field: 'fromBlock',
       },

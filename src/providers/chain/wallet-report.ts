@@ -44,15 +44,12 @@ export interface WalletProvider {
 }
 
 /**
- * A failure as a step or network entry reports it: the error code and its message without the "not charged" phrase
- * (which is true of a failed call but not of one part of a call that is charged).
+ * A failure as a step or network entry reports it: the error code and its message (providers say only what went
+ * wrong; the charge sentence is the paid pipeline's, added to the call's own error only).
  */
 export function describeFailure(err: unknown): { code: string; message: string } {
   const e = toToolError(err);
-  const message = e.message
-    .replace(/[;,]?\s*(you were not charged|nothing was charged|you have not been charged)\.?/gi, '.')
-    .replace(/\.\.+/g, '.');
-  return { code: e.code, message };
+  return { code: e.code, message: e.message };
 }
 
 /** Sum of the stablecoin balances that were read, in dollars (every stablecoin here is a USD coin), as a decimal string. */

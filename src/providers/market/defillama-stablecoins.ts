@@ -192,7 +192,7 @@ export function createStablecoinsProvider(upstream: Upstream): StablecoinsProvid
           status === 200 && isObject(json) && Array.isArray(json.peggedAssets) && json.peggedAssets.length === 0
             ? new ToolError(
                 'upstream_unavailable',
-                `The ${label} returned an empty stablecoin list. Try again in a minute; you were not charged.`,
+                `The ${label} returned an empty stablecoin list. Try again in a minute.`,
               )
             : undefined,
         ...(signal ? { signal } : {}),

@@ -102,7 +102,7 @@ export interface YieldsProvider {
 export function createYieldsProvider(upstream: Upstream): YieldsProvider {
   const label = upstream.info.label;
   const failed = (what: string) =>
-    new ToolError('upstream_unavailable', `The ${label} ${what}. Try again in a minute; you were not charged.`);
+    new ToolError('upstream_unavailable', `The ${label} ${what}. Try again in a minute.`);
   return {
     source: label,
     pools(signal) {

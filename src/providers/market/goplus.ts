@@ -11,8 +11,6 @@ import type { Fetched, Upstream } from '../upstream.js';
  * HTTP 200 (`code` other than 1).
  */
 
-const NOT_CHARGED = 'you were not charged';
-
 /** "0"/"1" (or 0/1) → boolean; anything else (missing, "", null) → undefined (unknown). */
 const flag = z
   .union([z.string(), z.number(), z.boolean(), z.null()])
@@ -177,31 +175,31 @@ function interpretCode(label: string, q: TokenSecurityQuery) {
       case 2004:
         return new ToolError(
           'invalid_input',
-          `The ${label} says ${q.address} is not a valid token address on ${q.chain.label} (code 2004). Check the address; ${NOT_CHARGED}.`,
+          `The ${label} says ${q.address} is not a valid token address on ${q.chain.label} (code 2004). Check the address.`,
           { field: q.field },
         );
       case 2018:
         return new ToolError(
           'invalid_input',
-          `The ${label} does not support ${q.chain.label} right now (code 2018). Try another chain; ${NOT_CHARGED}.`,
+          `The ${label} does not support ${q.chain.label} right now (code 2018). Try another chain.`,
           { field: 'chain' },
         );
       case 2020:
         return new ToolError(
           'not_found',
-          `${where} is not a token contract according to the ${label} (code 2020); a wallet address? Check the address and chain; ${NOT_CHARGED}.`,
+          `${where} is not a token contract according to the ${label} (code 2020); a wallet address? Check the address and chain.`,
           { field: q.field },
         );
       case 2021:
         return new ToolError(
           'not_found',
-          `The ${label} has no contract information for ${where} (code 2021). Check the address and chain; ${NOT_CHARGED}.`,
+          `The ${label} has no contract information for ${where} (code 2021). Check the address and chain.`,
           { field: q.field },
         );
       case 4029:
         return new ToolError(
           'upstream_rate_limited',
-          `The ${label} is throttling requests right now (code 4029). Try again in ${THROTTLE_SECONDS} s; ${NOT_CHARGED}.`,
+          `The ${label} is throttling requests right now (code 4029). Try again in ${THROTTLE_SECONDS} s.`,
           {
             details: { retryAfterSeconds: THROTTLE_SECONDS },
           },
@@ -210,7 +208,7 @@ function interpretCode(label: string, q: TokenSecurityQuery) {
         // 4010-4012 / 4022-4023 (our access token), 5006 (parameters) and anything new: not the caller's to fix.
         return new ToolError(
           'upstream_unavailable',
-          `The ${label} refused the lookup (code ${Number.isFinite(code) ? code : '?'}${said ? `: ${said}` : ''}). Try again later; ${NOT_CHARGED}.`,
+          `The ${label} refused the lookup (code ${Number.isFinite(code) ? code : '?'}${said ? `: ${said}` : ''}). Try again later.`,
         );
     }
   };
@@ -236,7 +234,7 @@ export function createGoPlusProvider(upstream: Upstream): GoPlusProvider {
     const unknown = () =>
       new ToolError(
         'not_found',
-        `The ${label} has no security data for ${q.address} on ${q.chain.label}: it is not a token there, or not indexed yet. Check the address and chain; ${NOT_CHARGED}.`,
+        `The ${label} has no security data for ${q.address} on ${q.chain.label}: it is not a token there, or not indexed yet. Check the address and chain.`,
         {
           field: q.field,
         },

@@ -126,7 +126,7 @@ function coinInUniverse(coin: string, universe: Universe, label: string): string
     : `"${wanted}" is not a perpetual coin on the ${label}`;
   throw new ToolError(
     'not_found',
-    `${why} (${active.length} coins are listed). Use a listed ticker such as ${examples.join(', ')}; you were not charged.`,
+    `${why} (${active.length} coins are listed). Use a listed ticker such as ${examples.join(', ')}.`,
     { field: 'coin', details: { examples } },
   );
 }
@@ -176,7 +176,7 @@ export function createHyperliquidProvider(upstream: Upstream, now: () => number 
         status === 200 && json === null
           ? new ToolError(
               'not_found',
-              `The ${label} has no ${query.interval} candles for ${coin}; try another coin or interval. You were not charged.`,
+              `The ${label} has no ${query.interval} candles for ${coin}; try another coin or interval.`,
               { field: 'coin' },
             )
           : undefined,
@@ -184,7 +184,7 @@ export function createHyperliquidProvider(upstream: Upstream, now: () => number 
     if (fetched.data.length === 0) {
       throw new ToolError(
         'not_found',
-        `The ${label} returned no ${query.interval} candles for ${coin} yet; try a shorter interval or again later. You were not charged.`,
+        `The ${label} returned no ${query.interval} candles for ${coin} yet; try a shorter interval or again later.`,
         { field: 'interval' },
       );
     }

@@ -129,14 +129,14 @@ export function createKalshiProvider(upstream: Upstream): KalshiProvider {
           if (status === 404) {
             return new ToolError(
               'not_found',
-              `The ${label} has no event "${eventTicker}". Check the event ticker (upper case, e.g. KXFEDDECISION-25DEC; a market ticker is not an event ticker); you were not charged.`,
+              `The ${label} has no event "${eventTicker}". Check the event ticker (upper case, e.g. KXFEDDECISION-25DEC; a market ticker is not an event ticker).`,
               { field: 'eventTicker' },
             );
           }
           if (status === 400) {
             return new ToolError(
               'invalid_input',
-              `The ${label} does not accept "${eventTicker}" as an event ticker. Check it and call again; you were not charged.`,
+              `The ${label} does not accept "${eventTicker}" as an event ticker. Check it and call again.`,
               {
                 field: 'eventTicker',
               },
@@ -153,7 +153,7 @@ export function createKalshiProvider(upstream: Upstream): KalshiProvider {
                   : 'an error';
             return new ToolError(
               'upstream_unavailable',
-              `The ${label} answered with ${message.slice(0, 120)}. Try again in a minute; you were not charged.`,
+              `The ${label} answered with ${message.slice(0, 120)}. Try again in a minute.`,
             );
           }
           return undefined;

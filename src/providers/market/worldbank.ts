@@ -101,19 +101,19 @@ function interpretMessage(label: string, query: SeriesQuery, json: unknown): Too
     case '120':
       return new ToolError(
         'invalid_input',
-        `The ${label} does not know the country code "${query.country}". Use an ISO 3166 alpha-2 or alpha-3 code such as BR or BRA (aggregates such as WLD also work); you were not charged.`,
+        `The ${label} does not know the country code "${query.country}". Use an ISO 3166 alpha-2 or alpha-3 code such as BR or BRA (aggregates such as WLD also work).`,
         { field: 'country' },
       );
     case '175':
       return new ToolError(
         'not_found',
-        `The ${label} has no indicator "${query.indicator}" (it may be misspelt, archived or deleted; codes are case-sensitive, e.g. NY.GDP.MKTP.CD). You were not charged.`,
+        `The ${label} has no indicator "${query.indicator}" (it may be misspelt, archived or deleted; codes are case-sensitive, e.g. NY.GDP.MKTP.CD).`,
         { field: 'indicator' },
       );
     default:
       return new ToolError(
         'upstream_unavailable',
-        `The ${label} answered with error ${message.id}${message.value ? ` ("${message.value.slice(0, 120)}")` : ''}. Try again later; you were not charged.`,
+        `The ${label} answered with error ${message.id}${message.value ? ` ("${message.value.slice(0, 120)}")` : ''}. Try again later.`,
       );
   }
 }

@@ -6,8 +6,6 @@
 import { ToolError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 
-const NOT_CHARGED = 'you were not charged';
-
 /** What the refused request named, for the message. */
 export interface ErrorContext {
   serviceId?: number;
@@ -21,14 +19,14 @@ function accountError(lower: string, label: string, log: Logger): ToolError | un
     log.error('the marketing panel refused our API key; check SMM_PANEL_KEY', { upstream: 'smm' });
     return new ToolError(
       'upstream_unavailable',
-      `The ${label} refused this server's credentials (an operator problem). Try again later; ${NOT_CHARGED}.`,
+      `The ${label} refused this server's credentials (an operator problem). Try again later.`,
     );
   }
   if (/not enough funds|insufficient (funds|balance)|low balance|balance is (too )?low/.test(lower)) {
     log.error('the marketing panel account is out of funds; top it up', { upstream: 'smm' });
     return new ToolError(
       'upstream_unavailable',
-      `The ${label} account of this server is out of funds (an operator problem). Try again later; ${NOT_CHARGED}.`,
+      `The ${label} account of this server is out of funds (an operator problem). Try again later.`,
     );
   }
   return undefined;
@@ -41,7 +39,7 @@ function quantityError(said: string, lower: string, label: string, at: ErrorCont
   const bound = min ? ` (the minimum is ${min})` : max ? ` (the maximum is ${max})` : '';
   return new ToolError(
     'invalid_input',
-    `The ${label} refused quantity ${at.quantity ?? ''}${bound}. Check the limits with GET /v1/smm-quote; ${NOT_CHARGED}.`,
+    `The ${label} refused quantity ${at.quantity ?? ''}${bound}. Check the limits with GET /v1/smm-quote.`,
     {
       field: 'quantity',
       ...(min || max
@@ -61,14 +59,14 @@ function requestError(said: string, lower: string, label: string, at: ErrorConte
   ) {
     return new ToolError(
       'conflict',
-      `The ${label} already has an active order for this link. Wait until it completes, or use another link; ${NOT_CHARGED}.`,
+      `The ${label} already has an active order for this link. Wait until it completes, or use another link.`,
       { field: 'link' },
     );
   }
   if (lower.includes('service')) {
     return new ToolError(
       'invalid_input',
-      `The ${label} does not sell service ${at.serviceId ?? ''}. Find one with GET /v1/smm-services; ${NOT_CHARGED}.`,
+      `The ${label} does not sell service ${at.serviceId ?? ''}. Find one with GET /v1/smm-services.`,
       { field: 'serviceId' },
     );
   }
@@ -78,11 +76,9 @@ function requestError(said: string, lower: string, label: string, at: ErrorConte
     });
   }
   if (/\blink\b|\burl\b/.test(lower)) {
-    return new ToolError(
-      'invalid_input',
-      `The ${label} refused the link. Send the full URL of the post or profile; ${NOT_CHARGED}.`,
-      { field: 'link' },
-    );
+    return new ToolError('invalid_input', `The ${label} refused the link. Send the full URL of the post or profile.`, {
+      field: 'link',
+    });
   }
   return undefined;
 }
@@ -98,7 +94,7 @@ export function panelError(text: string, label: string, at: ErrorContext, log: L
     return known;
   }
   log.error('the marketing panel refused a request', { upstream: 'smm', error: said });
-  return new ToolError('upstream_unavailable', `The ${label} refused the request. Try again later; ${NOT_CHARGED}.`);
+  return new ToolError('upstream_unavailable', `The ${label} refused the request. Try again later.`);
 }
 
 /** Reads the `error` text of a panel answer sent with a non-5xx status (5xx and 429 keep their retry handling). */

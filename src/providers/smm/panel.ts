@@ -19,8 +19,6 @@ import { interpretPanel } from './panel-errors.js';
 export type { SmmService } from './panel-answers.js';
 export { panelError } from './panel-errors.js';
 
-const NOT_CHARGED = 'you were not charged';
-
 /** Our order states; `ordered` is what smm-order answers, the rest come from the panel's status words. */
 export const ORDER_STATUSES = [
   'ordered',
@@ -55,7 +53,7 @@ export interface PanelOrderStatus {
   status: OrderStatus;
   /** The panel's own word, e.g. `In progress`. */
   panelStatus: string;
-  /** What the panel charged us, in its currency. */
+  /** What the panel billed this server, in its currency. */
   charge: number | null;
   startCount: number | null;
   remains: number | null;
@@ -118,7 +116,7 @@ async function fetchServices(panel: PanelClient, signal?: AbortSignal): Promise<
   if (list.length === 0 && garbled > 0) {
     throw new ToolError(
       'upstream_invalid',
-      `The ${label} sent a service list this server cannot read. Try again later; ${NOT_CHARGED}.`,
+      `The ${label} sent a service list this server cannot read. Try again later.`,
     );
   }
   return { ...fetched, data: list };
@@ -184,7 +182,7 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
       if (!configured || key === undefined) {
         throw new ToolError(
           'not_implemented',
-          `No ${label} is configured on this server (the operator sets SMM_PANEL_URL and SMM_PANEL_KEY), so social-marketing orders are unavailable. You were not charged.`,
+          `No ${label} is configured on this server (the operator sets SMM_PANEL_URL and SMM_PANEL_KEY), so social-marketing orders are unavailable.`,
         );
       }
       return key;
@@ -199,7 +197,7 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
     if (!found) {
       throw new ToolError(
         'invalid_input',
-        `The ${label} does not sell service ${serviceId}. Find a service id with GET /v1/smm-services; ${NOT_CHARGED}.`,
+        `The ${label} does not sell service ${serviceId}. Find a service id with GET /v1/smm-services.`,
         {
           field: 'serviceId',
         },

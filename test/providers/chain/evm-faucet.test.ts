@@ -78,7 +78,7 @@ describe('the self-hosted Base Sepolia faucet', () => {
       faucet(empty.privateKey).drip({ network: 'base-sepolia', token: 'usdc', address: fresh() }, signal),
     );
     expect(err.code).toBe('upstream_unavailable');
-    expect(err.message).toMatch(/out of funds for a USDC drip.*not charged/);
+    expect(err.message).toMatch(/out of funds for a USDC drip/);
   });
 
   it('refuses to send when its RPC is not Base Sepolia (a mainnet URL given by mistake)', async () => {

@@ -207,7 +207,7 @@ describe('listing ERC-20 transfers over JSON-RPC', () => {
     proxy.failNext('error200', 1, rpcMethod('eth_getLogs'));
     const err = await toolFailure(listTransfers({ reader: reader(), scan }, { address: alice, limit: 10 }));
     expect(err.code).toBe('upstream_unavailable');
-    expect(err.message).toMatch(/not charged/);
+    expect(err.message).toMatch(/Try again later\.$/);
   });
 });
 

@@ -117,7 +117,7 @@ describe('the DefiLlama stablecoins provider', () => {
       const err = await toolFailure(fresh().market());
       expect(err.code).toBe(code);
       expect(err.message).toMatch(/DefiLlama stablecoins API/);
-      expect(err.message).toMatch(/not charged/);
+      expect(err.message).toMatch(/Try again/);
     });
   }
 });

@@ -103,7 +103,7 @@ describe('the DefiLlama yields provider', () => {
       lookalike.failNext(mode, times);
       const err = await toolFailure(provider.pools());
       expect(err.code).toBe(code);
-      expect(err.message).toMatch(/DefiLlama yields API.*not charged/);
+      expect(err.message).toMatch(/DefiLlama yields API.*Try again/);
       expect((await provider.pools()).cached).toBe(false);
     });
   }

@@ -65,7 +65,7 @@ describe('the GoPlus provider', () => {
     const err = await toolFailure(fresh().tokenSecurity({ chain: base, address: TOKENS.unknown, field: 'contract' }));
     expect(err).toMatchObject({ code: 'not_found', field: 'contract' });
     expect(err.message).toContain(TOKENS.unknown);
-    expect(err.message).toMatch(/not charged/);
+    expect(err.message).toMatch(/Check the address and chain\.$/);
   });
 
   it('answers a wallet address (code 2020 with HTTP 200) with not_found, and an unsupported chain (2018) with invalid_input on chain', async () => {

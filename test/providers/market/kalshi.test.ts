@@ -100,7 +100,7 @@ describe('the Kalshi provider', () => {
       lookalike.failNext(mode, times);
       const err = await toolFailure(fresh().event('KXFEDDECISION-25DEC'));
       expect(err.code).toBe(code);
-      expect(err.message).toMatch(/Kalshi Trade API.*not charged/);
+      expect(err.message).toMatch(/Kalshi Trade API.*Try again/);
     });
   }
 });

@@ -97,7 +97,7 @@ describe('the World Bank provider', () => {
       lookalike.failNext(mode, times);
       const err = await toolFailure(fresh().series(gdp));
       expect(err.code).toBe(code);
-      expect(err.message).toMatch(/World Bank Indicators API.*not charged/);
+      expect(err.message).toMatch(/World Bank Indicators API.*Try again/);
     });
   }
 });

@@ -1,12 +1,17 @@
-import { createPublicKey, verify } from 'node:crypto';
 import algosdk from 'algosdk';
+import {
+  ASSET_MIN_BALANCE,
+  BASE_MIN_BALANCE,
+  MAX_GROUP_SIZE,
+  MAX_TXN_LIFE,
+  b64,
+  cloneAccounts,
+  ed25519Valid,
+  expectedGroupId,
+  type LedgerAccount,
+} from './algorand-rules.js';
 
-/** What the look-alike ledger keeps per account: µAlgo, ASA holdings (opted in = present) and a rekey target. */
-export interface LedgerAccount {
-  algo: bigint;
-  assets: Map<bigint, bigint>;
-  authAddr?: string;
-}
+export { expectedGroupId, type LedgerAccount } from './algorand-rules.js';
 
 /** A transaction the ledger committed, with the round it landed in. */
 export interface ConfirmedTxn {
@@ -22,40 +27,6 @@ export class LedgerRejection extends Error {
   ) {
     super(message);
   }
-}
-
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const MAX_GROUP_SIZE = 16;
-const MAX_TXN_LIFE = 1000n;
-const BASE_MIN_BALANCE = 100_000n;
-const ASSET_MIN_BALANCE = 100_000n;
-
-function ed25519Valid(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  try {
-    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
-    return verify(null, message, key, signature);
-  } catch {
-    return false;
-  }
-}
-
-function cloneAccounts(accounts: Map<string, LedgerAccount>): Map<string, LedgerAccount> {
-  const out = new Map<string, LedgerAccount>();
-  for (const [addr, a] of accounts) out.set(addr, { ...a, assets: new Map(a.assets) });
-  return out;
-}
-
-const b64 = (bytes: Uint8Array | undefined) => (bytes ? Buffer.from(bytes).toString('base64') : '');
-
-/** The group id algod expects for transactions: the hash of their txids computed with the group field cleared. */
-export function expectedGroupId(txns: readonly algosdk.Transaction[]): Uint8Array {
-  return algosdk.computeGroupID(
-    txns.map((t) => {
-      const copy = algosdk.decodeUnsignedTransaction(algosdk.encodeUnsignedTransaction(t));
-      copy.group = undefined;
-      return copy;
-    }),
-  );
 }
 
 /**

@@ -10,9 +10,6 @@ export const GENESIS = {
 } as const;
 const GENESIS_ID = { mainnet: 'mainnet-v1.0', testnet: 'testnet-v1.0' } as const;
 
-/** Price of the tools used in the Algorand tests, in ASA base units (6 decimals: 0.001). */
-export const ALGORAND_PRICE = 1000n;
-
 /** A look-alike algod with an ASA, a funded fee payer, an opted-in pay-to, funded payers and the server environment. */
 export interface AlgorandEnvironment {
   algod: AlgodLookAlike;

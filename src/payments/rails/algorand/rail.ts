@@ -37,14 +37,13 @@ import { toFacilitatorAvmSigner } from '@x402/avm';
 import { ExactAvmScheme as ExactAvmFacilitatorScheme } from '@x402/avm/exact/facilitator';
 import { ExactAvmScheme as ExactAvmServerScheme } from '@x402/avm/exact/server';
 import algosdk from 'algosdk';
-import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
 import { CheckedAvmFacilitator } from './facilitator.js';
 import { algodUrlFor, lookupAlgorandPayment } from './lookup.js';
 import { guardAvmSigner } from './rpc.js';
 import { algorandNetworkKind, paymentTxnOf } from './txns.js';
 import { ALGORAND_EXACT } from '../info.js';
-import type { Identified, LoadedRail } from '../rail.js';
+import type { Identified, LoadedRail, InProcessSettings } from '../rail.js';
 import { ALGORAND_ROUND_SECONDS, longestWindowRounds, windowRefusal } from '../window.js';
 
 /** `exact` on Algorand with the official `@x402/avm` schemes; our fee payer is `FACILITATOR_ALGORAND_MNEMONIC`. */
@@ -70,7 +69,7 @@ export const algorandExactRail: LoadedRail = {
       );
     return { ok: true, replayKey: `algorand-exact:${txn.txID()}`, payer: txn.sender.toString() };
   },
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const secretKey = config.facilitator.keys.algorand;
     if (!secretKey) return [];
     const feePayer = algosdk.encodeAddress(secretKey.slice(32));

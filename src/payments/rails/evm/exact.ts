@@ -2,12 +2,11 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
-import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
 import { guardedEvmScheme } from './chain.js';
 import { lookupEip3009 } from './exact-lookup.js';
 import { EVM_EXACT } from '../info.js';
-import type { Identified, LoadedRail } from '../rail.js';
+import type { Identified, LoadedRail, InProcessSettings } from '../rail.js';
 import { checkExpiry } from '../window.js';
 
 interface Eip3009Payload {
@@ -81,7 +80,7 @@ export const evmExactRail: LoadedRail = {
     if (tooLong) return tooLong;
     return { ok: true, replayKey: evmExactReplayKey(requirements, auth), payer: auth.from };
   },
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const key = config.facilitator.keys.evm;
     if (!key) return [];
     const done: string[] = [];

@@ -10,12 +10,11 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { UptoEvmScheme as UptoEvmFacilitatorScheme } from '@x402/evm/upto/facilitator';
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
-import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
 import { guardedEvmScheme } from './chain.js';
 import { lookupPermit2 } from './upto-lookup.js';
 import { EVM_UPTO } from '../info.js';
-import type { Identified, LoadedRail } from '../rail.js';
+import type { Identified, LoadedRail, InProcessSettings } from '../rail.js';
 import { checkExpiry } from '../window.js';
 
 interface Permit2Authorization {
@@ -64,7 +63,7 @@ export const evmUptoRail: LoadedRail = {
     if (tooLong) return tooLong;
     return { ok: true, replayKey: permit2ReplayKey(requirements, auth), payer: auth.from };
   },
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const key = config.facilitator.keys.evm;
     if (!key) return [];
     const done: string[] = [];

@@ -9,13 +9,12 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { ExactEvmSchemeV1 as ExactEvmV1FacilitatorScheme } from '@x402/evm/exact/v1/facilitator';
-import type { Config } from '../../../config.js';
 import { canonicalNetworkId } from '../../match.js';
 import type { NetworkEntry } from '../../networks.js';
 import { guardedEvmScheme } from './chain.js';
 import { eip3009Authorization, evmExactRail, evmExactReplayKey } from './exact.js';
 import { EVM_EXACT_V1, V1_NETWORK_NAMES } from '../info.js';
-import type { Identified, LoadedRail } from '../rail.js';
+import type { Identified, LoadedRail, InProcessSettings } from '../rail.js';
 import { checkExpiry } from '../window.js';
 
 export { V1_NETWORK_NAMES } from '../info.js';
@@ -41,7 +40,7 @@ export const evmExactV1Rail: LoadedRail = {
     if (tooLong) return tooLong;
     return { ok: true, replayKey: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
   },
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const key = config.facilitator.keys.evm;
     if (!key) return [];
     const done: string[] = [];

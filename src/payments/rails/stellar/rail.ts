@@ -37,7 +37,7 @@ import { stellarPassphrase, stellarRpc } from './network.js';
 import { ExactStellarServerScheme } from './server.js';
 import { checkStellarWindow } from './window.js';
 import { STELLAR_EXACT } from '../info.js';
-import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
+import type { Identified, LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
 
 /** The payer's authorization in a Stellar `exact` payload, or a sentence saying why there is none. */
 export function stellarPayerAuthorization(
@@ -92,7 +92,7 @@ export const stellarExactRail: LoadedRail = {
     const found = stellarPayerAuthorization(payload, requirements.network);
     return found.ok ? checkStellarWindow(found.auth, requirements, net, config) : undefined;
   },
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const secret = config.facilitator.keys.stellar;
     if (!secret) return [];
     const done: string[] = [];

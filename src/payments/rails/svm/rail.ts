@@ -39,7 +39,7 @@ import type { Config } from '../../../config.js';
 import type { NetworkEntry } from '../../networks.js';
 import type { PaymentCode } from '../../../errors.js';
 import { SVM_EXACT } from '../info.js';
-import type { Identified, LookupResult, PendingSettlement, LoadedRail } from '../rail.js';
+import type { Identified, LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
 import { settleTraced, traceCall } from '../rpc-trace.js';
 import { lookupOtherFeePayer } from './history.js';
 import { guardSvmSigner } from './rpc.js';
@@ -212,7 +212,7 @@ export const svmExactRail: LoadedRail = {
       );
     return { ok: true, replayKey: svmExactReplayKey(requirements.network, tx.messageHash), payer: tx.tokenPayer };
   },
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: Config): string[] {
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const secret = config.facilitator.keys.svm;
     if (!secret) return [];
     const built = svmFacilitatorScheme(secret, nets);

@@ -1,3 +1,7 @@
+/**
+ * The MCP server's catalog: each registry tool's tools/list entry, built once by the composition root (the selling
+ * runtime, or the agent's remote stdio) and handed to the MCP server, which lists what it is given.
+ */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.js';
 import { MPP_OFFERS_META_KEY, mppToolInfo } from '../payments/mpp/discovery.js';
@@ -30,7 +34,7 @@ const PAYMENT_REQUIRED_JSON_SCHEMA = {
  * carries its price (`_meta["x402/price"]`), the PaymentRequired branch of its output schema and, with the MPP gate,
  * its MPP offers (`_meta["org.paymentauth/offers"]`, when MPP is on and the tool has any); a free tool's has neither.
  */
-export function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate): Tool {
+function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate): Tool {
   const output = portableSchema(outputJsonSchema(tool));
   const entry: Tool = {
     name: tool.name,
@@ -47,4 +51,15 @@ export function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate
     outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
     _meta: { [PRICE_META_KEY]: priceSummary(config, tool), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
   };
+}
+
+/** What an MCP server lists: the registry's tools and their tools/list entries, in the same order. */
+export interface McpToolCatalog {
+  tools: readonly AnyToolDefinition[];
+  entries: readonly Tool[];
+}
+
+/** The catalog of a registry: prices from the configuration and, with the MPP gate of a selling server, MPP offers. */
+export function mcpCatalog(config: Config, tools: readonly AnyToolDefinition[], mpp?: MppGate): McpToolCatalog {
+  return { tools, entries: tools.map((tool) => toMcpTool(config, tool, mpp)) };
 }

@@ -209,7 +209,7 @@ export const cryptoIndicators = defineTool({
     'Candles needed: EMA200 200, EMA50/SMA50 50, MACD 34, SMA20/EMA20/Bollinger 20, RSI/ATR 15; with fewer, those values ' +
     'are null and the indicator says so in `unavailable` (nothing is invented). Options: `interval` (1m … 1M, default 1h), ' +
     '`limit` candles (default 200, max 500), `points` per series (default 20, max 100), `indicators` subset (default all). ' +
-    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504.',
+    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge.',
   group: 'tools',
   method: 'POST',
   path: '/api/crypto-indicators',

@@ -98,7 +98,7 @@ export const developmentIndicator = defineTool({
     'population (SP.POP.TOTL) or inflation (FP.CPI.TOTL.ZG), with the indicator name. Query parameters: ' +
     '`country` (ISO-2 or ISO-3), `indicator` (code), `startYear` (default 2018) and `endYear` (default 2023). ' +
     'Years without an observation are left out. An unknown indicator or a range without any observation is ' +
-    'answered 404, an unknown country code 400.',
+    'answered 404, an unknown country code 400, neither charged.',
   group: 'tools',
   method: 'GET',
   path: '/api/development-indicator',

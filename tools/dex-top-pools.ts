@@ -98,7 +98,7 @@ export const dexTopPools = defineTool({
     'Lists the largest DEX liquidity pools (pools of two or more tokens) ranked by total value locked, with chain, ' +
     'project, token symbols, TVL in USD and APY in percent. Filters: `chain` (exact name, case-insensitive) and ' +
     '`project` (case-insensitive substring of the slug), omit either for all; `limit` (1–50, default 10). An unknown ' +
-    'chain or a filter that matches nothing is answered 404.',
+    'chain or a filter that matches nothing is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/dex-top-pools',

@@ -53,7 +53,7 @@ export const perpKlines = defineTool({
     'perpetual-futures coin listed on Hyperliquid, such as BTC or ETH, plus a summary of the window (open, close, high, ' +
     'low, total volume, % change). Options: `interval` (1m … 1M, default 1h) and `limit` (default 100, max 500); the ' +
     'exchange keeps only its latest 5,000 candles per coin and interval, so a young coin may return fewer. ' +
-    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504.',
+    'Unknown coin → 404 with valid examples; exchange down or rate-limiting → 502/503/504 and no charge.',
   group: 'tools',
   method: 'POST',
   path: '/api/perp-klines',

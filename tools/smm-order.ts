@@ -88,8 +88,8 @@ export const smmOrder = defineTool({
     'followers, likes or views on a platform; search with the free smm-services), `link` the post or account, ' +
     '`quantity` the units to deliver (checked against the service limits before payment; the free smm-quote shows ' +
     'them). Returns the order status (`ordered`), order id and the charge in USD; follow the order with the free ' +
-    'smm-order-status. Each call places a new order (not idempotent: retrying orders again). The price is ' +
-    'fixed, whatever the quantity.',
+    'smm-order-status. Each call places a new order (not idempotent: retrying orders again). A refused or failed ' +
+    'order is not charged; the price is fixed, whatever the quantity.',
   group: 'smm',
   method: 'POST',
   path: '/smm/v1/smm-order',

@@ -228,7 +228,7 @@ export const stablecoins = defineTool({
     'Lists stablecoins ranked by circulating supply, with price, peg deviation, 1d/7d/30d supply change and ' +
     'per-chain circulation, plus market totals. Filters: `peg` currency (default USD; `all` for every peg), ' +
     '`chain`, `search` (name or symbol substring), `mechanism` (fiat-backed, crypto-backed, algorithmic); ' +
-    '`limit` rows (default 20, max 100). A filter that matches nothing is answered 404.',
+    '`limit` rows (default 20, max 100). A filter that matches nothing is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/stablecoins',

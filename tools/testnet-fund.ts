@@ -80,7 +80,7 @@ export const testnetFund = defineTool({
     'Sends test funds to your address: 1 test USDC (default) or 0.0001 ETH on Base Sepolia, or test USDC or SOL ' +
     'on Solana devnet, and returns the transaction hash and explorer link. The address must match `network` ' +
     '(0x… for base-sepolia, base58 for solana-devnet). At most 2 drips per address per day, plus the faucet ' +
-    "provider's rolling caps. Test funds have no market value.",
+    "provider's rolling caps; a refused or failed drip is not charged. Test funds have no market value.",
   group: 'tools',
   method: 'POST',
   path: '/api/testnet-fund',

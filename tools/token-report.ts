@@ -201,7 +201,7 @@ export const tokenReport = defineTool({
     'concentration, risk flags, a 0–100 risk score and a three-sentence analyst verdict (`verdict`). Query: `chain` ' +
     '(default eth; base, bsc, arbitrum, polygon, optimism, avalanche, solana) and the token address in `token`, ' +
     '`address` or `contract`; optional `wallet`. Unsupported chains, malformed addresses and unknown tokens are ' +
-    'refused.',
+    'refused and not charged.',
   group: 'token',
   method: 'GET',
   path: '/report',

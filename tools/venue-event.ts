@@ -72,7 +72,7 @@ export const venueEvent = defineTool({
   description:
     'Looks up a prediction-market event by its ticker and returns its title, category, whether its markets ' +
     'are mutually exclusive, and every market with YES/NO bid and ask, last price (dollars 0–1, i.e. implied ' +
-    'probability), volume, open interest, status and a link. An unknown ticker is answered 404.',
+    'probability), volume, open interest, status and a link. An unknown ticker is answered 404 and not charged.',
   group: 'tools',
   method: 'POST',
   path: '/api/venue-event',

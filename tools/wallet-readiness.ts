@@ -52,8 +52,8 @@ export const walletReadiness = defineTool({
     'Runs three checks for an EVM wallet in one paid call, each succeeding or failing on its own: ' +
     'wallet-balances (native and stablecoin balances across supported networks, plus Solana stablecoin balance ' +
     'when `solanaAddress` is given), gas-snapshot (current gas prices and the fee of a stablecoin transfer) and ' +
-    'onramp-link (a single-use link to buy USDC on Base into the wallet). The call succeeds when wallet-balances or ' +
-    'gas-snapshot succeeded; when both fail it fails. Read-only: nothing is sent from the wallet.',
+    'onramp-link (a single-use link to buy USDC on Base into the wallet). The call is charged when wallet-balances or ' +
+    'gas-snapshot succeeded; when both fail it fails and nothing is charged. Read-only: nothing is sent from the wallet.',
   group: 'tools',
   method: 'POST',
   path: '/api/skill/wallet-readiness',

@@ -12,8 +12,12 @@ function sources(folder: string): string[] {
     .map((name) => join(folder, name));
 }
 
-/** A charge sentence in any wording ("nothing was charged", "you were not charged", "uncharged", "no charge" …). */
-const CHARGE = /\b(un)?charged\b|\bno charge\b/i;
+/**
+ * The charge sentence of an answer, in any wording it had ("nothing was charged", "you were not charged", "you have
+ * not been charged", "so it is not charged"). A tool's description may still state its pricing policy for agents
+ * ("an unknown ticker is answered 404 and not charged"): that text is part of the challenge the seed fixes.
+ */
+const CHARGE = /\b(nothing was|you were not|you have not been|it is not) charged\b/i;
 
 /** The lines of `files` that speak of a charge, as "path:line: text". */
 function chargeLines(files: string[]): string[] {

@@ -5,23 +5,46 @@
  * other package stays external and loads from node_modules when first used (chain SDKs, the MCP SDK, drivers).
  */
 import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+// mppx is a devDependency and so bundled too (into the chunk its first credential loads): as a dependency of the
+// package it made npm loop without end in projects that use viem 2.57.20, whose optional peer is mppx >= 0.17
+// (docs/install.md, "Dependency pins").
 /** Pure-JavaScript packages loaded at every start, bundled. */
 const BUNDLED = new Set(['express', 'zod', 'pino', '@x402/core']);
 const external = Object.keys(dependencies)
   .filter((name) => !BUNDLED.has(name))
   .flatMap((name) => [name, `${name}/*`]);
 
+/**
+ * zod's `z` namespace, `z.core` and zod/mini re-export every message locale (`z.locales`, over 350 KB of the start-up
+ * chunk's source, compiled at every start); only English, the default, is used: the bundle's `z.locales` holds `en`.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir)
+        ? { path: join(args.resolveDir, '../locales/en.js').replace(/\\/g, '/'), namespace: 'zod-locales' }
+        : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 await build({
   // The CLI, and the worker threads' entries, which src/workers/entry.ts finds beside the chunk that starts them:
-  // the tools' threads (src/workers/pool.ts) and the facilitator thread (src/payments/facilitator-thread.ts).
+  // the tools' threads (src/workers/pool.ts) and the facilitator thread (src/payments/facilitators/facilitator-thread.ts).
   entryPoints: [
     { in: 'dist/src/cli.js', out: 'cli' },
     { in: 'dist/src/workers/tool-worker.js', out: 'tool-worker' },
-    { in: 'dist/src/payments/facilitator-worker.js', out: 'facilitator-worker' },
+    { in: 'dist/src/payments/facilitators/facilitator-worker.js', out: 'facilitator-worker' },
   ],
   outdir: 'dist/bin',
   bundle: true,
@@ -30,6 +53,7 @@ await build({
   format: 'esm',
   target: 'node20.19',
   external,
+  plugins: [englishOnly],
   // Bundled CommonJS packages (express) call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);",

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { AgentEnvSchema, loadAgentConfig } from '../src/agent/settings.js';
-import { EnvSchema } from '../src/config-env.js';
+import { EnvSchema } from '../src/config/env.js';
 
 const text = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
 const lines = text.split('\n').filter((line) => line.trim() !== '');

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portableSchema } from '../src/shared/mcp-wire.js';
-import { inputJsonSchema, outputJsonSchema } from '../src/tool-schema.js';
+import { inputJsonSchema, outputJsonSchema } from '../src/tool/tool-schema.js';
 import { z } from 'zod';
 import { freeTools, paidTools as tools } from '../tools/index.js';
 import { asMcpChallenge, connectHttpClient } from './support/mcp.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { toolTableMarkdown } from '../src/catalog.js';
-import { loadConfig } from '../src/config.js';
+import { toolTableMarkdown } from '../src/tool/catalog.js';
+import { loadConfig } from '../src/config/config.js';
 import { AgentEnvSchema } from '../src/agent/settings.js';
-import { EnvSchema } from '../src/config-env.js';
+import { EnvSchema } from '../src/config/env.js';
 import { paidTools as tools } from '../tools/index.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -36,6 +36,14 @@ describe('README', () => {
     const names = Object.keys(AgentEnvSchema.shape);
     expect(names.length).toBeGreaterThan(20);
     for (const name of names) expect(agents, `docs/agents.md documents ${name}`).toContain(name);
+  });
+
+  it('stays under 200 lines, mentions the demo, and reads receipts back without a placeholder address', () => {
+    expect(readme.trimEnd().split('\n').length).toBeLessThan(200);
+    expect(readme).toContain('npm run demo');
+    const receiptsLine = readme.split('\n').find((line) => /cli\.js receipts/.test(line));
+    expect(receiptsLine).toBeDefined();
+    expect(receiptsLine).not.toMatch(/0xYour/);
   });
 
   it('is what .ci/run runs', () => {

@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { AgentEnvSchema, DEFAULT_BUDGET } from '../src/agent/settings.js';
-import { EnvSchema } from '../src/config-env.js';
+import { EnvSchema } from '../src/config/env.js';
 
 const root = new URL('../', import.meta.url);
 const read = (path: string): unknown => JSON.parse(readFileSync(new URL(path, root), 'utf8'));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
-import { defineTool } from '../src/tool.js';
+import { annuityValues } from '../src/finance/annuity.js';
+import { ToolError } from '../src/shared/errors.js';
+import { defineTool } from '../src/tool/tool.js';
 
 const AnnuityInputSchema = z.object({
   payment: z.number().finite().describe('Payment per period, in any currency unit.'),
@@ -39,31 +40,18 @@ export const annuity = defineTool({
   path: '/api/annuity',
   input: AnnuityInputSchema,
   output: AnnuityOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   example: { payment: 100, ratePerPeriod: 0.05, periods: 10, type: 'ordinary' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  handler: ({ payment, ratePerPeriod: r, periods: n, type }) => {
-    let presentValue: number;
-    let futureValue: number;
-    if (r === 0) {
-      presentValue = payment * n;
-      futureValue = payment * n;
-    } else {
-      // expm1/log1p keep full precision for very small rates, where (1+r)^n − 1 would cancel.
-      const growth = n * Math.log1p(r);
-      presentValue = (payment * -Math.expm1(-growth)) / r;
-      futureValue = (payment * Math.expm1(growth)) / r;
-      if (type === 'due') {
-        presentValue *= 1 + r;
-        futureValue *= 1 + r;
-      }
-    }
-    if (!Number.isFinite(presentValue) || !Number.isFinite(futureValue)) {
+  handler: ({ payment, ratePerPeriod, periods, type }) => {
+    const values = annuityValues(payment, ratePerPeriod, periods, type === 'due');
+    if (!values) {
       throw new ToolError(
         'invalid_input',
         'The annuity value is too large to represent as a finite number; reduce periods, ratePerPeriod or payment.',
       );
     }
+    const { presentValue, futureValue } = values;
     return { presentValue, futureValue, type };
   },
 });

@@ -1,9 +1,6 @@
-import { lazyRequire } from '../src/lazy.js';
 import { z } from 'zod';
-import { defineTool } from '../src/tool.js';
-
-/** `card-validator`, loaded on the first call. */
-const cardValidator = lazyRequire<typeof import('card-validator')>('card-validator');
+import { detectBrand } from '../src/cards/brands.js';
+import { defineTool } from '../src/tool/tool.js';
 
 const CardValidateInputSchema = z.object({
   number: z
@@ -55,7 +52,7 @@ export const cardValidate = defineTool({
     'Returns `brand` detected from the number prefix (card-validator type, e.g. visa, mastercard, ' +
     'american-express, discover, diners-club, jcb, unionpay, maestro, mir, elo, hiper, hipercard; "unknown" ' +
     'when no single brand matches), `length` (digit count), and `valid`: true only if the Luhn checksum passes ' +
-    'AND the brand is recognised AND the digit count is one of the lengths that brand issues (e.g. Visa 16, 18 ' +
+    'AND the brand is recognised AND the digit count is one of the lengths that brand issues (e.g. Visa 13, 16 ' +
     'or 19; American Express 15); UnionPay is Luhn-checked too. A true `valid` does not mean the card exists or ' +
     'is active. Input is at most 64 characters of digits, spaces and dashes; the number is never stored or ' +
     'logged. Deterministic.',
@@ -64,13 +61,13 @@ export const cardValidate = defineTool({
   path: '/api/card-validate',
   input: CardValidateInputSchema,
   output: CardValidateOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   example: { number: '4242 4242 4242 4242' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ number }) => {
     const digits = number.replace(/[ -]/g, '');
-    const { card } = cardValidator().number(digits, { luhnValidateUnionPay: true });
-    const valid = card !== null && card.lengths.includes(digits.length) && luhnChecksumPasses(digits);
-    return { valid, brand: card?.type ?? 'unknown', length: digits.length };
+    const brand = detectBrand(digits);
+    const valid = brand !== undefined && brand.lengths.includes(digits.length) && luhnChecksumPasses(digits);
+    return { valid, brand: brand?.type ?? 'unknown', length: digits.length };
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSchema } from '../schemas/common.js';
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
 import { INDICATORS, type Indicator } from '../src/indicators/compute.js';
-import { defineTool } from '../src/tool.js';
+import { defineTool } from '../src/tool/tool.js';
 
 const CryptoIndicatorsInputSchema = z
   .object({
@@ -215,7 +215,7 @@ export const cryptoIndicators = defineTool({
   path: '/api/crypto-indicators',
   input: CryptoIndicatorsInputSchema,
   output: CryptoIndicatorsOutputSchema,
-  payment: { usd: '0.005', accepts: 'every-network' },
+  pricing: { usd: '0.005', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { coin: 'BTC', interval: '1h', limit: 200, points: 5, indicators: ['rsi', 'macd', 'ema'] },
   // The indicator maths runs on a worker thread (the upstream fetch stays here); `ctx.offload` runs it.

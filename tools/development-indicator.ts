@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { ToolError } from '../src/shared/errors.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const MIN_YEAR = 1960;
 const MAX_YEAR = 2100;
@@ -104,7 +104,7 @@ export const developmentIndicator = defineTool({
   path: '/api/development-indicator',
   input: DevelopmentIndicatorInputSchema,
   output: DevelopmentIndicatorOutputSchema,
-  payment: { usd: '0.01', accepts: 'every-network' },
+  pricing: { usd: '0.01', accepts: 'every-network' },
   example: { country: 'BR', indicator: 'NY.GDP.MKTP.CD', startYear: 2018, endYear: 2023 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: fetchSeries,

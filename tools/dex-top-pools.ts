@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { ToolError } from '../src/shared/errors.js';
 import type { LiquidityPool } from '../src/providers/market/defillama-yields.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const DexTopPoolsInputSchema = z.object({
   chain: z
@@ -104,7 +104,7 @@ export const dexTopPools = defineTool({
   path: '/api/dex-top-pools',
   input: DexTopPoolsInputSchema,
   output: DexTopPoolsOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   example: { chain: 'Ethereum', limit: 10 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: topPools,

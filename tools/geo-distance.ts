@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, unknownFields } from '../src/tool.js';
+import { defineTool, unknownFields } from '../src/tool/tool.js';
 
 /** IUGG mean Earth radius in kilometres. */
 const EARTH_RADIUS_KM = 6371.0088;
@@ -58,7 +58,8 @@ export const geoDistance = defineTool({
     'Returns the great-circle (shortest surface) distance between two points given as {lat, lng} in decimal ' +
     'degrees, in kilometres (`km`) and international miles (`miles`, km / 1.609344). Uses the haversine formula ' +
     'on a sphere with the IUGG mean Earth radius of 6371.0088 km, so results can differ from ellipsoidal ' +
-    '(WGS84 geodesic) distances by up to about 0.5%. Both values are rounded to 3 decimals (miles are converted ' +
+    '(WGS84 geodesic) distances by up to about 0.56% (short north–south routes near the equator) and up to about ' +
+    '38 km (long routes). Both values are rounded to 3 decimals (miles are converted ' +
     'from the unrounded km). Latitude must be in [-90, 90] and longitude in [-180, 180]. Deterministic, no ' +
     'external calls.',
   group: 'tools',
@@ -66,7 +67,7 @@ export const geoDistance = defineTool({
   path: '/api/geo-distance',
   input: GeoDistanceInputSchema,
   output: GeoDistanceOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   example: { from: { lat: 51.5074, lng: -0.1278 }, to: { lat: 48.8566, lng: 2.3522 } },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ from, to }) => {

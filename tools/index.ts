@@ -1,4 +1,4 @@
-import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../src/tool.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../src/tool/tool.js';
 import { annuity } from './annuity.js';
 import { cardValidate } from './card-validate.js';
 import { cryptoIndicators } from './crypto-indicators.js';

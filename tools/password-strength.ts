@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_ANALYSED_LENGTH, RATINGS } from '../src/password/strength.js';
-import { defineTool } from '../src/tool.js';
+import { defineTool } from '../src/tool/tool.js';
 
 /** Longest password accepted, in UTF-16 code units, to bound request size. */
 const MAX_PASSWORD_LENGTH = 1024;
@@ -48,7 +48,7 @@ export const passwordStrength = defineTool({
   path: '/api/password-strength',
   input: PasswordStrengthInputSchema,
   output: PasswordStrengthOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   example: { password: 'correct horse battery staple' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   // zxcvbn's cost grows with the input (up to ~1 s for a l33t-dense 256 characters): it runs on a worker thread.

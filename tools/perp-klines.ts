@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSchema } from '../schemas/common.js';
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
-import { defineTool } from '../src/tool.js';
+import { defineTool } from '../src/tool/tool.js';
 
 const PerpKlinesInputSchema = z.object({
   coin: PerpCoinSchema,
@@ -59,7 +59,7 @@ export const perpKlines = defineTool({
   path: '/api/perp-klines',
   input: PerpKlinesInputSchema,
   output: PerpKlinesOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { coin: 'ETH', interval: '1h', limit: 24 },
   handler: async ({ coin, limit, interval }, ctx) => {

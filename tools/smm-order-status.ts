@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { ToolError } from '../src/shared/errors.js';
 import { ORDER_STATUSES } from '../src/providers/smm/panel.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const SmmOrderStatusInputSchema = z.object({
   orderId: z

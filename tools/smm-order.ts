@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
+import { ToolError } from '../src/shared/errors.js';
 import { assertOrderable } from '../src/smm/quantity.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 /** The fixed price of one order in US dollars, paid on the `base` entry (docs/spec-notes.md#prices-and-payment-options). */
 const PRICE_USD = '3.00';
@@ -95,9 +95,10 @@ export const smmOrder = defineTool({
   path: '/smm/v1/smm-order',
   input: SmmOrderInputSchema,
   output: SmmOrderOutputSchema,
-  payment: { usd: PRICE_USD, accepts: 'base-short-name' },
+  pricing: { usd: PRICE_USD, accepts: 'base-short-name' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
   example: { link: 'https://www.instagram.com/p/C0ffee/', quantity: 100, serviceId: 1 },
+  needs: (_input, providers) => providers.smm.unconfigured,
   precheck: checkOrder,
   handler: placeOrder,
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { maxOrderQuantity, panelCost, quantityProblem } from '../src/smm/quantity.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 import { smmOrder } from './smm-order.js';
 
 /** Query-string integer (GET parameters arrive as text). */
@@ -41,7 +41,7 @@ const SmmQuoteOutputSchema = z.object({
 
 /** Quotes one order from the cached service list: panel cost, our charge, limits, and whether it can be ordered. */
 async function quote(input: z.output<typeof SmmQuoteInputSchema>, ctx: ToolContext) {
-  const chargeUsd = Number(smmOrder.payment.usd);
+  const chargeUsd = Number(smmOrder.pricing.usd);
   const service = await ctx.providers.smm.service(input.serviceId, ctx.signal);
   const problem = quantityProblem(service, input.quantity, chargeUsd);
   return {
@@ -68,7 +68,7 @@ export const smmQuote = defineTool({
   description:
     'Quotes a social-marketing order before you pay for it. Give `serviceId` and `quantity`; ' +
     'returns the service name and category, the panel rate per 1,000 units, the panel cost of the quantity, the ' +
-    `fixed price smm-order charges ($${smmOrder.payment.usd}), the smallest and largest orderable quantity, and whether smm-order would ` +
+    `fixed price smm-order charges ($${smmOrder.pricing.usd}), the smallest and largest orderable quantity, and whether smm-order would ` +
     'accept it (`orderable`, with the reason when not). An unknown service is refused naming serviceId.',
   group: 'smm',
   method: 'GET',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SmmService } from '../src/providers/smm/panel.js';
 import { maxOrderQuantity } from '../src/smm/quantity.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 import { smmOrder } from './smm-order.js';
 
 const Text = z.string().trim().min(1).max(64);
@@ -59,7 +59,7 @@ function matches(s: SmmService, input: z.output<typeof SmmServicesInputSchema>):
 
 /** Filters the cached service list; services no order could buy at the fixed price are left out. */
 async function search(input: z.output<typeof SmmServicesInputSchema>, ctx: ToolContext) {
-  const chargeUsd = Number(smmOrder.payment.usd);
+  const chargeUsd = Number(smmOrder.pricing.usd);
   const fetched = await ctx.providers.smm.services(ctx.signal);
   const found = fetched.data
     .filter((s) => maxOrderQuantity(s, chargeUsd) >= s.min && matches(s, input))
@@ -76,7 +76,7 @@ export const smmServices = defineTool({
     'Searches the social-marketing services smm-order can buy. Optional `q` (words that must all ' +
     'appear), `category` (part of the category), `platform` (e.g. instagram, tiktok, youtube) and `limit` (1–100, ' +
     'default 20). Returns each service’s id, name, category, type, rate per 1,000 units, the smallest and largest ' +
-    `orderable quantity and refill/cancel support. Services the fixed $${smmOrder.payment.usd} order price cannot cover are left out.`,
+    `orderable quantity and refill/cancel support. Services the fixed $${smmOrder.pricing.usd} order price cannot cover are left out.`,
   group: 'smm',
   method: 'GET',
   path: '/v1/smm-services',

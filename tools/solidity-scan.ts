@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RULE_IDS, SEVERITIES } from '../src/solidity/rules.js';
 import { MAX_FINDINGS } from '../src/solidity/scan.js';
-import { defineTool } from '../src/tool.js';
+import { defineTool } from '../src/tool/tool.js';
 
 /** Largest accepted source, in UTF-8 bytes (512 KB). */
 const MAX_SOURCE_BYTES = 512 * 1024;
@@ -71,7 +71,7 @@ export const solidityScan = defineTool({
   path: '/api/solidity-scan',
   input: SolidityScanInputSchema,
   output: SolidityScanOutputSchema,
-  payment: { usd: '0.01', accepts: 'every-network' },
+  pricing: { usd: '0.01', accepts: 'every-network' },
   example: {
     source:
       '// SPDX-License-Identifier: MIT\npragma solidity ^0.8.20;\ncontract Vault { function owner() external view returns (address) { return tx.origin; } }\n',

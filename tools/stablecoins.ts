@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { IsoTimestampSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { ToolError } from '../src/shared/errors.js';
 import type {
   StablecoinAsset,
   StablecoinMarket,
   SupplyHistory,
 } from '../src/providers/market/defillama-stablecoins.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const MECHANISMS = ['fiat-backed', 'crypto-backed', 'algorithmic'] as const;
 
@@ -234,7 +234,7 @@ export const stablecoins = defineTool({
   path: '/api/stablecoins',
   input: StablecoinsInputSchema,
   output: StablecoinsOutputSchema,
-  payment: { usd: '0.003', accepts: 'every-network' },
+  pricing: { usd: '0.003', accepts: 'every-network' },
   example: { peg: 'USD', limit: 10 },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: listStablecoins,

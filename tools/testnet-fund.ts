@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { ToolError } from '../src/shared/errors.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const TOKENS = ['usdc', 'eth', 'sol'] as const;
 const NETWORKS = ['base-sepolia', 'solana-devnet'] as const;
@@ -86,9 +86,10 @@ export const testnetFund = defineTool({
   path: '/api/testnet-fund',
   input: TestnetFundInputSchema,
   output: TestnetFundOutputSchema,
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   example: { address: '0x000000000000000000000000000000000000dEaD', token: 'usdc', network: 'base-sepolia' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true, destructiveHint: false },
+  needs: ({ network }, providers) => providers.faucet.unconfigured(network),
   handler: async ({ address, token, network }, ctx) => {
     // EVM addresses are case-insensitive (checksum-tolerant): one address counts once, however it is written.
     // Solana's base58 is case-sensitive and is kept as given. (viem loads with the first call that needs it.)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 import { findTokenChain, TOKEN_CHAIN_NAMES, tokenChain } from '../src/token-report/chains.js';
 import { assessToken, RISK_FLAGS, type Assessment } from '../src/token-report/risk.js';
 import { verdictOf } from '../src/token-report/verdict.js';
@@ -207,7 +207,7 @@ export const tokenReport = defineTool({
   path: '/report',
   input: TokenReportInputSchema,
   output: TokenReportOutputSchema,
-  payment: { usd: '0.15', accepts: 'base-and-solana' },
+  pricing: { usd: '0.15', accepts: 'base-and-solana' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   example: { chain: 'base', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
   handler: report,

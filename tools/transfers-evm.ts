@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EvmAddressSchema, IsoTimestampSchema } from '../schemas/common.js';
-import { defineTool } from '../src/tool.js';
+import { defineTool } from '../src/tool/tool.js';
 
 /** Chains served; Base only for now (the payment challenge is Base-only too). */
 const CHAINS = ['base'] as const;
@@ -88,7 +88,7 @@ export const transfersEvm = defineTool({
   path: '/api/transfers/evm',
   input: TransfersEvmInputSchema,
   output: TransfersEvmOutputSchema,
-  payment: { usd: '0.001', accepts: 'base-v1' },
+  pricing: { usd: '0.001', accepts: 'base-v1' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, token, chain, fromBlock, toBlock, limit }, ctx) => {
     const page = await ctx.providers.transfers.list(chain, { address, token, fromBlock, toBlock, limit }, ctx.signal);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError } from '../src/errors.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { ToolError } from '../src/shared/errors.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const VenueEventInputSchema = z.object({
   eventTicker: z
@@ -24,7 +24,11 @@ const PriceSchema = z.number().describe('Price in dollars per contract, 0–1 (0
 const MarketSchema = z.object({
   ticker: z.string().describe('Market ticker.'),
   eventTicker: z.string().describe('Ticker of the event the market belongs to.'),
-  title: z.string(),
+  title: z
+    .string()
+    .describe(
+      'Market title; the venue may leave it out (Kalshi deprecates it): then its YES outcome name, else empty.',
+    ),
   venue: z.string().describe('Name of the prediction-market venue.'),
   status: z.string().describe('Market status, e.g. `active`, `closed`, `determined`, `finalized`.'),
   yesBid: PriceSchema,
@@ -78,7 +82,7 @@ export const venueEvent = defineTool({
   path: '/api/venue-event',
   input: VenueEventInputSchema,
   output: VenueEventOutputSchema,
-  payment: { usd: '0.002', accepts: 'every-network' },
+  pricing: { usd: '0.002', accepts: 'every-network' },
   example: { eventTicker: 'KXFEDDECISION-25DEC' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: lookUpEvent,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EvmAddressSchema, SolanaAddressSchema } from '../schemas/common.js';
-import { ToolError } from '../src/errors.js';
+import { ToolError } from '../src/shared/errors.js';
 import { describeFailure, stablecoinTotal } from '../src/providers/chain/wallet-report.js';
-import { defineTool, type ToolContext } from '../src/tool.js';
+import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const STEP_SLUGS = ['wallet-balances', 'gas-snapshot', 'onramp-link'] as const;
 type Slug = (typeof STEP_SLUGS)[number];
@@ -59,7 +59,7 @@ export const walletReadiness = defineTool({
   path: '/api/skill/wallet-readiness',
   input: WalletReadinessInputSchema,
   output: WalletReadinessOutputSchema,
-  payment: { usd: '0.05', accepts: 'every-network' },
+  pricing: { usd: '0.05', accepts: 'every-network' },
   example: { address: '0x000000000000000000000000000000000000dEaD' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   handler: async ({ address, solanaAddress }, ctx) => {

@@ -34,7 +34,7 @@ interface AnswerFacts {
 
 /** Refusals the x402 and MPP specifications, the official SDK and Tollbooth give before any settlement starts. */
 const BEFORE_CODES = new Set([
-  // Tollbooth's broker (src/errors.ts): read, matched and refused before verification.
+  // Tollbooth's broker (src/shared/errors.ts): read, matched and refused before verification.
   'invalid_payment',
   'invalid_x402_version',
   'no_matching_payment_requirements',

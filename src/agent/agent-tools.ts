@@ -4,10 +4,10 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { NetworkEntry } from '../payments/networks.js';
+import type { NetworkEntry } from '../shared/networks.js';
 import { inputError } from '../shared/input-error.js';
 import { portableSchema } from '../shared/mcp-wire.js';
-import type { SpendLedger } from '../store/spends.js';
+import type { SpendLedger } from '../shared/spends.js';
 import { readBalances } from './balances.js';
 import type { Budget } from './budget.js';
 import { usd } from './choose.js';

@@ -1,8 +1,7 @@
 /** The agent side's composition: the store's spending ledger, wallets, budget and remote caller from one configuration. */
-import type { Logger } from '../log.js';
+import type { Logger } from '../shared/log.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
-import { openStore } from '../store/open.js';
-import type { Store } from '../store/store.js';
+import type { OpenSpends } from '../shared/spends.js';
 import type { AgentToolDeps } from './agent-tools.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
@@ -20,7 +19,8 @@ export interface Agent extends AgentToolDeps {
 /** Problems with the agent's settings that must stop start-up (each names the variable to fix); `tools` is the registry. */
 export function agentProblems(config: AgentConfig, tools: readonly Pick<ToolEndpoint, 'name'>[]): string[] {
   const problems: string[] = [];
-  const known = new Set(tools.map((t) => t.name));
+  // `fetch` stands for paying any URL (`tollbooth fetch`).
+  const known = new Set([...tools.map((t) => t.name), 'fetch']);
   const unknown = (config.settings.budget.tools ?? []).filter((name) => !known.has(name));
   if (unknown.length > 0)
     problems.push(`BUDGET_TOOLS names unknown tools (${unknown.join(', ')}); known: ${[...known].join(', ')}`);
@@ -28,9 +28,9 @@ export function agentProblems(config: AgentConfig, tools: readonly Pick<ToolEndp
   return problems;
 }
 
-/** Opens the store (its spending ledger is the agent's) and loads the wallets; `store` may be given (tests). */
-export async function createAgent(config: AgentConfig, log: Logger, store?: Store): Promise<Agent> {
-  const opened = store ?? (await openStore(config.store, log));
+/** Opens the spending ledger with `openSpends` (the store's opener, given by the composition root) and loads the wallets. */
+export async function createAgent(config: AgentConfig, log: Logger, openSpends: OpenSpends): Promise<Agent> {
+  const opened = await openSpends(config.store, log);
   let wallets: Wallets;
   try {
     wallets = await loadWallets(config.settings.wallets, config.networks);

@@ -5,7 +5,7 @@
  */
 import { address, createSolanaRpc, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
-import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { toUsdMicros, usd } from './choose.js';
 import { matchesAny } from './networks.js';
 

@@ -7,10 +7,10 @@
  */
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
-import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { NetworkEntry } from '../payments/networks.js';
-import type { NewSpend, SpendLedger, SpendStatus } from '../store/spends.js';
+import { ToolError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+import type { NetworkEntry } from '../shared/networks.js';
+import type { NewSpend, SpendLedger, SpendStatus } from '../shared/spends.js';
 import type { AnswerVerdict } from './after-payment.js';
 import type { Budget } from './budget.js';
 import { authorizationState, type AuthorizationState } from './chain-check.js';

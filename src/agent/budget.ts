@@ -1,4 +1,4 @@
-import type { NewSpend, SpendClaimResult, SpendLedger } from '../store/spends.js';
+import type { NewSpend, SpendClaimResult, SpendLedger } from '../shared/spends.js';
 import { usd } from './choose.js';
 import type { BudgetSettings } from './settings.js';
 

@@ -1,9 +1,9 @@
 /** A call as the remote caller takes it: its target, the per-call options, the user's approval, and what it runs on. */
 import type { z } from 'zod';
-import type { Logger } from '../log.js';
-import type { NetworkEntry } from '../payments/networks.js';
+import type { Logger } from '../shared/log.js';
+import type { NetworkEntry } from '../shared/networks.js';
 import type { ToolGroup } from '../shared/tool-endpoint.js';
-import type { SpendLedger } from '../store/spends.js';
+import type { SpendLedger } from '../shared/spends.js';
 import type { Budget } from './budget.js';
 import type { AgentSettings } from './settings.js';
 import type { Wallets } from './wallets.js';

@@ -3,7 +3,8 @@
  * input, probe for the challenge (x402, MPP or both) and choose an option under the budget; paying it (claim in the
  * spending ledger, approval, signing) is pay.ts, seeing it through deliver.ts. Every outcome is a value.
  */
-import { ToolError } from '../errors.js';
+import { z } from 'zod';
+import { ToolError } from '../shared/errors.js';
 import { inputError } from '../shared/input-error.js';
 import { requestHash } from '../shared/json.js';
 import { fromStored } from './booking.js';
@@ -16,6 +17,17 @@ import { buildRequest, send, type RemoteAnswer, type RemoteRequest } from './htt
 import { readMppOffers } from './mpp.js';
 import { refused, type CallOutcome } from './outcome.js';
 import { deliveryContext, payChosen } from './pay.js';
+
+/** What `tollbooth fetch` pays for: any answer of any URL (the seller's own, unchecked), booked as the tool `fetch`. */
+export const FETCH_TARGET: CallTarget = {
+  name: 'fetch',
+  group: 'tools',
+  method: 'GET',
+  path: '/',
+  input: z.unknown(),
+  output: z.unknown(),
+  paid: true,
+};
 
 /** Calls tools of a remote deployment, paying from the user's wallets under the user's budget. */
 export class RemoteCaller {
@@ -50,6 +62,33 @@ export class RemoteCaller {
       );
     }
     const hash = requestHash(`${target.name}\n${request.method} ${request.url}`, parsed.data);
+    return this.paidOnce(target, request, hash, options);
+  }
+
+  /**
+   * `tollbooth fetch`: one request to any URL, paid when the seller answers with an x402 (v1 or v2) or MPP challenge,
+   * under the same budget, approvals and ledger; the spend is keyed by method, URL and body.
+   */
+  async fetchUrl(request: RemoteRequest, options: CallOptions): Promise<CallOutcome> {
+    if (!this.deps.budget.allowsTool(FETCH_TARGET.name)) {
+      return refused(
+        new ToolError(
+          'budget_exceeded',
+          `Paying any URL is not allowed by the user's budget (BUDGET_TOOLS=${this.deps.budget.settings.tools?.join(',')}; add "fetch" to allow it); nothing was paid.`,
+        ),
+      );
+    }
+    const hash = requestHash(`${FETCH_TARGET.name}\n${request.method} ${request.url}`, request.body ?? null);
+    return this.paidOnce(FETCH_TARGET, request, hash, options);
+  }
+
+  /** A paid call, once: an identical call in flight is waited for; a dry run only probes. */
+  private async paidOnce(
+    target: CallTarget,
+    request: RemoteRequest,
+    hash: string,
+    options: CallOptions,
+  ): Promise<CallOutcome> {
     if (options.dryRun) return this.probeAndPay(target, request, hash, options);
     const running = this.inFlight.get(hash);
     if (running) return running;

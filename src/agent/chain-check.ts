@@ -12,8 +12,8 @@ import type { PaymentPayload } from '@x402/core/types';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm';
 import { createPublicClient, http, type Hex } from 'viem';
-import type { NetworkEntry } from '../payments/networks.js';
-import { lookupAlgorandPayment } from '../payments/rails/algorand/lookup.js';
+import type { NetworkEntry } from '../shared/networks.js';
+import { lookupAlgorandPayment } from '../shared/algorand-lookup.js';
 import { familyOf, rpcUrlOf } from './networks.js';
 import { AUTHORIZATION_STATE_ABI, NONCE_BITMAP_ABI } from '../shared/evm-abi.js';
 

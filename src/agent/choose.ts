@@ -5,9 +5,9 @@
  * US dollars, ties broken by the user's network preference, then `exact` before other schemes, then the server's order.
  */
 import type { PaymentRequirements } from '@x402/core/types';
-import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { isPlaceholderAddress } from '../shared/dev-addresses.js';
-import type { PaymentProtocol } from '../store/store.js';
+import type { PaymentProtocol } from '../shared/spends.js';
 import type { RemoteChallenge } from './http.js';
 import { asRequirements, type MppOffer } from './mpp.js';
 import { canonicalNetwork, familyOf, matchesAny, patternIndex, tableEntry } from './networks.js';

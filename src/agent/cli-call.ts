@@ -2,10 +2,12 @@
  * `tollbooth call <tool> --input '<json>'`: one call of a remote tool for scripts and direct callers, with the same
  * wallets, budget and store as remote mode. The result goes to stdout as JSON; the receipt and messages to stderr.
  */
-import { createLogger } from '../log.js';
+import { createLogger } from '../shared/log.js';
 import { ConfigError } from '../shared/env.js';
+import type { OpenSpends } from '../shared/spends.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
 import { agentProblems, createAgent } from './agent.js';
+import { dryRunSummary } from './dry-run-summary.js';
 import type { RemoteChallenge } from './http.js';
 import type { MppChallenge } from './mpp.js';
 import type { CallOutcome } from './outcome.js';
@@ -21,12 +23,15 @@ export interface CallArgs {
   input: unknown;
   maxUsd?: number;
   dryRun: boolean;
+  /** With `dryRun`: print the whole report (every requirement of the challenge), not its short summary. */
+  full?: boolean;
   yes: boolean;
   /** Settings the command line overrides (the `--remote…` options). */
   env: Record<string, string>;
 }
 
-function exitCodeOf(outcome: CallOutcome): number {
+/** The exit code of an outcome (`CALL_EXIT`), for `tollbooth call` and `tollbooth fetch` alike. */
+export function exitCodeOf(outcome: CallOutcome): number {
   switch (outcome.type) {
     case 'success':
     case 'dry_run':
@@ -66,12 +71,12 @@ export function notPaidSummary(
     reason,
     ...(challenge ? { x402Version: challenge.x402Version } : {}),
     options,
-    more: 'run again with --dry-run for the full payment requirements and the budget',
+    more: 'run again with --dry-run --full for the full payment requirements and the budget',
   };
 }
 
 /** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
-function print(outcome: CallOutcome): void {
+function print(outcome: CallOutcome, full = false): void {
   const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
   const err = (label: string, v: unknown): void =>
     void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
@@ -83,7 +88,7 @@ function print(outcome: CallOutcome): void {
       return out(outcome.output);
     case 'dry_run':
       err('dry run', outcome.report.verdict);
-      return out(outcome.report);
+      return out(full ? outcome.report : dryRunSummary(outcome.report));
     case 'payment_required':
       // A short summary, not the whole challenge (13 options with their extensions): --dry-run shows everything.
       err('not paid', outcome.hint);
@@ -95,8 +100,15 @@ function print(outcome: CallOutcome): void {
   }
 }
 
-/** Runs `tollbooth call` on one of `tools` (the registry, given by the composition root); returns the process exit code. */
-export async function runCall(parsed: CallArgs, tools: readonly ToolEndpoint[]): Promise<number> {
+/**
+ * Runs `tollbooth call` on one of `tools` (the registry) paying under the ledger `openSpends` opens (both given by the
+ * composition root); returns the process exit code.
+ */
+export async function runCall(
+  parsed: CallArgs,
+  tools: readonly ToolEndpoint[],
+  openSpends: OpenSpends,
+): Promise<number> {
   const tool = tools.find((t) => t.name === parsed.tool);
   if (!tool) {
     process.stderr.write(
@@ -110,7 +122,7 @@ export async function runCall(parsed: CallArgs, tools: readonly ToolEndpoint[]):
     throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
-  const agent = await createAgent(config, log);
+  const agent = await createAgent(config, log, openSpends);
   try {
     const outcome = await agent.caller.call(targetOf(tool), parsed.input, {
       signal: new AbortController().signal,
@@ -118,7 +130,7 @@ export async function runCall(parsed: CallArgs, tools: readonly ToolEndpoint[]):
       ...(parsed.maxUsd !== undefined ? { maxUsdPerCall: parsed.maxUsd } : {}),
       dryRun: parsed.dryRun,
     });
-    print(outcome);
+    print(outcome, parsed.full);
     return exitCodeOf(outcome);
   } finally {
     await agent.close();

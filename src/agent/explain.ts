@@ -1,5 +1,5 @@
 /** Words for the caller: why nothing could be paid, and what a dry run would do. */
-import { ToolError } from '../errors.js';
+import { ToolError } from '../shared/errors.js';
 import type { Budget } from './budget.js';
 import { usd, type Choice, type Offers, type OptionRejection, type PricedOption } from './choose.js';
 import type { CallOutcome, DryRunReport, OptionReport } from './outcome.js';

@@ -128,6 +128,7 @@ export async function send(
       headers: {
         accept: 'application/json',
         ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...req.headers,
         ...headers,
       },
       ...(req.body !== undefined ? { body: req.body } : {}),

@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SettleResponse } from '@x402/core/types';
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES } from '../shared/errors.js';
 import { readChallenge, type RemoteAnswer, type RemoteChallenge, type RemoteRequest } from './remote.js';
 import { MPP_META, X402_META } from '../shared/mcp-wire.js';
 import { offerOf, type MppChallenge, type MppCredential, type MppReceipt } from './mpp.js';
@@ -46,7 +46,7 @@ async function connect(url: string, timeoutMs: number): Promise<Client> {
   const [{ Client }, { StreamableHTTPClientTransport }, { VERSION }] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('../version.js'),
+    import('../shared/version.js'),
   ]);
   const client = new Client({ name: 'tollbooth-agent', version: VERSION });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: timeoutMs });

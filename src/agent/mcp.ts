@@ -4,7 +4,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { MPP_META, X402_META } from '../shared/mcp-wire.js';
-import type { ToolEndpoint } from '../shared/tool-endpoint.js';
+import { isPaidEndpoint, type ToolEndpoint } from '../shared/tool-endpoint.js';
 import { AGENT_TOOLS, callAgentTool, type AgentToolDeps } from './agent-tools.js';
 import type { Approval, CallTarget } from './call.js';
 import type { RemoteCaller } from './caller.js';
@@ -26,7 +26,7 @@ export function targetOf(tool: ToolEndpoint): CallTarget {
     path: tool.path,
     input: tool.input,
     output: tool.output,
-    paid: tool.payment !== undefined,
+    paid: isPaidEndpoint(tool),
   };
 }
 

@@ -1,6 +1,6 @@
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import { V1_TO_V2_NETWORK_MAP } from '@x402/svm';
-import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 
 /** The CAIP-2 id of an option's network: itself, or the id a version-1 short name (`base`, `solana-devnet`) stands for. */
 export function canonicalNetwork(network: string): string {

@@ -1,6 +1,6 @@
 import type { SettleResponse } from '@x402/core/types';
-import type { ToolError } from '../errors.js';
-import type { PaymentProtocol, SpendStatus } from '../store/store.js';
+import type { ToolError } from '../shared/errors.js';
+import type { PaymentProtocol, SpendStatus } from '../shared/spends.js';
 import type { OptionRejection } from './choose.js';
 import type { RemoteChallenge } from './http.js';
 import type { MppChallenge, MppReceipt } from './mpp.js';

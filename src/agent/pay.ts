@@ -10,8 +10,8 @@ import {
   generatePaymentId,
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
-import { ToolError } from '../errors.js';
-import type { NewSpend } from '../store/spends.js';
+import { ToolError } from '../shared/errors.js';
+import type { NewSpend } from '../shared/spends.js';
 import { paymentNote, type DeliveryContext } from './booking.js';
 import { budgetDay } from './budget.js';
 import type { CallerDeps, CallOptions, CallTarget } from './call.js';

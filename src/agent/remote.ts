@@ -24,9 +24,12 @@ export interface RemoteChallenge {
 /** One HTTP request to the remote deployment (or, with `mcp`, one tools/call to its MCP endpoint at `url`). */
 export interface RemoteRequest {
   url: string;
-  method: 'GET' | 'POST';
-  /** JSON body of a POST (undefined for GET). */
+  /** GET or POST for a tool; any method for `tollbooth fetch`. */
+  method: string;
+  /** JSON body of a POST (undefined for GET); for `tollbooth fetch`, the body as given. */
   body?: string;
+  /** Extra headers (`tollbooth fetch -H`), names in lower case; they replace the default accept and content-type. */
+  headers?: Record<string, string>;
   /** Set when the remote is an MCP endpoint: the tool and its arguments. */
   mcp?: { tool: string; args: unknown };
 }

@@ -6,9 +6,9 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { LogLevel } from '../log.js';
-import type { NetworkEntry } from '../payments/networks.js';
-import type { PaymentProtocol } from '../store/store.js';
+import type { LogLevel } from '../shared/log.js';
+import type { NetworkEntry } from '../shared/networks.js';
+import type { PaymentProtocol } from '../shared/spends.js';
 import { ConfigError, list, optional, privateKey, readSecretFiles, SHARED_ENV, url } from '../shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from '../shared/keys.js';
 import { networkTable } from '../shared/network-table.js';

@@ -1,9 +1,10 @@
 /** `tollbooth stdio --remote <url>`: the same 16 tools over stdio, executed on a remote deployment and paid under the user's budget. */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { InFlight } from '../in-flight.js';
-import type { Logger } from '../log.js';
+import { InFlight } from '../shared/in-flight.js';
+import type { Logger } from '../shared/log.js';
 import { ConfigError } from '../shared/env.js';
 import { BoundedStdioServerTransport } from '../shared/stdio-transport.js';
+import type { OpenSpends } from '../shared/spends.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
 import { agentProblems, createAgent } from './agent.js';
 import { usd } from './choose.js';
@@ -17,6 +18,8 @@ export interface RemoteStdioParts {
   tools: readonly ToolEndpoint[];
   /** The MCP server (src/mcp/server.ts) listing the tools and handing every call to `executor`. */
   mcpServer(executor: RemoteExecutor, instructions: string): { connect(transport: Transport): Promise<void> };
+  /** Opens the spending ledger (the store's opener, src/store/open.ts). */
+  openSpends: OpenSpends;
 }
 
 /** How long a closing stdio server waits for calls still paying or running, so no payment is left without its outcome recorded. */
@@ -27,7 +30,7 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
   const problems = agentProblems(config, parts.tools);
   if (problems.length > 0)
     throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  const agent = await createAgent(config, log);
+  const agent = await createAgent(config, log, parts.openSpends);
   const remote = remoteExecutor(agent.caller, agent);
   // The registry's calls are counted while they pay and run, so closing waits for them.
   const calls = new InFlight();

@@ -14,7 +14,7 @@ import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import { Keypair } from '@stellar/stellar-sdk';
 import algosdk from 'algosdk';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { NetworkEntry, NetworkFamily } from '../payments/networks.js';
+import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { canonicalNetwork, familyOf, rpcUrlOf } from './networks.js';
 import type { WalletKeys } from './settings.js';
 

@@ -6,12 +6,12 @@
  * variable does not hide the problems of the others. Credentials are never part of the report.
  */
 import { AgentEnvSchema, loadAgentConfig } from '../agent/settings.js';
-import { loadConfig, type Config } from '../config.js';
-import { EnvSchema } from '../config-env.js';
-import { unsettledFamilies } from '../payments/facilitator-support.js';
+import { loadConfig, type Config } from '../config/config.js';
+import { EnvSchema } from '../config/env.js';
+import { unsettledFamilies } from '../payments/facilitators/facilitator-support.js';
 import { mppSettings, mppStartProblem } from '../payments/mpp/settings.js';
-import { payToVariable } from '../payments/pay-to.js';
-import { configuredSecrets } from '../redact.js';
+import { payToVariable } from '../payments/reading/pay-to.js';
+import { configuredSecrets } from '../config/redact.js';
 import { ConfigError, readSecretFiles } from '../shared/env.js';
 import { describeLookalikes } from '../shared/env-names.js';
 import { allSettings, type Setting } from '../shared/setting-groups.js';

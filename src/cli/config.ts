@@ -32,7 +32,10 @@ export const configCommand: CliCommand = {
   },
   async run(args) {
     const { env, flags } = flaggedEnv(args);
-    const [{ configReport }, { Redactor }] = await Promise.all([import('./config-report.js'), import('../redact.js')]);
+    const [{ configReport }, { Redactor }] = await Promise.all([
+      import('./config-report.js'),
+      import('../config/redact.js'),
+    ]);
     const report = configReport(env, flags);
     const check = args.values.check === true;
     const text = args.values.json === true ? jsonReport(report, check) : textReport(report, check);
@@ -74,7 +77,7 @@ function sourceText(source: SettingSource): string {
 }
 
 /** One problem as a line naming its variable. */
-const problemLine = (p: ConfigProblem) =>
+export const problemLine = (p: ConfigProblem) =>
   `  - ${p.variable && !p.message.includes(p.variable) ? `${p.variable}: ` : ''}${p.message.replace(/^✖\s*/, '')}`;
 
 /** The problems and warnings as readable lines (or the one line saying the configuration is valid). */

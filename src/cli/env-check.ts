@@ -5,9 +5,9 @@
  * command line is the one place that sees both sides).
  */
 import { AgentEnvSchema } from '../agent/settings.js';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { EnvSchema } from '../config-env.js';
-import type { Logger } from '../log.js';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { EnvSchema } from '../config/env.js';
+import type { Logger } from '../shared/log.js';
 import { list } from '../shared/env.js';
 import { describeLookalikes, lookalikeVariables, type Lookalike } from '../shared/env-names.js';
 

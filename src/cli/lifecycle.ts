@@ -1,8 +1,9 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { unsettledFamilies } from '../payments/facilitator-support.js';
-import { payToVariable } from '../payments/pay-to.js';
-import { UNCAUGHT_EXCEPTION } from '../process-policy.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../shared/log.js';
+import { unsettledFamilies } from '../payments/facilitators/facilitator-support.js';
+import { payToVariable } from '../payments/reading/pay-to.js';
+import { advertisedOptions, type ChallengeBook } from '../payments/challenges/requirements.js';
+import { UNCAUGHT_EXCEPTION } from '../runtime/process-policy.js';
 
 /** Warns when payments would go to the development placeholder addresses, or when a family has no facilitator. */
 export function warnDevelopment(config: Config, log: Logger): void {
@@ -26,6 +27,16 @@ export function warnDevelopment(config: Config, log: Logger): void {
       { families: config.droppedFamilies },
     );
   }
+}
+
+/** The networks a start offers: those with a payment option left after start-up's challenge `book` withheld some. */
+export function offeredNetworks(config: Config, book: ChallengeBook): string[] {
+  const offered = new Set(
+    advertisedOptions(config)
+      .filter((o) => !book.withheld.has(o.key))
+      .map((o) => o.networkId),
+  );
+  return config.networks.map((n) => n.id).filter((id) => offered.has(id));
 }
 
 /**

@@ -3,10 +3,11 @@
  * runtime, the MCP SDK, the agent's wallets) loads only when that command runs, so `tollbooth help` or a `--help`
  * loads almost nothing.
  */
-import { ConfigError } from '../config.js';
-import { createLogger, scrubUrlCredentials } from '../log.js';
-import { VERSION } from '../version.js';
+import { ConfigError } from '../config/config.js';
+import { createLogger, scrubUrlCredentials } from '../shared/log.js';
+import { VERSION } from '../shared/version.js';
 import { parseCommandArgs, USAGE_EXIT, UsageError, type CliCommand } from './command.js';
+import { CONFIG_EXIT, readableConfigMessage, StartFailure } from './start-failure.js';
 
 /** Every command: a one-line summary for `tollbooth help`, and its module. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand<any>> }> = {
@@ -21,6 +22,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   call: {
     summary: 'one paid call of a remote tool for scripts: JSON result on stdout',
     load: async () => (await import('./call.js')).callCommand,
+  },
+  fetch: {
+    summary: 'curl-like request to any x402 or MPP seller, paid under the budget: body on stdout',
+    load: async () => (await import('./fetch.js')).fetchCommand,
   },
   tools: {
     summary: 'list the tools (paid and free) with method, path and price',
@@ -37,6 +42,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
   receipts: {
     summary: 'settled, pending and failed payments with totals (DATABASE_URL or DATA_DIR)',
     load: async () => (await import('./receipts.js')).receiptsCommand,
+  },
+  spending: {
+    summary: "the agent's own payments (stdio --remote, call) against its daily budget",
+    load: async () => (await import('./spending.js')).spendingCommand,
   },
 };
 
@@ -92,9 +101,15 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       process.stderr.write(`tollbooth ${name}: ${err.message}\n\nUsage: ${command.usage}\n`);
       return USAGE_EXIT;
     }
+    if (err instanceof StartFailure) {
+      process.stderr.write(`${scrubUrlCredentials(err.message)}\n`);
+      return err.exitCode;
+    }
     if (err instanceof ConfigError) {
-      reportFailure(err.message);
-      return 78; // EX_CONFIG
+      process.stderr.write(
+        `tollbooth ${name}: invalid configuration:\n${readableConfigMessage(scrubUrlCredentials(err.message))}\n`,
+      );
+      return CONFIG_EXIT;
     }
     reportFailure(`tollbooth failed to start: ${String((err as Error)?.message ?? err)}`);
     return 1;

@@ -11,7 +11,7 @@ export const mcpConfigCommand: CliCommand = {
   options: {},
   async run() {
     const [{ loadConfig }, { loadAgentConfig }] = await Promise.all([
-      import('../config.js'),
+      import('../config/config.js'),
       import('../agent/settings.js'),
     ]);
     const config = loadConfig(process.env);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReceiptsOptions } from '../receipts.js';
+import type { ReceiptsOptions } from '../receipts/receipts.js';
 import type { CliCommand } from './command.js';
 
 /** The values of `--limit N`, `--status settled|pending|in_doubt|failed`, `--protocol x402|mpp` and `--json`. */
@@ -41,7 +41,17 @@ export const receiptsCommand: CliCommand<ReceiptsOptions> = {
   },
   values: ReceiptsValues,
   async run(args) {
-    const [{ loadConfig }, { runReceipts }] = await Promise.all([import('../config.js'), import('../receipts.js')]);
-    return runReceipts(loadConfig(process.env), args.values);
+    const [{ loadConfig }, { runReceipts }, { networkTable }, { defaultNetworkTable }] = await Promise.all([
+      import('../config/config.js'),
+      import('../receipts/receipts.js'),
+      import('../shared/network-table.js'),
+      import('../shared/network-sets.js'),
+    ]);
+    const config = loadConfig(process.env);
+    // Amounts are shown in their asset's units for every network of the table, also one this configuration leaves
+    // out (a placeholder pay-to drops its family) and those of the other network set (payments taken before a switch).
+    const { networks } = networkTable({ ...process.env, TOLLBOOTH_NETWORK_SET: config.networkSet });
+    const known = [...networks, ...defaultNetworkTable('mainnet'), ...defaultNetworkTable('testnet')];
+    return runReceipts({ ...config, networks: known }, args.values);
   },
 };

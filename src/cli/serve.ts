@@ -1,6 +1,7 @@
 import type { CliCommand } from './command.js';
 import { stringOption } from './command.js';
 import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
+import { isPaidEndpoint } from '../shared/tool-endpoint.js';
 
 /** `tollbooth serve`: HTTP routes and MCP streamable HTTP at /mcp until SIGTERM/SIGINT. */
 export const serveCommand: CliCommand = {
@@ -17,29 +18,44 @@ ${TESTNET_USAGE}
   Everything else comes from the environment (PAY_TO_*, FACILITATOR_*, DATABASE_URL, ...): see .env.example.`,
   options: { port: { type: 'string' }, host: { type: 'string' }, ...TESTNET_OPTION },
   async run(args) {
-    const { loadServerConfig, warnLookalikes } = await import('./env-check.js');
+    const [{ loadServerConfig, warnLookalikes }, { listingConfigProblems, portFailure }] = await Promise.all([
+      import('./env-check.js'),
+      import('./start-failure.js'),
+    ]);
     const port = stringOption(args, 'port');
     const host = stringOption(args, 'host');
-    // Lookalike variable names (FACILITATOR_ULR) are refused in production with every other problem, else warned.
-    const { config, lookalikes } = loadServerConfig({
+    const env = {
       ...process.env,
       ...(port !== undefined ? { PORT: port } : {}),
       ...(host !== undefined ? { HOST: host } : {}),
       ...networkSetSettings(args),
-    });
-    const [{ createRuntime, listen }, { installProcessPolicy }, { onStop, stopOnSignals, warnDevelopment }] =
-      await Promise.all([import('../runtime.js'), import('../process-policy.js'), import('./lifecycle.js')]);
+    };
+    // Lookalike variable names (FACILITATOR_ULR) are refused in production with every other problem, else warned;
+    // a refused configuration is listed whole, every problem at once.
+    const { config, lookalikes } = await listingConfigProblems('serve', env, () => loadServerConfig(env));
+    const [
+      { createRuntime, listen },
+      { installProcessPolicy },
+      { offeredNetworks, onStop, stopOnSignals, warnDevelopment },
+    ] = await Promise.all([
+      import('../runtime/runtime.js'),
+      import('../runtime/process-policy.js'),
+      import('./lifecycle.js'),
+    ]);
     const runtime = await createRuntime(config);
     warnLookalikes(lookalikes, runtime.log);
     warnDevelopment(config, runtime.log);
-    const running = await listen(runtime);
+    const running = await listen(runtime).catch(async (err: unknown) => {
+      await runtime.close();
+      return portFailure(err, config.port, config.host);
+    });
     runtime.log.info('tollbooth listening', {
       url: running.url,
       mcp: `${running.url}/mcp`,
       networkSet: config.networkSet,
-      networks: config.networks.map((n) => n.id),
+      networks: offeredNetworks(config, runtime.serverDeps.broker.book),
       facilitator: runtime.facilitator.mode,
-      tools: runtime.serverDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
+      tools: runtime.serverDeps.tools.filter(isPaidEndpoint).length, // the paid tools
     });
     // A server that can settle loads its rails' chain SDKs now, in the background, and not on its first paid call.
     const { modes } = runtime.facilitator;

@@ -1,5 +1,6 @@
 import type { AgentConfig } from '../agent/settings.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
+import { isPaidEndpoint } from '../shared/tool-endpoint.js';
 import type { CliCommand } from './command.js';
 import { REMOTE_OPTIONS, REMOTE_USAGE, remoteSettings } from './remote-flags.js';
 import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
@@ -20,16 +21,21 @@ ${REMOTE_USAGE}`,
   options: { ...REMOTE_OPTIONS, ...TESTNET_OPTION },
   async run(args) {
     const env = { ...process.env, ...remoteSettings(args.values), ...networkSetSettings(args) };
-    const [{ loadConfig }, { hasRemote, loadAgentConfig }] = await Promise.all([
-      import('../config.js'),
+    const [{ loadConfig }, { hasRemote, loadAgentConfig }, { listingConfigProblems }] = await Promise.all([
+      import('../config/config.js'),
       import('../agent/settings.js'),
+      import('./start-failure.js'),
     ]);
-    const config = loadConfig(env);
-    const agentConfig = loadAgentConfig(env);
+    // A refused configuration is listed whole, every problem of both sides at once.
+    const [config, agentConfig] = await listingConfigProblems(
+      'stdio',
+      env,
+      () => [loadConfig(env), loadAgentConfig(env)] as const,
+    );
     // Lookalike variable names (WALLET_EVM_PRIVATE_KY) are warned about on stderr; stdio never refuses them.
     const [{ unknownVariables, warnLookalikes }, { createLogger }] = await Promise.all([
       import('./env-check.js'),
-      import('../log.js'),
+      import('../shared/log.js'),
     ]);
     warnLookalikes(unknownVariables(env), createLogger(agentConfig.logLevel));
     await (hasRemote(agentConfig) ? serveRemote(config, agentConfig) : serveLocal(config));
@@ -40,19 +46,28 @@ ${REMOTE_USAGE}`,
 /** Remote mode: the agent's executor behind the MCP server, paying the remote deployment. */
 async function serveRemote(config: Config, agentConfig: AgentConfig): Promise<void> {
   // The agent's composition root: the registry and the MCP server come from here, the executor from the agent.
-  const [{ runRemoteStdio }, { createLogger }, { createMcpServer }, { mcpCatalog }, { tools }, { VERSION }] =
-    await Promise.all([
-      import('../agent/stdio.js'),
-      import('../log.js'),
-      import('../mcp/server.js'),
-      import('../discovery/mcp-tools.js'),
-      import('../../tools/index.js'),
-      import('../version.js'),
-    ]);
+  const [
+    { runRemoteStdio },
+    { createLogger },
+    { createMcpServer },
+    { mcpCatalog },
+    { tools },
+    { VERSION },
+    { openStore },
+  ] = await Promise.all([
+    import('../agent/stdio.js'),
+    import('../shared/log.js'),
+    import('../mcp/server.js'),
+    import('../discovery/mcp-tools.js'),
+    import('../../tools/index.js'),
+    import('../shared/version.js'),
+    import('../store/open.js'),
+  ]);
   const catalog = mcpCatalog(config, tools);
   await runRemoteStdio(agentConfig, createLogger(agentConfig.logLevel), {
     tools,
     mcpServer: (executor, instructions) => createMcpServer({ catalog, version: VERSION, executor, instructions }),
+    openSpends: openStore,
   });
 }
 
@@ -62,11 +77,11 @@ async function serveLocal(config: Config): Promise<void> {
     { BoundedStdioServerTransport },
     { createRuntime, newMcpServer },
     { installProcessPolicy },
-    { onStop, stopOnSignals, warnDevelopment },
+    { offeredNetworks, onStop, stopOnSignals, warnDevelopment },
   ] = await Promise.all([
     import('../shared/stdio-transport.js'),
-    import('../runtime.js'),
-    import('../process-policy.js'),
+    import('../runtime/runtime.js'),
+    import('../runtime/process-policy.js'),
     import('./lifecycle.js'),
   ]);
   const runtime = await createRuntime(config);
@@ -94,9 +109,9 @@ async function serveLocal(config: Config): Promise<void> {
   installProcessPolicy(runtime.log, runtime.metrics, stop);
   await server.connect(transport);
   runtime.log.info('tollbooth MCP stdio ready', {
-    tools: runtime.serverDeps.tools.filter((tool) => tool.price !== undefined).length, // the paid tools
+    tools: runtime.serverDeps.tools.filter(isPaidEndpoint).length, // the paid tools
     networkSet: config.networkSet,
-    networks: config.networks.map((n) => n.id),
+    networks: offeredNetworks(config, runtime.serverDeps.broker.book),
     facilitator: runtime.facilitator.mode,
   });
 }

@@ -9,10 +9,10 @@ export const toolsCommand: CliCommand = {
   options: { json: { type: 'boolean' } },
   async run(args) {
     const [{ loadConfig }, { priceSummary }, { tools }, { isPaid }] = await Promise.all([
-      import('../config.js'),
-      import('../payments/pricing.js'),
+      import('../config/config.js'),
+      import('../payments/challenges/pricing.js'),
       import('../../tools/index.js'),
-      import('../tool.js'),
+      import('../tool/tool.js'),
     ]);
     const config = loadConfig(process.env);
     const rows = tools.map((tool) => ({

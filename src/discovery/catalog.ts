@@ -1,8 +1,8 @@
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../runtime/server-deps.js';
 import { mppToolInfo, type MppToolInfo } from '../payments/mpp/discovery.js';
-import { priceSummary, type PriceSummary } from '../payments/pricing.js';
-import { resourceUrl, type Challenge } from '../payments/requirements.js';
-import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
+import { priceSummary, type PriceSummary } from '../payments/challenges/pricing.js';
+import { resourceUrl, type Challenge } from '../payments/challenges/requirements.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool/tool.js';
 
 /** What every discovery document says about one paid tool, taken from the definition and the broker's own challenge. */
 export interface PaidEntry {
@@ -54,7 +54,7 @@ export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
       path: parsed.pathname,
       origin: parsed.origin,
       challenge: deps.broker.challenge(tool),
-      price: priceSummary(config, tool),
+      price: priceSummary(config, tool, deps.broker.book),
       ...(mpp ? { mpp } : {}),
     };
   });

@@ -4,11 +4,11 @@
  * JSON by default; a browser asking for HTML gets the same as a plain page. Built on the first request.
  */
 import type { Express } from 'express';
-import type { Config } from '../config.js';
-import { priceSummary } from '../payments/pricing.js';
-import { resourceUrl } from '../payments/requirements.js';
-import { isPaid, type AnyToolDefinition } from '../tool.js';
-import { VERSION } from '../version.js';
+import type { Config } from '../config/config.js';
+import { priceSummary } from '../payments/challenges/pricing.js';
+import { resourceUrl, UNASKED, type ChallengeBook } from '../payments/challenges/requirements.js';
+import { isPaid, type AnyToolDefinition } from '../tool/tool.js';
+import { VERSION } from '../shared/version.js';
 
 interface HomeEntry {
   name: string;
@@ -18,16 +18,29 @@ interface HomeEntry {
   description: string;
 }
 
-const firstSentence = (text: string) => (/^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text).slice(0, 240);
+/** A description's first sentence; one over `max` characters is cut at a word boundary and ends with an ellipsis. */
+export function firstSentence(text: string, max = 240): string {
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
+  if (sentence.length <= max) return sentence;
+  const cut = sentence.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 0 ? cut.slice(0, space) : cut.slice(0, max - 1)).replace(/[\s,;:(–-]+$/, '')}…`;
+}
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function index(config: Config, tools: readonly AnyToolDefinition[]) {
+function index(config: Config, tools: readonly AnyToolDefinition[], book: ChallengeBook) {
   const base = config.baseUrls.tools.replace(/\/$/, '');
   const entries = tools.map((tool): HomeEntry => {
     const { name, method } = tool;
     const description = firstSentence(tool.description);
     if (!isPaid(tool)) return { name, method, url: `${base}${tool.path}`, price: 'free', description };
-    return { name, method, url: resourceUrl(config, tool), price: priceSummary(config, tool).display, description };
+    return {
+      name,
+      method,
+      url: resourceUrl(config, tool),
+      price: priceSummary(config, tool, book).display,
+      description,
+    };
   });
   return {
     name: 'Tollbooth',
@@ -58,12 +71,18 @@ function html(doc: ReturnType<typeof index>): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Tollbooth</title></head><body><h1>Tollbooth ${escapeHtml(doc.version)}</h1><p>${escapeHtml(doc.about)}</p><p>${links}</p><table><tr><th>Tool</th><th>Route</th><th>Price</th><th>What it does</th></tr>\n${rows}\n</table></body></html>\n`;
 }
 
-/** Mounts `GET /` (and `HEAD /`). */
-export function mountHome(app: Express, config: Config, tools: readonly AnyToolDefinition[]): void {
+/** Mounts `GET /` (and `HEAD /`): prices under start-up's challenge `book`. */
+export function mountHome(
+  app: Express,
+  config: Config,
+  tools: readonly AnyToolDefinition[],
+  book: ChallengeBook = UNASKED,
+): void {
   let doc: ReturnType<typeof index> | undefined;
   app.get('/', (req, res) => {
-    doc ??= index(config, tools);
+    doc ??= index(config, tools, book);
     res.setHeader('Cache-Control', 'public, max-age=300');
+    res.vary('Accept'); // the same URL answers JSON or HTML: a shared cache must keep both
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (req.accepts(['json', 'html']) === 'html') res.type('html').send(html(doc));
     else res.json(doc);

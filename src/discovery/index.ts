@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../runtime/server-deps.js';
 import { discoveryCatalog } from './catalog.js';
 import { llmsText } from './llms.js';
 import { openApiDocument } from './openapi.js';
@@ -8,7 +8,8 @@ import { wellKnownDocument } from './well-known.js';
 /** Paths of the discovery documents. */
 export const DISCOVERY_PATHS = {
   openapi: ['/openapi.json', '/.well-known/openapi.json'],
-  wellKnown: '/.well-known/x402',
+  /** x402scan's path, and the well-known discovery draft's `/.well-known/x402.json`: the same document. */
+  wellKnown: ['/.well-known/x402', '/.well-known/x402.json'],
   llms: '/llms.txt',
 } as const;
 
@@ -23,16 +24,14 @@ function serve(type: string, build: () => string): RequestHandler {
   };
 }
 
-/** Mounts GET /openapi.json (also under /.well-known), /.well-known/x402 and /llms.txt, each built once from the registry. */
+/** Mounts GET /openapi.json (also under /.well-known), /.well-known/x402 (also as x402.json) and /llms.txt, each built once. */
 export function mountDiscovery(app: Express, deps: ServerDeps): void {
   let catalog: ReturnType<typeof discoveryCatalog> | undefined;
   const catalogOf = () => (catalog ??= discoveryCatalog(deps));
   const openapi = serve('application/json', () => JSON.stringify(openApiDocument(catalogOf())));
   for (const path of DISCOVERY_PATHS.openapi) app.get(path, openapi);
-  app.get(
-    DISCOVERY_PATHS.wellKnown,
-    serve('application/json', () => JSON.stringify(wellKnownDocument(catalogOf()))),
-  );
+  const wellKnown = serve('application/json', () => JSON.stringify(wellKnownDocument(catalogOf())));
+  for (const path of DISCOVERY_PATHS.wellKnown) app.get(path, wellKnown);
   app.get(
     DISCOVERY_PATHS.llms,
     serve('text/plain; charset=utf-8', () => llmsText(catalogOf())),

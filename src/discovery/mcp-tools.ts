@@ -3,12 +3,13 @@
  * runtime, or the agent's remote stdio) and handed to the MCP server, which lists what it is given.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { MPP_OFFERS_META_KEY, mppToolInfo } from '../payments/mpp/discovery.js';
 import type { MppGate } from '../payments/mpp/gate.js';
-import { priceSummary } from '../payments/pricing.js';
-import { inputJsonSchema, outputJsonSchema } from '../tool-schema.js';
-import { isPaid, type AnyToolDefinition } from '../tool.js';
+import { priceSummary } from '../payments/challenges/pricing.js';
+import type { ChallengeBook } from '../payments/challenges/requirements.js';
+import { inputJsonSchema, outputJsonSchema } from '../tool/tool-schema.js';
+import { isPaid, type AnyToolDefinition } from '../tool/tool.js';
 import { portableSchema } from '../shared/mcp-wire.js';
 
 /** `_meta` key under which tools/list publishes each tool's price. */
@@ -34,7 +35,7 @@ const PAYMENT_REQUIRED_JSON_SCHEMA = {
  * carries its price (`_meta["x402/price"]`), the PaymentRequired branch of its output schema and, with the MPP gate,
  * its MPP offers (`_meta["org.paymentauth/offers"]`, when MPP is on and the tool has any); a free tool's has neither.
  */
-function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate): Tool {
+function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate, book?: ChallengeBook): Tool {
   const output = portableSchema(outputJsonSchema(tool));
   const entry: Tool = {
     name: tool.name,
@@ -49,7 +50,7 @@ function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate): Tool
   return {
     ...entry,
     outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
-    _meta: { [PRICE_META_KEY]: priceSummary(config, tool), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
+    _meta: { [PRICE_META_KEY]: priceSummary(config, tool, book), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
   };
 }
 
@@ -59,7 +60,15 @@ export interface McpToolCatalog {
   entries: readonly Tool[];
 }
 
-/** The catalog of a registry: prices from the configuration and, with the MPP gate of a selling server, MPP offers. */
-export function mcpCatalog(config: Config, tools: readonly AnyToolDefinition[], mpp?: MppGate): McpToolCatalog {
-  return { tools, entries: tools.map((tool) => toMcpTool(config, tool, mpp)) };
+/**
+ * The catalog of a registry: prices from the configuration (under a selling server's start-up `book`) and, with the
+ * MPP gate of a selling server, MPP offers.
+ */
+export function mcpCatalog(
+  config: Config,
+  tools: readonly AnyToolDefinition[],
+  mpp?: MppGate,
+  book?: ChallengeBook,
+): McpToolCatalog {
+  return { tools, entries: tools.map((tool) => toMcpTool(config, tool, mpp, book)) };
 }

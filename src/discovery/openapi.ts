@@ -1,5 +1,5 @@
-import { inputJsonSchema, outputJsonSchema } from '../tool-schema.js';
-import type { AnyToolDefinition } from '../tool.js';
+import { inputJsonSchema, outputJsonSchema } from '../tool/tool-schema.js';
+import type { AnyToolDefinition } from '../tool/tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
 import { openApiComponents, schemaObject } from './openapi-components.js';
 import {

@@ -1,13 +1,13 @@
-import { mcpBazaarDeclaration } from '../payments/declarations.js';
+import { mcpBazaarDeclaration } from '../payments/challenges/declarations.js';
 import { MPP_INTENT, MPP_METHOD } from '../payments/mpp/challenge.js';
 import { MPP_WHERE } from '../payments/mpp/discovery.js';
-import { inputJsonSchema } from '../tool-schema.js';
+import { inputJsonSchema } from '../tool/tool-schema.js';
 import { usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 
 type Json = Record<string, unknown>;
 
 /** What the HTTP and the MCP item of one paid tool have in common. */
-function itemBase(entry: PaidEntry, lastUpdated: string): Json {
+function itemBase(entry: PaidEntry, lastUpdated: number): Json {
   const { challenge, tool } = entry;
   return {
     name: tool.name,
@@ -28,7 +28,7 @@ function itemBase(entry: PaidEntry, lastUpdated: string): Json {
  * `accepts`, `lastUpdated`, `description`, `mimeType`, `serviceName`, `tags`, `extensions`), plus `name`, `method`
  * and `price` for readers that do not parse `accepts`.
  */
-function httpItem(entry: PaidEntry, lastUpdated: string): Json {
+function httpItem(entry: PaidEntry, lastUpdated: number): Json {
   const { challenge, tool } = entry;
   return {
     resource: entry.url,
@@ -40,7 +40,7 @@ function httpItem(entry: PaidEntry, lastUpdated: string): Json {
 }
 
 /** The same tool as an MCP resource: the server's /mcp URL and the tool name (the bazaar's MCP discovery form). */
-function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: string): Json {
+function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: number): Json {
   const { tool } = entry;
   const bazaar = mcpBazaarDeclaration(
     tool.name,
@@ -67,9 +67,10 @@ function mppNote(catalog: DiscoveryCatalog): Json | undefined {
 /**
  * `/.well-known/x402`: x402scan's fan-out document (`version: 1`, `resources`: the paid HTTP URLs, `instructions`)
  * extended with `items` in the bazaar's discovery-list shape, one `http` and one `mcp` item per paid tool, and, when MPP
- * is offered, an `mpp` note plus each item's MPP offers.
+ * is offered, an `mpp` note plus each item's MPP offers. `lastUpdated` is in Unix seconds, as the x402 v2 discovery
+ * fields and the well-known discovery draft have it.
  */
-export function wellKnownDocument(catalog: DiscoveryCatalog, lastUpdated = new Date().toISOString()): Json {
+export function wellKnownDocument(catalog: DiscoveryCatalog, lastUpdated = Math.floor(Date.now() / 1000)): Json {
   const mpp = mppNote(catalog);
   return {
     version: 1,

@@ -1,27 +1,32 @@
 import type { ErrorRequestHandler, Express, Request, RequestHandler } from 'express';
-import { ToolError } from '../errors.js';
-import type { InvokeDeps } from '../invoke.js';
+import { ToolError } from '../shared/errors.js';
+import type { InvokeDeps } from '../pipeline/invoke.js';
 import type { CarriedPayment } from '../payments/answer/types.js';
 import { answerCall, type AnswerRequest } from '../pipeline/answer.js';
 import { MPP_HEADERS, isPaymentAuthorization } from '../shared/http-wire.js';
-import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool/tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
 import { sendError, writeAnswer } from './encode.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
+/**
+ * CORS for browsers: every answer may be read from any origin and exposes the payment headers; what a request may
+ * send (headers, methods) is said on the preflight (OPTIONS) only, the one answer a browser reads it from (Fetch
+ * standard, CORS-preflight fetch), which keeps it out of every 402's header bytes.
+ */
 const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader(
-    'Access-Control-Allow-Headers',
-    `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_HEADERS.credential}`,
-  );
   res.setHeader(
     'Access-Control-Expose-Headers',
     `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_HEADERS.challenge}, ${MPP_HEADERS.receipt}`,
   );
-  res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
   if (req.method === 'OPTIONS') {
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_HEADERS.credential}`,
+    );
+    res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
     res.status(204).end();
     return;
   }
@@ -75,7 +80,7 @@ function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandle
     const input = readInput(tool, req);
     if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
     const call: AnswerRequest = { tool, input: input.value, transport: 'http', signal: controller.signal };
-    answerCall(deps, { ...call, payment: carriedPayment(req) })
+    answerCall(deps, { ...call, proof: carriedPayment(req) })
       .then((answer) => writeAnswer(res, answer))
       .catch(next);
   };

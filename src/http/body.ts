@@ -1,6 +1,7 @@
-import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
-import { ToolError } from '../errors.js';
-import { inputFields } from '../tool.js';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { turnTakingJson } from '../limits/json-body.js';
+import { ToolError } from '../shared/errors.js';
+import { inputFields } from '../tool/tool.js';
 import { sendError } from './encode.js';
 
 const BODY_BYTES = Symbol('bodyBytes');
@@ -24,7 +25,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  * so that `null` or `"hi"` is answered "must be a JSON object" rather than "not JSON".
  */
 export function jsonBody(limit: number): RequestHandler {
-  return express.json({ limit, type: () => true, strict: false, verify: countBodyBytes });
+  return turnTakingJson({ limit, strict: false, type: () => true, verify: countBodyBytes });
 }
 
 const encodings = 'identity (no Content-Encoding), gzip, deflate or br';

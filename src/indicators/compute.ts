@@ -1,4 +1,4 @@
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from '../shared/lazy.js';
 
 /** `technicalindicators`, loaded on the first indicator call. */
 const library = lazyRequire<typeof import('technicalindicators')>('technicalindicators');

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
-import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { ToolError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
 import type { RateBuckets, TokenClaimResult } from '../store/buckets.js';
 import { MemoryBuckets, type BucketRate } from './bucket.js';
 import { clientKey } from './client-ip.js';

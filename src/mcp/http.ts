@@ -9,8 +9,9 @@ import express, {
   type Router,
 } from 'express';
 import { clientKey } from '../limits/client-ip.js';
+import { turnTakingJson } from '../limits/json-body.js';
 import { initializeParamsError, initializeParamsProblem, isInitializeCall } from './initialize.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { collectAfterTurnover } from './memory-hint.js';
 import { createMcpServer, type McpServerDeps } from './server.js';
 import { refuseSession, sessionNotFound } from './session-answers.js';
@@ -129,7 +130,7 @@ export function createMcpRouter(
   });
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
-  router.use(express.json({ limit: '1mb' }), bodyErrors);
+  router.use(turnTakingJson({ limit: '1mb' }), bodyErrors);
   router.all('/', (req, res, next) => {
     handle(deps, table, req, res).catch(next);
   });

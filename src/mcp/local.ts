@@ -5,9 +5,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CarriedPayment } from '../payments/answer/types.js';
 import { answerCall } from '../pipeline/answer.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../runtime/server-deps.js';
 import { MPP_META, X402_META } from '../shared/mcp-wire.js';
-import { isPaid, type AnyToolDefinition } from '../tool.js';
+import { isPaid, type AnyToolDefinition } from '../tool/tool.js';
 import { toCallToolResult } from './encode.js';
 import type { McpCallSession, McpExecutor } from './server.js';
 
@@ -34,8 +34,8 @@ async function callLocal(
 ): Promise<CallToolResult> {
   const call = { tool, input: args, transport: 'mcp' as const, signal: session.signal, progress: session.progress };
   // A free tool: no payment is read (nor any x402/MPP `_meta`).
-  const payment = isPaid(tool) ? carriedPayment(session.meta) : undefined;
-  return toCallToolResult(await answerCall(deps, { ...call, payment }));
+  const proof = isPaid(tool) ? carriedPayment(session.meta) : undefined;
+  return toCallToolResult(await answerCall(deps, { ...call, proof }));
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { AnyToolDefinition } from '../tool.js';
+import type { AnyToolDefinition } from '../tool/tool.js';
 import { callParams, unknownTool } from './call-params.js';
 import { refuseMalformedInitialize } from './initialize.js';
 import { callSession, type McpCallSession } from './session.js';

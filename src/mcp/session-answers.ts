@@ -1,6 +1,6 @@
 /** What `/mcp` answers when a session cannot be opened or no longer exists: the status, Retry-After, a JSON-RPC error. */
 import type { Response } from 'express';
-import { ToolError } from '../errors.js';
+import { ToolError } from '../shared/errors.js';
 import { retryAfterSeconds, setRetryAfter } from '../limits/limiter.js';
 import type { SessionAdmission } from './sessions.js';
 

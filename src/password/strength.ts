@@ -1,6 +1,6 @@
 /** zxcvbn-ts password strength, the CPU-bound part of password-strength (run as a worker job, src/workers/jobs.ts). */
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from '../shared/lazy.js';
 
 /** Only this many leading UTF-16 code units are analysed, to bound CPU time per call. */
 export const MAX_ANALYSED_LENGTH = 256;

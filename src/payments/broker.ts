@@ -1,22 +1,22 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
-import type { Config } from '../config.js';
-import type { PaymentCode } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { PaymentCode } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
 import type { PaymentLedger, Transport } from '../store/ledger.js';
-import type { AnyPaidToolDefinition } from '../tool.js';
-import { PaymentClaims } from './claim.js';
-import type { RawPayment } from './decode.js';
-import type { Facilitator } from './facilitator.js';
+import type { AnyPaidToolDefinition } from '../tool/tool.js';
+import { PaymentClaims } from './ledger/claim.js';
+import type { RawPayment } from './reading/decode.js';
+import type { Facilitator } from './facilitators/facilitator.js';
 import { MppGate } from './mpp/gate.js';
-import { pendingReceipt, type BeginOutcome, type PaymentTicket, type SettleOutcome } from './outcomes.js';
+import { pendingReceipt, type BeginOutcome, type PaymentTicket, type SettleOutcome } from './ledger/outcomes.js';
 import { RAILS } from './rails/index.js';
 import type { Rail } from './rails/rail.js';
-import { PaymentReader } from './reader.js';
-import { receiptOf } from './receipt-records.js';
-import { Reconciler } from './reconcile.js';
-import type { Challenge } from './requirements.js';
-import type { SettledOutbox } from './settled-outbox.js';
-import { ownSettlement } from './verdicts.js';
+import { PaymentReader } from './reading/reader.js';
+import { receiptOf } from './ledger/receipt-records.js';
+import { Reconciler } from './ledger/reconcile.js';
+import type { Challenge, ChallengeBook } from './challenges/requirements.js';
+import type { SettledOutbox } from './ledger/settled-outbox.js';
+import { ownSettlement } from './ledger/verdicts.js';
 
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
@@ -37,6 +37,8 @@ export class PaymentBroker {
     tools: readonly AnyPaidToolDefinition[],
     /** Keeps every settlement outcome until the store has it (journaled when the store refuses). */
     readonly outbox: SettledOutbox,
+    /** What start-up learned from the facilitators' `/supported`: every challenge is built under it. */
+    readonly book: ChallengeBook,
     rails: readonly Rail[] = RAILS,
   ) {
     // The gate and the reader need each other only at call time (the gate's offers come from the reader's challenges,
@@ -48,7 +50,7 @@ export class PaymentBroker {
       return reader.challengeOf(tool);
     };
     this.mpp = new MppGate(config.mpp, config.networks, challengeOf, log);
-    this.reader = reader = new PaymentReader(config, facilitator, tools, rails, this.mpp);
+    this.reader = reader = new PaymentReader(config, facilitator, tools, rails, this.mpp, book);
     const resettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
       await this.reader.prepareRail(requirements);
       return this.reader.server.settlePayment(payload, requirements);

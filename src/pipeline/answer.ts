@@ -5,32 +5,32 @@
  */
 import { answerFor, bothProtocolsAnswer } from '../payments/answer/answer.js';
 import type { CarriedPayment, PaymentAnswer } from '../payments/answer/types.js';
-import type { RawPayment } from '../payments/decode.js';
+import type { RawPayment } from '../payments/reading/decode.js';
 import { decodeCredential } from '../payments/mpp/credential.js';
-import { x402VersionOf } from '../price.js';
-import { isPaid } from '../tool.js';
-import { invoke } from '../invoke.js';
+import { x402VersionOf } from '../tool/price.js';
+import { isPaid } from '../tool/tool.js';
+import { invoke } from './invoke.js';
 import type { CallRequest, InvokeDeps } from './call.js';
 
 /** A call as a transport hands it over: the payment as found on the request, not yet read. */
-export interface AnswerRequest extends Omit<CallRequest, 'payment'> {
-  payment?: CarriedPayment | undefined;
+export interface AnswerRequest extends Omit<CallRequest, 'proof'> {
+  proof?: CarriedPayment | undefined;
 }
 
 /** Runs one call (through `invoke`) and answers it; a request carrying both protocols is refused before anything runs. */
 export async function answerCall(deps: InvokeDeps, req: AnswerRequest): Promise<PaymentAnswer> {
-  const { tool, payment: carried, ...rest } = req;
+  const { tool, proof: carried, ...rest } = req;
   // A free tool: no payment is read, and its answer carries no receipt.
   if (!isPaid(tool)) return answerFor(await invoke(deps, { ...rest, tool }), { tool, version: 2 });
   if (carried?.protocol === 'both') return bothProtocolsAnswer();
-  let payment: RawPayment | undefined;
+  let proof: RawPayment | undefined;
   let credential: { challengeId?: string } | undefined;
   if (carried?.protocol === 'mpp') {
     const decoded = await decodeCredential(carried);
-    payment = { source: 'mpp', credential: decoded };
+    proof = { source: 'mpp', credential: decoded };
     credential = decoded.ok ? { challengeId: decoded.credential.challenge.id } : {};
-  } else if (carried) payment = { source: carried.source, value: carried.value };
-  const result = await invoke(deps, { ...rest, tool, payment });
+  } else if (carried) proof = { source: carried.source, value: carried.value };
+  const result = await invoke(deps, { ...rest, tool, proof });
   const mpp = { gate: deps.broker.mpp, tool };
   return answerFor(result, { tool, version: x402VersionOf(tool), mpp, ...(credential && { credential }) });
 }

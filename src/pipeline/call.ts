@@ -1,16 +1,16 @@
 /** The pipeline's vocabulary (what a call needs, what it is given, what it comes to) and the steps both kinds of call share. */
 import type { SettleResponse } from '@x402/core/types';
-import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { ToolError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
 import type { PaymentBroker } from '../payments/broker.js';
-import type { RawPayment } from '../payments/decode.js';
-import type { PaymentRejection } from '../payments/outcomes.js';
-import type { Challenge } from '../payments/requirements.js';
+import type { RawPayment } from '../payments/reading/decode.js';
+import type { PaymentRejection } from '../payments/ledger/outcomes.js';
+import type { Challenge } from '../payments/challenges/requirements.js';
 import type { Providers } from '../providers/index.js';
 import type { Transport } from '../store/ledger.js';
 import type { ToolState } from '../store/tool-state.js';
-import type { CallEvent } from '../call-event.js';
-import type { AnyPaidToolDefinition, AnyToolDefinition, ToolContext } from '../tool.js';
+import type { CallEvent } from '../observe/call-event.js';
+import type { AnyPaidToolDefinition, AnyToolDefinition, ToolContext } from '../tool/tool.js';
 import { runJob } from '../workers/jobs.js';
 import type { ToolWorkers, WorkerSlot } from '../workers/pool.js';
 
@@ -40,8 +40,8 @@ export interface CallRequest {
   tool: AnyToolDefinition;
   /** The caller's input; `undefined` means a bare probe with no body or arguments (a free tool reads it as `{}`). */
   input: unknown;
-  /** The payment the call carries; never read for a free tool. */
-  payment?: RawPayment | undefined;
+  /** The proof of payment the call carries (an x402 payload or an MPP credential); never read for a free tool. */
+  proof?: RawPayment | undefined;
   transport: Transport;
   signal: AbortSignal;
   progress?: (done: number, total: number, message?: string) => void;
@@ -86,6 +86,16 @@ export function handlerContext(
       return runJob(job, data);
     },
   };
+}
+
+/**
+ * The refusal of a call whose tool needs something the operator has not configured (its `needs`): 501
+ * `not_implemented` naming the missing settings, answered before any payment; undefined when the call can run.
+ */
+export function unconfigured(deps: InvokeDeps, tool: AnyToolDefinition, input: unknown): ToolError | undefined {
+  const missing = tool.needs?.(input, deps.providers);
+  if (!missing) return undefined;
+  return new ToolError('not_implemented', missing.message, { details: { settings: missing.settings } });
 }
 
 /** A call of a tool with a worker job admitted to its lane (the slot), refused with `tool_busy`, or nothing to admit. */

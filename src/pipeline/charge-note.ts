@@ -5,7 +5,7 @@
  * failed or whose outcome is open is its own result, with its own words from the broker), so its fact is that nothing
  * was charged. A free tool's answers never mention charges.
  */
-import { ToolError } from '../errors.js';
+import { ToolError } from '../shared/errors.js';
 
 /** The charge fact of a paid call that ended before anything was settled. */
 export const NOTHING_CHARGED = 'Nothing was charged.';

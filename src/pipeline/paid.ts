@@ -1,13 +1,14 @@
 /**
- * The paid pipeline: validate → precheck → payment → claim and verify (the broker) → limits → handler → output check →
+ * The paid pipeline: validate → configured? → precheck → payment → claim and verify (the broker) → limits → handler → output check →
  * settle. Whatever fails after the claim releases it, so nothing is charged for a call that did not complete.
  */
 import { performance } from 'node:perf_hooks';
-import { ToolError, toToolError } from '../errors.js';
+import { ToolError, toToolError } from '../shared/errors.js';
 import { requestHash } from '../shared/json.js';
-import type { PaymentTicket } from '../payments/outcomes.js';
+import { mainThreadTurns } from '../limits/turns.js';
+import type { PaymentTicket } from '../payments/ledger/outcomes.js';
 import { inputError } from '../shared/input-error.js';
-import type { RawPayment } from '../payments/decode.js';
+import type { RawPayment } from '../payments/reading/decode.js';
 import type { WorkerSlot } from '../workers/pool.js';
 import {
   admitted,
@@ -17,6 +18,7 @@ import {
   type CallResult,
   type InvokeDeps,
   type PaidCallRequest,
+  unconfigured,
 } from './call.js';
 import { since, type Trace } from './trace.js';
 import { withChargeNote } from './charge-note.js';
@@ -32,15 +34,18 @@ export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Tra
   return result.type === 'error' ? { type: 'error', error: withChargeNote(result.error) } : result;
 }
 
-/** The paid call itself: validate, precheck, admission to the worker lane, then the payment. */
+/** The paid call itself: validate, what it needs configured, precheck, admission to the worker lane, then the payment. */
 async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
   const { tool } = req;
   const { broker } = deps;
-  if (req.input === undefined && req.payment === undefined) {
+  if (req.input === undefined && req.proof === undefined) {
     return { type: 'payment_required', challenge: broker.challenge(tool) };
   }
   const parsed = tool.input.safeParse(req.input ?? {});
   if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
+  // A call that cannot succeed on this server (an upstream or key not configured) is never asked to pay.
+  const missing = unconfigured(deps, tool, parsed.data);
+  if (missing) return { type: 'error', error: missing };
   if (tool.precheck) {
     // Before the payment is even read: what the precheck refuses is never a 402 and never charged.
     try {
@@ -49,12 +54,12 @@ async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
       return { type: 'error', error: logged(deps, tool.name, toToolError(err)) };
     }
   }
-  if (req.payment === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
+  if (req.proof === undefined) return { type: 'payment_required', challenge: broker.challenge(tool) };
   // Admission to the tool's worker lane, before the payment is read: a full lane claims, verifies and charges nothing.
   const { slot, busy } = admitted(deps, tool);
   if (busy) return { type: 'error', error: busy };
   try {
-    return await runPayment(deps, { ...req, payment: req.payment }, parsed.data, trace, slot);
+    return await runPayment(deps, { ...req, proof: req.proof }, parsed.data, trace, slot);
   } finally {
     slot?.release();
   }
@@ -63,7 +68,7 @@ async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
 /** The payment read, claimed and verified by the broker, then the verified call; a replay answers its stored result. */
 async function runPayment(
   deps: InvokeDeps,
-  req: PaidCallRequest & { payment: RawPayment },
+  req: PaidCallRequest & { proof: RawPayment },
   input: unknown,
   trace: Trace,
   slot: WorkerSlot | undefined,
@@ -71,7 +76,9 @@ async function runPayment(
   const { tool } = req;
   const { broker } = deps;
   const verifyStart = performance.now();
-  const begun = await broker.begin(tool, req.payment, req.transport, requestHash(tool.name, input));
+  // Hashing grows with the input: it waits for a main-thread turn, so a burst of large inputs does not stall the loop.
+  await mainThreadTurns.take();
+  const begun = await broker.begin(tool, req.proof, req.transport, requestHash(tool.name, input));
   trace.verifyMs = since(verifyStart);
   switch (begun.type) {
     case 'rejected':

@@ -1,8 +1,8 @@
 /** What the pipeline tells its observer: that a call started, and how it ended with where the time went. */
 import { performance } from 'node:perf_hooks';
 import type { SettleResponse } from '@x402/core/types';
-import type { CallEvent, PaidCallEvent } from '../call-event.js';
-import type { PaymentTicket } from '../payments/outcomes.js';
+import type { CallEvent, PaidCallEvent } from '../observe/call-event.js';
+import type { PaymentTicket } from '../payments/ledger/outcomes.js';
 import type { PaymentProtocol } from '../store/store.js';
 import type { CallRequest, CallResult, InvokeDeps } from './call.js';
 
@@ -63,8 +63,8 @@ export function freeEvent(req: CallRequest, result: CallResult | undefined, tota
 /** The protocol of a call's payment: the verified ticket's, else what the transport read (an MPP credential or an x402 payment). */
 function protocolOf(req: CallRequest, ticket: PaymentTicket | undefined): PaymentProtocol | undefined {
   if (ticket) return ticket.protocol ?? 'x402';
-  if (req.payment === undefined) return undefined;
-  return req.payment.source === 'mpp' ? 'mpp' : 'x402';
+  if (req.proof === undefined) return undefined;
+  return req.proof.source === 'mpp' ? 'mpp' : 'x402';
 }
 
 const receiptFields = (r: SettleResponse) => ({

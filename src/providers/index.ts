@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../shared/log.js';
 import { createChainToolProviders, type ChainToolProviders } from './chain/tools.js';
 import { createStablecoinsProvider, type StablecoinsProvider } from './market/defillama-stablecoins.js';
 import { createYieldsProvider, type YieldsProvider } from './market/defillama-yields.js';

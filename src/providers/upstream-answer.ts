@@ -3,8 +3,8 @@
  * {@link AttemptFailure} or a ToolError, and the last failure of a request becomes the ToolError the caller sees.
  */
 import type { z } from 'zod';
-import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { ToolError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
 import { AttemptFailure, parseRetryAfter } from './attempt.js';
 import type { UpstreamRequest, UpstreamSettings } from './upstream-types.js';
 
@@ -49,7 +49,8 @@ export function readAnswer(
 ): unknown {
   const { label, name } = settings;
   const { json, isJson } = parseBody(text);
-  if (status === 429) throw new AttemptFailure('rate_limited', 'HTTP 429', parseRetryAfter(retryAfter));
+  if (status === 429)
+    throw req.rateLimited?.(json) ?? new AttemptFailure('rate_limited', 'HTTP 429', parseRetryAfter(retryAfter));
   const disguised = req.interpret?.(status, json);
   if (disguised) throw disguised;
   if (status >= 500) throw new AttemptFailure('unavailable', `HTTP ${status}`);

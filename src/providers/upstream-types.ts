@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ToolError } from '../errors.js';
+import type { ToolError } from '../shared/errors.js';
 import type { AttemptFailure } from './attempt.js';
 
 /** Settings of one upstream (from config). */
@@ -20,6 +20,17 @@ export interface UpstreamSettings {
   cacheMaxEntries: number;
   /** First backoff delay between attempts (doubles each retry, randomised); default 250 ms. */
   backoffMs?: number;
+}
+
+/**
+ * What a call needs that the operator has not configured: the settings that would provide it and the caller's message.
+ * A tool declares it (`needs`), and the pipeline answers 501 not_implemented with it before any payment is asked for.
+ */
+export interface Unconfigured {
+  /** The environment variables the operator sets to make the call possible, e.g. `SMM_PANEL_URL`. */
+  settings: string[];
+  /** What is unavailable and which settings provide it, for the caller. */
+  message: string;
 }
 
 /** One upstream answer: the parsed data, when it was fetched from the upstream, and whether it came from our cache. */
@@ -60,6 +71,11 @@ export interface UpstreamRequest<S extends z.ZodType> {
    * with HTTP 200).
    */
   interpret?: (status: number, json: unknown) => ToolError | AttemptFailure | undefined;
+  /**
+   * Reads a 429 answer's body: a ToolError answers instead of the generic rate-limit failure (e.g. a daily cap that
+   * no retry cures); undefined keeps the generic one (retried, then upstream_rate_limited with its Retry-After).
+   */
+  rateLimited?: (json: unknown) => ToolError | undefined;
 }
 
 /** Where an Upstream reports cacheable lookups (hit or not) and requests failed for good, by code (metrics; cancellations not counted). */

@@ -1,7 +1,7 @@
 import pRetry from 'p-retry';
 import type { z } from 'zod';
-import { ToolError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { ToolError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
 import { AttemptFailure, MAX_RETRY_AFTER_MS, sleep } from './attempt.js';
 import { TtlLruCache } from './cache.js';
 import { finalUpstreamError, readAnswer, type RawAnswer } from './upstream-answer.js';

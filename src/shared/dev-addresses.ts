@@ -1,6 +1,6 @@
 /**
  * The placeholder addresses Tollbooth ships for development, in one place both sides read: the server advertises
- * DEV_PAY_TO when no `PAY_TO_*` is set (src/config.ts), and the paying agent refuses to sign anything paying to one
+ * DEV_PAY_TO when no `PAY_TO_*` is set (src/config/config.ts), and the paying agent refuses to sign anything paying to one
  * of them or to a family's all-zero address (src/agent/choose.ts). Nobody holds the keys of these addresses.
  */
 

@@ -1,7 +1,7 @@
 /**
  * Environment variables that look like Tollbooth's but are not one it reads (`DATABSE_URL`, `FACILITATOR_ULR`,
  * `PAY_T0_EVM`): a typo leaves a setting at its default without a word, so they are named at start-up with the known
- * name closest to each. The known names come from the schemas (src/config-env.ts, src/agent/settings.ts), so a new
+ * name closest to each. The known names come from the schemas (src/config/env.ts, src/agent/settings.ts), so a new
  * setting is known as soon as it is added there.
  */
 

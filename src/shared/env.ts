@@ -1,5 +1,5 @@
 /**
- * What the server's configuration (src/config.ts) and the agent's settings (src/agent/settings.ts) read the same way:
+ * What the server's configuration (src/config/config.ts) and the agent's settings (src/agent/settings.ts) read the same way:
  * the one configuration error, `<NAME>_FILE` secrets, the field rules of the environment schemas, and the settings
  * both sides read (where the store is, the log level, the network table).
  */
@@ -28,8 +28,10 @@ export function readSecretFiles(env: NodeJS.ProcessEnv, names: readonly string[]
 export const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
-/** An http(s) URL setting. */
-export const url = z.string().url();
+/** An http(s) URL setting; a value without its scheme (`x402.org/facilitator`) is refused saying what it lacks. */
+export const url = z.string().refine((value) => /^https?:\/\/[^/\s]/i.test(value) && URL.canParse(value), {
+  error: 'must be a full URL starting with http:// or https:// (e.g. https://x402.org/facilitator)',
+});
 /** A 0x-prefixed 32-byte hex private key setting (EVM). */
 export const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key');
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ToolError } from '../errors.js';
+import { ToolError } from './errors.js';
 
 /** Turns a zod failure into an invalid_input error that names the first offending field (unknown fields first). */
 export function inputError(error: z.ZodError): ToolError {

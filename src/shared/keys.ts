@@ -3,7 +3,7 @@
  * (FACILITATOR_*) and the agent's wallets (WALLET_*). Each parser throws with a reason that never echoes the key.
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from './lazy.js';
 
 // Each chain SDK loads only when a key of its family is configured.
 const solana = lazyRequire<typeof import('@solana/kit')>('@solana/kit');

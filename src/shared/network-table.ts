@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { defaultNetworkTable, type NetworkSet } from '../payments/network-sets.js';
-import { mergeNetworks, NetworkFieldsSchema, type NetworkEntry } from '../payments/networks.js';
+import { defaultNetworkTable, type NetworkSet } from './network-sets.js';
+import { mergeNetworks, NetworkFieldsSchema, type NetworkEntry } from './networks.js';
 import { ConfigError } from './env.js';
 
 /** The operator's network table (`NETWORKS_FILE` / `NETWORKS_JSON`). */

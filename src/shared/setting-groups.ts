@@ -2,7 +2,7 @@
  * The one grouped list of every environment variable Tollbooth reads, server and agent side: which group each belongs
  * to (server, payments per network family, facilitators, store, limits, upstreams, the chain tools, the agent), its
  * default as an operator reads it, and whether its value is a credential that is never shown. The schemas that
- * validate the values (src/config-env.ts, src/agent/settings.ts) are typed against these names, so a setting cannot
+ * validate the values (src/config/env.ts, src/agent/settings.ts) are typed against these names, so a setting cannot
  * be added to one without the other; `tollbooth config` prints the effective configuration in these groups.
  */
 
@@ -20,7 +20,7 @@ const address = (fallback = '—'): SettingInfo => ({ default: fallback, show: '
 const secret: SettingInfo = { default: '—', show: 'secret' };
 const opaque = (fallback = '—'): SettingInfo => ({ default: fallback, show: 'opaque' });
 
-/** The server's settings, by group (src/config-env.ts validates exactly these names). */
+/** The server's settings, by group (src/config/env.ts validates exactly these names). */
 export const SERVER_SETTING_GROUPS = {
   server: {
     NODE_ENV: plain('development'),
@@ -48,6 +48,7 @@ export const SERVER_SETTING_GROUPS = {
     BUILDER_CODE: plain('tollbooth'),
     IDEMPOTENCY_TTL_SECONDS: plain('86400'),
     STALE_CLAIM_SECONDS: plain('facilitator + settle timeouts + 60'),
+    SMM_ORDER_CANONICAL_V2: plain('off'),
     MPP: plain('on'),
     MPP_SECRET_KEY: secret,
     MPP_REALM: plain('the host of BASE_URL_TOOLS'),

@@ -1,6 +1,6 @@
 /**
  * A tool as both sides know it without its handler: its name, the route it is served at, what it takes and gives,
- * and whether it is paid. Every tool definition (src/tool.ts) is one; the agent works from these alone.
+ * and whether it is paid. Every tool definition (src/tool/tool.ts) is one; the agent works from these alone.
  */
 import type { z } from 'zod';
 
@@ -16,6 +16,14 @@ export interface ToolEndpoint {
   path: string;
   input: z.ZodType;
   output: z.ZodType;
-  /** Set when every call is paid (the policy itself is read by the server only). */
-  payment?: unknown;
+  /** Set when every call is paid (the policy itself is read by the server only): ask with {@link isPaidEndpoint}. */
+  pricing?: unknown;
+}
+
+/**
+ * Whether every call of a tool is paid (it has a price policy): the one question both sides ask, the server through
+ * `isPaid` (src/tool/tool.ts), which narrows a definition to its policy and price table on the same answer.
+ */
+export function isPaidEndpoint(tool: Pick<ToolEndpoint, 'pricing'>): boolean {
+  return tool.pricing !== undefined;
 }

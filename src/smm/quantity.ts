@@ -1,4 +1,4 @@
-import { ToolError } from '../errors.js';
+import { ToolError } from '../shared/errors.js';
 import type { SmmService } from '../providers/smm/panel.js';
 
 /**

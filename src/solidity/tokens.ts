@@ -1,4 +1,4 @@
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from '../shared/lazy.js';
 
 /** `@solidity-parser/parser`, loaded on the first scan. */
 const parser = lazyRequire<typeof import('@solidity-parser/parser')>('@solidity-parser/parser');

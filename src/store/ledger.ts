@@ -1,10 +1,8 @@
 /** The payment ledger: what the broker and the reconciler keep about payments (claims, pending settlements, receipts, idempotency). */
+import type { PaymentProtocol } from '../shared/spends.js';
 
 /** The transport a paid call arrived on. */
 export type Transport = 'http' | 'mcp';
-
-/** The payment protocol a paid call used: x402, or the Machine Payments Protocol (`Authorization: Payment`). */
-export type PaymentProtocol = 'x402' | 'mpp';
 
 /** What the replay guard records when a payment is claimed. */
 export interface PaymentClaim {

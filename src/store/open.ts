@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../shared/log.js';
 import { describeDatabaseUrl } from './dialects/postgres/url.js';
 import type { Store } from './store.js';
 

@@ -4,12 +4,12 @@
  */
 import type { RateBuckets } from './buckets.js';
 import type { PaymentLedger } from './ledger.js';
-import type { SpendLedger } from './spends.js';
+import type { SpendLedger } from '../shared/spends.js';
 import type { ToolState } from './tool-state.js';
 
 export type * from './buckets.js';
 export type * from './ledger.js';
-export type * from './spends.js';
+export type * from '../shared/spends.js';
 export type * from './tool-state.js';
 
 /** One opened database, as the process that opened it owns it: its four parts, durability, health and closing. */

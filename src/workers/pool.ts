@@ -8,8 +8,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
-import { ToolError } from '../errors.js';
-import { promClient } from '../metrics-process.js';
+import { ToolError } from '../shared/errors.js';
+import { promClient } from '../observe/metrics-process.js';
 import type { JobInput, JobName, JobOutput } from './jobs.js';
 import type { WorkerSettings } from './settings.js';
 import { entryBeside, type WorkerEntry } from './entry.js';

@@ -9,8 +9,9 @@ import type { CallOptions } from '../../src/agent/call.js';
 import { targetOf } from '../../src/agent/mcp.js';
 import type { CallOutcome } from '../../src/agent/outcome.js';
 import { loadAgentConfig } from '../../src/agent/settings.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/shared/log.js';
 import { DEV_PAY_TO, ZERO_ADDRESSES } from '../../src/shared/dev-addresses.js';
+import { openStore } from '../../src/store/open.js';
 import { annuity } from '../../tools/annuity.js';
 import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -125,7 +126,7 @@ async function agentFor(remote: string): Promise<Agent> {
     REMOTE_TIMEOUT_MS: '400',
     LOG_LEVEL: 'silent',
   });
-  const agent = await createAgent(config, silentLogger);
+  const agent = await createAgent(config, silentLogger, openStore);
   agents.push(agent);
   return agent;
 }

@@ -12,7 +12,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationState } from '../../src/agent/chain-check.js';
 import { loadWallets } from '../../src/agent/wallets.js';
-import type { NetworkEntry } from '../../src/payments/networks.js';
+import type { NetworkEntry } from '../../src/shared/networks.js';
 import { decodeSvmPayment } from '../../src/payments/rails/svm/transaction.js';
 import { newSolanaKeypairBytes, startSolanaEnvironment, type SolanaEnvironment } from '../support/chain/solana-env.js';
 import { encodePayment } from '../support/payer.js';

@@ -1,7 +1,7 @@
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationState, ALREADY_USED_REASONS, meansAlreadyUsed } from '../../src/agent/chain-check.js';
-import { BASE_MAINNET, type NetworkEntry } from '../../src/payments/networks.js';
+import { BASE_MAINNET, type NetworkEntry } from '../../src/shared/networks.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { officialUptoPayment } from '../support/chain/permit2-sign.js';
 import { encodePayment, officialPayment } from '../support/payer.js';

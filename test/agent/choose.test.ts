@@ -12,9 +12,9 @@ import {
 import { offerOf, type MppChallenge } from '../../src/agent/mpp.js';
 import { loadWallets, type Wallets } from '../../src/agent/wallets.js';
 import { Keypair } from '@stellar/stellar-sdk';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { DEV_PAY_TO, ZERO_ADDRESSES } from '../../src/shared/dev-addresses.js';
-import { buildChallenge } from '../../src/payments/requirements.js';
+import { buildChallenge } from '../../src/payments/challenges/requirements.js';
 import { annuity } from '../../tools/annuity.js';
 import { transfersEvm } from '../../tools/transfers-evm.js';
 import { PAY_TO_ENV } from '../support/pay-to.js';

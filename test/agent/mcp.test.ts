@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_TOOLS } from '../../src/agent/agent-tools.js';
 import { PAYMENT_NOTE_META_KEY, toMcpResult } from '../../src/agent/mcp.js';
 import type { RemoteChallenge } from '../../src/agent/http.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { mcpCatalog } from '../../src/discovery/mcp-tools.js';
-import { ToolError } from '../../src/errors.js';
+import { ToolError } from '../../src/shared/errors.js';
 import { createMcpServer, type McpCallSession, type McpExecutor } from '../../src/mcp/server.js';
-import { isPaid } from '../../src/tool.js';
+import { isPaid } from '../../src/tool/tool.js';
 import { freeTools, paidTools as tools } from '../../tools/index.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent' });

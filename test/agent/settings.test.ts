@@ -5,7 +5,7 @@ import algosdk from 'algosdk';
 import { generatePrivateKey } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BUDGET, DEFAULT_REMOTE_TIMEOUT_MS, loadAgentConfig } from '../../src/agent/settings.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config/config.js';
 import { newSolanaKeypairBytes } from '../support/chain/solana-env.js';
 
 const load = (env: Record<string, string>) => loadAgentConfig({ LOG_LEVEL: 'silent', ...env }).settings;

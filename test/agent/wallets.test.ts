@@ -5,8 +5,8 @@ import algosdk from 'algosdk';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { loadWallets } from '../../src/agent/wallets.js';
-import { loadConfig } from '../../src/config.js';
-import { buildChallenge } from '../../src/payments/requirements.js';
+import { loadConfig } from '../../src/config/config.js';
+import { buildChallenge } from '../../src/payments/challenges/requirements.js';
 import { annuity } from '../../tools/annuity.js';
 import { newSolanaKeypairBytes } from '../support/chain/solana-env.js';
 

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentRequired } from '@x402/core/types';
-import { loadConfig } from '../../src/config.js';
-import { invoke as invokePaid } from '../../src/invoke.js';
-import { silentLogger } from '../../src/log.js';
-import { createRuntime } from '../../src/runtime.js';
+import { loadConfig } from '../../src/config/config.js';
+import { invoke as invokePaid } from '../../src/pipeline/invoke.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { annuity } from '../../tools/annuity.js';
 import { LOCAL_NETWORK, startPaidEnvironment } from '../support/paid.js';
 import { signExactPayment } from '../support/payer.js';
@@ -61,7 +61,7 @@ export async function measureBrokerLatency(calls: number): Promise<BrokerLatency
     const out = await invokePaid(runtime.serverDeps, {
       tool: annuity as never,
       input,
-      payment: { source: 'mcp-meta', value: payment },
+      proof: { source: 'mcp-meta', value: payment },
       transport: 'mcp',
       signal: new AbortController().signal,
     });

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
+import { loadConfig } from '../../src/config/config.js';
+import { silentLogger } from '../../src/shared/log.js';
 import { createYieldsProvider } from '../../src/providers/market/defillama-yields.js';
 import type { Providers } from '../../src/providers/index.js';
 import { Upstream } from '../../src/providers/upstream.js';

@@ -13,10 +13,10 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { createRuntime, listen } from '../../src/runtime.js';
-import type { AnyToolDefinition, ToolContext } from '../../src/tool.js';
+import { loadConfig } from '../../src/config/config.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { createRuntime, listen } from '../../src/runtime/runtime.js';
+import type { AnyToolDefinition, ToolContext } from '../../src/tool/tool.js';
 import { paidTools as tools } from '../../tools/index.js';
 
 /** What the server process reports about itself. */

@@ -25,6 +25,7 @@ import { cpuMs, machineCpuMs, median, startProc, type Proc } from './paid-procs.
 import { describeProfile, readProfile, summarizeProfile } from './paid-profile.js';
 import { bareSpec, challengeEntry, facilitatorSpec, officialSpec, oursSpec } from './paid-servers.js';
 import { describeStartups, measureStartups } from './paid-startup.js';
+import { describeUnpaid, measureUnpaid } from './paid-unpaid.js';
 
 const env = process.env;
 const options = {
@@ -33,6 +34,7 @@ const options = {
   runs: Math.max(1, Number(env.BENCH_PAID_RUNS ?? 3)),
   warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 12),
   starts: Number(env.BENCH_PAID_STARTS ?? 5),
+  unpaidSeconds: Number(env.BENCH_PAID_UNPAID_SECONDS ?? 5),
   profile:
     env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
   mpp: env.BENCH_PAID_MPP !== '0',
@@ -295,6 +297,15 @@ export async function runPaidComparison(label = '(g)'): Promise<boolean> {
       write(
         `      ours/official: first 402 ${f(ours!.ms / official!.ms, 2)}x, idle RSS ${f(ours!.mb / official!.mb, 2)}x; ours/bare express: ${f(ours!.ms / bare!.ms, 2)}x, ${f(ours!.mb / bare!.mb, 2)}x`,
       );
+      const unpaid = { connections: options.connections, seconds: options.unpaidSeconds, runs: options.runs };
+      write(
+        `    unpaid 402 (bare POST /api/annuity, no payment), ${unpaid.connections} connections, ${unpaid.runs} alternating runs of ${unpaid.seconds} s`,
+      );
+      const measured = await measureUnpaid(
+        [() => oursSpec(facilitator.url), () => officialSpec(facilitator.url)],
+        unpaid,
+      );
+      for (const line of describeUnpaid(measured)) write('      ' + line);
     }
     if (options.profile !== 'off') await profile(facilitator, options.profile === 'only' ? label : '   ');
   } finally {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AgentEnvSchema } from '../../src/agent/settings.js';
 import { knownVariables, loadServerConfig, unknownVariables } from '../../src/cli/env-check.js';
-import { ConfigError } from '../../src/config.js';
-import { EnvSchema } from '../../src/config-env.js';
+import { ConfigError } from '../../src/config/config.js';
+import { EnvSchema } from '../../src/config/env.js';
 import { PAY_TO_ENV } from '../support/pay-to.js';
 
 const closestOf = (env: Record<string, string>) =>

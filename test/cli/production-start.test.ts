@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Readiness } from '../../src/health.js';
+import type { Readiness } from '../../src/observe/health.js';
 import { CLI_PATH } from '../support/mcp.js';
 import { PAY_TO_ENV } from '../support/pay-to.js';
 import { logLines } from '../support/process.js';

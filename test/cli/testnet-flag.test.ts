@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { TESTNET_NETWORKS } from '../../src/payments/network-sets.js';
-import { DEFAULT_NETWORKS } from '../../src/payments/networks.js';
+import { TESTNET_NETWORKS } from '../../src/shared/network-sets.js';
+import { DEFAULT_NETWORKS } from '../../src/shared/networks.js';
 import { CLI_PATH } from '../support/mcp.js';
 import { decodeHeader } from '../support/server.js';
 import { spawnServe, spawnStdio } from '../support/spawn.js';

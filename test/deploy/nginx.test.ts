@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { paidTools } from '../../tools/index.js';
-import { asMcpChallenge, connectHttpClient } from '../support/mcp.js';
+import { asMcpChallenge, connectHttpClient, postInitialize } from '../support/mcp.js';
 import { describeWithNginx, startNginx, type RunningNginx } from '../support/nginx.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
@@ -84,18 +84,20 @@ describeWithNginx('Tollbooth behind nginx with deploy/nginx/tollbooth.conf', () 
       UPSTREAM_RETRIES: '0',
       WALLET_READINESS_NETWORKS: 'eip155:8453',
     };
-    [paid, limited] = await Promise.all([
-      startPaidEnvironment(1),
-      spawnServe({ ...BEHIND_ONE_PROXY, RATE_LIMIT_IP_BURST: '2', RATE_LIMIT_IP_PER_MINUTE: '0.1' }),
-    ]);
-    instances = await Promise.all([1, 2].map(() => spawnServe({ ...paid.env, ...wallets, ...BEHIND_ONE_PROXY })));
-    [nginx, limitedNginx] = await Promise.all([
-      startNginx(
+    // The chain, then the two paying instances and their nginx; beside them the limited instance and its nginx.
+    const paying = async () => {
+      paid = await startPaidEnvironment(1);
+      instances = await Promise.all([1, 2].map(() => spawnServe({ ...paid.env, ...wallets, ...BEHIND_ONE_PROXY })));
+      nginx = await startNginx(
         TEMPLATE,
         instances.map((i) => new URL(i.url).host),
-      ),
-      startNginx(TEMPLATE, [new URL(limited.url).host]),
-    ]);
+      );
+    };
+    const limiting = async () => {
+      limited = await spawnServe({ ...BEHIND_ONE_PROXY, RATE_LIMIT_IP_BURST: '2', RATE_LIMIT_IP_PER_MINUTE: '0.1' });
+      limitedNginx = await startNginx(TEMPLATE, [new URL(limited.url).host]);
+    };
+    await Promise.all([paying(), limiting()]);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([nginx?.stop(), limitedNginx?.stop()]);
@@ -106,8 +108,12 @@ describeWithNginx('Tollbooth behind nginx with deploy/nginx/tollbooth.conf', () 
   it('passes on the 402 of every paid tool with its payment headers as the instance sent them', async () => {
     const [direct] = instances;
     let largest = 0;
-    for (const tool of paidTools) {
-      const [mine, proxied] = [await probe(direct!.url, tool), await probe(nginx.url, tool)];
+    // Every tool's pair of answers is asked for at once; they are compared one tool after the other.
+    const answers = await Promise.all(
+      paidTools.map((tool) => Promise.all([probe(direct!.url, tool), probe(nginx.url, tool)])),
+    );
+    for (const [i, tool] of paidTools.entries()) {
+      const [mine, proxied] = answers[i]!;
       expect([tool.name, proxied.status], nginx.errors()).toEqual([tool.name, 402]);
       expect(mine.status).toBe(402);
       largest = Math.max(largest, headerBytes(mine));
@@ -148,7 +154,7 @@ describeWithNginx('Tollbooth behind nginx with deploy/nginx/tollbooth.conf', () 
     const clients: Client[] = [];
     try {
       // Several sessions: with two instances, a session routed by anything but a stable key soon meets the wrong one.
-      for (let i = 0; i < 3; i++) clients.push(await connectHttpClient(nginx.url));
+      clients.push(...(await Promise.all([1, 2, 3].map(() => connectHttpClient(nginx.url)))));
       for (const client of clients) {
         expect((await client.listTools()).tools.map((t) => t.name)).toContain('annuity');
         const unpaid = await client.callTool({ name: 'geo-distance', arguments: {} });
@@ -206,16 +212,7 @@ describeWithNginx('Tollbooth behind nginx with deploy/nginx/tollbooth.conf', () 
   });
 
   it('answers an MCP POST as an event stream through nginx, not as a buffered JSON body', async () => {
-    const res = await fetch(`${nginx.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'nginx-test', version: '1' } },
-      }),
-    });
+    const res = await postInitialize(nginx.url, 'nginx-test');
     expect(res.status, nginx.errors()).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(res.headers.get('mcp-session-id')).toMatch(/\S/);

@@ -29,6 +29,14 @@ describe('GET /.well-known/x402', () => {
     });
   });
 
+  it("is served with the same body at /.well-known/x402.json, the well-known discovery draft's path", async () => {
+    const json = await fetch(`${server.url}/.well-known/x402.json`);
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(json.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await json.json()).toEqual(doc);
+  });
+
   it("lists each paid tool as an http item in the bazaar's discovery-list shape", () => {
     const items = (doc.items as Json[]).filter((i) => i.type === 'http');
     expect(items).toHaveLength(tools.length);
@@ -47,7 +55,9 @@ describe('GET /.well-known/x402', () => {
           'price',
         ]),
       );
-      expect(new Date(item.lastUpdated).toISOString()).toBe(item.lastUpdated);
+      expect(Number.isInteger(item.lastUpdated)).toBe(true);
+      expect(item.lastUpdated).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+      expect(item.lastUpdated).toBeGreaterThan(1_700_000_000);
       expect(item.accepts.length).toBeGreaterThan(0);
       expect(item.price.currency).toBe('USD');
     }

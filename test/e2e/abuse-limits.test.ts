@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { geoDistance } from '../../tools/geo-distance.js';
 import { connectHttpClient } from '../support/mcp.js';

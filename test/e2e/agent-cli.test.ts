@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { BASE_MAINNET } from '../../src/payments/networks.js';
+import { loadConfig } from '../../src/config/config.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { BASE_MAINNET } from '../../src/shared/networks.js';
 import { openStore } from '../../src/store/open.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, runCli, type CliRun } from '../support/agent.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
@@ -84,10 +84,24 @@ describe('tollbooth call: one paid call for scripts', () => {
     expect(runCount('annuity')).toBe(before.runs + 1);
   });
 
-  it('--dry-run shows the challenge and the option it would pick, and pays nothing', async () => {
+  it('--dry-run prints a short summary by default: each option, the chosen one and its pay-to, the budget', async () => {
+    const run = await call('annuity', args, agentEnv(1), ['--dry-run']);
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout) as { options: string[]; chosen: string; payTo: string; more: string };
+    expect(summary.chosen).toMatch(
+      new RegExp(`^x402 exact on ${BASE_MAINNET}: 1000 units of 0x[0-9a-fA-F]{40} \\(\\$0\\.001\\)$`),
+    );
+    expect(summary.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(summary.options.length).toBeGreaterThan(1);
+    expect(summary.more).toMatch(/--full/);
+    expect(run.stdout.split('\n').length).toBeLessThan(60);
+    expect(run.stdout).not.toContain('extensions');
+  });
+
+  it('--dry-run --full shows the challenge and the option it would pick, and pays nothing', async () => {
     const payer = base.payers[1]!.address;
     const before = { balance: await base.balance(payer), runs: runCount('annuity') };
-    const run = await call('annuity', args, agentEnv(1), ['--dry-run']);
+    const run = await call('annuity', args, agentEnv(1), ['--dry-run', '--full']);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as {
       chosen: Record<string, unknown>;
@@ -211,7 +225,7 @@ describe('tollbooth call against a development server (placeholder pay-to addres
         },
       });
       const dry = await runCli(
-        ['call', 'annuity', '--input', JSON.stringify(args), '--remote', dev.url, '--dry-run'],
+        ['call', 'annuity', '--input', JSON.stringify(args), '--remote', dev.url, '--dry-run', '--full'],
         env,
       );
       expect(dry.code).toBe(0);

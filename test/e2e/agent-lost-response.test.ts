@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { agentDataDir, errorOf, spawnAgent, type AgentProcess } from '../support/agent.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';

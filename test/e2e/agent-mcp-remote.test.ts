@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_MAINNET } from '../../src/payments/networks.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import { BASE_MAINNET } from '../../src/shared/networks.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, runCli, spawnAgent, type CliRun } from '../support/agent.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_MAINNET } from '../../src/payments/networks.js';
+import { BASE_MAINNET } from '../../src/shared/networks.js';
 import { agentDataDir, errorOf, runCli, spawnAgent, type CliRun } from '../support/agent.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { startMppSeller, type MppSeller } from '../support/mpp-seller.js';
@@ -116,7 +116,7 @@ describe('tollbooth call pays a server that speaks only MPP', () => {
   });
 
   it('--dry-run shows the MPP challenge and the option it would pay, and pays nothing', async () => {
-    const run = await call(mppOnly, agentEnv(3), ['--dry-run']);
+    const run = await call(mppOnly, agentEnv(3), ['--dry-run', '--full']);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as {
       chosen: Record<string, unknown>;

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { createPublicClient, createWalletClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { agentDataDir, errorOf, spawnAgent, type AgentProcess } from '../support/agent.js';
 import { localTransport, localViemChain, testUsdcAbi } from '../support/chain/token.js';

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import algosdk from 'algosdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { agentDataDir, errorOf, spawnAgent, type AgentProcess } from '../support/agent.js';
 import { startAlgorandEnvironment, type AlgorandEnvironment } from '../support/chain/algorand.js';

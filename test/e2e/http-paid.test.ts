@@ -1,7 +1,7 @@
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { createWalletClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { localViemChain } from '../support/chain/token.js';
 import { testUsdcAbi } from '../support/chain/token.js';

@@ -3,13 +3,13 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolError } from '../../src/errors.js';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { ToolError } from '../../src/shared/errors.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { connectHttpClient } from '../support/mcp.js';
-import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
-import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { startPaidServer, type PaidServer } from '../support/paid-server.js';
+import { decodeHeader, type TestServer } from '../support/server.js';
 
 const args = { payment: 100, ratePerPeriod: 0.05, periods: 10 };
 
@@ -27,7 +27,7 @@ const slowTool = defineTool({
   path: '/api/test/slow-echo',
   input: z.object({ text: z.string() }),
   output: z.object({ echo: z.string() }),
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: async ({ text }) => {
     await gate;
@@ -44,18 +44,13 @@ let server: TestServer;
 let mcp: Client;
 let runs: Map<string, number>;
 
+let setup: PaidServer;
 beforeAll(async () => {
-  paid = await startPaidEnvironment(7);
-  const counted = countingTools([annuity, slowTool] as AnyToolDefinition[]);
-  runs = counted.runs;
-  server = await startTestServer(paid.env, { tools: counted.tools });
-  mcp = await connectHttpClient(server.url);
+  ({ paid, server, mcp, runs } = setup = await startPaidServer(7, {
+    tools: [annuity, slowTool] as AnyToolDefinition[],
+  }));
 }, 120_000);
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-  await paid?.stop();
-});
+afterAll(() => setup?.stop());
 
 async function challengeOf(path: string): Promise<PaymentRequired> {
   const res = await fetch(server.url + path, { method: 'POST' });

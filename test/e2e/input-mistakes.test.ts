@@ -3,32 +3,27 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { developmentIndicator } from '../../tools/development-indicator.js';
 import { geoDistance } from '../../tools/geo-distance.js';
-import { connectHttpClient } from '../support/mcp.js';
-import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
-import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { startPaidServer, type PaidServer } from '../support/paid-server.js';
+import { decodeHeader, type TestServer } from '../support/server.js';
 
 let paid: PaidEnvironment;
 let server: TestServer;
 let runs: Map<string, number>;
 let mcp: Client;
 
+let setup: PaidServer;
 beforeAll(async () => {
-  paid = await startPaidEnvironment(3);
-  const counted = countingTools([annuity, developmentIndicator, geoDistance] as AnyToolDefinition[]);
-  runs = counted.runs;
-  server = await startTestServer(paid.env, { tools: counted.tools });
-  mcp = await connectHttpClient(server.url);
+  ({ paid, server, mcp, runs } = setup = await startPaidServer(3, {
+    tools: [annuity, developmentIndicator, geoDistance] as AnyToolDefinition[],
+  }));
 }, 120_000);
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-  await paid?.stop();
-});
+afterAll(() => setup?.stop());
 
 async function localEntry(method: 'GET' | 'POST', path: string): Promise<PaymentRequirements> {
   const res = await fetch(server.url + path, { method });

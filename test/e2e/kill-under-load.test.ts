@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { createPublicClient, parseAbiItem, type Hex, type PrivateKeyAccount } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentRow } from '../../src/receipts.js';
+import type { PaymentRow } from '../../src/receipts/receipts.js';
 import { localTransport, localViemChain } from '../support/chain/token.js';
 import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';

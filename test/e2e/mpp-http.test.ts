@@ -2,7 +2,7 @@ import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { Challenge, evm as mppEvm } from 'mppx';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { cardValidate } from '../../tools/card-validate.js';
 import { developmentIndicator } from '../../tools/development-indicator.js';
@@ -352,12 +352,13 @@ describe('tampered or misdirected MPP credentials', () => {
     expect(handlerRuns('annuity')).toBe(before);
   });
 
-  it('refuses an unreadable or oversized credential with 400 "malformed-credential"', async () => {
+  it('refuses an unreadable or oversized credential with 402 "malformed-credential" and fresh challenges', async () => {
     const bad = await fetch(url('annuity'), post('annuity', { authorization: 'Payment !!!not-base64url!!!' }));
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(402);
     expect(((await bad.json()) as { type: string }).type).toBe('https://paymentauth.org/problems/malformed-credential');
+    expect(Challenge.fromResponseList(bad).length).toBeGreaterThan(0);
     const huge = await fetch(url('annuity'), post('annuity', { authorization: `Payment ${'A'.repeat(40_000)}` }));
-    expect(huge.status).toBe(400);
+    expect(huge.status).toBe(402);
     expect(((await huge.json()) as { detail: string }).detail).toMatch(/longer than/);
   });
 

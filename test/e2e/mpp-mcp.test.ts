@@ -4,13 +4,14 @@ import { Challenge, Credential, Receipt } from 'mppx';
 import { evm } from 'mppx/client';
 import { McpClient } from 'mppx/mcp-sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { cardValidate } from '../../tools/card-validate.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { decodeCredentialValue, localChallengesFirst, signCredential, tampered } from '../support/mpp.js';
-import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment } from '../support/payer.js';
+import { startPaidServer, type PaidServer } from '../support/paid-server.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
 const SECRET = 'mpp-mcp-secret-key-of-at-least-32-bytes!!';
@@ -27,18 +28,14 @@ const annuityInit = (headers: Record<string, string> = {}): RequestInit => ({
 });
 const annuityRuns = () => runs.get('annuity') ?? 0;
 
+let setup: PaidServer;
 beforeAll(async () => {
-  paid = await startPaidEnvironment(6);
-  const counted = countingTools([annuity, cardValidate] as AnyToolDefinition[]);
-  runs = counted.runs;
-  server = await startTestServer({ ...paid.env, MPP_SECRET_KEY: SECRET }, { tools: counted.tools });
-  mcp = await connectHttpClient(server.url);
+  ({ paid, server, mcp, runs } = setup = await startPaidServer(6, {
+    tools: [annuity, cardValidate] as AnyToolDefinition[],
+    env: { MPP_SECRET_KEY: SECRET },
+  }));
 }, 120_000);
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-  await paid?.stop();
-});
+afterAll(() => setup?.stop());
 
 /** The wire credential as the MCP binding carries it: the JSON object, `request` not encoded. */
 const asMeta = (credential: string) => Credential.deserialize(credential) as unknown as Record<string, unknown>;

@@ -4,7 +4,7 @@ import { ExactAvmScheme } from '@x402/avm/exact/client';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { startAlgorandEnvironment, type AlgorandEnvironment } from '../support/chain/algorand.js';
 import { buildAlgorandPayment, corruptedSignature, officialAlgorandPayment } from '../support/chain/algorand-payer.js';

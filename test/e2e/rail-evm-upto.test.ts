@@ -3,8 +3,8 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_MAINNET } from '../../src/payments/networks.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import { BASE_MAINNET } from '../../src/shared/networks.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { permit2NonceUsed } from '../support/chain/permit2.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';

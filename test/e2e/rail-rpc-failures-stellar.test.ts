@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { officialStellarPayment, startStellarEnvironment, type StellarEnvironment } from '../support/chain/stellar.js';
 import { countingTools } from '../support/paid.js';

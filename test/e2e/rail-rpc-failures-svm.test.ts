@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import {
   LOCAL_SOLANA_NETWORK,

@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS, SVM_LIMITS } from '../../src/payments/rails/svm/rail.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import {
   LOCAL_SOLANA_NETWORK,

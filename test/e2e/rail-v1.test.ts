@@ -7,8 +7,8 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BASE_MAINNET } from '../../src/payments/networks.js';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { BASE_MAINNET } from '../../src/shared/networks.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { smmOrder } from '../../tools/smm-order.js';
 import { transfersEvm } from '../../tools/transfers-evm.js';
@@ -37,7 +37,7 @@ const smmEcho = defineTool({
   path: '/smm/v1/test-echo',
   input: z.object({ note: z.string() }),
   output: z.object({ note: z.string() }),
-  payment: { usd: '0.005', accepts: 'base-short-name' },
+  pricing: { usd: '0.005', accepts: 'base-short-name' },
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   handler: ({ note }) => ({ note }),
 });

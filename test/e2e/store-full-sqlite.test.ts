@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJournals } from '../../src/payments/settled-journal.js';
+import { readJournals } from '../../src/payments/ledger/settled-journal.js';
 import { startHoldingProxy, type HoldingProxy } from '../support/held.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';

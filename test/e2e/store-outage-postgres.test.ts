@@ -1,8 +1,8 @@
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readJournals } from '../../src/payments/settled-journal.js';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { readJournals } from '../../src/payments/ledger/settled-journal.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
@@ -36,7 +36,7 @@ function gatedTool(): AnyToolDefinition {
     path: '/api/test/gated',
     input: z.object({}),
     output: z.object({ done: z.boolean() }),
-    payment: { usd: '0.001', accepts: 'every-network' },
+    pricing: { usd: '0.001', accepts: 'every-network' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async () => {
       gate.started++;

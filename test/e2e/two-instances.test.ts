@@ -5,7 +5,7 @@ import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-id
 import type { Address } from 'viem';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';

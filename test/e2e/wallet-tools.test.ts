@@ -8,7 +8,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { createPublicClient, createWalletClient, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_MAINNET } from '../../src/payments/networks.js';
+import { BASE_MAINNET } from '../../src/shared/networks.js';
 import { SOLANA_DEVNET } from '../../src/providers/chain/settings.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { newSolanaKeypairBytes } from '../support/chain/solana-env.js';

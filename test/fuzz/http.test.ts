@@ -2,7 +2,7 @@ import { parse as parseQuery } from 'node:querystring';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonContentType } from '../../src/http/body.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { countingTools } from '../support/paid.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -4,7 +4,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import fc from 'fast-check';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { paidTools as tools } from '../../tools/index.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { countingTools } from '../support/paid.js';

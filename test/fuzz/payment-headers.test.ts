@@ -2,7 +2,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { PaymentRequired } from '@x402/core/types';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { paidTools as tools } from '../../tools/index.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { signExactPayment } from '../support/payer.js';

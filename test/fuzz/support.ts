@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 
 /** Abuse limits off: the fuzz runs send thousands of requests from 127.0.0.1 and must meet the routes, not the buckets. */
 export const LIMITS_OFF = {

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAYMENT_LIMITS } from '../../src/payments/bounds.js';
+import { PAYMENT_LIMITS } from '../../src/payments/reading/bounds.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

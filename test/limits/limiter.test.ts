@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLimits, limitedError, retryAfterSeconds } from '../../src/limits/limiter.js';
 import type { RateBuckets } from '../../src/store/buckets.js';
+import { postInitialize } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // A bucket of 3 requests that refills one request per minute: the 4th request within the test is always refused.
@@ -73,16 +74,7 @@ describe('the per-IP limit in front of every HTTP request', () => {
   it('counts MCP over streamable HTTP too, answering a JSON-RPC error with the same details', async () => {
     const s = await server(TIGHT);
     await spend(`${s.url}/healthz`, 3);
-    const res = await fetch(`${s.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
+    const res = await postInitialize(s.url, 't');
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const body = (await res.json()) as {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { LIMIT_DEFAULTS, limitSettings, parseTrustProxy } from '../../src/limits/settings.js';
 
 describe('abuse-limit settings', () => {

@@ -1,12 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { connectHttpClient } from '../support/mcp.js';
-import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, officialPayment } from '../support/payer.js';
-import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { startPaidServer, type PaidServer } from '../support/paid-server.js';
+import { decodeHeader, type TestServer } from '../support/server.js';
 
 /**
  * MCP challenges name the resource `mcp://tool/<name>`, HTTP challenges the route's URL; the payment options are the
@@ -19,18 +19,11 @@ let mcp: Client;
 let runs: Map<string, number>;
 const args = { payment: 100, ratePerPeriod: 0.05, periods: 10 };
 
+let setup: PaidServer;
 beforeAll(async () => {
-  paid = await startPaidEnvironment(2);
-  const counted = countingTools([annuity] as AnyToolDefinition[]);
-  runs = counted.runs;
-  server = await startTestServer(paid.env, { tools: counted.tools });
-  mcp = await connectHttpClient(server.url);
+  ({ paid, server, mcp, runs } = setup = await startPaidServer(2, { tools: [annuity] as AnyToolDefinition[] }));
 }, 120_000);
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-  await paid?.stop();
-});
+afterAll(() => setup?.stop());
 
 async function httpChallenge(): Promise<PaymentRequired> {
   const res = await fetch(server.url + '/api/annuity', { method: 'POST' });

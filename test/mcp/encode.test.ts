@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../../src/errors.js';
-import type { CallResult } from '../../src/invoke.js';
+import { ToolError } from '../../src/shared/errors.js';
+import type { CallResult } from '../../src/pipeline/invoke.js';
 import { toCallToolResult } from '../../src/mcp/encode.js';
 import { answerFor } from '../../src/payments/answer/answer.js';
-import type { Challenge } from '../../src/payments/requirements.js';
+import type { Challenge } from '../../src/payments/challenges/requirements.js';
 
 /** A pipeline result as a paid x402 tool's MCP answer (no MPP offered). */
 const encode = (result: CallResult, tool = 'annuity') =>

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newMcpServer } from '../../src/runtime.js';
+import { newMcpServer } from '../../src/runtime/runtime.js';
 import { CLI_PATH } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newMcpServer } from '../../src/runtime.js';
+import { newMcpServer } from '../../src/runtime/runtime.js';
 import { freeTools, paidTools as tools } from '../../tools/index.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';

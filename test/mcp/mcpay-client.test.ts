@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 // loader refuses; the module behind it (the published code, unchanged) is imported directly.
 import { withX402Client } from '../../node_modules/mcpay/dist/client/with-x402-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { countingTools } from '../support/paid.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { sharedValidator } from '../../src/mcp/validator.js';
 
 describe('MCP session settings', () => {

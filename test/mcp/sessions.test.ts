@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES, PAYMENT_CODES, refusalBody } from '../../src/errors.js';
+import { ERROR_CODES, PAYMENT_CODES, refusalBody } from '../../src/shared/errors.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { encodePayment } from '../support/payer.js';
 import { startTestServer, type TestServer } from '../support/server.js';

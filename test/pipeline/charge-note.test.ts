@@ -3,15 +3,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { pendingBody, ToolError } from '../../src/errors.js';
-import { settlementMessage } from '../../src/payments/verdicts.js';
+import { pendingBody, ToolError } from '../../src/shared/errors.js';
+import { settlementMessage } from '../../src/payments/ledger/verdicts.js';
 import { NOTHING_CHARGED, noted, withChargeNote } from '../../src/pipeline/charge-note.js';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { connectHttpClient } from '../support/mcp.js';
-import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, officialPayment } from '../support/payer.js';
-import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { startPaidServer, type PaidServer } from '../support/paid-server.js';
+import { decodeHeader, type TestServer } from '../support/server.js';
 import { failingTool, notBuiltTool } from '../support/tools.js';
 
 /** Every mention of a charge in a message: a paid call's error carries exactly one, a free tool's none. */
@@ -79,18 +79,13 @@ let server: TestServer;
 let mcp: Client;
 let runs: Map<string, number>;
 
+let setup: PaidServer;
 beforeAll(async () => {
-  paid = await startPaidEnvironment(2);
-  const counted = countingTools([annuity, failingTool, notBuiltTool, freeFails] as AnyToolDefinition[]);
-  runs = counted.runs;
-  server = await startTestServer(paid.env, { tools: counted.tools });
-  mcp = await connectHttpClient(server.url);
+  ({ paid, server, mcp, runs } = setup = await startPaidServer(2, {
+    tools: [annuity, failingTool, notBuiltTool, freeFails] as AnyToolDefinition[],
+  }));
 }, 120_000);
-afterAll(async () => {
-  await mcp?.close();
-  await server?.close();
-  await paid?.stop();
-});
+afterAll(() => setup?.stop());
 
 type ErrorAnswer = { code: string; message: string };
 const errorOf = (result: CallToolResult) =>

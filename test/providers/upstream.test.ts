@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ToolError } from '../../src/errors.js';
-import { silentLogger } from '../../src/log.js';
+import { ToolError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/log.js';
 import { Upstream, type UpstreamRequest, type UpstreamSettings } from '../../src/providers/upstream.js';
 import { startLookalikeServer, type Lookalike } from '../support/upstreams/server.js';
 
@@ -32,7 +32,8 @@ function client(overrides: Partial<UpstreamSettings> = {}): Upstream {
       name: 'items',
       label: 'Items API',
       baseUrl: lookalike.url,
-      timeoutMs: 500,
+      // Long enough that a loaded machine never turns an ordinary answer into a retry; the timeout tests set their own.
+      timeoutMs: 10_000,
       retries: 2,
       cacheTtlMs: 60_000,
       cacheMaxEntries: 10,

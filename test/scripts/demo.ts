@@ -5,7 +5,8 @@
  * a local chain with the test USDC and a funded payer, then the built server (`dist/bin/cli.js serve`) pointed at
  * all of them, makes one paid call per market/open-data tool with a real signature, and prints the answers,
  * the URLs and example curl commands to stderr. `--once` stops after the example calls (CI, smoke tests);
- * otherwise it keeps running until Ctrl-C.
+ * otherwise it keeps running until Ctrl-C. It serves on PORT (default 4021); a port something else listens on is never
+ * used (the demo would call and pay that server): a taken PORT stops it naming a free one, a taken 4021 is replaced.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { LOCAL_NETWORK, startPaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import type { Lookalike } from '../support/upstreams/server.js';
 import { PANEL_KEY } from '../support/upstreams/smm-panel.js';
+import { demoPort } from './demo-port.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const UPSTREAMS_DIR = join(ROOT, 'test/support/upstreams');
@@ -87,12 +89,14 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Before anything starts: a port another server holds would have the demo call (and pay) that server.
+  const { port, note } = await demoPort(process.env);
+  if (note) say(note);
   const lookalikes = await startLookalikes();
   say('Starting a local chain with test USDC (a few seconds)…');
   const paid = await startPaidEnvironment(1);
   const payer = paid.payers[0]!;
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-demo-'));
-  const port = process.env.PORT ?? '4021';
   const url = `http://127.0.0.1:${port}`;
   const upstreamEnv: Record<string, string> = Object.fromEntries(
     [...lookalikes].map(([name, l]) => [URL_VARIABLE[name]!, l.url]),
@@ -103,7 +107,7 @@ async function main(): Promise<void> {
       PATH: process.env.PATH ?? '',
       ...paid.env,
       ...upstreamEnv,
-      PORT: port,
+      PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
@@ -136,8 +140,14 @@ async function main(): Promise<void> {
           : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(example) };
       const unpaid = await fetch(target, { ...init, method: tool.method });
       const header = unpaid.headers.get('payment-required');
-      const challenge = JSON.parse(Buffer.from(header ?? '', 'base64').toString('utf8')) as PaymentRequired;
-      const accepted = challenge.accepts.find((a) => a.network === LOCAL_NETWORK)!;
+      const challenge = header
+        ? (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PaymentRequired)
+        : undefined;
+      const accepted = challenge?.accepts.find((a) => a.network === LOCAL_NETWORK);
+      if (!accepted)
+        throw new Error(
+          `${url} did not offer a payment on the demo's local chain (${LOCAL_NETWORK}): another server answers there. Stop it, or run the demo on a free port (PORT=0 npm run demo).`,
+        );
       const payment = encodePayment(await signExactPayment(payer, accepted));
       const res = await fetch(target, {
         ...init,
@@ -152,8 +162,8 @@ async function main(): Promise<void> {
     }
 
     if (lookalikes.has('smm-panel')) {
-      const services = await fetch(`${url}/v1/smm-services?search=followers&limit=2`);
-      say(`── smm-services (free): GET /v1/smm-services?search=followers&limit=2 → HTTP ${services.status}`);
+      const services = await fetch(`${url}/v1/smm-services?q=followers&limit=2`);
+      say(`── smm-services (free): GET /v1/smm-services?q=followers&limit=2 → HTTP ${services.status}`);
       say(`   ${JSON.stringify(await services.json()).slice(0, 600)}`);
     }
 
@@ -200,6 +210,7 @@ async function main(): Promise<void> {
     );
     say(`  ${command}`);
     say(`See the receipts: DATA_DIR=${dataDir} node ${CLI} receipts`);
+    say(`And what the agent spent: DATA_DIR=${agentEnv.DATA_DIR} node ${CLI} spending`);
     if (once) return;
     say('\nRunning; press Ctrl-C to stop.');
     await new Promise<void>((resolve) => {

@@ -4,11 +4,12 @@
  * and from there runs what the package promises: `npx tollbooth serve` (a bare paid probe gets 402 with
  * PAYMENT-REQUIRED, SIGTERM stops it gracefully), `npx tollbooth stdio` driven by the official MCP client (16+ tools
  * listed, an unpaid call answered with the payment requirements), `npx tollbooth call --help`, and every `npx` entry
- * of mcp.json as shipped (its `/absolute/path/to/…` paths filled in). Prints one line per check and a summary; exits
- * 1 when any check failed (PACK_CHECK_KEEP=1 keeps the work directory of a failed run).
+ * of mcp.json as shipped (its `/absolute/path/to/…` paths filled in, the tarball's among them). Then it adds the tarball
+ * to a project that already uses current viem, @x402/* and the MCP SDK, and installs it on Node 22 and 24 from npm
+ * (./pack-check-projects.ts). Prints one line per check and a summary; exits 1 when any check failed
+ * (PACK_CHECK_KEEP=1 keeps the work directory of a failed run).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -26,6 +27,14 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { alive, logLines } from '../support/process.js';
+import {
+  existingProject,
+  mcpJsonNpxEntries,
+  npxTarball,
+  onNode,
+  Skipped,
+  type PackContext,
+} from './pack-check-projects.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const exec = promisify(execFile);
@@ -48,6 +57,11 @@ async function check(name: string, body: () => Promise<string>): Promise<boolean
     return true;
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
+    if (err instanceof Skipped) {
+      results.push({ name, ok: true, seconds: seconds(at), detail: `skipped: ${detail}` });
+      say(`  skip  ${name}: ${detail}`);
+      return true;
+    }
     results.push({ name, ok: false, seconds: seconds(at), detail });
     say(`  FAIL  ${name} (${seconds(at)} s): ${detail}`);
     return false;
@@ -70,6 +84,7 @@ function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
 const clone = join(work, 'clone');
 const install = join(work, 'install');
 let tarball = '';
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
 /**
  * A clean clone of the working tree: the files git tracks or would track (no dist/, data or other ignored output),
@@ -157,13 +172,22 @@ async function serve(): Promise<string> {
   await probe.body?.cancel();
   if (probe.status !== 402) throw new Error(`POST ${url.pathname} answered ${probe.status}, not 402`);
   if (!probe.headers.get('payment-required')) throw new Error(`the 402 has no PAYMENT-REQUIRED header`);
+  // A malformed MPP credential is read by the bundled mppx code (loaded with the first credential): a 402 problem.
+  const mpp = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Payment eyJmb28iOiJiYXIifQ' },
+    body: JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 }),
+  });
+  const problem = (await mpp.json()) as { type?: string };
+  if (mpp.status !== 402 || !String(problem.type).endsWith('/malformed-credential'))
+    throw new Error(`a malformed MPP credential got ${mpp.status} ${JSON.stringify(problem).slice(0, 300)}`);
   // npx runs the bin through a shell: signal the server itself, as a supervisor of the installed bin would.
   process.kill(pid, 'SIGTERM');
   const code = await withTimeout(40_000, 'graceful stop', exited);
   if (code !== 0) throw new Error(`exited with ${code} after SIGTERM:\n${stderr}`);
   if (!logLines(stderr).some((l) => l.msg === 'stopped'))
     throw new Error(`no "stopped" log line after SIGTERM:\n${stderr}`);
-  return `402 with PAYMENT-REQUIRED on POST ${url.pathname}; SIGTERM: stopped, exit 0`;
+  return `402 with PAYMENT-REQUIRED on POST ${url.pathname}, an MPP credential read; SIGTERM: stopped, exit 0`;
 }
 
 /** Starts an MCP stdio server with the official client, lists its tools and (`unpaidCall`) makes one unpaid call. */
@@ -208,34 +232,6 @@ async function callHelp(): Promise<string> {
   return 'exit 0 with the usage text';
 }
 
-/**
- * An mcp.json entry's settings as a user fills them in: the `/absolute/path/to/…` paths become directories of the
- * work dir, and the wallet key file a file holding a fresh key (it pays nothing: the check only lists tools).
- */
-function filledIn(env: Record<string, string>): Record<string, string> {
-  const keyFile = join(work, 'evm.key');
-  writeFileSync(keyFile, `0x${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-  const fill = (value: string) =>
-    value === '/absolute/path/to/evm.key'
-      ? keyFile
-      : value.replace(/^\/absolute\/path\/to\/(.*)$/, (_, rest: string) =>
-          join(work, 'filled', rest.replace(/\W+/g, '-')),
-        );
-  return Object.fromEntries(Object.entries(env).map(([name, value]) => [name, fill(value)]));
-}
-
-/** mcp.json's entries that start the package through npx, as shipped. */
-function npxEntries(): Array<[string, { command: string; args: string[]; env?: Record<string, string> }]> {
-  const { mcpServers } = JSON.parse(readFileSync(join(root, 'mcp.json'), 'utf8')) as {
-    mcpServers: Record<string, { command?: string; args?: string[]; env?: Record<string, string> }>;
-  };
-  return Object.entries(mcpServers).flatMap(([name, entry]) =>
-    entry.command === 'npx' && entry.args
-      ? [[name, { command: entry.command, args: entry.args, env: entry.env }] as const]
-      : [],
-  ) as Array<[string, { command: string; args: string[]; env?: Record<string, string> }]>;
-}
-
 async function main(): Promise<number> {
   say(`pack-check: npm pack, install the tarball in an empty directory, run it from there (work dir ${work})`);
   const packed =
@@ -248,17 +244,31 @@ async function main(): Promise<number> {
       stdioSession('npx', ['--no', 'tollbooth', 'stdio'], { DATA_DIR: mkdtempSync(join(work, 'stdio-data-')) }),
     );
     await check('npx tollbooth call --help', callHelp);
-    const entries = npxEntries();
+    const ctx: PackContext = { work, tarball, version, env: cleanEnv };
+    const entries = mcpJsonNpxEntries(root, ctx);
     await check('mcp.json has npx entries', async () => {
       if (entries.length === 0) throw new Error('no mcp.json entry runs the package through npx');
       return entries.map(([name]) => name).join(', ');
     });
-    for (const [name, entry] of entries) {
-      // Listing only: a remote entry's paid call would go to the deployment it names.
-      await check(`mcp.json "${name}" as shipped (paths filled in)`, () =>
-        stdioSession(entry.command, entry.args, filledIn(entry.env ?? {}), false),
-      );
-    }
+    // As docs/install.md says: one run by hand fills npx's cache, so an agent host's first start is quick. The other
+    // installs run meanwhile (npm waits on the network more than on the CPU).
+    const npxEntriesRun = async () => {
+      await check('npx -y --package <tarball> tollbooth --version (fills the npx cache)', () => npxTarball(ctx));
+      for (const [name, entry] of entries) {
+        // Listing only: a remote entry's paid call would go to the deployment it names.
+        await check(`mcp.json "${name}" as shipped (paths filled in)`, () =>
+          stdioSession(entry.command, entry.args, entry.env, false),
+        );
+      }
+    };
+    await Promise.all([
+      npxEntriesRun(),
+      check('npm install <tarball> into a project using current viem, @x402/* and the MCP SDK', () =>
+        existingProject(ctx),
+      ),
+      check('Node 22: npm install <tarball>, tollbooth runs', () => onNode(ctx, 22)),
+      check('Node 24: npm install <tarball>, tollbooth runs', () => onNode(ctx, 24)),
+    ]);
   }
   const failed = results.filter((r) => !r.ok);
   say(`pack-check: ${results.length - failed.length} passed, ${failed.length} failed in ${seconds(started)} s`);

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { toolTableMarkdown } from '../../src/catalog.js';
-import { loadConfig } from '../../src/config.js';
+import { toolTableMarkdown } from '../../src/tool/catalog.js';
+import { loadConfig } from '../../src/config/config.js';
 import { paidTools as tools } from '../../tools/index.js';
 
 /** Rewrites the tool table between the markers in README.md from the definitions. */

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { AgentEnvSchema, DEFAULT_BUDGET, DEFAULT_REMOTE_TIMEOUT_MS } from '../../src/agent/settings.js';
-import { loadConfig } from '../../src/config.js';
-import { EnvSchema } from '../../src/config-env.js';
+import { loadConfig } from '../../src/config/config.js';
+import { EnvSchema } from '../../src/config/env.js';
 import {
   AGENT_SETTING_GROUPS,
   allSettings,
   SERVER_SETTING_GROUPS,
   SHARED_SETTINGS,
 } from '../../src/shared/setting-groups.js';
-import { UPSTREAM_DEFAULTS } from '../../src/config-upstreams.js';
+import { UPSTREAM_DEFAULTS } from '../../src/config/upstreams.js';
 
 const namesOf = (groups: Record<string, Record<string, unknown>>) =>
   Object.values(groups).flatMap((variables) => Object.keys(variables));

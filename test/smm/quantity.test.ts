@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../../src/errors.js';
+import { ToolError } from '../../src/shared/errors.js';
 import type { SmmService } from '../../src/providers/smm/panel.js';
 import { assertOrderable, maxOrderQuantity, panelCost, quantityProblem } from '../../src/smm/quantity.js';
 

@@ -16,7 +16,16 @@ afterAll(async () => {
   await Promise.all(schemas.map((s) => s.drop()));
 });
 
-const TABLES = ['agent_spends', 'drips', 'idempotency_records', 'orders', 'payment_claims', 'rate_buckets', 'receipts'];
+const TABLES = [
+  'agent_spends',
+  'batch_channels',
+  'drips',
+  'idempotency_records',
+  'orders',
+  'payment_claims',
+  'rate_buckets',
+  'receipts',
+];
 
 async function sqliteAfterOpen(name: string, legacy = false): Promise<SchemaShape> {
   const file = join(dir, `${name}.db`);

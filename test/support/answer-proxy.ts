@@ -24,6 +24,34 @@ const PAID = /\r\n(payment-signature|x-payment):/i;
 const ERROR_500 =
   'HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 58\r\n\r\n{"error":{"code":"internal","message":"upstream crashed"}}';
 
+/** One connection's parts as the relay sees them. */
+interface Link {
+  client: Socket;
+  upstream: Socket;
+  timers: Set<NodeJS.Timeout>;
+  end(): void;
+}
+
+/** Passes one chunk of the server's answer to the client, or cuts, replaces or delays it as the fault says. */
+function relay(chunk: Buffer, fault: AnswerFault | undefined, link: Link): void {
+  const { client, upstream, timers } = link;
+  if (fault?.type === 'cut') return link.end();
+  if (fault?.type === 'error500') {
+    client.end(ERROR_500);
+    upstream.destroy();
+    return;
+  }
+  if (fault?.type === 'late') {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!client.destroyed) client.write(chunk);
+    }, fault.ms);
+    timers.add(timer);
+    return;
+  }
+  client.write(chunk);
+}
+
 /** Starts the proxy on 127.0.0.1 in front of `target` (an http:// base URL). */
 export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
   const { hostname, port } = new URL(target);
@@ -42,23 +70,7 @@ export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
     const open = () => {
       upstream = connect(Number(port), hostname);
       sockets.add(upstream);
-      upstream.on('data', (chunk: Buffer) => {
-        if (fault?.type === 'cut') return end();
-        if (fault?.type === 'error500') {
-          client.end(ERROR_500);
-          upstream?.destroy();
-          return;
-        }
-        if (fault?.type === 'late') {
-          const timer = setTimeout(() => {
-            timers.delete(timer);
-            if (!client.destroyed) client.write(chunk);
-          }, fault.ms);
-          timers.add(timer);
-          return;
-        }
-        client.write(chunk);
-      });
+      upstream.on('data', (chunk: Buffer) => relay(chunk, fault, { client, upstream: upstream!, timers, end }));
       upstream.on('close', () => (fault?.type === 'late' ? undefined : end())).on('error', end);
     };
     client.on('data', (chunk: Buffer) => {

@@ -1,7 +1,7 @@
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/shared/log.js';
 import type { Providers } from '../../src/providers/index.js';
 import type { ToolState } from '../../src/store/tool-state.js';
-import type { ToolContext } from '../../src/tool.js';
+import type { ToolContext } from '../../src/tool/tool.js';
 import { runJob } from '../../src/workers/jobs.js';
 
 const noStore = new Proxy({} as ToolState, {

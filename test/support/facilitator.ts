@@ -1,27 +1,22 @@
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type Server,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { x402Facilitator } from '@x402/core/facilitator';
-import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createEvmFacilitatorSigner } from '../../src/payments/rails/evm/chain.js';
 import { localViemChain } from './chain/token.js';
+import {
+  answerEndpoint,
+  closeIdle,
+  sendJson,
+  type EndpointMode,
+  type EndpointState,
+  type FixedAnswer,
+  type PaymentEndpoint,
+} from './facilitator-endpoints.js';
 
-/**
- * How an endpoint of the look-alike answers:
- * - `ok`: the real official facilitator answers;
- * - `hang`: the request is accepted and never answered (until `close()`);
- * - `garbage`: 200 with a body that is not JSON;
- * - `http500`: 500 with a JSON error body, as a crashing facilitator would.
- */
-export type EndpointMode = 'ok' | 'hang' | 'garbage' | 'http500' | 'work-then-hang';
+export type { EndpointMode, FixedAnswer } from './facilitator-endpoints.js';
 
 /** Options for {@link startLookalikeFacilitator}. */
 export interface LookalikeOptions {
@@ -51,12 +46,6 @@ export interface LookalikeOptions {
   idleCloseMs?: number;
 }
 
-/** A fixed answer an endpoint gives instead of the real facilitator's (e.g. an error body echoing a credential). */
-export interface FixedAnswer {
-  status: number;
-  body: unknown;
-}
-
 /** A standard x402 facilitator over HTTP, backed by the official `x402Facilitator`, with failure injection. */
 export interface LookalikeFacilitator {
   /** Base URL with `basePath`, e.g. `http://127.0.0.1:54321` (no trailing slash). */
@@ -72,58 +61,17 @@ export interface LookalikeFacilitator {
   /** Switches how `/verify` and/or `/settle` answer from now on; omitted endpoints keep their mode. */
   setMode(mode: { verify?: EndpointMode; settle?: EndpointMode }): void;
   /** Rewrites the real facilitator's answers from now on (e.g. another payer); undefined: unchanged again. */
-  setRewrite(rewrite: ((kind: 'verify' | 'settle', answer: Record<string, unknown>) => unknown) | undefined): void;
+  setRewrite(rewrite: ((kind: PaymentEndpoint, answer: Record<string, unknown>) => unknown) | undefined): void;
   /** Answers `/verify` and/or `/settle` with a fixed answer from now on (undefined: the mode's answer again). */
   setAnswer(answers: { verify?: FixedAnswer | undefined; settle?: FixedAnswer | undefined }): void;
   /** Stops the server, destroying every open (including hanging) connection. */
   close(): Promise<void>;
 }
 
-interface FacilitatorRequestBody {
-  x402Version?: unknown;
-  paymentPayload?: PaymentPayload;
-  paymentRequirements?: PaymentRequirements;
-}
-
 function facilitatorSigner(opts: LookalikeOptions) {
   const chain = localViemChain({ chainId: opts.chainId, rpcUrl: opts.rpcUrl }, 'Look-alike facilitator chain');
   const signer = createEvmFacilitatorSigner(opts.privateKey, chain, opts.rpcUrl, 30_000);
   return { signer, address: privateKeyToAccount(opts.privateKey).address };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-async function readJson(req: IncomingMessage): Promise<FacilitatorRequestBody | undefined> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null ? (parsed as FacilitatorRequestBody) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Closes each connection after `ms` without a request running, announcing nothing (no Keep-Alive header). */
-function closeIdle(server: Server, ms: number): void {
-  server.keepAliveTimeout = 0;
-  const timers = new WeakMap<Socket, NodeJS.Timeout>();
-  const idle = (socket: Socket) => {
-    clearTimeout(timers.get(socket));
-    timers.set(
-      socket,
-      setTimeout(() => socket.destroy(), ms),
-    );
-  };
-  server.on('connection', idle);
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    clearTimeout(timers.get(req.socket));
-    res.once('finish', () => idle(req.socket));
-  });
 }
 
 /**
@@ -133,105 +81,17 @@ function closeIdle(server: Server, ms: number): void {
  */
 export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise<LookalikeFacilitator> {
   const { signer, address } = facilitatorSigner(opts);
-  const facilitator = new x402Facilitator().register(opts.network as `${string}:${string}`, new ExactEvmScheme(signer));
-  const modes: { verify: EndpointMode; settle: EndpointMode } = { verify: 'ok', settle: 'ok' };
-  const calls = { verify: 0, settle: 0, supported: 0 };
-  const abandoned = { verify: 0, settle: 0 };
+  const state: EndpointState = {
+    facilitator: new x402Facilitator().register(opts.network as `${string}:${string}`, new ExactEvmScheme(signer)),
+    modes: { verify: 'ok', settle: 'ok' },
+    calls: { verify: 0, settle: 0, supported: 0 },
+    abandoned: { verify: 0, settle: 0 },
+    fixed: {},
+    rewrite: undefined,
+    refused: 0,
+  };
   const sockets = new Set<Socket>();
-  const fixed: { verify?: FixedAnswer | undefined; settle?: FixedAnswer | undefined } = {};
-  let rewrite: ((kind: 'verify' | 'settle', answer: Record<string, unknown>) => unknown) | undefined;
-
-  async function answer(kind: 'verify' | 'settle', req: IncomingMessage, res: ServerResponse): Promise<void> {
-    calls[kind]++;
-    res.once('close', () => void (res.writableFinished || abandoned[kind]++));
-    const body = await readJson(req);
-    const given = fixed[kind];
-    if (given) return sendJson(res, given.status, given.body);
-    switch (modes[kind]) {
-      case 'hang':
-        return; // never answered; close() destroys the socket
-      case 'garbage':
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<html><body>502 Bad Gateway (upstream sent nonsense)</body></html>');
-        return;
-      case 'http500':
-        sendJson(res, 500, { error: 'internal_error', message: `the facilitator crashed while handling ${kind}` });
-        return;
-      case 'ok':
-      case 'work-then-hang':
-        break;
-    }
-    if (!body?.paymentPayload || !body.paymentRequirements) {
-      sendJson(res, 400, {
-        error: 'invalid_request',
-        message: 'expected { x402Version, paymentPayload, paymentRequirements }',
-      });
-      return;
-    }
-    try {
-      const result =
-        kind === 'verify'
-          ? await facilitator.verify(body.paymentPayload, body.paymentRequirements)
-          : await facilitator.settle(body.paymentPayload, body.paymentRequirements);
-      if (modes[kind] === 'work-then-hang') return; // did the work (on chain for settle), never answers
-      sendJson(res, 200, rewrite ? rewrite(kind, result as unknown as Record<string, unknown>) : result);
-    } catch (err) {
-      if (err instanceof VerifyError) {
-        sendJson(res, err.statusCode, {
-          isValid: false,
-          invalidReason: err.invalidReason,
-          invalidMessage: err.invalidMessage,
-          payer: err.payer,
-        });
-      } else if (err instanceof SettleError) {
-        sendJson(res, err.statusCode, {
-          success: false,
-          errorReason: err.errorReason,
-          errorMessage: err.errorMessage,
-          payer: err.payer,
-          transaction: err.transaction,
-          network: err.network,
-        });
-      } else {
-        sendJson(res, 500, { error: 'internal_error', message: (err as Error).message });
-      }
-    }
-  }
-
-  let refused = 0;
-  const basePath = opts.basePath ?? '';
-  const server = createServer((req, res) => {
-    const fullPath = (req.url ?? '/').split('?')[0]!;
-    const denied = opts.authorize?.({
-      method: req.method ?? '',
-      host: req.headers.host ?? '',
-      path: fullPath,
-      headers: req.headers,
-    });
-    if (denied !== undefined) {
-      refused++;
-      req.resume();
-      sendJson(res, 401, { errorType: 'unauthorized', errorMessage: denied });
-      return;
-    }
-    const path = fullPath.startsWith(`${basePath}/`) ? fullPath.slice(basePath.length) : undefined;
-    if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
-      answer(path === '/verify' ? 'verify' : 'settle', req, res).catch((err: unknown) => {
-        if (!res.headersSent && !res.destroyed) sendJson(res, 500, { error: 'internal_error', message: String(err) });
-      });
-      return;
-    }
-    if (req.method === 'GET' && path === '/supported') {
-      calls.supported++;
-      sendJson(res, 200, {
-        kinds: opts.kinds ?? [{ x402Version: 2, scheme: 'exact', network: opts.network }],
-        extensions: [],
-        signers: { 'eip155:*': [address] },
-      });
-      return;
-    }
-    sendJson(res, 404, { error: 'not_found' });
-  });
+  const server = createServer((req, res) => route(state, opts, address, req, res));
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -243,18 +103,16 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-
+  const { calls, abandoned, fixed, modes } = state;
   return {
-    url: `http://127.0.0.1:${port}${basePath}`,
+    url: `http://127.0.0.1:${port}${opts.basePath ?? ''}`,
     address,
     calls,
     abandoned,
     get refused() {
-      return refused;
+      return state.refused;
     },
-    setRewrite(given) {
-      rewrite = given;
-    },
+    setRewrite: (given) => void (state.rewrite = given),
     setAnswer(answers) {
       if ('verify' in answers) fixed.verify = answers.verify;
       if ('settle' in answers) fixed.settle = answers.settle;
@@ -269,6 +127,45 @@ export async function startLookalikeFacilitator(opts: LookalikeOptions): Promise
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** Routes one request: credentials first (`authorize`), then `/verify`, `/settle` and `/supported` under `basePath`. */
+function route(
+  state: EndpointState,
+  opts: LookalikeOptions,
+  address: Address,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const basePath = opts.basePath ?? '';
+  const fullPath = (req.url ?? '/').split('?')[0]!;
+  const denied = opts.authorize?.({
+    method: req.method ?? '',
+    host: req.headers.host ?? '',
+    path: fullPath,
+    headers: req.headers,
+  });
+  if (denied !== undefined) {
+    state.refused++;
+    req.resume();
+    return sendJson(res, 401, { errorType: 'unauthorized', errorMessage: denied });
+  }
+  const path = fullPath.startsWith(`${basePath}/`) ? fullPath.slice(basePath.length) : undefined;
+  if (req.method === 'POST' && (path === '/verify' || path === '/settle')) {
+    answerEndpoint(state, path === '/verify' ? 'verify' : 'settle', req, res).catch((err: unknown) => {
+      if (!res.headersSent && !res.destroyed) sendJson(res, 500, { error: 'internal_error', message: String(err) });
+    });
+    return;
+  }
+  if (req.method === 'GET' && path === '/supported') {
+    state.calls.supported++;
+    return sendJson(res, 200, {
+      kinds: opts.kinds ?? [{ x402Version: 2, scheme: 'exact', network: opts.network }],
+      extensions: [],
+      signers: { 'eip155:*': [address] },
+    });
+  }
+  sendJson(res, 404, { error: 'not_found' });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 
 /** A paid test tool whose handler the test holds open, so a call can be caught in the middle. */
 export interface HeldTool {
@@ -31,7 +31,7 @@ export function heldTool(name: string, until: 'released' | 'aborted' = 'released
     path: `/api/test/${name}`,
     input: z.object({}),
     output: z.object({ done: z.boolean() }),
-    payment: { usd: '0.001', accepts: 'every-network' },
+    pricing: { usd: '0.001', accepts: 'every-network' },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (_input, ctx) => {
       onStart();

@@ -1,6 +1,6 @@
 /**
  * A facilitator thread entry for tests (RuntimeOptions.facilitatorEntry), standing in for
- * src/payments/facilitator-worker.ts: the real in-process facilitator, except that with
+ * src/payments/facilitators/facilitator-worker.ts: the real in-process facilitator, except that with
  * TOLLBOOTH_TEST_VERIFY_ERROR=<reason> every verification throws an x402 VerifyError with that reason (as a remote
  * facilitator's client does), and with TOLLBOOTH_TEST_SETTLE_GATE=<file> every settlement waits until that file
  * exists before it goes to the chain (the thread keeps answering other messages meanwhile).
@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VerifyError } from '@x402/core/types';
-import { serveFacilitatorThread } from '../../src/payments/facilitator-serve.js';
+import { serveFacilitatorThread } from '../../src/payments/facilitators/facilitator-serve.js';
 
 await serveFacilitatorThread((facilitator) => ({
   getSupported: () => facilitator.getSupported(),

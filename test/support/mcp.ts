@@ -10,6 +10,20 @@ export async function connectHttpClient(baseUrl: string): Promise<Client> {
   return client;
 }
 
+/** A bare MCP `initialize` POST to `<baseUrl>/mcp` (a client accepting JSON or an event stream), as `fetch` answers it. */
+export function postInitialize(baseUrl: string, clientName = 'tollbooth-test'): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+    }),
+  });
+}
+
 /** The built CLI (`npm run build` produces it; `npm test` builds first). */
 /** The CLI as it ships (the bundle `npm run build` writes; `bin` in package.json): what users run is what is tested. */
 export const CLI_PATH = fileURLToPath(new URL('../../dist/bin/cli.js', import.meta.url));

@@ -1,6 +1,6 @@
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Address } from 'viem';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { startLocalChain, type LocalChain } from './chain/node.js';
 import { BASE_SEPOLIA_USDC, balanceOf, deployMulticall3IfNeeded, deployTestUsdc, mint } from './chain/token.js';
 

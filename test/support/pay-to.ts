@@ -1,6 +1,6 @@
 /**
  * Pay-to addresses that are not the development placeholders, for tests that configure a facilitator: with a
- * placeholder, a family that could settle is dropped (EVM refuses to start), see src/payments/pay-to.ts.
+ * placeholder, a family that could settle is dropped (EVM refuses to start), see src/payments/reading/pay-to.ts.
  */
 export const PAY_TO_ENV = {
   PAY_TO_EVM: '0x1111111111111111111111111111111111111111',

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import type { ReceiptsReport, Total } from '../../src/receipts.js';
+import type { ReceiptsReport, Total } from '../../src/receipts/receipts.js';
 import type { PaymentClaim, Store } from '../../src/store/store.js';
 import { CLI_PATH } from './mcp.js';
 

@@ -100,6 +100,12 @@ const healthz = async (rail: RailUnderTest) => (await fetch(rail.url + '/healthz
  * payment never spent twice, the server still up, and no unhandled rejection.
  */
 export function rpcFailureSuite(rail: () => RailUnderTest, unhandled: () => unknown[]): void {
+  faultsBeforeSettling(rail, unhandled);
+  faultsAfterSubmitting(rail, unhandled);
+}
+
+/** The cases of faults during verification and during submission (see `rpcFailureSuite`). */
+function faultsBeforeSettling(rail: () => RailUnderTest, unhandled: () => unknown[]): void {
   it('answers 502 facilitator_unavailable to each fault during verification, runs and charges nothing, stays up; the same payment then pays once', async () => {
     const r = rail();
     for (const fault of RPC_FAULTS) {
@@ -135,7 +141,10 @@ export function rpcFailureSuite(rail: () => RailUnderTest, unhandled: () => unkn
     }
     expect(unhandled()).toEqual([]);
   });
+}
 
+/** The cases of an answer lost after the node took the transaction, and of a submission that cannot be followed. */
+function faultsAfterSubmitting(rail: () => RailUnderTest, unhandled: () => unknown[]): void {
   it('settles from the chain when the node took the transaction but its answer was lost: the output once, charged once', async () => {
     const r = rail();
     const payment = await r.pay();

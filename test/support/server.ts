@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger, type Logger } from '../../src/log.js';
-import { createRuntime, listen, type Runtime } from '../../src/runtime.js';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import { loadConfig } from '../../src/config/config.js';
+import { silentLogger, type Logger } from '../../src/shared/log.js';
+import { createRuntime, listen, type Runtime } from '../../src/runtime/runtime.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { freeTools } from '../../tools/index.js';
+import { builtEntry } from './built.js';
 
 /** A Tollbooth instance on a free port with its own SQLite file, for one test file. */
 export interface TestServer {
@@ -26,7 +27,15 @@ export async function startTestServer(
   const tools = options.tools
     ? [...options.tools, ...freeTools.filter((f) => options.tools!.every((t) => t.name !== f.name))]
     : undefined;
-  const runtime = await createRuntime(config, { log: options.log ?? silentLogger, ...(tools ? { tools } : {}) });
+  // The facilitator thread (servers with a settlement key) and the tools' threads start from the build when it is
+  // fresh: see built.ts.
+  const [facilitatorEntry, workerEntry] = [builtEntry('facilitator-worker'), builtEntry('tool-worker')];
+  const runtime = await createRuntime(config, {
+    log: options.log ?? silentLogger,
+    ...(tools ? { tools } : {}),
+    ...(facilitatorEntry ? { facilitatorEntry } : {}),
+    ...(workerEntry ? { workerEntry } : {}),
+  });
   const running = await listen(runtime, 0, '127.0.0.1');
   return {
     url: running.url,

@@ -26,6 +26,8 @@ export interface SpawnedServer {
   stop(): Promise<void>;
 }
 
+const serveNodeOptions = () => (process.env.SERVE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SERVE_NODE_OPTIONS } : {});
+
 /** Spawns `node dist/bin/cli.js serve [args]` on a free port of 127.0.0.1 (`npm run build` first) and waits until it listens. */
 export async function spawnServe(
   env: Record<string, string>,
@@ -34,7 +36,15 @@ export async function spawnServe(
 ): Promise<SpawnedServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'tollbooth-spawned-'));
   const child = spawn(process.execPath, [cli, 'serve', ...args], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
+    // SERVE_NODE_OPTIONS reaches the spawned server only (for profiling a bench's server, docs/development.md).
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ...serveNodeOptions(),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError } from '../../src/errors.js';
-import { defineTool } from '../../src/tool.js';
+import { ToolError } from '../../src/shared/errors.js';
+import { defineTool } from '../../src/tool/tool.js';
 
 /** A paid test tool whose handler always fails, to prove that failed calls are never settled. */
 export const failingTool = defineTool({
@@ -12,7 +12,7 @@ export const failingTool = defineTool({
   path: '/api/test/always-fails',
   input: z.object({ note: z.string().optional().describe('Ignored.') }),
   output: z.object({ ok: z.boolean() }),
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => {
     throw new ToolError('upstream_unavailable', 'The test upstream is down.');
@@ -30,7 +30,7 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
     path: `/api/test/${name}`,
     input: z.object({}),
     output: z.object({ secret: z.string() }),
-    payment: { usd: '0.001', accepts: 'every-network' },
+    pricing: { usd: '0.001', accepts: 'every-network' },
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
     handler: async () => {
       await effect();
@@ -49,7 +49,7 @@ export const notBuiltTool = defineTool({
   path: '/api/test/not-built',
   input: z.object({ coin: z.string().describe('Ignored.') }),
   output: z.object({ ok: z.boolean() }),
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => {
     throw new ToolError('not_implemented', 'not-built is not available on this server.');
@@ -66,7 +66,7 @@ export const v1Echo = defineTool({
   path: '/api/test/v1-echo',
   input: z.object({ note: z.string().optional() }),
   output: z.object({ note: z.string() }),
-  payment: { usd: '0.001', accepts: 'base-v1' },
+  pricing: { usd: '0.001', accepts: 'base-v1' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: ({ note }) => ({ note: note ?? '' }),
 });

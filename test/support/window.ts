@@ -1,7 +1,7 @@
 import type { PaymentPayload } from '@x402/core/types';
 import type { Hex, PrivateKeyAccount } from 'viem';
 import { expect } from 'vitest';
-import type { Runtime } from '../../src/runtime.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 import { TRANSFER_WITH_AUTHORIZATION } from './payer.js';
 
 /** Seconds in ten years, the validity the issue found accepted. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../../src/errors.js';
+import { ToolError } from '../../src/shared/errors.js';
 import { annuity } from '../../tools/annuity.js';
 import { testContext } from '../support/context.js';
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cardValidate } from '../../tools/card-validate.js';
 import { testContext } from '../support/context.js';
@@ -33,7 +34,52 @@ const TEST_NUMBERS: [string, string, number][] = [
   ['6062826786276634', 'hipercard', 16],
 ];
 
+/** Published test numbers (test/fixtures/cards): [number, brand by its network's published ranges, valid]. */
+const PUBLISHED = (
+  JSON.parse(readFileSync(new URL('../fixtures/cards/published-test-numbers.json', import.meta.url), 'utf8')) as {
+    numbers: [string, string, boolean][];
+  }
+).numbers;
+
+/** `prefix` padded with zeros to `length` digits, ending in the Luhn check digit (computed here, independently). */
+function withCheckDigit(prefix: string, length: number): string {
+  const body = prefix.padEnd(length - 1, '0');
+  let sum = 0;
+  [...body].reverse().forEach((c, i) => {
+    const d = Number(c) * (i % 2 === 0 ? 2 : 1);
+    sum += d > 9 ? d - 9 : d;
+  });
+  return body + String((10 - (sum % 10)) % 10);
+}
+
 describe('card-validate', () => {
+  it.each(PUBLISHED)('names the published test number %s as %s (valid: %s)', async (number, brand, valid) => {
+    expect(await call(number)).toEqual({ valid, brand, length: number.length });
+  });
+
+  it('does not call numbers of the other schemes starting with 6 (RuPay 60, 627x–629x) maestro', async () => {
+    const prefixes = [...Array(100).keys()].map((i) => String(6000 + i)).filter((p) => p !== '6011');
+    for (let p = 6271; p <= 6299; p++) prefixes.push(String(p));
+    for (const prefix of prefixes) {
+      for (const length of [16, 19]) {
+        const { brand } = await call(withCheckDigit(prefix, length));
+        expect(['unknown', 'unionpay', 'hipercard'], prefix).toContain(brand);
+      }
+    }
+  });
+
+  it('knows Diners Club International numbers starting 3095', async () => {
+    expect(await call(withCheckDigit('3095', 14))).toEqual({ valid: true, brand: 'diners-club', length: 14 });
+    expect(await call(withCheckDigit('3095', 16))).toEqual({ valid: true, brand: 'diners-club', length: 16 });
+  });
+
+  it('accepts the Visa lengths ISO ranges issue (13, 16, 19) and no others', async () => {
+    for (const length of [13, 16, 19]) expect((await call(withCheckDigit('4', length))).valid, `${length}`).toBe(true);
+    for (const length of [12, 14, 15, 17, 18]) {
+      expect(await call(withCheckDigit('4', length))).toEqual({ valid: false, brand: 'visa', length });
+    }
+  });
+
   it.each(TEST_NUMBERS)('accepts the standard test number %s as a valid %s card', async (number, brand, length) => {
     expect(await call(number)).toEqual({ valid: true, brand, length });
   });
@@ -54,9 +100,8 @@ describe('card-validate', () => {
   });
 
   it('reports a Luhn-valid number of a length the brand does not issue as invalid', async () => {
-    // 17 digits, Luhn-valid, but Visa issues 16, 18 or 19 digits.
+    // 17 digits, Luhn-valid, but Visa issues 13, 16 or 19 digits.
     expect(await call('41111111111111113')).toEqual({ valid: false, brand: 'visa', length: 17 });
-    expect(await call('4111111111119')).toEqual({ valid: false, brand: 'visa', length: 13 });
   });
 
   it('reports an unrecognised prefix as brand unknown and invalid, even when Luhn passes', async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { ToolError } from '../../src/errors.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ToolError } from '../../src/shared/errors.js';
 import { computeLines, type Ohlcv } from '../../src/indicators/compute.js';
 import { buildReport } from '../../src/indicators/report.js';
 import { summarize } from '../../src/indicators/summary.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/shared/log.js';
 import { createProviders, type Providers } from '../../src/providers/index.js';
 import { cryptoIndicators } from '../../tools/crypto-indicators.js';
 import { testContext } from '../support/context.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { AnyToolDefinition } from '../../src/tool.js';
+import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { cryptoIndicators } from '../../tools/crypto-indicators.js';
 import { developmentIndicator } from '../../tools/development-indicator.js';
 import { dexTopPools } from '../../tools/dex-top-pools.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { geoDistance } from '../../tools/geo-distance.js';
 import { testContext } from '../support/context.js';
+import { vincentyKm } from '../support/geodesic.js';
 
 const EARTH_RADIUS_KM = 6371.0088;
 const london = { lat: 51.5074, lng: -0.1278 };
@@ -75,5 +76,25 @@ describe('geo-distance', () => {
   it('rejects missing points and non-numeric coordinates', () => {
     expect(rejection({ from: london }).paths).toContain('to');
     expect(rejection({ from: { lat: '51.5', lng: 0 }, to: paris }).paths).toContain('from.lat');
+  });
+
+  it('differs from the WGS84 geodesic (Vincenty) by at most what its description says: 0.56% and 38 km', async () => {
+    let maxRelative = 0;
+    let maxKm = 0;
+    for (let lat1 = -90; lat1 <= 90; lat1 += 5) {
+      for (let lat2 = -90; lat2 <= 90; lat2 += 5) {
+        for (const lng of [0, 1, 5, 20, 45, 90, 135, 160, 175]) {
+          const geodesic = vincentyKm(lat1, 0, lat2, lng);
+          if (!Number.isFinite(geodesic) || geodesic < 100) continue;
+          const { km } = await call({ from: { lat: lat1, lng: 0 }, to: { lat: lat2, lng } });
+          maxRelative = Math.max(maxRelative, Math.abs(km - geodesic) / geodesic);
+          maxKm = Math.max(maxKm, Math.abs(km - geodesic));
+        }
+      }
+    }
+    expect((maxRelative * 100).toFixed(2)).toBe('0.56');
+    expect(Math.round(maxKm)).toBe(38);
+    expect(geoDistance.description).toContain('up to about 0.56%');
+    expect(geoDistance.description).toContain('38 km');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolContext } from '../../src/tool.js';
+import type { ToolContext } from '../../src/tool/tool.js';
 import { runJob } from '../../src/workers/jobs.js';
 import { passwordStrength } from '../../tools/password-strength.js';
 import { testContext } from '../support/context.js';

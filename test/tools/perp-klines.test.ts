@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { ToolError } from '../../src/errors.js';
-import { silentLogger } from '../../src/log.js';
+import { loadConfig } from '../../src/config/config.js';
+import { ToolError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/log.js';
 import { createProviders, type Providers } from '../../src/providers/index.js';
 import { perpKlines } from '../../tools/perp-klines.js';
 import { testContext } from '../support/context.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolContext } from '../../src/tool.js';
+import type { ToolContext } from '../../src/tool/tool.js';
 import { startSmmTestbed, type SmmTestbed } from '../support/smm.js';
 import { toolFailure } from '../support/upstreams/open-data.js';
 import { smmOrder } from '../../tools/smm-order.js';
@@ -76,5 +76,21 @@ describe('smm-order', () => {
     bed.panel.setBalance(1000);
     expect(err.code).toBe('upstream_unavailable');
     expect(bed.panel.orders.length).toBe(before);
+  });
+
+  it('refuses before payment, naming the currency, on a panel whose account bills in EUR, GBP or INR', async () => {
+    for (const currency of ['EUR', 'GBP', 'INR']) {
+      const other = await startSmmTestbed({ currency });
+      try {
+        const body = smmOrder.input.parse({ serviceId: 3, link: link(), quantity: 100 });
+        const err = await toolFailure((async () => smmOrder.precheck!(body, other.ctx()))());
+        expect(err).toMatchObject({ code: 'not_implemented', details: { currency } });
+        expect(err.message).toContain(currency);
+        expect(err.message).toMatch(/SMM_PANEL_URL/);
+        expect(other.panel.orders).toEqual([]);
+      } finally {
+        await other.stop();
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolContext } from '../../src/tool.js';
+import type { ToolContext } from '../../src/tool/tool.js';
 import { startSmmTestbed, type SmmTestbed } from '../support/smm.js';
 import { toolFailure } from '../support/upstreams/open-data.js';
 import { smmQuote } from '../../tools/smm-quote.js';

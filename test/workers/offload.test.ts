@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/log.js';
-import { createRuntime, listen, type Runtime, type RunningServer } from '../../src/runtime.js';
-import { defineTool, type AnyToolDefinition } from '../../src/tool.js';
+import { loadConfig } from '../../src/config/config.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { createRuntime, listen, type Runtime, type RunningServer } from '../../src/runtime/runtime.js';
+import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { passwordStrength } from '../../tools/password-strength.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -23,7 +23,7 @@ const hugeAnswer = defineTool({
   path: '/api/test/huge-answer',
   input: z.object({}),
   output: z.object({ text: z.string() }),
-  payment: { usd: '0.001', accepts: 'every-network' },
+  pricing: { usd: '0.001', accepts: 'every-network' },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   handler: () => ({ text: 'x'.repeat(1024 * 1024 + 1) }),
 });

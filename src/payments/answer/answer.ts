@@ -3,10 +3,11 @@
  * every protocol offered, and the protocol parts the transports write out. The only place that branches on the
  * result kind for the transports.
  */
-import { PENDING_RETRY_AFTER_SECONDS, pendingBody } from '../../errors.js';
+import { PENDING_RETRY_AFTER_SECONDS, pendingBody } from '../../shared/errors.js';
 import type { CallResult } from '../../pipeline/call.js';
-import type { AnyPaidToolDefinition } from '../../tool.js';
+import type { AnyPaidToolDefinition } from '../../tool/tool.js';
 import type { MppGate } from '../mpp/gate.js';
+import { mppRefusalStatus } from '../mpp/problem.js';
 import { mppOffer, mppPart } from './mpp.js';
 import type { AnswerPart, PaymentAnswer } from './types.js';
 import { x402Part } from './x402.js';
@@ -82,7 +83,8 @@ export function answerFor(result: CallResult, ctx: AnswerContext): PaymentAnswer
       answer = {
         ...base,
         outcome: 'payment_rejected',
-        status,
+        // An MPP credential is refused as the MPP draft does: 402 with fresh challenges whenever paying again helps.
+        status: ctx.credential ? mppRefusalStatus(reason, status) : status,
         refusal: { reason, message },
         challenges: { x402: challenge },
       };

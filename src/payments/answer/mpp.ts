@@ -4,7 +4,7 @@
  * an answer (the caller paid with an MPP credential), it writes the MPP receipt on success and Problem Details with the
  * MPP error type on a refusal (fresh challenges on a 402); tool errors and pending settlements stay as x402 writes them.
  */
-import { withHint } from '../../errors.js';
+import { withHint } from '../../shared/errors.js';
 import { MPP_HEADERS } from '../../shared/http-wire.js';
 import { MPP_META, X402_META } from '../../shared/mcp-wire.js';
 import { MPP_REASONS, paymentRequiredProblem, problemFor, type MppProblem } from '../mpp/problem.js';
@@ -28,7 +28,8 @@ const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 /** The challenges header of an answer (none when MPP is off or the route has no EVM EIP-3009 option). */
 function challengeHeaders(answer: PaymentAnswer): Array<readonly [string, string]> {
   const issued = answer.challenges.mpp ?? [];
-  return issued.length > 0 ? [[MPP_HEADERS.challenge, issued.map((c) => c.header).join(', ')]] : [];
+  // One header, the challenges separated by a bare comma (RFC 9110 §5.6.1: the whitespace is optional).
+  return issued.length > 0 ? [[MPP_HEADERS.challenge, issued.map((c) => c.header).join(',')]] : [];
 }
 
 /** The MCP `_meta` entry of a payment-required answer: the challenges, the status and the problem. */

@@ -6,7 +6,7 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { ErrorBody } from '../../../schemas/errors.js';
 import type { IssuedChallenge } from '../mpp/challenge.js';
-import type { Challenge } from '../requirements.js';
+import type { Challenge } from '../challenges/requirements.js';
 
 /** A payment as a transport found it on a request, not yet read: the pipeline decodes it. */
 export type CarriedPayment =

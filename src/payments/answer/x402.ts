@@ -4,10 +4,10 @@
  * `_meta["x402/error"]`, the receipt in `_meta["x402/payment-response"]`).
  */
 import type { SettleResponse } from '@x402/core/types';
-import { answersWithChallenge, refusalBody, withHint } from '../../errors.js';
+import { answersWithChallenge, refusalBody, withHint } from '../../shared/errors.js';
 import { X402_HEADERS } from '../../shared/http-wire.js';
 import { X402_META } from '../../shared/mcp-wire.js';
-import type { Challenge } from '../requirements.js';
+import type { Challenge } from '../challenges/requirements.js';
 import type { AnswerPart, HttpWrite, McpResultFields, McpWrite, PaymentAnswer } from './types.js';
 
 /** Where an x402 payment goes over HTTP, by version: added to every refusal (the broker's messages name no transport). */

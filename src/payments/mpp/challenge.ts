@@ -1,11 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Challenge } from 'mppx';
-import { checksumAddress } from '../evm-address.js';
+import { checksumAddress } from '../reading/evm-address.js';
 import { canonicalJson } from '../../shared/json.js';
-import type { NetworkEntry } from '../networks.js';
-import { canonicalNetworkId } from '../match.js';
-import type { Challenge as X402Challenge } from '../requirements.js';
+import type { NetworkEntry } from '../../shared/networks.js';
+import { canonicalNetworkId } from '../reading/match.js';
+import type { Challenge as X402Challenge } from '../challenges/requirements.js';
 import type { MppSettings } from './settings.js';
 
 /** The MPP method and intent Tollbooth offers: a one-time EVM charge paid with an EIP-3009 authorization. */
@@ -114,10 +114,17 @@ function challengeId(secretKey: string, realm: string, request: string, expires:
     .digest('base64url');
 }
 
+/** An expiry in whole seconds, as RFC 3339 writes it without a fraction (`2026-11-25T12:05:00Z`): 4 bytes shorter. */
+function expiresAt(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 /**
  * Issues one challenge per offer, each unique (a random salt in `opaque`, so the EIP-3009 nonce the client derives
  * from it is never reused) and bound by the HMAC id to realm, method, intent, request, expiry and the tool. The
- * objects and header values are the ones mppx's `Challenge.from` and `Challenge.serialize` produce (tested).
+ * objects are the ones mppx's `Challenge.from` produces, and the header values mppx's `Challenge.serialize` without
+ * the optional whitespace after each comma (RFC 9110 §5.6.1 lists; tested): every byte of a 402's headers counts
+ * behind a proxy. `opaque` is short JSON too: `{"s": salt, "t": tool}`.
  */
 export function issueChallenges(
   settings: MppSettings,
@@ -126,14 +133,14 @@ export function issueChallenges(
   ttlSeconds: number,
   now = Date.now(),
 ): IssuedChallenge[] {
-  const expires = new Date(now + ttlSeconds * 1000).toISOString();
+  const expires = expiresAt(now + ttlSeconds * 1000);
   const salts = randomBytes(SALT_BYTES * offers.length);
   const { realm, secretKey } = settings;
   const tool = JSON.stringify(binding.tool);
   return offers.map((offer, i) => {
     const salt = salts.subarray(i * SALT_BYTES, (i + 1) * SALT_BYTES).toString('base64url');
-    // JCS of {salt, tool}: keys in order, strings as JSON writes them (the salt is base64url, the tool name ours).
-    const opaque = Buffer.from(`{"salt":"${salt}","tool":${tool}}`, 'utf8').toString('base64url');
+    // JCS of {s: salt, t: tool}: keys in order, strings as JSON writes them (the salt is base64url, the tool name ours).
+    const opaque = Buffer.from(`{"s":"${salt}","t":${tool}}`, 'utf8').toString('base64url');
     const id = challengeId(secretKey, realm, offer.key, expires, opaque);
     const challenge = {
       id,
@@ -144,7 +151,7 @@ export function issueChallenges(
       expires,
       opaque,
     } as unknown as Challenge.Challenge;
-    const header = `Payment id="${id}", realm="${realm}", method="${MPP_METHOD}", intent="${MPP_INTENT}", request="${offer.key}", expires="${expires}", opaque="${opaque}"`;
+    const header = `Payment id="${id}",realm="${realm}",method="${MPP_METHOD}",intent="${MPP_INTENT}",request="${offer.key}",expires="${expires}",opaque="${opaque}"`;
     return { challenge, header };
   });
 }
@@ -157,7 +164,9 @@ export function boundTool(challenge: Challenge.Challenge): string | undefined {
       string,
       unknown
     > | null;
-    return typeof meta?.tool === 'string' ? meta.tool : undefined;
+    // `t` since challenges were made shorter; `tool` in the ones issued before (they expire within minutes).
+    const tool = meta?.t ?? meta?.tool;
+    return typeof tool === 'string' ? tool : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { Credential } from 'mppx';
-import { PAYMENT_LIMITS, withinPaymentLimits } from '../bounds.js';
+import { PAYMENT_LIMITS, withinPaymentLimits } from '../reading/bounds.js';
 import { loadMppx } from './lib.js';
 
 /** An MPP credential as a transport received it: the `Authorization: Payment …` header, or the MCP `_meta` object. */

@@ -1,4 +1,4 @@
-import type { AnyPaidToolDefinition } from '../../tool.js';
+import type { AnyPaidToolDefinition } from '../../tool/tool.js';
 import { MPP_INTENT, MPP_METHOD, type MppOffer } from './challenge.js';
 import type { MppGate } from './gate.js';
 

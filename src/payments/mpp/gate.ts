@@ -1,8 +1,8 @@
 import type { PaymentPayload } from '@x402/core/types';
-import type { Logger } from '../../log.js';
-import type { AnyPaidToolDefinition } from '../../tool.js';
-import type { NetworkEntry } from '../networks.js';
-import type { Challenge as X402Challenge } from '../requirements.js';
+import type { Logger } from '../../shared/log.js';
+import type { AnyPaidToolDefinition } from '../../tool/tool.js';
+import type { NetworkEntry } from '../../shared/networks.js';
+import type { Challenge as X402Challenge } from '../challenges/requirements.js';
 import { issueChallenges, offersFor, type IssuedChallenge, type MppOffer } from './challenge.js';
 import type { DecodedCredential } from './credential.js';
 import { MPP_REASONS, type MppReason } from './problem.js';

@@ -1,4 +1,4 @@
-import { PAYMENT_CODES, type PaymentCode } from '../../errors.js';
+import { PAYMENT_CODES, type PaymentCode } from '../../shared/errors.js';
 
 /** Reasons only the MPP path emits (the broker's own and the facilitators' reasons are shared with x402). */
 export const MPP_REASONS = {
@@ -30,27 +30,30 @@ export interface MppProblem {
   challengeId?: string;
 }
 
-/** An MPP problem type: its URI and title, as mppx's error classes carry them (a test keeps the table equal). */
+/** An MPP problem type: its URI, title and HTTP status, as mppx's error classes carry them (a test keeps them equal). */
 export interface MppErrorType {
   type: string;
   title: string;
+  /** 402 (answered with fresh challenges, so a client pays again), 400 for a request no payment can fix, 500. */
+  status: 400 | 402 | 500;
 }
 
-const problem = (slug: string, title: string): MppErrorType => ({
+const problem = (slug: string, title: string, status: MppErrorType['status'] = 402): MppErrorType => ({
   type: `https://paymentauth.org/problems/${slug}`,
   title,
+  status,
 });
 
 /** The MPP problem types Tollbooth answers with, by mppx error class name. */
 export const MPP_ERROR_TYPES = {
-  BadRequestError: problem('bad-request', 'Bad Request'),
-  InternalPaymentError: problem('internal-payment-error', 'Internal Payment Error'),
+  BadRequestError: problem('bad-request', 'Bad Request', 400),
+  InternalPaymentError: problem('internal-payment-error', 'Internal Payment Error', 500),
   InvalidChallengeError: problem('invalid-challenge', 'Invalid Challenge'),
   InvalidPayloadError: problem('invalid-payload', 'Invalid Payload'),
   MalformedCredentialError: problem('malformed-credential', 'Malformed Credential'),
   PaymentActionRequiredError: problem('payment-action-required', 'Payment Action Required'),
   PaymentExpiredError: problem('payment-expired', 'Payment Expired'),
-  PaymentMethodUnsupportedError: problem('method-unsupported', 'Method Unsupported'),
+  PaymentMethodUnsupportedError: problem('method-unsupported', 'Method Unsupported', 400),
   PaymentRequiredError: problem('payment-required', 'Payment Required'),
   VerificationFailedError: problem('verification-failed', 'Verification Failed'),
 } as const satisfies Record<string, MppErrorType>;
@@ -101,10 +104,32 @@ export function mppErrorFor(reason: string): MppErrorType {
   return byReason.get(reason) ?? E.VerificationFailedError;
 }
 
+/**
+ * Refusals whose payment may still settle, or be retried as it is (the facilitator did not answer): they keep their own
+ * status and get no fresh challenge, which would invite the client to pay the same call a second time.
+ */
+const KEEPS_ITS_STATUS = new Set<string>([
+  'payment_in_flight',
+  'settlement_pending',
+  'settlement_outcome_unknown',
+  'facilitator_unavailable',
+]);
+
+/**
+ * The HTTP status of a refused MPP credential, as the MPP draft and mppx answer it: 402 with fresh challenges for
+ * every refusal whose MPP error type is a 402 (a malformed credential, one for another challenge or another request,
+ * a failed verification), so an MPP client pays a fresh challenge and recovers; the refusals whose payment is still
+ * in doubt, and those no payment can fix (400), keep the status the broker gave them.
+ */
+export function mppRefusalStatus(reason: string, status: number): number {
+  if (KEEPS_ITS_STATUS.has(reason)) return status;
+  return mppErrorFor(reason).status === 402 ? 402 : status;
+}
+
 /** The Problem Details of a refused MPP payment: the MPP type and title, our status, sentence and reason. */
 export function problemFor(reason: string, status: number, detail: string, challengeId?: string): MppProblem {
-  const error = mppErrorFor(reason);
-  return { type: error.type, title: error.title, status, detail, reason, ...(challengeId ? { challengeId } : {}) };
+  const { type, title } = mppErrorFor(reason);
+  return { type, title, status, detail, reason, ...(challengeId ? { challengeId } : {}) };
 }
 
 /** The Problem Details of a call that came without payment. */

@@ -1,6 +1,6 @@
 import type { PaymentPayload } from '@x402/core/types';
 import type { Credential, evm } from 'mppx';
-import { checksumAddress } from '../evm-address.js';
+import { checksumAddress } from '../reading/evm-address.js';
 import { boundTool, encodeRequest, MPP_INTENT, MPP_METHOD, type MppOffer } from './challenge.js';
 import { mppx } from './lib.js';
 import { MPP_REASONS, type MppReason } from './problem.js';

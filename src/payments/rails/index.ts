@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from '@x402/core/types';
-import type { NetworkEntry, NetworkFamily } from '../networks.js';
+import type { NetworkEntry, NetworkFamily } from '../../shared/networks.js';
 import { ALGORAND_EXACT, EVM_EXACT, EVM_EXACT_V1, EVM_UPTO, STELLAR_EXACT, SVM_EXACT } from './info.js';
 import type { LoadedRail, Rail, RailInfo, RailSdk } from './rail.js';
 

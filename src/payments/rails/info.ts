@@ -3,14 +3,14 @@
  * network ids it is paid on. The rail modules (evm/exact.ts, svm/rail.ts, …) add the SDK part to these.
  */
 import type { PaymentRequirements } from '@x402/core/types';
-import { isShortNetworkName } from '../match.js';
-import { V1_NETWORK_NAMES } from '../networks.js';
+import { isShortNetworkName } from '../reading/match.js';
+import { V1_NETWORK_NAMES } from '../../shared/networks.js';
 import type { RailInfo } from './rail.js';
 
 const transferMethod = (req: PaymentRequirements) =>
   (req.extra as Record<string, unknown> | undefined)?.assetTransferMethod;
 
-export { V1_NETWORK_NAMES } from '../networks.js';
+export { V1_NETWORK_NAMES } from '../../shared/networks.js';
 
 /** `exact` on EVM with an EIP-3009 `transferWithAuthorization` (the default EVM rail). */
 export const EVM_EXACT: RailInfo = {

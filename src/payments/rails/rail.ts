@@ -1,8 +1,11 @@
 import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements, SchemeNetworkServer } from '@x402/core/types';
-import type { Config } from '../../config.js';
-import type { NetworkEntry, NetworkFamily } from '../networks.js';
+import type { Config } from '../../config/config.js';
+import type { NetworkEntry, NetworkFamily } from '../../shared/networks.js';
+import type { LookupResult, PendingSettlement } from '../../shared/chain-lookup.js';
 import type { WindowRefusal } from './window.js';
+
+export type { LookupResult, PendingSettlement } from '../../shared/chain-lookup.js';
 
 /**
  * What a rail reads off a matched payment: the chain's single-use key and the payer, or why the payload is unusable
@@ -11,24 +14,6 @@ import type { WindowRefusal } from './window.js';
 export type Identified =
   | { ok: true; replayKey: string; payer: string }
   | { ok: false; message: string; reason?: 'authorization_window_too_long' };
-
-/** A settlement whose outcome was not known when the call ended (timeout, `settlement_pending`). */
-export interface PendingSettlement {
-  replayKey: string;
-  payload: PaymentPayload;
-  requirements: PaymentRequirements;
-  /** Transaction id reported so far; empty when none was reported. */
-  transaction: string;
-  /** When the payment was claimed (ISO time), if known: no settlement of it by us can be older. */
-  claimedAt?: string;
-}
-
-/**
- * What the chain says about a pending settlement: settled with the transaction that did it (never empty), failed
- * (it can never happen), or pending, with why the chain could not decide when a rail can say.
- */
-export type LookupResult =
-  { type: 'settled'; transaction: string } | { type: 'failed'; reason: string } | { type: 'pending'; reason?: string };
 
 /**
  * What the in-process facilitator schemes read of the configuration: the settlement keys and the time limits (all

@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SettleResponse } from '@x402/core/types';
-import type { PaymentCode } from '../../errors.js';
+import type { PaymentCode } from '../../shared/errors.js';
 
 /** What the RPC did during one facilitator call. */
 export interface CallTrace {

@@ -57,6 +57,8 @@ export function cdpJwt(
   const claims = {
     iss: 'cdp',
     sub: credentials.keyId,
+    // Coinbase's own SDK always sets iat (jose's setIssuedAt), and the platform may require it.
+    iat: now,
     nbf: now,
     exp: now + 120,
     uris: [`${method} ${host}${pathname}`],

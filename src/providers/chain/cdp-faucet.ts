@@ -2,11 +2,11 @@
  * The hosted Coinbase Developer Platform faucet (docs/spec-notes.md#coinbase-developer-platform-keys-and-faucet): `POST
  * /v2/evm/faucet` and `POST /v2/solana/faucet` with a per-request CDP JWT. A drip is sent at most once (never retried,
  * never joined with another request); the faucet's rolling 24-hour caps (HTTP 429 `faucet_limit_exceeded`) become 429
- * `rate_limited`, its refusals of an address 400 on `address`, anything else an upstream error.
+ * `rate_limited`, an ordinary rate limit (429 `rate_limit_exceeded`) 503 `upstream_rate_limited` with its Retry-After, its refusals of an address 400 on `address`, anything else an upstream error.
  */
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { ToolError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
 import { cdpJwt, type CdpCredentials } from './cdp-auth.js';
 import { explorerUrl, type Drip, type DripRequest, type Faucet } from './faucet.js';
 import type { Upstream } from '../upstream.js';
@@ -21,6 +21,33 @@ const CdpErrorSchema = z.object({
 const EvmAnswerSchema = z.object({ transactionHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 const SolanaAnswerSchema = z.object({ transactionSignature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/) });
 
+/** The faucet's rolling 24-hour cap for this address or token (`faucet_limit_exceeded`): no retry today cures it. */
+function faucetCapError(type: string): ToolError {
+  return new ToolError(
+    'rate_limited',
+    `The CDP faucet's own rolling 24-hour cap for this address or token is reached (${type}). Try again tomorrow or ask for another token.`,
+    { details: { provider: 'cdp' } },
+  );
+}
+
+/** An ordinary rate limit (`rate_limit_exceeded`, or a 429 without the faucet's cap type): retry shortly. */
+function rateLimitError(type: string, retryAfterSeconds?: number): ToolError {
+  const when = retryAfterSeconds === undefined ? 'in a minute' : `in ${Math.max(1, retryAfterSeconds)} s`;
+  return new ToolError(
+    'upstream_rate_limited',
+    `The CDP faucet is rate-limiting requests right now (${type}). Try again ${when}.`,
+    { details: { provider: 'cdp', ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) } },
+  );
+}
+
+/** The error a 429 answer becomes: the 24-hour cap when its body says so, else undefined (an ordinary rate limit). */
+export function interpretCdpRateLimit(json: unknown): ToolError | undefined {
+  const envelope = CdpErrorSchema.safeParse(json);
+  return envelope.success && envelope.data.errorType === 'faucet_limit_exceeded'
+    ? faucetCapError(envelope.data.errorType)
+    : undefined;
+}
+
 /** Maps a CDP answer that is not a drip (4xx other than 429) to the error the caller sees. */
 export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Logger): ToolError | undefined {
   if (status < 400 || status >= 500) return undefined;
@@ -30,16 +57,8 @@ export function interpretCdpFaucetAnswer(status: number, json: unknown, log: Log
     envelope.success && /^[a-z_]{1,64}$/.test(envelope.data.errorType) ? envelope.data.errorType : `HTTP ${status}`;
   if (envelope.success && envelope.data.errorMessage)
     log.warn('the CDP faucet refused a drip', { status, errorType: type, errorMessage: envelope.data.errorMessage });
-  if (/limit/i.test(type)) {
-    // A rolling cap reported without HTTP 429 is still the faucet's cap.
-    return new ToolError(
-      'rate_limited',
-      `The CDP faucet's own rolling 24-hour cap is reached (${type}). Try again tomorrow or ask for another token.`,
-      {
-        details: { provider: 'cdp' },
-      },
-    );
-  }
+  if (type === 'faucet_limit_exceeded') return faucetCapError(type);
+  if (/limit/i.test(type)) return rateLimitError(type);
   if (status === 401) {
     log.error('the CDP faucet refused our API key', {
       status,
@@ -78,15 +97,13 @@ export function createCdpFaucet(upstream: Upstream, credentials: CdpCredentials,
         signal,
         headers: { authorization: `Bearer ${jwt}` },
         interpret: (status, json) => interpretCdpFaucetAnswer(status, json, log),
+        rateLimited: interpretCdpRateLimit,
       });
       return data;
     } catch (err) {
       if (err instanceof ToolError && err.code === 'upstream_rate_limited') {
-        throw new ToolError(
-          'rate_limited',
-          `The CDP faucet's own rolling 24-hour cap for this address or token is reached (it refused with HTTP 429). Try again tomorrow or ask for another token.`,
-          { details: { provider: 'cdp', ...err.details } },
-        );
+        const seconds = err.details?.retryAfterSeconds;
+        throw rateLimitError('HTTP 429', typeof seconds === 'number' ? seconds : undefined);
       }
       throw err;
     }

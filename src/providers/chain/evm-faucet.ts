@@ -6,8 +6,8 @@
  */
 import { createWalletClient, defineChain, encodeFunctionData, erc20Abi, http, publicActions, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ToolError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { ToolError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
 import { errorText, evmRpcError } from './evm-rpc.js';
 import { DRIP_AMOUNTS, explorerUrl, type Drip, type DripRequest, type Faucet } from './faucet.js';
 

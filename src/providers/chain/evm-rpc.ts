@@ -16,7 +16,7 @@ import {
   toHex,
   type PublicClient,
 } from 'viem';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import { TtlLruCache } from '../cache.js';
 
 /** `keccak256("Transfer(address,address,uint256)")`, topic 0 of every ERC-20 (and ERC-721) transfer. */

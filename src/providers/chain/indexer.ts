@@ -4,7 +4,7 @@
  * (`fromAddress` and `toAddress` are ANDed), ERC-20 only, newest first, with block timestamps.
  */
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import type { Upstream } from '../upstream.js';
 
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/);

@@ -5,7 +5,7 @@
  * can be made, and the provider says so.
  */
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import { cdpJwt, type CdpCredentials } from './cdp-auth.js';
 import type { Upstream } from '../upstream.js';
 

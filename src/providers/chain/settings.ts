@@ -4,18 +4,12 @@
  * the onramp, the transfer scan's chunking and the optional indexer. Parsed once from the environment by config.
  */
 import { z } from 'zod';
-import { fixedNetworks, type NetworkSet } from '../../payments/network-sets.js';
-import {
-  BASE_MAINNET,
-  BASE_SEPOLIA,
-  SOLANA_DEVNET,
-  SOLANA_MAINNET,
-  type NetworkEntry,
-} from '../../payments/networks.js';
+import { fixedNetworks, type NetworkSet } from '../../shared/network-sets.js';
+import { BASE_MAINNET, BASE_SEPOLIA, SOLANA_DEVNET, SOLANA_MAINNET, type NetworkEntry } from '../../shared/networks.js';
 import { parseCdpSecret, type CdpCredentials } from './cdp-auth.js';
 import type { UpstreamSettings } from '../upstream.js';
 
-export { BASE_SEPOLIA, SOLANA_DEVNET } from '../../payments/networks.js';
+export { BASE_SEPOLIA, SOLANA_DEVNET } from '../../shared/networks.js';
 
 /** The chains the wallet tools name in their inputs (and `RPC_URLS` keys). */
 export const CHAIN_NAMES = ['base', 'base-sepolia', 'solana', 'solana-devnet'] as const;

@@ -31,8 +31,8 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { ToolError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { ToolError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
 import { DRIP_AMOUNTS, explorerUrl, type Drip, type DripRequest, type Faucet } from './faucet.js';
 import { solanaCall, solanaRpc } from './solana-rpc.js';
 

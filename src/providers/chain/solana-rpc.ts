@@ -11,7 +11,7 @@ import {
   type Rpc,
   type SolanaRpcApi,
 } from '@solana/kit';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 
 /** An owner's balance of one mint in base units, with the mint's decimals (null when the owner has no account for it). */
 export interface SplBalance {

@@ -2,8 +2,9 @@
  * The providers of testnet-fund, wallet-readiness and transfers-evm. They need the chain SDKs (viem, @solana/kit),
  * which load with the first chain-tool call (wiring.ts), not at start-up: most calls never need them.
  */
-import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../shared/log.js';
+import { faucetSetup, faucetUnconfigured } from './faucet.js';
 import { walletNetworks, type ChainToolProviders } from './types.js';
 import type { UpstreamMetrics } from '../upstream.js';
 
@@ -16,10 +17,12 @@ export function createChainToolProviders(config: Config, log: Logger, metrics?: 
   const wire = () => (wired ??= import('./wiring.js').then((m) => m.wireChainTools(config, log, metrics)));
   const settings = config.chainTools;
   const reads = walletNetworks(config.networks, settings);
+  const setup = faucetSetup(settings);
   return {
     faucet: {
-      name: settings.faucet.provider === 'cdp' && settings.cdp.credentials ? 'cdp' : 'self-hosted',
+      name: setup.hosted ? 'cdp' : 'self-hosted',
       drip: async (request, signal) => (await wire()).faucet.drip(request, signal),
+      unconfigured: (network) => faucetUnconfigured(setup, network),
     },
     onramp: {
       configured: settings.cdp.credentials !== undefined,

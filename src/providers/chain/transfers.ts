@@ -6,7 +6,7 @@
  * fromBlock - 1`.
  */
 import { formatUnits, getAddress } from 'viem';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import { isRangeTooLarge, type EvmReader, type RawLog } from './evm-rpc.js';
 import type { IndexedTransfer, TransferIndexer } from './indexer.js';
 

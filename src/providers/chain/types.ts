@@ -2,9 +2,9 @@
  * The shapes of the chain-tool providers and the pure network choices they share, apart from their wiring, so the
  * lazily loaded wiring (wiring.ts) and the eager facade (tools.ts) do not import each other.
  */
-import { SOLANA_MAINNET, type NetworkEntry } from '../../payments/networks.js';
+import { SOLANA_MAINNET, type NetworkEntry } from '../../shared/networks.js';
 import { SOLANA_DEVNET, type ChainToolsSettings } from './settings.js';
-import type { Faucet } from './faucet.js';
+import type { FaucetProvider } from './faucet.js';
 import type { OnrampProvider } from './onramp.js';
 import type { TransfersPage, TransfersQuery } from './transfers.js';
 import type { WalletProvider } from './wallet-report.js';
@@ -21,7 +21,7 @@ export interface TransfersProvider {
 
 /** The providers of testnet-fund, wallet-readiness and transfers-evm. */
 export interface ChainToolProviders {
-  faucet: Faucet;
+  faucet: FaucetProvider;
   onramp: OnrampProvider;
   wallet: WalletProvider;
   transfers: TransfersProvider;

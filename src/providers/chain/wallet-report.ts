@@ -2,8 +2,8 @@
  * What wallet-readiness reports, without the chain SDKs: the shapes of its per-network reads, how a failed read is
  * described, and the stablecoin total. The reads themselves (wallet.ts) load viem and @solana/kit on first use.
  */
-import { toToolError } from '../../errors.js';
-import { formatUnits } from '../../units.js';
+import { toToolError } from '../../shared/errors.js';
+import { formatUnits } from '../../tool/units.js';
 
 /** An amount in base units and as a decimal string. */
 export interface Amount {

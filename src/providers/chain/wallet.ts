@@ -4,12 +4,12 @@
  * gas price with the fee of one stablecoin transfer. Networks are read in parallel and fail one by one: each entry says
  * `ok` and carries its numbers or its error.
  */
-import { evmChainId, type NetworkEntry } from '../../payments/networks.js';
+import { evmChainId, type NetworkEntry } from '../../shared/networks.js';
 import type { ChainToolsSettings } from './settings.js';
 import { solanaRpcUrl, walletNetworks } from './types.js';
 import type { EvmReader, EvmRpcProvider } from './evm-rpc.js';
 import { createSolanaReader, type SolanaReader } from './solana-rpc.js';
-import { formatUnits } from '../../units.js';
+import { formatUnits } from '../../tool/units.js';
 import {
   describeFailure,
   type Amount,

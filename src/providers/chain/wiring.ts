@@ -3,13 +3,13 @@
  * self-hosted, per `FAUCET_PROVIDER`), the onramp, the wallet reads and the transfer listing (indexer or log scan).
  * This module loads the chain SDKs (viem, @solana/kit); tools.ts imports it on the first chain-tool call.
  */
-import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../shared/log.js';
 import { createCdpFaucet } from './cdp-faucet.js';
 import type { ChainToolProviders } from './types.js';
 import { createEvmRpcProvider } from './evm-rpc.js';
 import { createEvmFaucet } from './evm-faucet.js';
-import { faucetByNetwork, unavailableFaucet, type Faucet } from './faucet.js';
+import { faucetByNetwork, faucetSetup, faucetUnconfigured, unavailableFaucet, type Faucet } from './faucet.js';
 import { createTransferIndexer } from './indexer.js';
 import { createOnrampProvider } from './onramp.js';
 import { createSolanaFaucet } from './solana-faucet.js';
@@ -22,6 +22,7 @@ function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Fau
   if (s.faucet.provider === 'cdp' && s.cdp.credentials)
     return createCdpFaucet(new Upstream(s.cdp.faucet, log, metrics), s.cdp.credentials, log);
   const { timeoutMs, retries } = s.rpc;
+  const setup = faucetSetup(s);
   return faucetByNetwork({
     'base-sepolia': s.faucet.evmKey
       ? createEvmFaucet(
@@ -34,10 +35,7 @@ function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Fau
           },
           log,
         )
-      : unavailableFaucet(
-          'self-hosted',
-          'no faucet key is configured (FAUCET_EVM_PRIVATE_KEY) and no hosted faucet (CDP_API_KEY_ID)',
-        ),
+      : unavailableFaucet('self-hosted', faucetUnconfigured(setup, 'base-sepolia')!),
     'solana-devnet': s.faucet.solanaKey
       ? createSolanaFaucet(
           {
@@ -48,10 +46,7 @@ function faucetFrom(config: Config, log: Logger, metrics?: UpstreamMetrics): Fau
           },
           log,
         )
-      : unavailableFaucet(
-          'self-hosted',
-          'no faucet key is configured (FAUCET_SOLANA_SECRET_KEY) and no hosted faucet (CDP_API_KEY_ID)',
-        ),
+      : unavailableFaucet('self-hosted', faucetUnconfigured(setup, 'solana-devnet')!),
   });
 }
 
@@ -63,8 +58,9 @@ export function wireChainTools(config: Config, log: Logger, metrics?: UpstreamMe
     ? createTransferIndexer(new Upstream(s.transfers.indexer.settings, log, metrics), s.transfers.indexer.apiKey)
     : undefined;
   const scan = { chunkBlocks: s.transfers.chunkBlocks, maxBlocks: s.transfers.maxBlocks };
+  const setup = faucetSetup(s);
   return {
-    faucet: faucetFrom(config, log, metrics),
+    faucet: { ...faucetFrom(config, log, metrics), unconfigured: (network) => faucetUnconfigured(setup, network) },
     onramp: createOnrampProvider(new Upstream(s.cdp.onramp, log, metrics), s.cdp.credentials),
     wallet: createWalletProvider(config.networks, s, evm),
     transfers: {

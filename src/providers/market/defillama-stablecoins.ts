@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import type { Fetched, Upstream } from '../upstream.js';
 
 /** FX rates change daily upstream (openexchangerates snapshots), so they are kept longer than the asset list. */

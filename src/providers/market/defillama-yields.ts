@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import type { Fetched, Upstream } from '../upstream.js';
 
 /** The fields of one `/pools` row we read (the upstream sends 28; the rest are dropped on the way in). */

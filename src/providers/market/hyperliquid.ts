@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import type { CandleInterval } from '../../../schemas/candles.js';
 import type { Fetched, Upstream } from '../upstream.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import type { Fetched, Upstream } from '../upstream.js';
 
 /** Kalshi's web site; market pages live under `/markets/{series}/{event}` (lower case). */
@@ -21,7 +21,9 @@ const fixedPoint = z
 const MarketSchema = z.object({
   ticker: z.string().min(1),
   event_ticker: z.string().optional(),
-  title: z.string(),
+  // Kalshi marks a market's `title` deprecated and optional; `yes_sub_title` names the outcome.
+  title: z.string().nullish(),
+  yes_sub_title: z.string().nullish(),
   status: z.string(),
   yes_bid_dollars: fixedPoint,
   yes_ask_dollars: fixedPoint,
@@ -90,7 +92,7 @@ const EventResponseSchema = z
       markets: (event.markets ?? markets ?? []).map((m) => ({
         ticker: m.ticker,
         eventTicker: m.event_ticker ?? event.event_ticker,
-        title: m.title,
+        title: m.title ?? m.yes_sub_title ?? '',
         venue: KALSHI_VENUE,
         status: m.status,
         yesBid: m.yes_bid_dollars,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../shared/errors.js';
 import type { Fetched, Upstream } from '../upstream.js';
 
 /** Rows asked for in one page: more than the 141 years a query can span, so one page always holds the series. */

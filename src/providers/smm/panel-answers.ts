@@ -41,8 +41,9 @@ const ServiceSchema = z.object({
   type: z.string().nullish(),
   category: z.string().nullish(),
   rate: decimal,
-  min: int,
-  max: int,
+  // Limits as the panel types them, "10.00" included; a fractional minimum rounds up and a maximum down.
+  min: decimal.transform(Math.ceil),
+  max: decimal.transform(Math.floor),
   refill: yes,
   cancel: yes,
 });
@@ -72,13 +73,18 @@ export const StatusAnswerSchema = z.object({
   currency: z.string().nullish(),
 });
 
+/** The answer to `action=balance`: the account balance and the currency the panel bills (and prices) in. */
+export const BalanceAnswerSchema = z.object({
+  currency: z.string().trim().nullish(),
+});
+
 /** One service the panel sells. */
 export interface SmmService {
   serviceId: number;
   name: string;
   type: string;
   category: string;
-  /** Price per 1,000 units in the panel's currency (USD assumed). */
+  /** Price per 1,000 units in USD (the provider refuses a panel that bills in another currency). */
   ratePer1000: number;
   min: number;
   max: number;

@@ -3,8 +3,8 @@
  * docs/spec-notes.md#social-marketing-panel-api-v2). Panels send them usually with HTTP 200, so the answer is read
  * before its schema is checked.
  */
-import { ToolError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { ToolError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
 
 /** What the refused request named, for the message. */
 export interface ErrorContext {

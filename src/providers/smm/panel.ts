@@ -4,11 +4,13 @@
  * (numbers as strings and vice versa), so numbers are read leniently (panel-answers.ts); errors are `{"error": "…"}`,
  * usually with HTTP 200 (panel-errors.ts).
  */
-import { ToolError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { ToolError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
 import type { Fetched, Upstream } from '../upstream.js';
+import type { Unconfigured } from '../upstream-types.js';
 import {
   AddAnswerSchema,
+  BalanceAnswerSchema,
   readServiceList,
   ServicesAnswerSchema,
   StatusAnswerSchema,
@@ -73,6 +75,8 @@ export interface SmmPanelProvider {
   readonly source: string;
   /** Whether a panel URL and key are configured; without them every call is refused with not_implemented. */
   readonly configured: boolean;
+  /** What the operator has not configured (the panel URL or key), answered before any payment; undefined when set. */
+  readonly unconfigured: Unconfigured | undefined;
   /** Every service the panel sells (cached; entries the panel garbled are left out). */
   services(signal?: AbortSignal): Promise<Fetched<SmmService[]>>;
   /** One service from the cached list; invalid_input naming `serviceId` when the panel does not sell it. */
@@ -106,6 +110,7 @@ async function fetchServices(panel: PanelClient, signal?: AbortSignal): Promise<
     interpret: interpretPanel(label, {}, log),
     signal,
   });
+  await assertUsdPanel(panel, signal);
   const { list, garbled } = readServiceList(fetched.data);
   if (garbled > 0 && !fetched.cached)
     log.warn('the marketing panel listed services we cannot read; left out', {
@@ -120,6 +125,36 @@ async function fetchServices(panel: PanelClient, signal?: AbortSignal): Promise<
     );
   }
   return { ...fetched, data: list };
+}
+
+/**
+ * Refuses a panel whose account is not in USD (its `action=balance` answer names the currency): the rates it lists
+ * are in that currency, and this server has no exchange rate to hold the fixed USD order price against them.
+ */
+async function assertUsdPanel(panel: PanelClient, signal?: AbortSignal): Promise<void> {
+  const { data } = await panel.upstream.request({
+    method: 'POST',
+    path: '',
+    form: { key: panel.key(), action: 'balance' },
+    schema: BalanceAnswerSchema,
+    interpret: interpretPanel(panel.label, {}, panel.log),
+    signal,
+  });
+  const currency = data.currency?.toUpperCase();
+  if (currency === 'USD') return;
+  const settings = ['SMM_PANEL_URL', 'SMM_PANEL_KEY'];
+  if (currency === undefined || !/^[A-Z]{3}$/.test(currency)) {
+    throw new ToolError(
+      'upstream_invalid',
+      `The ${panel.label} did not say which currency its account bills in, so its prices cannot be held against the USD order price; social-marketing orders are unavailable until the operator configures a panel that does (${settings.join(', ')}).`,
+      { details: { settings } },
+    );
+  }
+  throw new ToolError(
+    'not_implemented',
+    `The ${panel.label} account bills in ${currency}, not USD, and this server has no exchange rate, so social-marketing orders are unavailable; the operator must configure a panel account held in USD (${settings.join(', ')}).`,
+    { details: { currency, settings } },
+  );
 }
 
 /** Places an order (`action=add`) exactly once, never retried, and returns the panel's order id. */
@@ -174,17 +209,18 @@ async function fetchOrderStatus(
 export function createSmmPanelProvider(upstream: Upstream, key: string | undefined, log: Logger): SmmPanelProvider {
   const label = upstream.info.label;
   const configured = upstream.info.baseUrl !== '' && key !== undefined && key !== '';
+  const missing: Unconfigured = {
+    settings: ['SMM_PANEL_URL', 'SMM_PANEL_KEY'],
+    message: `No ${label} is configured on this server (the operator sets SMM_PANEL_URL and SMM_PANEL_KEY), so social-marketing orders are unavailable.`,
+  };
+  const unconfigured = configured ? undefined : missing;
   const panel: PanelClient = {
     upstream,
     label,
     log,
     key() {
-      if (!configured || key === undefined) {
-        throw new ToolError(
-          'not_implemented',
-          `No ${label} is configured on this server (the operator sets SMM_PANEL_URL and SMM_PANEL_KEY), so social-marketing orders are unavailable.`,
-        );
-      }
+      if (!configured || key === undefined)
+        throw new ToolError('not_implemented', missing.message, { details: { settings: missing.settings } });
       return key;
     },
   };
@@ -209,6 +245,7 @@ export function createSmmPanelProvider(upstream: Upstream, key: string | undefin
   return {
     source: label,
     configured,
+    unconfigured,
     services,
     service,
     addOrder: (order, signal) => placeOrder(panel, order, signal),

@@ -1,6 +1,6 @@
 /** Rows of the shared schema as the store's records, the same for both dialects. */
 import type { PaymentClaim, PendingRecord, ReceiptRecord } from '../ledger.js';
-import type { SpendRecord, SpendStatus } from '../spends.js';
+import type { SpendRecord, SpendStatus } from '../../shared/spends.js';
 import type { OrderRecord } from '../tool-state.js';
 import type { Row } from './port.js';
 

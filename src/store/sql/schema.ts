@@ -148,4 +148,24 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE UNIQUE INDEX agent_spends_seq ON agent_spends (seq)`,
     ],
   },
+  {
+    version: 8,
+    name: 'batch-settlement channels of the seller (one row per channel, written by compare-and-set on its revision)',
+    sql: [
+      `CREATE TABLE batch_channels (
+        channel_id TEXT NOT NULL PRIMARY KEY,
+        revision TEXT NOT NULL,
+        payer TEXT NOT NULL,
+        receiver TEXT NOT NULL,
+        token TEXT NOT NULL,
+        balance TEXT NOT NULL,
+        charged TEXT NOT NULL,
+        claimed TEXT NOT NULL,
+        last_request_at {bigint} NOT NULL,
+        pending_until {bigint},
+        record {json} NOT NULL,
+        updated_at {time} NOT NULL)`,
+      `CREATE INDEX batch_channels_receiver ON batch_channels (receiver, token)`,
+    ],
+  },
 ];

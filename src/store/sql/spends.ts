@@ -1,5 +1,12 @@
 /** The agent's spending ledger over the SQL port, one SQL text for both dialects. */
-import type { NewSpend, SpendClaimResult, SpendLedger, SpendRecord, SpendStatus, SpendUpdate } from '../spends.js';
+import type {
+  NewSpend,
+  SpendClaimResult,
+  SpendLedger,
+  SpendRecord,
+  SpendStatus,
+  SpendUpdate,
+} from '../../shared/spends.js';
 import type { SqlPort } from './port.js';
 import { json, spendFromRow } from './rows.js';
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RateBuckets } from '../buckets.js';
+import type { BatchChannels } from '../channels.js';
 import type { PaymentLedger } from '../ledger.js';
-import type { SpendLedger } from '../spends.js';
+import type { SpendLedger } from '../../shared/spends.js';
 import type { Store } from '../store.js';
 import type { ToolState } from '../tool-state.js';
 import { sqlRateBuckets } from './buckets.js';
+import { sqlBatchChannels } from './channels.js';
 import { sqlPaymentLedger } from './ledger.js';
 import type { SqlPort } from './port.js';
 import { sqlSpendLedger } from './spends.js';
@@ -16,6 +18,8 @@ export class SqlStore implements Store {
   readonly toolState: ToolState;
   readonly spends: SpendLedger;
   readonly buckets: RateBuckets;
+  /** The seller's batch-settlement channels (not yet part of {@link Store}: the seller path is wired next). */
+  readonly channels: BatchChannels;
   /** This process's key of the write probe, so instances sharing a database never write the same row. */
   private readonly probeKey = randomUUID();
 
@@ -24,6 +28,7 @@ export class SqlStore implements Store {
     this.toolState = sqlToolState(port);
     this.spends = sqlSpendLedger(port);
     this.buckets = sqlRateBuckets(port);
+    this.channels = sqlBatchChannels(port);
   }
 
   durable(): Promise<void> {

@@ -1,9 +1,9 @@
 import { Credential } from 'mppx';
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_LIMITS } from '../../../src/payments/bounds.js';
+import { PAYMENT_LIMITS } from '../../../src/payments/reading/bounds.js';
 import { issueChallenges } from '../../../src/payments/mpp/challenge.js';
 import { decodeCredential, isPaymentAuthorization } from '../../../src/payments/mpp/credential.js';
-import type { AnyPaidToolDefinition } from '../../../src/tool.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool/tool.js';
 import { annuity } from '../../../tools/annuity.js';
 import { setup, signFor } from './support.js';
 

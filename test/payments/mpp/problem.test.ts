@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_CODES } from '../../../src/errors.js';
+import { PAYMENT_CODES } from '../../../src/shared/errors.js';
 import { MPP_ERROR_TYPES, MPP_REASONS, problemFor } from '../../../src/payments/mpp/problem.js';
 
 const type = (reason: string) =>
@@ -53,12 +53,13 @@ describe('MPP problem details for our payment outcomes', () => {
 });
 
 describe('the MPP problem types Tollbooth answers with', () => {
-  it("are the type and title of mppx's error class of the same name", async () => {
+  it("are the type, title and status of mppx's error class of the same name", async () => {
     const { Errors } = await import('mppx');
+    type Instance = { type: string; title: string; status: number };
     for (const [name, ours] of Object.entries(MPP_ERROR_TYPES)) {
-      const Type = (Errors as unknown as Record<string, new (o: object) => { type: string; title: string }>)[name]!;
+      const Type = (Errors as unknown as Record<string, new (o: object) => Instance>)[name]!;
       const theirs = new Type({});
-      expect({ name, type: theirs.type, title: theirs.title }).toEqual({ name, ...ours });
+      expect({ name, type: theirs.type, title: theirs.title, status: theirs.status }).toEqual({ name, ...ours });
     }
   });
 });

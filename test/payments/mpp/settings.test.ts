@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
-import { silentLogger } from '../../../src/log.js';
+import { ConfigError, loadConfig } from '../../../src/config/config.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { mppStartProblem } from '../../../src/payments/mpp/settings.js';
-import { createRuntime } from '../../../src/runtime.js';
+import { createRuntime } from '../../../src/runtime/runtime.js';
 
 const KEY = 'a-shared-secret-of-at-least-thirty-two-bytes';
 const production = {

@@ -2,10 +2,10 @@ import { evm } from 'mppx';
 import type { Challenge } from 'mppx';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { offersFor, type MppOffer } from '../../../src/payments/mpp/challenge.js';
-import { buildChallenge } from '../../../src/payments/requirements.js';
-import type { AnyPaidToolDefinition } from '../../../src/tool.js';
+import { buildChallenge } from '../../../src/payments/challenges/requirements.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool/tool.js';
 
 /** A well-known development key (the local chain's first account); it signs in tests only. */
 export const payer = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');

@@ -4,8 +4,8 @@ import { issueChallenges, type MppOffer } from '../../../src/payments/mpp/challe
 import { MppGate } from '../../../src/payments/mpp/gate.js';
 import { loadMppx } from '../../../src/payments/mpp/lib.js';
 import { matchCredential } from '../../../src/payments/mpp/verify.js';
-import { buildChallenge } from '../../../src/payments/requirements.js';
-import type { AnyPaidToolDefinition } from '../../../src/tool.js';
+import { buildChallenge } from '../../../src/payments/challenges/requirements.js';
+import type { AnyPaidToolDefinition } from '../../../src/tool/tool.js';
 import { annuity } from '../../../tools/annuity.js';
 import { transfersEvm } from '../../../tools/transfers-evm.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/log.js';
-import { parseCdpSecret } from '../../../src/providers/chain/cdp-auth.js';
+import { silentLogger } from '../../../src/shared/log.js';
+import { cdpJwt, parseCdpSecret } from '../../../src/providers/chain/cdp-auth.js';
 import { createCdpFaucet, interpretCdpFaucetAnswer } from '../../../src/providers/chain/cdp-faucet.js';
 import { Upstream } from '../../../src/providers/upstream.js';
 import {
@@ -30,11 +30,15 @@ afterAll(async () => {
 });
 
 function faucet(k: CdpTestKey = key, timeoutMs = 2_000) {
+  return faucetAt(cdp.url, k, timeoutMs);
+}
+
+function faucetAt(baseUrl: string, k: CdpTestKey = key, timeoutMs = 2_000) {
   const upstream = new Upstream(
     {
       name: 'cdp-faucet',
       label: 'CDP faucet',
-      baseUrl: cdp.url,
+      baseUrl,
       timeoutMs,
       retries: 0,
       cacheTtlMs: 0,
@@ -97,6 +101,37 @@ describe('the hosted CDP faucet provider', () => {
     expect(err.httpStatus).toBe(429);
     expect(err.message).toMatch(/rolling 24-hour cap/);
     expect(cdp.requests).toBe(before + 1);
+  });
+
+  it('maps an ordinary 429 rate_limit_exceeded to a retry-later upstream_rate_limited with its Retry-After, not the cap', async () => {
+    const busy = await startCdpLookalike(key, {
+      retryAfterSeconds: 7,
+      rateLimitBody: { errorType: 'rate_limit_exceeded', errorMessage: 'Rate limit exceeded' },
+    });
+    try {
+      busy.failNext('429');
+      const err = await toolFailure(
+        faucetAt(busy.url).drip({ network: 'base-sepolia', token: 'eth', address: EVM }, signal),
+      );
+      expect(err).toMatchObject({ code: 'upstream_rate_limited', details: { retryAfterSeconds: 7 } });
+      expect(err.message).toMatch(/in 7 s/);
+      expect(err.message).not.toMatch(/24-hour|tomorrow/);
+      expect(busy.requests).toBe(1);
+    } finally {
+      await busy.stop();
+    }
+  });
+
+  it('signs a bearer JWT with iat, nbf and exp, as Coinbase’s SDK does', () => {
+    const now = 1_760_000_000;
+    const jwt = cdpJwt(
+      { keyId: key.keyId, key: parseCdpSecret(key.secret) },
+      'POST',
+      'https://api.cdp.coinbase.com/platform/v2/evm/faucet',
+      now,
+    );
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ iss: 'cdp', sub: key.keyId, iat: now, nbf: now, exp: now + 120 });
   });
 
   it('answers an address the faucet refuses (403) with 400 on the address field', async () => {

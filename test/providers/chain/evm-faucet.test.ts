@@ -1,7 +1,7 @@
 import { createPublicClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/log.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { createEvmFaucet } from '../../../src/providers/chain/evm-faucet.js';
 import { startLocalChain, type LocalChain } from '../../support/chain/node.js';
 import { BASE_SEPOLIA_USDC, balanceOf, deployTestUsdc, mint } from '../../support/chain/token.js';

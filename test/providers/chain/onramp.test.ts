@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/log.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { parseCdpSecret } from '../../../src/providers/chain/cdp-auth.js';
 import { createOnrampProvider } from '../../../src/providers/chain/onramp.js';
 import { Upstream } from '../../../src/providers/upstream.js';

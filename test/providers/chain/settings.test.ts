@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { ConfigError, loadConfig } from '../../../src/config/config.js';
 import { PUBLIC_RPC_URLS } from '../../../src/providers/chain/settings.js';
 import { cdpJwt, parseCdpSecret } from '../../../src/providers/chain/cdp-auth.js';
 import { cdpTestKey } from '../../support/upstreams/cdp-faucet.js';
@@ -89,6 +89,8 @@ describe('chain-tool settings', () => {
       expect(claims).toEqual({
         iss: 'cdp',
         sub: key.keyId,
+        // Issued-at, as Coinbase's own SDK sets it.
+        iat: 1_000,
         nbf: 1_000,
         exp: 1_120,
         uris: ['POST api.cdp.coinbase.com/platform/v2/evm/faucet'],

@@ -1,6 +1,6 @@
 import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/log.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { createSolanaFaucet } from '../../../src/providers/chain/solana-faucet.js';
 import { newSolanaKeypairBytes } from '../../support/chain/solana-env.js';
 import { LAMPORTS_PER_SOL, SolanaLedger } from '../../support/chain/solana-ledger.js';

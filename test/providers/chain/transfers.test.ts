@@ -10,7 +10,7 @@ import {
   type TransferRow,
 } from '../../../src/providers/chain/transfers.js';
 import { Upstream } from '../../../src/providers/upstream.js';
-import { silentLogger } from '../../../src/log.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { startLocalChain, type LocalChain } from '../../support/chain/node.js';
 import { deployTestUsdc, localTransport, localViemChain, mint, testUsdcAbi } from '../../support/chain/token.js';
 import { startEvmRpcProxy, rpcMethod, type EvmRpcProxy } from '../../support/upstreams/evm-rpc.js';

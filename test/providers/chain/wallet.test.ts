@@ -2,7 +2,7 @@ import { generateKeyPairSigner, type Address as SolAddress } from '@solana/kit';
 import { createPublicClient, createTestClient, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { SOLANA_DEVNET } from '../../../src/providers/chain/settings.js';
 import { createEvmRpcProvider } from '../../../src/providers/chain/evm-rpc.js';
 import {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANDLE_INTERVALS } from '../../../schemas/common.js';
-import { loadConfig } from '../../../src/config.js';
-import { ToolError } from '../../../src/errors.js';
-import { silentLogger } from '../../../src/log.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { ToolError } from '../../../src/shared/errors.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { INTERVAL_MS } from '../../../src/providers/market/hyperliquid.js';
 import { createProviders, type Providers } from '../../../src/providers/index.js';
 import { infoType, startHyperliquidLookalike } from '../../support/upstreams/hyperliquid.js';

@@ -47,6 +47,14 @@ describe('the Kalshi provider', () => {
     });
   });
 
+  it('reads a market without the deprecated title (the others keep theirs), naming it by its YES outcome', async () => {
+    const { data } = await fresh().event('KXTITLELESS-26');
+    expect(data.markets.map((m) => [m.ticker, m.title])).toEqual([
+      ['KXTITLELESS-26-A', 'Team A'],
+      ['KXTITLELESS-26-B', 'Will Team B win the 2026 final?'],
+    ]);
+  });
+
   it('keeps fractional contract counts and a zero price exactly', async () => {
     const { data } = await fresh().event('KXFEDDECISION-25DEC');
     const hike = data.markets.find((m) => m.ticker.endsWith('-H25'))!;

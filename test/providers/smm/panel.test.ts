@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Logger } from '../../../src/log.js';
+import type { Logger } from '../../../src/shared/log.js';
 import { createSmmPanelProvider, mapPanelStatus, PANEL_STATUS_MAP } from '../../../src/providers/smm/panel.js';
 import { toolFailure, upstreamFor } from '../../support/upstreams/open-data.js';
-import { PANEL_KEY, startSmmPanelLookalike, type SmmPanelLookalike } from '../../support/upstreams/smm-panel.js';
+import {
+  PANEL_KEY,
+  SERVICES,
+  startSmmPanelLookalike,
+  type SmmPanelLookalike,
+  type SmmPanelLookalikeOptions,
+} from '../../support/upstreams/smm-panel.js';
 
 let panel: SmmPanelLookalike;
 beforeAll(async () => {
@@ -200,5 +206,52 @@ describe('the marketing panel provider: orders', () => {
     });
     expect(mapPanelStatus(' COMPLETED ')).toBe('completed');
     expect(mapPanelStatus('Refunded')).toBe('unknown');
+  });
+});
+
+/** A provider over a panel look-alike started with `options`, for one test; `use` runs with it, then it stops. */
+async function withPanel(options: SmmPanelLookalikeOptions, use: (p: ReturnType<typeof fresh>) => Promise<void>) {
+  const other = await startSmmPanelLookalike(options);
+  try {
+    await use(fresh(PANEL_KEY, `${other.url}/api/v2`));
+  } finally {
+    await other.stop();
+  }
+}
+
+describe('the marketing panel provider: the account currency (action=balance)', () => {
+  it('accepts a panel whose balance is in USD, in any case', async () => {
+    await withPanel({ currency: 'usd' }, async (p) => expect((await p.services()).data).toHaveLength(6));
+  });
+
+  it('refuses a panel billing in another currency with not_implemented naming it and the setting', async () => {
+    for (const currency of ['EUR', 'GBP', 'IRR', 'INR']) {
+      await withPanel({ currency }, async (p) => {
+        const err = await toolFailure(p.services());
+        expect(err).toMatchObject({ code: 'not_implemented', details: { currency } });
+        expect(err.message).toContain(currency);
+        expect(err.message).toMatch(/SMM_PANEL_URL/);
+        expect((await toolFailure(p.service(3))).code).toBe('not_implemented');
+      });
+    }
+  });
+
+  it('refuses a panel that does not say its currency, or says something that is not a currency code', async () => {
+    for (const currency of [null, 'dollars']) {
+      await withPanel({ currency }, async (p) => {
+        expect(await toolFailure(p.services())).toMatchObject({ code: 'upstream_invalid' });
+      });
+    }
+  });
+
+  it('reads limits given as decimal strings ("10.00"), rounding a fractional minimum up and maximum down', async () => {
+    const services = [
+      { ...SERVICES[0]!, service: 7, min: '10.00', max: '5000.00' },
+      { ...SERVICES[0]!, service: 8, min: '10.5', max: '99.9' },
+    ];
+    await withPanel({ services }, async (p) => {
+      expect(await p.service(7)).toMatchObject({ min: 10, max: 5000 });
+      expect(await p.service(8)).toMatchObject({ min: 11, max: 99 });
+    });
   });
 });

@@ -95,21 +95,34 @@ async function recordPaid(s: Session, tool: CatalogTool): Promise<void> {
   if (headerOf(unpaid, 'www-authenticate')?.includes('Payment')) await recordMpp(s, tool, input);
 }
 
-/** An MPP credential signed by the official mppx client for the tool, then the same credential again. */
-async function recordMpp(s: Session, tool: CatalogTool, input: Record<string, unknown>): Promise<void> {
-  const id = (what: string) => `http/${tool.name}/${what}`;
+/**
+ * An MPP credential the official mppx client signs for the tool's HTTP call with `input`; undefined when the server
+ * offers no challenge of the local chain in this configuration (nothing an MPP client could pay).
+ */
+export async function mppCredential(
+  s: Session,
+  payer: Parameters<typeof signCredential>[0],
+  tool: CatalogTool,
+  input: Record<string, unknown>,
+): Promise<string | undefined> {
   const probe = callRequest(tool, input);
   const init: RequestInit = {
     method: probe.method,
     headers: Object.fromEntries(probe.headers),
     ...(probe.body === undefined ? {} : { body: probe.body }),
   };
-  let credential: string;
   try {
-    credential = await signCredential(s.payers.mpp, new URL(probe.path, s.baseUrl).href, init);
+    return await signCredential(payer, new URL(probe.path, s.baseUrl).href, init);
   } catch {
-    return; // no challenge of the local chain in this configuration: nothing an MPP client could pay
+    return undefined;
   }
+}
+
+/** An MPP credential signed by the official mppx client for the tool, then the same credential again. */
+async function recordMpp(s: Session, tool: CatalogTool, input: Record<string, unknown>): Promise<void> {
+  const id = (what: string) => `http/${tool.name}/${what}`;
+  const credential = await mppCredential(s, s.payers.mpp, tool, input);
+  if (credential === undefined) return;
   await s.ask(id('mpp-paid'), callRequest(tool, input, [['authorization', credential]]));
   await s.ask(id('mpp-replayed'), callRequest(tool, input, [['authorization', credential]]));
 }

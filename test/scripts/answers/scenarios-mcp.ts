@@ -1,10 +1,9 @@
 /** The MCP answers over streamable HTTP (/mcp): initialize, tools/list, and per tool unpaid, invalid, paid, replayed. */
 import type { PaymentRequired } from '@x402/core/types';
 import { Credential } from 'mppx';
-import { signCredential } from '../../support/mpp.js';
 import { headerOf, type AskedRequest, type RawAnswer } from './http.js';
 import { invalidInput, validInput, type CatalogTool } from './inputs.js';
-import { callRequest } from './scenarios-http.js';
+import { mppCredential } from './scenarios-http.js';
 import { payableEntry, signFor, type Session } from './session.js';
 
 const PROTOCOL_VERSION = '2025-06-18';
@@ -97,18 +96,8 @@ async function recordPaidTool(s: Session, mcp: McpSession, tool: CatalogTool): P
 
 /** An MPP credential (signed over HTTP for the same tool and price) carried in `_meta`, then again. */
 async function recordMcpMpp(s: Session, mcp: McpSession, tool: CatalogTool, args: Record<string, unknown>) {
-  const probe = callRequest(tool, args);
-  const init: RequestInit = {
-    method: probe.method,
-    headers: Object.fromEntries(probe.headers),
-    ...(probe.body === undefined ? {} : { body: probe.body }),
-  };
-  let credential: string;
-  try {
-    credential = await signCredential(s.payers.mcpMpp, new URL(probe.path, s.baseUrl).href, init);
-  } catch {
-    return;
-  }
+  const credential = await mppCredential(s, s.payers.mcpMpp, tool, args);
+  if (credential === undefined) return;
   const meta = Credential.deserialize(credential) as unknown as Record<string, unknown>;
   const call = { name: tool.name, arguments: args, _meta: { 'org.paymentauth/credential': meta } };
   await mcp.call(`mcp/${tool.name}/mpp-paid`, 'tools/call', call);

@@ -110,14 +110,18 @@ export function buildAlgorandPayment(
       }),
     );
   }
+  return { x402Version: 2, accepted, payload: { paymentGroup: grouped(txns, payer, o.groupId), paymentIndex: 1 } };
+}
+
+/** One group id over `txns` (or the given one), the payer's own transactions signed, the rest left unsigned; base64. */
+function grouped(txns: algosdk.Transaction[], payer: algosdk.Account, groupId?: Uint8Array): string[] {
   algosdk.assignGroupID(txns);
-  if (o.groupId) for (const t of txns) t.group = o.groupId;
-  const paymentGroup = txns.map((t) =>
+  if (groupId) for (const t of txns) t.group = groupId;
+  return txns.map((t) =>
     Buffer.from(
       t.sender.toString() === payer.addr.toString() ? t.signTxn(payer.sk) : algosdk.encodeUnsignedTransaction(t),
     ).toString('base64'),
   );
-  return { x402Version: 2, accepted, payload: { paymentGroup, paymentIndex: 1 } };
 }
 
 function withPaymentTxn(

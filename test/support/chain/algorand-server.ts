@@ -167,6 +167,27 @@ function accountJson(ledger: AlgorandLedger, address: string) {
   };
 }
 
+/** `POST /v2/transactions`: a signed group submitted to the ledger, refused as algod refuses it. */
+async function submit(
+  ledger: AlgorandLedger,
+  req: IncomingMessage,
+  bad: (message: string) => void,
+  res: ServerResponse,
+): Promise<void> {
+  let group: algosdk.SignedTransaction[];
+  try {
+    group = decodeSignedGroup(await readBody(req));
+  } catch (err) {
+    return bad(`msgpack decode error: ${(err as Error).message}`);
+  }
+  try {
+    return send(res, 200, { txId: ledger.submit(group) }, false);
+  } catch (err) {
+    if (err instanceof LedgerRejection) return bad(`TransactionPool.Remember: ${err.message}`);
+    throw err;
+  }
+}
+
 async function route(ledger: AlgorandLedger, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const path = url.pathname;
@@ -189,20 +210,7 @@ async function route(ledger: AlgorandLedger, req: IncomingMessage, res: ServerRe
     });
     return send(res, 200, params, msgpack);
   }
-  if (req.method === 'POST' && path === '/v2/transactions') {
-    let group: algosdk.SignedTransaction[];
-    try {
-      group = decodeSignedGroup(await readBody(req));
-    } catch (err) {
-      return bad(`msgpack decode error: ${(err as Error).message}`);
-    }
-    try {
-      return send(res, 200, { txId: ledger.submit(group) }, false);
-    } catch (err) {
-      if (err instanceof LedgerRejection) return bad(`TransactionPool.Remember: ${err.message}`);
-      throw err;
-    }
-  }
+  if (req.method === 'POST' && path === '/v2/transactions') return submit(ledger, req, bad, res);
   if (req.method === 'POST' && path === '/v2/transactions/simulate') {
     const body = await readBody(req);
     const request = algosdk.decodeMsgpack(body, modelsv2.SimulateRequest);

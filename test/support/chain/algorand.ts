@@ -1,5 +1,5 @@
 import algosdk from 'algosdk';
-import { ALGORAND_MAINNET } from '../../../src/payments/networks.js';
+import { ALGORAND_MAINNET } from '../../../src/shared/networks.js';
 import { AlgorandLedger } from './algorand-ledger.js';
 import { startAlgodLookAlike, type AlgodLookAlike } from './algorand-server.js';
 

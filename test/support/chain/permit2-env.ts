@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { BASE_MAINNET } from '../../../src/payments/networks.js';
+import { BASE_MAINNET } from '../../../src/shared/networks.js';
 import { startLocalChain, type LocalChain } from './node.js';
 import { approvePermit2, deployPermit2AndUptoProxy } from './permit2.js';
 import { BASE_USDC, balanceOf, deployMulticall3IfNeeded, deployTestUsdc, mint } from './token.js';

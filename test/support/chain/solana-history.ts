@@ -186,6 +186,42 @@ export class SolanaHistory {
   }
 }
 
+/** A transaction in `getTransaction`'s `json` encoding: its signatures and its message with indexes and keys. */
+function jsonTransaction(entry: LandedTransaction): Record<string, unknown> {
+  const { message } = entry;
+  const versioned = message.version !== 'legacy';
+  const signatures = Object.values(entry.transaction.signatures).map((s) =>
+    s ? base58.decode(s) : base58.decode(new Uint8Array(64)),
+  );
+  return {
+    signatures,
+    message: {
+      accountKeys: message.staticAccounts,
+      header: {
+        numRequiredSignatures: message.header.numSignerAccounts,
+        numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
+        numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
+      },
+      recentBlockhash: message.lifetimeToken,
+      instructions: message.instructions.map((ix) => ({
+        programIdIndex: ix.programAddressIndex,
+        accounts: [...(ix.accountIndices ?? [])],
+        data: base58.decode(ix.data ?? new Uint8Array()),
+        stackHeight: null,
+      })),
+      ...(versioned
+        ? {
+            addressTableLookups: (message.addressTableLookups ?? []).map((l) => ({
+              accountKey: l.lookupTableAddress,
+              writableIndexes: [...l.writableIndexes],
+              readonlyIndexes: [...l.readonlyIndexes],
+            })),
+          }
+        : {}),
+    },
+  };
+}
+
 /** `getTransaction`'s answer for a landed transaction, in `json` or `base64` encoding, with `version` when asked for. */
 export function transactionJson(
   entry: LandedTransaction,
@@ -194,39 +230,10 @@ export function transactionJson(
 ): Record<string, unknown> {
   const { message } = entry;
   const versioned = message.version !== 'legacy';
-  const signatures = Object.values(entry.transaction.signatures).map((s) =>
-    s ? base58.decode(s) : base58.decode(new Uint8Array(64)),
-  );
   const transaction =
     encoding === 'base64'
       ? [getBase64Decoder().decode(getTransactionEncoder().encode(entry.transaction)), 'base64']
-      : {
-          signatures,
-          message: {
-            accountKeys: message.staticAccounts,
-            header: {
-              numRequiredSignatures: message.header.numSignerAccounts,
-              numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
-              numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
-            },
-            recentBlockhash: message.lifetimeToken,
-            instructions: message.instructions.map((ix) => ({
-              programIdIndex: ix.programAddressIndex,
-              accounts: [...(ix.accountIndices ?? [])],
-              data: base58.decode(ix.data ?? new Uint8Array()),
-              stackHeight: null,
-            })),
-            ...(versioned
-              ? {
-                  addressTableLookups: (message.addressTableLookups ?? []).map((l) => ({
-                    accountKey: l.lookupTableAddress,
-                    writableIndexes: [...l.writableIndexes],
-                    readonlyIndexes: [...l.readonlyIndexes],
-                  })),
-                }
-              : {}),
-          },
-        };
+      : jsonTransaction(entry);
   return {
     slot: entry.slot,
     blockTime: entry.blockTime,

@@ -38,6 +38,23 @@ export const TRANSFER_RESOURCE_FEE = 31_000n;
 const hostError = (kind: string, detail: string) =>
   `HostError: Error(${kind})\n\nEvent log (newest first):\n   0: [Diagnostic Event] topics:[error, Error(${kind})], data:"${detail}"`;
 
+/** The `from`, `to` and `amount` of a `transfer(from: Address, to: Address, amount: i128)` call; undefined for other arguments. */
+function transferArgs(invoke: xdr.InvokeContractArgs): { from: string; to: string; amount: bigint } | undefined {
+  const args = invoke.args();
+  if (
+    args.length !== 3 ||
+    args[0]?.switch().name !== 'scvAddress' ||
+    args[1]?.switch().name !== 'scvAddress' ||
+    args[2]?.switch().name !== 'scvI128'
+  )
+    return undefined;
+  return {
+    from: Address.fromScVal(args[0]).toString(),
+    to: Address.fromScVal(args[1]).toString(),
+    amount: BigInt(scValToNative(args[2]) as bigint),
+  };
+}
+
 /**
  * The ledger state behind the look-alike Soroban RPC: accounts and sequence numbers, SAC-like token balances,
  * consumed authorization nonces, and the rules a real network applies to a `transfer` invocation (auth entry
@@ -105,21 +122,13 @@ export class LookAlikeLedger {
       };
     if (invoke.functionName().toString() !== 'transfer')
       return { ok: false, error: hostError('WasmVm, MissingValue', 'trying to invoke non-existent contract function') };
-    const args = invoke.args();
-    if (
-      args.length !== 3 ||
-      args[0]?.switch().name !== 'scvAddress' ||
-      args[1]?.switch().name !== 'scvAddress' ||
-      args[2]?.switch().name !== 'scvI128'
-    ) {
+    const transfer = transferArgs(invoke);
+    if (!transfer)
       return {
         ok: false,
         error: hostError('Value, UnexpectedType', 'transfer(from: Address, to: Address, amount: i128) expected'),
       };
-    }
-    const from = Address.fromScVal(args[0]).toString();
-    const to = Address.fromScVal(args[1]).toString();
-    const amount = BigInt(scValToNative(args[2]) as bigint);
+    const { from, to, amount } = transfer;
     const entries = op.auth ?? [];
     let auth: xdr.SorobanAuthorizationEntry[];
     let nonce: { key: xdr.LedgerKey; id: string; liveUntil: number } | undefined;

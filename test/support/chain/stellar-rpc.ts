@@ -2,6 +2,14 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Address, Keypair, StrKey, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { LookAlikeLedger, TRANSFER_RESOURCE_FEE, type LookAlikeToken } from './stellar-ledger.js';
+import {
+  contractEvents,
+  horizonLedgers,
+  RpcError,
+  transactionAnswer,
+  type EventsRequest,
+  type TxRecord,
+} from './stellar-events.js';
 import { policyViolation, type SubmissionPolicy } from './stellar-policy.js';
 import {
   accountEntry,
@@ -13,32 +21,6 @@ import {
   transactionMeta,
   transactionResult,
 } from './stellar-xdr.js';
-
-interface TxRecord {
-  status: 'SUCCESS' | 'FAILED';
-  ledger: number;
-  createdAt: number;
-  envelopeXdr: string;
-  resultXdr: string;
-  resultMetaXdr: string;
-  events: xdr.ContractEvent[];
-}
-
-interface EventsRequest {
-  startLedger: number;
-  endLedger?: number;
-  filters?: { type?: string; contractIds?: string[]; topics?: string[][] }[];
-  pagination?: { limit?: number };
-}
-
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * A look-alike Soroban RPC (JSON-RPC 2.0 on 127.0.0.1) backed by {@link LookAlikeLedger}: getHealth, getNetwork,
@@ -107,7 +89,7 @@ export class LookAlikeSorobanRpc {
     const url = new URL(req.url ?? '/', 'http://look-alike');
     if (req.method === 'GET' && url.pathname === '/ledgers') this.count('horizon:/ledgers');
     if (req.method === 'GET' && url.pathname === '/ledgers')
-      return { status: 200, body: this.horizonLedgers(Number(url.searchParams.get('limit') ?? 10)) };
+      return { status: 200, body: horizonLedgers(this.ledger, Number(url.searchParams.get('limit') ?? 10)) };
     if (req.method !== 'POST') return { status: 404, body: { error: 'not found' } };
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -165,9 +147,15 @@ export class LookAlikeSorobanRpc {
       case 'sendTransaction':
         return this.send(String(params.transaction));
       case 'getTransaction':
-        return this.transaction(String(params.hash));
+        return transactionAnswer(
+          { ledger: this.ledger, oldestLedger: this.oldestLedger, txs: this.txs },
+          String(params.hash),
+        );
       case 'getEvents':
-        return this.events(params as unknown as EventsRequest);
+        return contractEvents(
+          { ledger: this.ledger, oldestLedger: this.oldestLedger, txs: this.txs },
+          params as unknown as EventsRequest,
+        );
       default:
         throw new RpcError(-32601, `method not found: ${method}`);
     }
@@ -297,99 +285,6 @@ export class LookAlikeSorobanRpc {
       events: run.ok ? run.events : [],
     });
     this.included.push(hash);
-  }
-
-  private transaction(hash: string): unknown {
-    const l = this.ledger;
-    const base = {
-      txHash: hash,
-      latestLedger: l.sequence,
-      latestLedgerCloseTime: String(l.closeTime),
-      oldestLedger: this.oldestLedger,
-      oldestLedgerCloseTime: String(l.closeTime),
-    };
-    const record = this.txs.get(hash);
-    if (!record) return { status: 'NOT_FOUND', ...base };
-    const { events, ...rest } = record;
-    return {
-      ...base,
-      ...rest,
-      applicationOrder: 1,
-      feeBump: false,
-      events: { transactionEventsXdr: [], contractEventsXdr: [events.map((e) => e.toXDR('base64'))] },
-    };
-  }
-
-  /** Contract events of included transactions in [startLedger, endLedger), matched by contract id and topic patterns (`*` = any). */
-  private events(req: EventsRequest): unknown {
-    const l = this.ledger;
-    if (req.startLedger < this.oldestLedger || req.startLedger > l.sequence)
-      throw new RpcError(
-        -32600,
-        `startLedger must be between the oldest ledger: ${this.oldestLedger} and the latest ledger: ${l.sequence}`,
-      );
-    const end = req.endLedger ?? l.sequence + 1;
-    const matches = (contract: string, topics: string[]) =>
-      (req.filters ?? []).length === 0 ||
-      (req.filters ?? []).some(
-        (f) =>
-          (!f.contractIds || f.contractIds.includes(contract)) &&
-          (!f.topics ||
-            f.topics.some((p) => p.length === topics.length && p.every((seg, i) => seg === '*' || seg === topics[i]))),
-      );
-    const events = [...this.txs.entries()].flatMap(([txHash, tx]) =>
-      tx.ledger >= req.startLedger && tx.ledger < end
-        ? tx.events.flatMap((event, i) => {
-            const contractId = Address.fromScAddress(
-              xdr.ScAddress.scAddressTypeContract(event.contractId()!),
-            ).toString();
-            const topic = event
-              .body()
-              .v0()
-              .topics()
-              .map((t) => t.toXDR('base64'));
-            if (!matches(contractId, topic)) return [];
-            const closedAt = new Date(tx.createdAt * 1000).toISOString();
-            return [
-              {
-                id: `${tx.ledger}-${i}`,
-                type: 'contract',
-                ledger: tx.ledger,
-                ledgerClosedAt: closedAt,
-                contractId,
-                transactionIndex: 1,
-                operationIndex: 0,
-                inSuccessfulContractCall: true,
-                txHash,
-                topic,
-                value: event.body().v0().data().toXDR('base64'),
-              },
-            ];
-          })
-        : [],
-    );
-    const limited = events.slice(0, req.pagination?.limit ?? 100);
-    return {
-      events: limited,
-      cursor: '',
-      latestLedger: l.sequence,
-      oldestLedger: this.oldestLedger,
-      latestLedgerCloseTime: String(l.closeTime),
-      oldestLedgerCloseTime: String(l.closeTime),
-    };
-  }
-
-  private horizonLedgers(limit: number): unknown {
-    const l = this.ledger;
-    const records = Array.from({ length: Math.min(Math.max(limit, 1), 200) }, (_, i) => ({
-      sequence: l.sequence - i,
-      closed_at: new Date((l.closeTime - 5 * i) * 1000).toISOString(),
-      _links: { self: { href: `/ledgers/${l.sequence - i}` } },
-    }));
-    return {
-      _links: { self: { href: '/ledgers' }, next: { href: '/ledgers' }, prev: { href: '/ledgers' } },
-      _embedded: { records },
-    };
   }
 }
 

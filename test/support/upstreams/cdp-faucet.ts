@@ -68,7 +68,7 @@ function cdpError(status: number, errorType: string, errorMessage: string): Look
   };
 }
 
-/** Checks a CDP bearer JWT the way the platform does: signature, issuer, subject/kid, validity window and the URI claim. */
+/** Checks a CDP bearer JWT the way the platform does: signature, issuer, subject/kid, iat, validity window and the URI claim. */
 function verifyJwt(
   req: LookalikeRequest,
   header: string | undefined,
@@ -83,6 +83,7 @@ function verifyJwt(
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as {
     iss: string;
     sub: string;
+    iat?: number;
     nbf: number;
     exp: number;
     uris: string[];
@@ -96,15 +97,53 @@ function verifyJwt(
   const now = Math.floor(Date.now() / 1000);
   if (claims.iss !== 'cdp' || claims.sub !== key.keyId || head.kid !== key.keyId || !head.nonce)
     return 'wrong issuer, subject or kid';
+  // Coinbase's SDK always sets iat; a token without it (or issued in the future) is refused.
+  if (typeof claims.iat !== 'number' || claims.iat > now + 5) return 'missing or future iat';
   if (claims.nbf > now + 5 || claims.exp < now) return 'expired';
   if (!claims.uris.includes(`${req.method} ${host}${req.path}`))
     return `uri claim does not cover ${req.method} ${req.path}`;
   return undefined;
 }
 
+/** What the faucet counts and records across calls. */
+interface FaucetState {
+  counts: Map<string, number>;
+  cap: number;
+  refused: readonly string[];
+  drips: CdpDrip[];
+}
+
+type FaucetBody = { network?: string; address?: string; token?: string };
+
+/** One faucet request of `chain`: refused as the platform refuses it, or a drip recorded with a fresh transaction. */
+function drip(state: FaucetState, chain: 'evm' | 'solana', body: FaucetBody): LookalikeReply {
+  const { address = '', token = '' } = body;
+  const network = chain === 'evm' ? (body.network ?? '') : 'solana-devnet';
+  const tokens = chain === 'evm' ? ['eth', 'usdc', 'eurc', 'cbbtc'] : ['sol', 'usdc', 'cbtusd'];
+  if (chain === 'evm' && !['base-sepolia', 'ethereum-sepolia', 'ethereum-hoodi'].includes(network))
+    return cdpError(400, 'invalid_request', 'network is not supported');
+  if (!(chain === 'evm' ? EVM : SOLANA).test(address))
+    return cdpError(400, 'invalid_request', 'address does not match the required pattern');
+  if (!tokens.includes(token)) return cdpError(400, 'invalid_request', 'token is not supported');
+  if (state.refused.includes(address)) return cdpError(403, 'forbidden', 'address is not allowed to use the faucet');
+  const counter = `${chain}:${address.toLowerCase()}:${token}`;
+  const used = state.counts.get(counter) ?? 0;
+  if (used >= state.cap)
+    return cdpError(
+      429,
+      'faucet_limit_exceeded',
+      'Faucet limit reached for this address and token in the last 24 hours',
+    );
+  state.counts.set(counter, used + 1);
+  const transaction = chain === 'evm' ? `0x${randomBytes(32).toString('hex')}` : base58.decode(randomBytes(64));
+  state.drips.push({ chain, network, address, token, transaction });
+  return { json: chain === 'evm' ? { transactionHash: transaction } : { transactionSignature: transaction } };
+}
+
 /**
  * Starts the CDP platform look-alike (`/v2/evm/faucet`, `/v2/solana/faucet`, `/v2/onramp/sessions`) for one API key.
- * `failNext('429')` answers the faucet's project-wide rolling cap (`faucet_limit_exceeded`).
+ * `failNext('429')` answers the faucet's project-wide rolling cap (`faucet_limit_exceeded`) unless `rateLimitBody` says
+ * otherwise (e.g. an ordinary `rate_limit_exceeded`).
  */
 export async function startCdpLookalike(key: CdpTestKey, options: CdpLookalikeOptions = {}): Promise<CdpLookalike> {
   const drips: CdpDrip[] = [];
@@ -113,33 +152,8 @@ export async function startCdpLookalike(key: CdpTestKey, options: CdpLookalikeOp
   const cap = options.capPerAddress ?? 10;
   let unauthorized = 0;
   let host = '';
-  const faucet = (
-    chain: 'evm' | 'solana',
-    body: { network?: string; address?: string; token?: string },
-  ): LookalikeReply => {
-    const { address = '', token = '' } = body;
-    const network = chain === 'evm' ? (body.network ?? '') : 'solana-devnet';
-    const tokens = chain === 'evm' ? ['eth', 'usdc', 'eurc', 'cbbtc'] : ['sol', 'usdc', 'cbtusd'];
-    if (chain === 'evm' && !['base-sepolia', 'ethereum-sepolia', 'ethereum-hoodi'].includes(network))
-      return cdpError(400, 'invalid_request', 'network is not supported');
-    if (!(chain === 'evm' ? EVM : SOLANA).test(address))
-      return cdpError(400, 'invalid_request', 'address does not match the required pattern');
-    if (!tokens.includes(token)) return cdpError(400, 'invalid_request', 'token is not supported');
-    if (options.refused?.includes(address))
-      return cdpError(403, 'forbidden', 'address is not allowed to use the faucet');
-    const counter = `${chain}:${address.toLowerCase()}:${token}`;
-    const used = counts.get(counter) ?? 0;
-    if (used >= cap)
-      return cdpError(
-        429,
-        'faucet_limit_exceeded',
-        'Faucet limit reached for this address and token in the last 24 hours',
-      );
-    counts.set(counter, used + 1);
-    const transaction = chain === 'evm' ? `0x${randomBytes(32).toString('hex')}` : base58.decode(randomBytes(64));
-    drips.push({ chain, network, address, token, transaction });
-    return { json: chain === 'evm' ? { transactionHash: transaction } : { transactionSignature: transaction } };
-  };
+  const state: FaucetState = { counts, cap, refused: options.refused ?? [], drips };
+  const faucet = (chain: 'evm' | 'solana', body: FaucetBody) => drip(state, chain, body);
 
   const server = await startLookalikeServer(
     (req, mode) => {

@@ -65,6 +65,68 @@ function rpcMethodOf(body: Buffer): string | undefined {
   }
 }
 
+/** Sends the request on to `base` (its path and query appended) and reads the whole answer. */
+async function forwardTo(
+  base: string,
+  req: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; type: string; bytes: Buffer }> {
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', 'accept', 'x-algo-api-token']) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const method = req.method ?? 'GET';
+  const res = await fetch(base + (req.url ?? '/'), {
+    method,
+    headers,
+    ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+  });
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? 'application/octet-stream',
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
+}
+
+/** Writes one answer, unless the connection is gone or already answered; a 429 says to retry at once. */
+function answer(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, { 'content-type': type, ...(status === 429 ? { 'retry-after': '0' } : {}) });
+  res.end(body);
+}
+
+/** Answers one request with its fault, or with what the target answered. */
+async function respond(
+  fault: RpcFault | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  where: { base: string; hanging: Set<ServerResponse> },
+): Promise<void> {
+  switch (fault) {
+    case '429':
+      return answer(res, 429, 'application/json', JSON.stringify({ error: 'too many requests' }));
+    case '500':
+      return answer(res, 500, 'text/plain', 'Internal Server Error');
+    case 'garbage':
+      return answer(res, 200, 'application/json', '<html><body>upstream error</body></html>');
+    case 'wrong':
+      return answer(res, 200, 'application/json', JSON.stringify({ ok: true, note: 'not a JSON-RPC answer' }));
+    case 'hang':
+      where.hanging.add(res);
+      return;
+    case 'lose': {
+      await forwardTo(where.base, req, body);
+      return answer(res, 502, 'text/plain', 'Bad Gateway');
+    }
+    case undefined: {
+      const got = await forwardTo(where.base, req, body);
+      return answer(res, got.status, got.type, got.bytes);
+    }
+  }
+}
+
 /** Starts the proxy on 127.0.0.1 in front of `target` (a base URL; request paths and queries are appended). */
 export async function startFlakyRpc(target: string): Promise<FlakyRpc> {
   const base = target.replace(/\/$/, '');
@@ -72,31 +134,6 @@ export async function startFlakyRpc(target: string): Promise<FlakyRpc> {
   const calls = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
-
-  const forward = async (req: IncomingMessage, body: Buffer) => {
-    const headers: Record<string, string> = {};
-    for (const name of ['content-type', 'accept', 'x-algo-api-token']) {
-      const value = req.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    const method = req.method ?? 'GET';
-    const res = await fetch(base + (req.url ?? '/'), {
-      method,
-      headers,
-      ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
-    });
-    return {
-      status: res.status,
-      type: res.headers.get('content-type') ?? 'application/octet-stream',
-      bytes: Buffer.from(await res.arrayBuffer()),
-    };
-  };
-
-  const answer = (res: ServerResponse, status: number, type: string, body: string | Buffer) => {
-    if (res.destroyed || res.headersSent) return;
-    res.writeHead(status, { 'content-type': type, ...(status === 429 ? { 'retry-after': '0' } : {}) });
-    res.end(body);
-  };
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -107,27 +144,7 @@ export async function startFlakyRpc(target: string): Promise<FlakyRpc> {
       calls.set(key, (calls.get(key) ?? 0) + 1);
       const rule = rules.find((r) => r.left > 0 && r.only(info));
       if (rule) rule.left -= 1;
-      switch (rule?.fault) {
-        case '429':
-          return answer(res, 429, 'application/json', JSON.stringify({ error: 'too many requests' }));
-        case '500':
-          return answer(res, 500, 'text/plain', 'Internal Server Error');
-        case 'garbage':
-          return answer(res, 200, 'application/json', '<html><body>upstream error</body></html>');
-        case 'wrong':
-          return answer(res, 200, 'application/json', JSON.stringify({ ok: true, note: 'not a JSON-RPC answer' }));
-        case 'hang':
-          hanging.add(res);
-          return;
-        case 'lose': {
-          await forward(req, body);
-          return answer(res, 502, 'text/plain', 'Bad Gateway');
-        }
-        case undefined: {
-          const got = await forward(req, body);
-          return answer(res, got.status, got.type, got.bytes);
-        }
-      }
+      return respond(rule?.fault, req, res, body, { base, hanging });
     })().catch((err: unknown) => answer(res, 500, 'text/plain', `flaky proxy failed: ${String(err)}`));
   });
   server.on('connection', (socket) => {

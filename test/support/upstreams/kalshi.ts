@@ -14,7 +14,8 @@ import { startLookalikeServer, type Lookalike, type LookalikeOptions, type Looka
 /** A fixture market, compactly: quotes in dollars, counts in contracts. */
 export interface MarketSpec {
   ticker: string;
-  title: string;
+  /** Left out of the answer when undefined (Kalshi marks a market's title deprecated and optional). */
+  title?: string;
   yesSubTitle: string;
   status: string;
   yesBid: string;
@@ -124,6 +125,37 @@ export const KALSHI_FIXTURE: EventSpec[] = [
       },
     ],
   },
+  {
+    event_ticker: 'KXTITLELESS-26',
+    series_ticker: 'KXTITLELESS',
+    title: 'Which team wins the 2026 final?',
+    sub_title: 'Markets without the deprecated title',
+    category: 'Sports',
+    mutually_exclusive: true,
+    markets: [
+      {
+        ticker: 'KXTITLELESS-26-A',
+        yesSubTitle: 'Team A',
+        status: 'active',
+        yesBid: '0.4000',
+        yesAsk: '0.4200',
+        lastPrice: '0.4100',
+        volume: '100.00',
+        openInterest: '50.00',
+      },
+      {
+        ticker: 'KXTITLELESS-26-B',
+        title: 'Will Team B win the 2026 final?',
+        yesSubTitle: 'Team B',
+        status: 'active',
+        yesBid: '0.5500',
+        yesAsk: '0.5800',
+        lastPrice: '0.5600',
+        volume: '200.00',
+        openInterest: '80.00',
+      },
+    ],
+  },
 ];
 
 function market(event: EventSpec, m: MarketSpec): Record<string, unknown> {
@@ -132,7 +164,7 @@ function market(event: EventSpec, m: MarketSpec): Record<string, unknown> {
     ticker: m.ticker,
     event_ticker: event.event_ticker,
     market_type: 'binary',
-    title: m.title,
+    ...(m.title === undefined ? {} : { title: m.title }),
     subtitle: event.sub_title,
     yes_sub_title: m.yesSubTitle,
     no_sub_title: m.yesSubTitle,

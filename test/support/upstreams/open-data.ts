@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import { loadConfig, type UpstreamId } from '../../../src/config.js';
-import { ToolError } from '../../../src/errors.js';
-import { silentLogger } from '../../../src/log.js';
+import { loadConfig, type UpstreamId } from '../../../src/config/config.js';
+import { ToolError } from '../../../src/shared/errors.js';
+import { silentLogger } from '../../../src/shared/log.js';
 import { Upstream, type UpstreamSettings } from '../../../src/providers/upstream.js';
 
 /** Environment variable holding the base URL of each upstream (so tests point the whole server at look-alikes). */

@@ -88,6 +88,74 @@ function send(res: ServerResponse, reply: LookalikeReply): void {
   res.end(payload);
 }
 
+/** The request as a look-alike handler sees it: its body read, parsed as JSON when it is JSON. */
+async function lookalikeRequest(req: IncomingMessage): Promise<LookalikeRequest> {
+  const rawBody = await readBody(req);
+  const parsedUrl = new URL(req.url ?? '/', 'http://127.0.0.1');
+  let body: unknown;
+  try {
+    body = rawBody === '' ? undefined : JSON.parse(rawBody);
+  } catch {
+    body = undefined;
+  }
+  return {
+    method: req.method ?? 'GET',
+    path: parsedUrl.pathname,
+    query: parsedUrl.searchParams,
+    body,
+    rawBody,
+    headers: req.headers,
+  };
+}
+
+/** One exchange as `answer` sees it. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  request: LookalikeRequest;
+  handler: LookalikeHandler;
+  options: LookalikeOptions;
+  timers: Set<NodeJS.Timeout>;
+}
+
+/** Answers one request in the failure mode queued for it, or through the handler. */
+async function answer(mode: FailureMode | undefined, x: Exchange): Promise<void> {
+  const { req, res, request, handler, options, timers } = x;
+  switch (mode) {
+    case '429':
+      return send(res, {
+        status: 429,
+        json: options.rateLimitBody ?? { error: 'too many requests' },
+        headers: { 'retry-after': String(options.retryAfterSeconds ?? 0) },
+      });
+    case '500':
+      return send(res, { status: 500, text: 'Internal Server Error' });
+    case 'reset':
+      req.socket.destroy();
+      return;
+    case 'malformed':
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"result": [{"id": 1, "name": "trunc');
+      return;
+    case 'slow': {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, options.slowMs ?? 2000);
+        timers.add(timer);
+      });
+      return send(res, await handler(request, undefined));
+    }
+    case 'error200':
+    case 'empty':
+    case 'mismatch':
+      return send(res, await handler(request, mode));
+    case undefined:
+      return send(res, await handler(request, undefined));
+  }
+}
+
 /** Starts a look-alike upstream with the shared failure modes around `handler`. */
 export async function startLookalikeServer(
   handler: LookalikeHandler,
@@ -109,56 +177,9 @@ export async function startLookalikeServer(
   const server = createServer((req, res) => {
     requests += 1;
     void (async () => {
-      const rawBody = await readBody(req);
-      const parsedUrl = new URL(req.url ?? '/', 'http://127.0.0.1');
-      let body: unknown;
-      try {
-        body = rawBody === '' ? undefined : JSON.parse(rawBody);
-      } catch {
-        body = undefined;
-      }
-      const request: LookalikeRequest = {
-        method: req.method ?? 'GET',
-        path: parsedUrl.pathname,
-        query: parsedUrl.searchParams,
-        body,
-        rawBody,
-        headers: req.headers,
-      };
+      const request = await lookalikeRequest(req);
       const mode = takeMode(request);
-      switch (mode) {
-        case '429':
-          return send(res, {
-            status: 429,
-            json: options.rateLimitBody ?? { error: 'too many requests' },
-            headers: { 'retry-after': String(options.retryAfterSeconds ?? 0) },
-          });
-        case '500':
-          return send(res, { status: 500, text: 'Internal Server Error' });
-        case 'reset':
-          req.socket.destroy();
-          return;
-        case 'malformed':
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end('{"result": [{"id": 1, "name": "trunc');
-          return;
-        case 'slow': {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(() => {
-              timers.delete(timer);
-              resolve();
-            }, options.slowMs ?? 2000);
-            timers.add(timer);
-          });
-          return send(res, await handler(request, undefined));
-        }
-        case 'error200':
-        case 'empty':
-        case 'mismatch':
-          return send(res, await handler(request, mode));
-        case undefined:
-          return send(res, await handler(request, undefined));
-      }
+      return answer(mode, { req, res, request, handler, options, timers });
     })().catch((err: unknown) => {
       send(res, { status: 500, text: `look-alike handler failed: ${String(err)}` });
     });

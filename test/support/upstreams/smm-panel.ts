@@ -1,5 +1,6 @@
 import {
   startLookalikeServer,
+  type HandlerMode,
   type Lookalike,
   type LookalikeOptions,
   type LookalikeReply,
@@ -123,6 +124,10 @@ export interface SmmPanelLookalikeOptions extends LookalikeOptions {
   firstOrder?: number;
   /** Answer order ids as strings (some panels do). */
   orderIdAsString?: boolean;
+  /** The account currency `balance` answers; default `USD`; null leaves it out. */
+  currency?: string | null;
+  /** The services sold; default {@link SERVICES}. */
+  services?: PanelService[];
 }
 
 /** A running panel look-alike with its orders and knobs for tests. */
@@ -148,20 +153,89 @@ function fieldsOf(req: LookalikeRequest): URLSearchParams {
   return form;
 }
 
+/** The status fields of one order, as panels answer them. */
+const statusOf = (o: PanelOrder) => ({
+  charge: o.charge.toFixed(5),
+  start_count: String(o.startCount),
+  status: o.status,
+  remains: String(o.remains),
+  currency: 'USD',
+});
+
+/** The panel's orders and account, as `addOrder` changes them. */
+interface PanelBook {
+  services: PanelService[];
+  orders: PanelOrder[];
+  state: { balance: number; next: number };
+  asString: boolean;
+}
+
+/** `action=add`: a new order charged to the balance, or the panel's refusal. */
+function addOrder(form: URLSearchParams, mode: HandlerMode | undefined, p: PanelBook): LookalikeReply {
+  if (mode === 'empty') return { json: {} };
+  const service = p.services.find((s) => String(s.service) === form.get('service'));
+  if (!service) return error('Incorrect service ID');
+  const link = form.get('link') ?? '';
+  if (link.trim() === '') return error('Incorrect link');
+  const quantity = Number(form.get('quantity'));
+  if (!Number.isInteger(quantity) || quantity < Number(service.min))
+    return error(`Quantity less than minimal ${service.min}`);
+  if (quantity > Number(service.max)) return error(`Quantity more than maximal ${service.max}`);
+  if (
+    p.orders.some((o) => o.link === link && o.service === Number(service.service) && ACTIVE.has(o.status.toLowerCase()))
+  ) {
+    return error('You have active order with this link. Please wait until order being completed.');
+  }
+  const charge = (Number(service.rate) * quantity) / 1000;
+  if (charge > p.state.balance) return error('Not enough funds on balance');
+  p.state.balance -= charge;
+  const order: PanelOrder = {
+    order: p.state.next++,
+    service: Number(service.service),
+    link,
+    quantity,
+    charge,
+    status: 'Pending',
+    remains: quantity,
+    startCount: 0,
+  };
+  p.orders.push(order);
+  if (mode === 'mismatch') return { json: { order: { id: order.order } } };
+  return { json: { order: p.asString ? String(order.order) : order.order } };
+}
+
+/** `action=status`: one order's status, or several (`orders=1,2`), each or its error. */
+function orderStatus(form: URLSearchParams, mode: HandlerMode | undefined, orders: PanelOrder[]): LookalikeReply {
+  if (mode === 'empty') return { json: {} };
+  const many = form.get('orders');
+  if (many !== null) {
+    return {
+      json: Object.fromEntries(
+        many
+          .split(',')
+          .map((id) => [
+            id,
+            ((o) => (o ? statusOf(o) : { error: 'Incorrect order ID' }))(
+              orders.find((x) => String(x.order) === id.trim()),
+            ),
+          ]),
+      ),
+    };
+  }
+  const found = orders.find((o) => String(o.order) === form.get('order'));
+  if (!found) return error('Incorrect order ID');
+  if (mode === 'mismatch') return { json: { ...statusOf(found), status: 42 } };
+  return { json: statusOf(found) };
+}
+
 /** Starts the panel look-alike. */
 export async function startSmmPanelLookalike(options: SmmPanelLookalikeOptions = {}): Promise<SmmPanelLookalike> {
   const key = options.key ?? PANEL_KEY;
   const orders: PanelOrder[] = [];
   const actions: Record<string, number> = {};
   const state = { balance: options.balance ?? 1000, next: options.firstOrder ?? 23501, errorText: 'Incorrect request' };
-
-  const statusOf = (o: PanelOrder) => ({
-    charge: o.charge.toFixed(5),
-    start_count: String(o.startCount),
-    status: o.status,
-    remains: String(o.remains),
-    currency: 'USD',
-  });
+  const services = options.services ?? SERVICES;
+  const currency = options.currency === undefined ? 'USD' : options.currency;
 
   const server = await startLookalikeServer((req, mode) => {
     const form = fieldsOf(req);
@@ -172,66 +246,14 @@ export async function startSmmPanelLookalike(options: SmmPanelLookalikeOptions =
     switch (action) {
       case 'services':
         if (mode === 'empty') return { json: [] };
-        if (mode === 'mismatch') return { json: SERVICES.map((s) => ({ ...s, rate: 'n/a', min: 'ten' })) };
-        return { json: SERVICES };
-      case 'add': {
-        if (mode === 'empty') return { json: {} };
-        const service = SERVICES.find((s) => String(s.service) === form.get('service'));
-        if (!service) return error('Incorrect service ID');
-        const link = form.get('link') ?? '';
-        if (link.trim() === '') return error('Incorrect link');
-        const quantity = Number(form.get('quantity'));
-        if (!Number.isInteger(quantity) || quantity < Number(service.min))
-          return error(`Quantity less than minimal ${service.min}`);
-        if (quantity > Number(service.max)) return error(`Quantity more than maximal ${service.max}`);
-        if (
-          orders.some(
-            (o) => o.link === link && o.service === Number(service.service) && ACTIVE.has(o.status.toLowerCase()),
-          )
-        ) {
-          return error('You have active order with this link. Please wait until order being completed.');
-        }
-        const charge = (Number(service.rate) * quantity) / 1000;
-        if (charge > state.balance) return error('Not enough funds on balance');
-        state.balance -= charge;
-        const order: PanelOrder = {
-          order: state.next++,
-          service: Number(service.service),
-          link,
-          quantity,
-          charge,
-          status: 'Pending',
-          remains: quantity,
-          startCount: 0,
-        };
-        orders.push(order);
-        if (mode === 'mismatch') return { json: { order: { id: order.order } } };
-        return { json: { order: options.orderIdAsString ? String(order.order) : order.order } };
-      }
-      case 'status': {
-        if (mode === 'empty') return { json: {} };
-        const many = form.get('orders');
-        if (many !== null) {
-          return {
-            json: Object.fromEntries(
-              many
-                .split(',')
-                .map((id) => [
-                  id,
-                  ((o) => (o ? statusOf(o) : { error: 'Incorrect order ID' }))(
-                    orders.find((x) => String(x.order) === id.trim()),
-                  ),
-                ]),
-            ),
-          };
-        }
-        const found = orders.find((o) => String(o.order) === form.get('order'));
-        if (!found) return error('Incorrect order ID');
-        if (mode === 'mismatch') return { json: { ...statusOf(found), status: 42 } };
-        return { json: statusOf(found) };
-      }
+        if (mode === 'mismatch') return { json: services.map((s) => ({ ...s, rate: 'n/a', min: 'ten' })) };
+        return { json: services };
+      case 'add':
+        return addOrder(form, mode, { services, orders, state, asString: options.orderIdAsString === true });
+      case 'status':
+        return orderStatus(form, mode, orders);
       case 'balance':
-        return { json: { balance: state.balance.toFixed(5), currency: 'USD' } };
+        return { json: { balance: state.balance.toFixed(5), ...(currency === null ? {} : { currency }) } };
       default:
         return error('Incorrect request');
     }

@@ -9,6 +9,46 @@ export interface SolanaWalletRpc extends Lookalike {
   calls: Map<string, number>;
 }
 
+/** `getTokenAccountsByOwner` (mint filter, jsonParsed) from the ledger: the owner's associated token account, if any. */
+async function tokenAccounts(
+  ledger: SolanaLedger,
+  params: unknown[],
+): Promise<{ result: unknown } | { error: unknown }> {
+  const context = { apiVersion: '2.2.0', slot: Number(ledger.svm.getClock().slot) };
+  const owner = params[0] as Address;
+  const mint = (params[1] as { mint?: Address }).mint;
+  if (!mint) return { error: { code: -32602, message: 'the look-alike supports the mint filter only' } };
+  const ata = await ledger.ata(owner, mint);
+  const account = ledger.svm.getAccount(ata);
+  if (!account.exists) return { result: { context, value: [] } };
+  const token = getTokenDecoder().decode(account.data);
+  const mintAccount = ledger.svm.getAccount(mint);
+  if (!mintAccount.exists) return { error: { code: -32602, message: `unknown mint ${mint}` } };
+  const { decimals } = getMintDecoder().decode(mintAccount.data);
+  const ui = Number(token.amount) / 10 ** decimals;
+  const info = {
+    isNative: false,
+    mint,
+    owner,
+    state: 'initialized',
+    tokenAmount: { amount: token.amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) },
+  };
+  const value = [
+    {
+      pubkey: ata,
+      account: {
+        data: { program: 'spl-token', parsed: { info, type: 'account' }, space: account.data.length },
+        executable: false,
+        lamports: Number(account.lamports),
+        owner: TOKEN_PROGRAM_ADDRESS,
+        rentEpoch: 0,
+        space: account.data.length,
+      },
+    },
+  ];
+  return { result: { context, value } };
+}
+
 /**
  * Starts a JSON-RPC look-alike that answers `getBalance` and `getTokenAccountsByOwner` (mint filter, jsonParsed;
  * the owner's associated token account) from a litesvm ledger and forwards every other method (blockhash, send,
@@ -38,48 +78,8 @@ export async function startSolanaWalletRpc(
         },
       };
     }
-    if (method === 'getTokenAccountsByOwner') {
-      const owner = params[0] as Address;
-      const mint = (params[1] as { mint?: Address }).mint;
-      if (!mint)
-        return {
-          json: {
-            jsonrpc: '2.0',
-            id,
-            error: { code: -32602, message: 'the look-alike supports the mint filter only' },
-          },
-        };
-      const ata = await ledger.ata(owner, mint);
-      const account = ledger.svm.getAccount(ata);
-      if (!account.exists) return { json: { jsonrpc: '2.0', id, result: { context: context(), value: [] } } };
-      const token = getTokenDecoder().decode(account.data);
-      const mintAccount = ledger.svm.getAccount(mint);
-      if (!mintAccount.exists)
-        return { json: { jsonrpc: '2.0', id, error: { code: -32602, message: `unknown mint ${mint}` } } };
-      const { decimals } = getMintDecoder().decode(mintAccount.data);
-      const ui = Number(token.amount) / 10 ** decimals;
-      const info = {
-        isNative: false,
-        mint,
-        owner,
-        state: 'initialized',
-        tokenAmount: { amount: token.amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) },
-      };
-      const value = [
-        {
-          pubkey: ata,
-          account: {
-            data: { program: 'spl-token', parsed: { info, type: 'account' }, space: account.data.length },
-            executable: false,
-            lamports: Number(account.lamports),
-            owner: TOKEN_PROGRAM_ADDRESS,
-            rentEpoch: 0,
-            space: account.data.length,
-          },
-        },
-      ];
-      return { json: { jsonrpc: '2.0', id, result: { context: context(), value } } };
-    }
+    if (method === 'getTokenAccountsByOwner')
+      return { json: { jsonrpc: '2.0', id, ...(await tokenAccounts(ledger, params)) } };
     const res = await fetch(inner, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,4 +1,10 @@
-import { startLookalikeServer, type Lookalike, type LookalikeOptions, type LookalikeReply } from './server.js';
+import {
+  startLookalikeServer,
+  type HandlerMode,
+  type Lookalike,
+  type LookalikeOptions,
+  type LookalikeReply,
+} from './server.js';
 
 /**
  * A look-alike of the World Bank Indicators API v2 (/work/shared/docs/upstream-apis.md §4, §13):
@@ -108,39 +114,49 @@ export function startWorldBankLookalike(options: WorldBankLookalikeOptions = {})
         ],
       };
     }
-    const [from, to] = (req.query.get('date') ?? `${FIRST_YEAR}:${LATEST_ROW_YEAR}`).split(':').map(Number) as [
-      number,
-      number?,
-    ];
-    const last = Math.min(to ?? from, LATEST_ROW_YEAR);
-    const perPage = Number(req.query.get('per_page') ?? 50);
-    const page = Number(req.query.get('page') ?? 1);
-    const years: number[] = [];
-    for (let y = last; y >= Math.max(from, FIRST_YEAR); y--) years.push(y);
-    const total = mode === 'empty' ? 0 : years.length;
-    const pages = total === 0 ? 0 : Math.ceil(total / perPage);
-    const meta = {
-      page: total === 0 ? 0 : page,
-      pages,
-      per_page: perPage,
-      total,
-      sourceid: '2',
-      lastupdated: '2025-07-01',
-    };
-    if (total === 0) return { json: [meta, null] };
-    const rows = years.slice((page - 1) * perPage, page * perPage).map((year) => {
-      const value = indicator.value(country, year);
-      return {
-        indicator: { id: code, value: indicator.name },
-        country: { id: country.iso2, value: country.name },
-        countryiso3code: country.iso3,
-        date: String(year),
-        value: mode === 'mismatch' && value !== null ? String(value) : value,
-        unit: '',
-        obs_status: '',
-        decimal: code === 'FP.CPI.TOTL.ZG' ? 1 : 0,
-      };
-    });
-    return { json: [meta, rows] };
+    return indicatorPage(req.query, mode, { code, indicator, country });
   }, options);
+}
+
+/** One page of an indicator's yearly rows for a country, as the API pages them (`date`, `per_page`, `page`). */
+function indicatorPage(
+  query: URLSearchParams,
+  mode: HandlerMode | undefined,
+  of: { code: string; indicator: WbIndicator; country: WbCountry },
+): LookalikeReply {
+  const { code, indicator, country } = of;
+  const [from, to] = (query.get('date') ?? `${FIRST_YEAR}:${LATEST_ROW_YEAR}`).split(':').map(Number) as [
+    number,
+    number?,
+  ];
+  const last = Math.min(to ?? from, LATEST_ROW_YEAR);
+  const perPage = Number(query.get('per_page') ?? 50);
+  const page = Number(query.get('page') ?? 1);
+  const years: number[] = [];
+  for (let y = last; y >= Math.max(from, FIRST_YEAR); y--) years.push(y);
+  const total = mode === 'empty' ? 0 : years.length;
+  const pages = total === 0 ? 0 : Math.ceil(total / perPage);
+  const meta = {
+    page: total === 0 ? 0 : page,
+    pages,
+    per_page: perPage,
+    total,
+    sourceid: '2',
+    lastupdated: '2025-07-01',
+  };
+  if (total === 0) return { json: [meta, null] };
+  const rows = years.slice((page - 1) * perPage, page * perPage).map((year) => {
+    const value = indicator.value(country, year);
+    return {
+      indicator: { id: code, value: indicator.name },
+      country: { id: country.iso2, value: country.name },
+      countryiso3code: country.iso3,
+      date: String(year),
+      value: mode === 'mismatch' && value !== null ? String(value) : value,
+      unit: '',
+      obs_status: '',
+      decimal: code === 'FP.CPI.TOTL.ZG' ? 1 : 0,
+    };
+  });
+  return { json: [meta, rows] };
 }

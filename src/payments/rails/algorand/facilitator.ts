@@ -7,10 +7,17 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { Errors } from '@x402/avm/exact/facilitator';
-import type { PaymentCode } from '../../../errors.js';
-import { isConfirmed } from './lookup.js';
+import type { PaymentCode } from '../../../shared/errors.js';
+import { isConfirmed } from '../../../shared/algorand-lookup.js';
 import { traceCall } from '../rpc-trace.js';
-import { avmPayloadOf, base64, decodeGroup, expectedGroupId, genesisMatches, paymentTxnOf } from './txns.js';
+import {
+  avmPayloadOf,
+  base64,
+  decodeGroup,
+  expectedGroupId,
+  genesisMatches,
+  paymentTxnOf,
+} from '../../../shared/algorand-txns.js';
 
 /** A refusal found before the official scheme runs: its x402 reason and a message for the payer. */
 export type PreCheck = { ok: true } | { ok: false; reason: string; message: string; payer?: string };

@@ -11,7 +11,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { evmChainId, type NetworkEntry } from '../../networks.js';
+import { evmChainId, type NetworkEntry } from '../../../shared/networks.js';
 import { GuardedEvmScheme, KnownContracts, noteEvmFailure } from './guard.js';
 import { settlementTransport, UnansweredSends } from './send.js';
 import type { LookupResult, PendingSettlement } from '../rail.js';

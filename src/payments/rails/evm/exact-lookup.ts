@@ -3,7 +3,7 @@
  * authorization, and the transaction that used it, found by its `AuthorizationUsed(authorizer, nonce)` log.
  */
 import { pad, toEventSelector, type Hex, type PublicClient } from 'viem';
-import type { NetworkEntry } from '../../networks.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 import { AUTHORIZATION_STATE_ABI } from '../../../shared/evm-abi.js';
 import type { LookupResult, PendingSettlement } from '../rail.js';
 import { evmLookup } from './chain.js';

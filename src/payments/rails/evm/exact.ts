@@ -2,7 +2,7 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
-import type { NetworkEntry } from '../../networks.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 import { guardedEvmScheme } from './chain.js';
 import { lookupEip3009 } from './exact-lookup.js';
 import { EVM_EXACT } from '../info.js';

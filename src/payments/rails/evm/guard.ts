@@ -27,7 +27,7 @@ import type {
   VerifyResponse,
 } from '@x402/core/types';
 import { getAddress, type Hex } from 'viem';
-import type { PaymentCode } from '../../../errors.js';
+import type { PaymentCode } from '../../../shared/errors.js';
 import { chainText, noteRpcFailure, rpcErrorText, settleTraced, traceCall } from '../rpc-trace.js';
 
 /** True when an error from viem is the RPC failing (no answer, HTTP error, timeout, unreadable answer), not the chain refusing (a revert). */

@@ -6,7 +6,7 @@
  */
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { decodeFunctionData, pad, toEventSelector, type Hex, type PublicClient } from 'viem';
-import type { NetworkEntry } from '../../networks.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 import { NONCE_BITMAP_ABI } from '../../../shared/evm-abi.js';
 import type { LookupResult, PendingSettlement } from '../rail.js';
 import { evmLookup } from './chain.js';

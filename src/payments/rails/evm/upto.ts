@@ -10,7 +10,7 @@ import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { UptoEvmScheme as UptoEvmFacilitatorScheme } from '@x402/evm/upto/facilitator';
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
-import type { NetworkEntry } from '../../networks.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 import { guardedEvmScheme } from './chain.js';
 import { lookupPermit2 } from './upto-lookup.js';
 import { EVM_UPTO } from '../info.js';

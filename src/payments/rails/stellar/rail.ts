@@ -28,8 +28,8 @@
  */
 import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import type { Config } from '../../../config.js';
-import type { NetworkEntry } from '../../networks.js';
+import type { Config } from '../../../config/config.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 import { decodeStellarTransfer, payerAuthorization, type PayerAuthorization } from './checks.js';
 import { ExactStellarFacilitatorScheme } from './facilitator.js';
 import { lookupAuthorization } from './lookup.js';

@@ -7,7 +7,7 @@ import type {
   SchemeNetworkServer,
 } from '@x402/core/types';
 import { convertToTokenAmount, parseMoney } from '@x402/core/utils';
-import type { NetworkEntry } from '../../networks.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 
 /**
  * The `exact` scheme on Stellar, resource-server side, written against @x402/core 2.27's `SchemeNetworkServer`

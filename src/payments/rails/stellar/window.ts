@@ -5,8 +5,8 @@
  * request; when the RPC cannot say, the facilitator's own check of the same bound runs at verification.
  */
 import type { PaymentRequirements } from '@x402/core/types';
-import type { Config } from '../../../config.js';
-import type { NetworkEntry } from '../../networks.js';
+import type { Config } from '../../../config/config.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
 import { windowRefusal, type WindowRefusal } from '../window.js';
 import type { PayerAuthorization } from './checks.js';
 import { LEDGER_SECONDS, maxExpirationLedger, stellarRpc } from './network.js';

@@ -35,9 +35,9 @@ import {
 } from '@x402/svm';
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/facilitator';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
-import type { Config } from '../../../config.js';
-import type { NetworkEntry } from '../../networks.js';
-import type { PaymentCode } from '../../../errors.js';
+import type { Config } from '../../../config/config.js';
+import type { NetworkEntry } from '../../../shared/networks.js';
+import type { PaymentCode } from '../../../shared/errors.js';
 import { SVM_EXACT } from '../info.js';
 import type { Identified, LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
 import { settleTraced, traceCall } from '../rpc-trace.js';

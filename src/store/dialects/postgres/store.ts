@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../../../log.js';
+import type { Logger } from '../../../shared/log.js';
 import { SqlStore } from '../../sql/store.js';
 import { migrate } from './migrations.js';
 import { JSON_AS_TEXT, PostgresPort } from './port.js';

@@ -2,11 +2,11 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { Errors } from '@x402/avm/exact/facilitator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import { BASE_MAINNET, DEFAULT_NETWORKS, type NetworkEntry } from '../../../../src/payments/networks.js';
+import { loadConfig, type Config } from '../../../../src/config/config.js';
+import { BASE_MAINNET, DEFAULT_NETWORKS, type NetworkEntry } from '../../../../src/shared/networks.js';
 import { algorandExactRail } from '../../../../src/payments/rails/algorand/rail.js';
-import { algorandNetworkKind, genesisMatches } from '../../../../src/payments/rails/algorand/txns.js';
-import { acceptsFor } from '../../../../src/payments/requirements.js';
+import { algorandNetworkKind, genesisMatches } from '../../../../src/shared/algorand-txns.js';
+import { acceptsFor } from '../../../../src/payments/challenges/requirements.js';
 import { annuity } from '../../../../tools/annuity.js';
 import { GENESIS, startAlgorandEnvironment, type AlgorandEnvironment } from '../../../support/chain/algorand.js';
 import {

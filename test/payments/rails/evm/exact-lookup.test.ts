@@ -1,11 +1,11 @@
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createTestClient, createWalletClient, parseAbi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import { createFacilitator, type Facilitator } from '../../../../src/payments/facilitator.js';
-import type { NetworkEntry } from '../../../../src/payments/networks.js';
+import { loadConfig, type Config } from '../../../../src/config/config.js';
+import { createFacilitator, type Facilitator } from '../../../../src/payments/facilitators/facilitator.js';
+import type { NetworkEntry } from '../../../../src/shared/networks.js';
 import { evmExactRail } from '../../../../src/payments/rails/evm/exact.js';
-import { buildChallenge } from '../../../../src/payments/requirements.js';
+import { buildChallenge } from '../../../../src/payments/challenges/requirements.js';
 import { annuity } from '../../../../tools/annuity.js';
 import { startLogLimitedRpc, type LogLimitedRpc } from '../../../support/chain/log-limited-rpc.js';
 import { localTransport, localViemChain } from '../../../support/chain/token.js';

@@ -2,12 +2,12 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleRespon
 import { createWalletClient, encodeFunctionData, getAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import { createFacilitator, type Facilitator } from '../../../../src/payments/facilitator.js';
-import { BASE_MAINNET } from '../../../../src/payments/networks.js';
+import { loadConfig, type Config } from '../../../../src/config/config.js';
+import { createFacilitator, type Facilitator } from '../../../../src/payments/facilitators/facilitator.js';
+import { BASE_MAINNET } from '../../../../src/shared/networks.js';
 import { evmUptoRail, permit2Authorization } from '../../../../src/payments/rails/evm/upto.js';
 import { railFor } from '../../../../src/payments/rails/index.js';
-import { buildChallenge } from '../../../../src/payments/requirements.js';
+import { buildChallenge } from '../../../../src/payments/challenges/requirements.js';
 import { annuity } from '../../../../tools/annuity.js';
 import { compiledContract } from '../../../support/chain/compile.js';
 import {

@@ -2,8 +2,8 @@ import { Address, Keypair, Networks, Operation, xdr } from '@stellar/stellar-sdk
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import { NetworkEntrySchema, type NetworkEntry } from '../../../../src/payments/networks.js';
+import { loadConfig, type Config } from '../../../../src/config/config.js';
+import { NetworkEntrySchema, type NetworkEntry } from '../../../../src/shared/networks.js';
 import { stellarExactRail } from '../../../../src/payments/rails/stellar/rail.js';
 import { ExactStellarFacilitatorScheme } from '../../../../src/payments/rails/stellar/facilitator.js';
 import { payStellar, startStellarEnvironment, type StellarEnvironment } from '../../../support/chain/stellar.js';

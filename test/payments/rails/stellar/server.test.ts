@@ -2,7 +2,7 @@ import { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SchemeNetworkServer } from '@x402/core/types';
 import { ExactStellarScheme as OfficialStellarServerScheme } from '@x402/stellar/exact/server';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NETWORKS, STELLAR_PUBNET } from '../../../../src/payments/networks.js';
+import { DEFAULT_NETWORKS, STELLAR_PUBNET } from '../../../../src/shared/networks.js';
 import { stellarExactRail } from '../../../../src/payments/rails/stellar/rail.js';
 
 const pubnet = DEFAULT_NETWORKS.find((n) => n.id === STELLAR_PUBNET)!;

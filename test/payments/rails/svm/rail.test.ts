@@ -3,9 +3,9 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { SOLANA_MAINNET_CAIP2 } from '@x402/svm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import type { NetworkEntry } from '../../../../src/payments/networks.js';
-import { acceptsFor } from '../../../../src/payments/requirements.js';
+import { loadConfig, type Config } from '../../../../src/config/config.js';
+import type { NetworkEntry } from '../../../../src/shared/networks.js';
+import { acceptsFor } from '../../../../src/payments/challenges/requirements.js';
 import {
   FEE_PAYER_NOT_ISOLATED,
   FEE_PAYER_TRANSFERRING_FUNDS,

@@ -1,0 +1,208 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../shared/log.js';
+import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../../store/ledger.js';
+import { canonicalNetworkId } from '../reading/match.js';
+import { RAILS, railFor } from '../rails/index.js';
+import type { LookupResult, Rail } from '../rails/rail.js';
+
+/** What reconciling one pending settlement came to; `pending` says why the chain could not decide, when known. */
+export type Reconciled =
+  | { type: 'settled'; receipt: SettleResponse }
+  | { type: 'failed'; receipt: SettleResponse }
+  | { type: 'pending'; reason?: string };
+
+/** Submits a verified payment's settlement again (safe: every rail's payment is single-use on its chain). */
+export type Resettle = (payload: PaymentPayload, requirements: PaymentRequirements) => Promise<SettleResponse>;
+
+/** At most this many in-doubt claims are named in the one line a pass logs about them. */
+const NAMED_IN_DOUBT = 20;
+
+/** One claim still in doubt after a pass, as the pass's log line names it. */
+interface InDoubt {
+  key: string;
+  tool: string;
+  state: 'pending' | 'claimed';
+  ageSeconds: number;
+  reason: string;
+}
+
+/**
+ * Finishes settlements whose outcome was unknown, at start-up, every pass of the upkeep and when the payment comes
+ * back: asks the chain (the rail's `lookup`); if the chain has not seen it, submits the settlement again — the
+ * chain itself makes the payment single-use, so a second submission can never charge twice — and asks again if that
+ * fails. A settlement is recorded only with the transaction that made it: one the chain cannot name stays in doubt.
+ */
+export class Reconciler {
+  constructor(
+    private readonly config: Config,
+    private readonly ledger: PaymentLedger,
+    private readonly log: Logger,
+    private readonly resettle: Resettle,
+    private readonly rails: readonly Rail[] = RAILS,
+  ) {}
+
+  /** Asks the chain about one pending settlement and records a definite answer (settled or failed). */
+  async reconcile(pending: PendingRecord): Promise<Reconciled> {
+    let answer = await this.lookup(pending);
+    if (answer.type === 'pending') {
+      const again = await this.settleAgain(pending);
+      if (again?.success && again.transaction) answer = { type: 'settled', transaction: again.transaction };
+      else if (again)
+        answer = await this.lookup(again.transaction ? { ...pending, transaction: again.transaction } : pending);
+    }
+    switch (answer.type) {
+      case 'pending':
+        return { type: 'pending', reason: answer.reason ?? 'the chain has no answer yet' };
+      case 'settled': {
+        await this.ledger.completePayment(this.record(pending, 'settled', answer.transaction));
+        this.log.info('pending settlement confirmed on chain', {
+          key: pending.replayKey,
+          tool: pending.tool,
+          transaction: answer.transaction,
+        });
+        return { type: 'settled', receipt: this.receipt(pending, true, answer.transaction) };
+      }
+      case 'failed': {
+        const record = { ...this.record(pending, 'failed', pending.transaction), errorReason: answer.reason };
+        await this.ledger.releasePending(record);
+        this.log.warn('pending settlement did not happen on chain; the claim is released', {
+          key: pending.replayKey,
+          tool: pending.tool,
+          reason: answer.reason,
+        });
+        return {
+          type: 'failed',
+          receipt: { ...this.receipt(pending, false, pending.transaction), errorReason: answer.reason },
+        };
+      }
+    }
+  }
+
+  /** The rail's answer; a settlement it cannot name the transaction of is still in doubt, never settled. */
+  private async lookup(pending: PendingRecord): Promise<LookupResult> {
+    const answer = await this.askRail(pending);
+    if (answer.type === 'settled' && !answer.transaction)
+      return { type: 'pending', reason: 'the chain shows the payment used, but not the transaction that used it' };
+    return answer;
+  }
+
+  private async askRail(pending: PendingRecord): Promise<LookupResult> {
+    const requirements = pending.requirements as PaymentRequirements;
+    const network = canonicalNetworkId(requirements.network);
+    const net = this.config.networks.find((n) => n.id === network);
+    const rail = net ? railFor(requirements, net, this.rails) : undefined;
+    if (!net || !rail) return { type: 'pending', reason: `no configured rail settles on ${requirements.network}` };
+    try {
+      const { lookup } = await rail.sdk();
+      if (!lookup) return { type: 'pending', reason: `the ${rail.id} rail cannot look payments up on chain` };
+      return await lookup(
+        {
+          replayKey: pending.replayKey,
+          payload: pending.payload as PaymentPayload,
+          requirements,
+          transaction: pending.transaction,
+          claimedAt: pending.createdAt,
+        },
+        net,
+        this.config,
+      );
+    } catch (err) {
+      return { type: 'pending', reason: `the chain lookup failed: ${(err as Error).message.split('\n')[0]}` };
+    }
+  }
+
+  private async settleAgain(pending: PendingRecord): Promise<SettleResponse | undefined> {
+    try {
+      return await this.resettle(pending.payload as PaymentPayload, pending.requirements as PaymentRequirements);
+    } catch (err) {
+      this.log.warn('re-submitting a pending settlement failed', {
+        key: pending.replayKey,
+        error: (err as Error).message,
+      });
+      return undefined;
+    }
+  }
+
+  /**
+   * Ends a claim whose call never ended (its process stopped mid-call) once the chain decides it: it never
+   * settles, since whether the handler succeeded is unknown. Paid on chain → the receipt is recorded with the
+   * transaction that paid (whether the caller got its answer is unknown); provably never payable (expired unused,
+   * cancelled) → released with a failed receipt; otherwise left, in doubt, for the next pass.
+   */
+  async reconcileStale(claim: PendingRecord): Promise<Reconciled> {
+    const answer = await this.lookup(claim);
+    switch (answer.type) {
+      case 'pending':
+        return { type: 'pending', reason: answer.reason ?? 'the chain has no answer yet' };
+      case 'settled':
+        await this.ledger.completePayment(this.record(claim, 'settled', answer.transaction));
+        this.log.warn(
+          'a claim left by a stopped process was paid on chain; its receipt is recorded with the transaction, whether its answer reached the caller is unknown',
+          { key: claim.replayKey, tool: claim.tool, payer: claim.payer, transaction: answer.transaction },
+        );
+        return { type: 'settled', receipt: this.receipt(claim, true, answer.transaction) };
+      case 'failed':
+        await this.ledger.releasePayment(claim.replayKey);
+        await this.ledger.recordReceipt({
+          ...this.record(claim, 'failed', ''),
+          errorReason: `abandoned_call: ${answer.reason}`,
+        });
+        this.log.warn('a claim left by a stopped process was never paid on chain; the claim is released', {
+          key: claim.replayKey,
+          tool: claim.tool,
+          reason: answer.reason,
+        });
+        return { type: 'failed', receipt: { ...this.receipt(claim, false, ''), errorReason: answer.reason } };
+    }
+  }
+
+  /**
+   * Reconciles every pending settlement, and every claim abandoned before `staleBefore` (ISO time); returns how
+   * many ended each way, and logs once the ones still in doubt, with why.
+   */
+  async reconcileAll(staleBefore?: string): Promise<{ settled: number; failed: number; pending: number }> {
+    const counts = { settled: 0, failed: 0, pending: 0 };
+    const inDoubt: InDoubt[] = [];
+    const note = (record: PendingRecord, state: InDoubt['state'], result: Reconciled) => {
+      counts[result.type] += 1;
+      if (result.type === 'pending') inDoubt.push(this.inDoubt(record, state, result.reason));
+    };
+    for (const pending of await this.ledger.listPending()) note(pending, 'pending', await this.reconcile(pending));
+    for (const claim of staleBefore ? await this.ledger.listStaleClaims(staleBefore) : []) {
+      if (claim.payload === undefined || claim.payload === null) continue; // claimed by a release that kept no details
+      note(claim, 'claimed', await this.reconcileStale(claim));
+    }
+    if (counts.settled + counts.failed > 0) this.log.info('reconciled pending settlements', counts);
+    if (inDoubt.length > 0)
+      this.log.warn('payments still in doubt: the chain could not decide them; they stay listed and are asked again', {
+        count: inDoubt.length,
+        claims: inDoubt.slice(0, NAMED_IN_DOUBT),
+      });
+    return counts;
+  }
+
+  private inDoubt(record: PendingRecord, state: InDoubt['state'], reason?: string): InDoubt {
+    const ageSeconds = Math.max(0, Math.round((Date.now() - Date.parse(record.createdAt)) / 1000));
+    return { key: record.replayKey, tool: record.tool, state, ageSeconds, reason: reason ?? 'unknown' };
+  }
+
+  private record(p: PendingRecord, status: ReceiptRecord['status'], transaction: string): ReceiptRecord {
+    return {
+      replayKey: p.replayKey,
+      tool: p.tool,
+      network: p.network,
+      payer: p.payer,
+      amount: p.amount,
+      transaction,
+      status,
+      transport: p.transport,
+      protocol: p.protocol ?? 'x402',
+      createdAt: new Date().toISOString(),
+    };
+  }
+
+  private receipt(p: PendingRecord, success: boolean, transaction: string): SettleResponse {
+    return { success, transaction, network: p.network as SettleResponse['network'], payer: p.payer, amount: p.amount };
+  }
+}

@@ -1,0 +1,91 @@
+/** The agent's spending ledger (remote mode, `tollbooth call`): its daily budget and spending history. */
+import type { Logger } from './log.js';
+
+/** The payment protocol a paid call used: x402, or the Machine Payments Protocol (`Authorization: Payment`). */
+export type PaymentProtocol = 'x402' | 'mpp';
+
+/** Where a payment made by the agent side stands; claimed (`reserved`), settled and pending count against the budget. */
+export type SpendStatus = 'reserved' | 'settled' | 'pending' | 'failed' | 'cancelled';
+
+/** One payment the agent side made or is making, kept for its daily budget and its spending history. */
+export interface SpendRecord {
+  id: string;
+  /** The UTC day (YYYY-MM-DD) it counts against. */
+  day: string;
+  tool: string;
+  /** The URL paid for. */
+  resource: string;
+  /** Hash of the tool and its canonical input: a call whose outcome is unknown is found again by it. */
+  requestHash: string;
+  network: string;
+  asset: string;
+  /** Amount in the asset's smallest units. */
+  amount: string;
+  /** The same in millionths of a US dollar (stablecoins at par), rounded up. */
+  usdMicros: number;
+  status: SpendStatus;
+  /** The protocol it was paid with (absent when written before MPP: x402). */
+  protocol?: PaymentProtocol;
+  /** The `payment-identifier` id sent with the payment, when the server declared the extension. */
+  paymentId?: string;
+  payer?: string;
+  transaction?: string;
+  /** Why it failed, was cancelled or is still pending. */
+  note?: string;
+  /** The signed payment, kept while its outcome is unknown (pending) so a retry sends the very same one. */
+  payload?: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A payment about to be made, before its outcome is known. */
+export type NewSpend = Omit<
+  SpendRecord,
+  'status' | 'payer' | 'transaction' | 'note' | 'payload' | 'createdAt' | 'updatedAt'
+>;
+
+/** How a claimed or pending payment ended (or that it is still pending, with the payment to retry with). */
+export interface SpendUpdate {
+  status: 'settled' | 'pending' | 'failed';
+  payer?: string;
+  transaction?: string;
+  note?: string;
+  payload?: unknown;
+}
+
+/** Result of claiming a payment against the daily budget; `spentMicros` is the day's counted total afterwards. */
+export type SpendClaimResult = { type: 'reserved'; spentMicros: number } | { type: 'over_budget'; spentMicros: number };
+
+/** The agent's payments: claimed against the daily budget before paying, completed or released after. */
+export interface SpendLedger {
+  /**
+   * Atomically records a payment as claimed (`reserved`) if the day's counted total (reserved, settled, pending) plus
+   * its amount stays within `dayLimitMicros`; concurrent claims can never exceed the limit together.
+   */
+  claimSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendClaimResult>;
+  /** Ends a claimed or pending payment as settled or failed, or keeps it pending with the payment to retry with. */
+  completeSpend(id: string, update: SpendUpdate): Promise<void>;
+  /** Marks a claimed or pending payment as never made (no charge happened), giving its amount back to the budget. */
+  releaseSpend(id: string, note: string): Promise<void>;
+  /** The agent's payments, most recent first; optionally only some statuses. */
+  listSpends(options?: { limit?: number; statuses?: readonly SpendStatus[] }): Promise<SpendRecord[]>;
+  /** Millionths of a US dollar counted against the budget of `day` (reserved, settled and pending payments). */
+  spentOn(day: string): Promise<number>;
+  /** The most recent pending payment (outcome unknown) for a request, to be retried instead of paying again. */
+  pendingSpend(requestHash: string): Promise<SpendRecord | undefined>;
+}
+
+/** An opened spending ledger and the closing of the database under it. */
+export interface SpendStore {
+  spends: SpendLedger;
+  close(): Promise<void>;
+}
+
+/** Where the spending ledger is kept: the same store settings as a server's (DATA_DIR, DATABASE_URL). */
+export interface SpendStoreSettings {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+/** Opens the spending ledger where `settings` say: the composition root gives the agent side the store's opener. */
+export type OpenSpends = (settings: SpendStoreSettings, log: Logger) => Promise<SpendStore>;

@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChannelRecord, ChannelUpdateOutcome } from '../../../src/store/channels.js';
+import { PostgresStore } from '../../../src/store/dialects/postgres/store.js';
+import { SqliteStore } from '../../../src/store/dialects/sqlite/store.js';
+import type { SqlStore } from '../../../src/store/sql/store.js';
+import { createTestSchema, describeWithPostgres, type TestSchema } from '../../support/postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tollbooth-channels-'));
+const schemas: TestSchema[] = [];
+const opened: SqlStore[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
+  await Promise.all(schemas.map((s) => s.drop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ID = '0x' + 'ab'.repeat(32);
+
+const channel = (over: Partial<ChannelRecord> = {}): ChannelRecord => ({
+  channelId: ID,
+  channelConfig: {
+    payer: '0x00000000000000000000000000000000000000a1',
+    payerAuthorizer: '0x00000000000000000000000000000000000000a1',
+    receiver: '0x00000000000000000000000000000000000000b2',
+    receiverAuthorizer: '0x00000000000000000000000000000000000000c3',
+    token: '0x00000000000000000000000000000000000000d4',
+    withdrawDelay: 900,
+    salt: `0x${'00'.repeat(32)}`,
+  },
+  chargedCumulativeAmount: '0',
+  signedMaxClaimable: '0',
+  signature: '0x',
+  balance: '1000000',
+  totalClaimed: '0',
+  withdrawRequestedAt: 0,
+  refundNonce: 0,
+  lastRequestTimestamp: 1,
+  ...over,
+});
+
+/** Adds `amount` to the charged total, as the scheme commits one call; counts commits in `refundNonce`. */
+const charge = (amount: bigint) => (current: ChannelRecord | undefined) => {
+  const base = current ?? channel();
+  return {
+    ...base,
+    chargedCumulativeAmount: (BigInt(base.chargedCumulativeAmount) + amount).toString(),
+    refundNonce: base.refundNonce + 1,
+  };
+};
+
+/**
+ * What every store's channels must do, on two instances (`a`, `b`) that share one database, opened by `open`
+ * (each call a separate store on the same database).
+ */
+function describeChannels(open: () => Promise<SqlStore>): void {
+  it('store a new channel, read it back from another instance and list it', async () => {
+    const [a, b] = [await open(), await open()];
+    const outcome = await a.channels.updateChannel(ID, () => channel({ pendingRequest: undefined }));
+    expect(outcome).toEqual({ status: 'updated', channel: channel() });
+    expect(await b.channels.get(ID)).toEqual(channel());
+    expect(await b.channels.get(ID.toUpperCase().replace('0X', '0x'))).toEqual(channel());
+    expect(await b.channels.list()).toEqual([channel()]);
+  });
+
+  it('leave the channel alone when the update returns it as it is, and delete it when the update returns nothing', async () => {
+    const [a, b] = [await open(), await open()];
+    await a.channels.updateChannel(ID, () => channel({ chargedCumulativeAmount: '7' }));
+    expect(await b.channels.updateChannel(ID, (current) => current)).toEqual({
+      status: 'unchanged',
+      channel: channel({ chargedCumulativeAmount: '7' }),
+    });
+    expect(await b.channels.updateChannel(ID, () => undefined)).toEqual({ status: 'deleted', channel: undefined });
+    expect(await a.channels.get(ID)).toBeUndefined();
+    expect(await a.channels.updateChannel(ID, () => undefined)).toEqual({ status: 'unchanged', channel: undefined });
+  });
+
+  it('keep the channel unchanged when the update is abandoned (its callback throws)', async () => {
+    const [a] = [await open()];
+    await a.channels.updateChannel(ID, () => channel({ chargedCumulativeAmount: '5' }));
+    const failed = a.channels.updateChannel(ID, () => {
+      throw new Error('the handler failed');
+    });
+    await expect(failed).rejects.toThrow('the handler failed');
+    expect(await a.channels.get(ID)).toEqual(channel({ chargedCumulativeAmount: '5' }));
+  });
+
+  it('apply each of 50 concurrent updates from two instances exactly once, the cumulative amount exact', async () => {
+    const [a, b] = [await open(), await open()];
+    const amounts = Array.from({ length: 50 }, (_, i) => BigInt(i + 1));
+    const outcomes: ChannelUpdateOutcome[] = await Promise.all(
+      amounts.map((amount, i) => (i % 2 ? b : a).channels.updateChannel(ID, charge(amount))),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(amounts.map(() => 'updated'));
+    // Every commit saw a different predecessor: the 50 charged totals seen are 50 distinct values.
+    expect(new Set(outcomes.map((o) => o.channel?.chargedCumulativeAmount)).size).toBe(50);
+    const stored = await b.channels.get(ID);
+    expect(stored?.chargedCumulativeAmount).toBe('1275');
+    expect(stored?.refundNonce).toBe(50);
+  });
+
+  it('keep a committed update when the instance that wrote it is closed and the database opened again', async () => {
+    const a = await open();
+    await a.channels.updateChannel(ID, () => channel({ chargedCumulativeAmount: '42' }));
+    await a.close();
+    const again = await open();
+    expect((await again.channels.get(ID))?.chargedCumulativeAmount).toBe('42');
+  });
+}
+
+/** Each test gets its own database: a SQLite file, opened as often as the test asks. */
+function sqliteOpener(): () => Promise<SqlStore> {
+  const file = join(dir, `channels-${Math.random().toString(36).slice(2)}.db`);
+  return async () => {
+    const store = await SqliteStore.open(file);
+    opened.push(store);
+    return store;
+  };
+}
+
+function postgresOpener(): () => Promise<SqlStore> {
+  let schema: Promise<TestSchema> | undefined;
+  return async () => {
+    schema ??= createTestSchema('tollbooth_channels').then((s) => (schemas.push(s), s));
+    const store = await PostgresStore.open((await schema).url);
+    opened.push(store);
+    return store;
+  };
+}
+
+/** Runs the channel contract with a fresh database per test. */
+function perTest(makeOpener: () => () => Promise<SqlStore>): () => Promise<SqlStore> {
+  let current: (() => Promise<SqlStore>) | undefined;
+  let test: string | undefined;
+  return () => {
+    const name = expect.getState().currentTestName;
+    if (name !== test) [test, current] = [name, makeOpener()];
+    return current!();
+  };
+}
+
+describe('the batch-settlement channels on a SQLite file', () => {
+  describeChannels(perTest(sqliteOpener));
+});
+
+describeWithPostgres('the batch-settlement channels on PostgreSQL', () => {
+  describeChannels(perTest(postgresOpener));
+});

@@ -61,6 +61,26 @@ function expm1Ratio(g: number): Scaled {
   return { mantissa: part.mantissa, exponent: part.exponent + k };
 }
 
+const SMALLEST_NORMAL = 2 ** -1022;
+const normal = (x: number) => Number.isFinite(x) && (x === 0 || Math.abs(x) >= SMALLEST_NORMAL);
+
+/**
+ * The direct form, payment × expm1(±n·ln(1+r)) / r (× (1+r) when due), which rounds least, when none of its steps
+ * overflows or leaves the normal range; undefined otherwise (then the scaled form below answers).
+ */
+function direct(payment: number, r: number, n: number, due: boolean) {
+  if (!normal(r) || r === 0) return undefined;
+  const g = n * Math.log1p(r);
+  const grownBy = payment * Math.expm1(g);
+  const shrunkBy = payment * -Math.expm1(-g);
+  const dueFactor = due ? 1 + r : 1;
+  const futureValue = (grownBy / r) * dueFactor;
+  const presentValue = (shrunkBy / r) * dueFactor;
+  const steps = [grownBy, shrunkBy, futureValue, presentValue];
+  if (!steps.every(normal) || (payment !== 0 && (futureValue === 0 || presentValue === 0))) return undefined;
+  return { presentValue, futureValue };
+}
+
 /** Present and future value of `n` payments of `payment` at rate `r` per period, or undefined if one overflows. */
 export function annuityValues(
   payment: number,
@@ -68,6 +88,8 @@ export function annuityValues(
   n: number,
   due: boolean,
 ): { presentValue: number; futureValue: number } | undefined {
+  const plain = direct(payment, r, n, due);
+  if (plain) return plain;
   let presentValue: number;
   let futureValue: number;
   if (r === 0) {

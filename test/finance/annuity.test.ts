@@ -98,6 +98,13 @@ describe('annuity values against an exact rational reference', () => {
     }
   });
 
+  it('rounds an everyday annuity as well as the direct formula does (100 at 5% for 10 periods: the nearest double)', async () => {
+    // Exactly 1257.78925355488282879…; the nearest double prints as 1257.7892535548829.
+    const { futureValue } = await call(100, 0.05, 10, 'ordinary');
+    expect(futureValue).toBe(1257.7892535548829);
+    expect(close(futureValue, reference(100, 0.05, 10, false).fv)).toBe(true);
+  });
+
   it('returns 0 for a zero payment even when (1+r)^n overflows', async () => {
     expect(await call(0, 1e300, 360, 'due')).toEqual({ presentValue: 0, futureValue: 0, type: 'due' });
   });

@@ -69,6 +69,8 @@ function baseEnv(upstreams: Record<string, string>, networks: readonly unknown[]
     MPP_SECRET_KEY: MPP_SECRET,
     RPC_URLS: JSON.stringify({ base: CLOSED_RPC, solana: CLOSED_RPC, 'solana-devnet': CLOSED_RPC }),
     UPSTREAM_RETRIES: '0',
+    // A recording sends hundreds of calls from one address within a minute; the per-address limit would answer 429.
+    RATE_LIMIT_IP_PER_MINUTE: '0',
   };
 }
 

@@ -228,7 +228,7 @@ async function stdioSession(
 
 async function callHelp(): Promise<string> {
   const { stdout } = await exec('npx', ['--no', 'tollbooth', 'call', '--help'], { cwd: install, env: cleanEnv() });
-  if (!stdout.includes('tollbooth call <tool>')) throw new Error(`unexpected help text:\n${stdout}`);
+  if (!stdout.includes('tollbooth call <tool | url>')) throw new Error(`unexpected help text:\n${stdout}`);
   return 'exit 0 with the usage text';
 }
 

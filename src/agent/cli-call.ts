@@ -75,14 +75,23 @@ export function notPaidSummary(
   };
 }
 
+/** Writes one labelled line on stderr (a string as it is, anything else as JSON). */
+export function stderrLine(label: string, v: unknown): void {
+  process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+}
+
+/** Writes an outcome's receipt (x402 or MPP) and payment note on stderr, as `call` and `fetch` both do. */
+export function printPaymentNotes(outcome: CallOutcome): void {
+  if ('receipt' in outcome && outcome.receipt) stderrLine('receipt', outcome.receipt);
+  if ('mppReceipt' in outcome && outcome.mppReceipt) stderrLine('receipt', outcome.mppReceipt);
+  if ('payment' in outcome && outcome.payment) stderrLine('payment', outcome.payment);
+}
+
 /** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
 function print(outcome: CallOutcome, full = false): void {
   const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
-  const err = (label: string, v: unknown): void =>
-    void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
-  if ('receipt' in outcome && outcome.receipt) err('receipt', outcome.receipt);
-  if ('mppReceipt' in outcome && outcome.mppReceipt) err('receipt', outcome.mppReceipt);
-  if ('payment' in outcome && outcome.payment) err('payment', outcome.payment);
+  const err = stderrLine;
+  printPaymentNotes(outcome);
   switch (outcome.type) {
     case 'success':
       return out(outcome.output);

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { createLogger } from '../shared/log.js';
 import type { OpenSpends } from '../shared/spends.js';
 import { createAgent } from './agent.js';
-import { exitCodeOf, notPaidSummary } from './cli-call.js';
+import { exitCodeOf, notPaidSummary, printPaymentNotes, stderrLine } from './cli-call.js';
 import { dryRunSummary } from './dry-run-summary.js';
 import type { CallOutcome } from './outcome.js';
 import type { RemoteRequest } from './remote.js';
@@ -51,11 +51,8 @@ function printFetch(outcome: CallOutcome, args: FetchArgs): void {
     if (args.output) writeFileSync(args.output, text);
     else process.stdout.write(text);
   };
-  const err = (label: string, v: unknown): void =>
-    void process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
-  if ('receipt' in outcome && outcome.receipt) err('receipt', outcome.receipt);
-  if ('mppReceipt' in outcome && outcome.mppReceipt) err('receipt', outcome.mppReceipt);
-  if ('payment' in outcome && outcome.payment) err('payment', outcome.payment);
+  const err = stderrLine;
+  printPaymentNotes(outcome);
   switch (outcome.type) {
     case 'success':
       return out(bodyText(outcome.output));

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey } from 'viem/accounts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_PATH } from './support/mcp.js';
+import { startTestServer, type TestServer } from './support/server.js';
 
 interface Entry {
   command?: string;
@@ -20,7 +21,15 @@ const shipped = JSON.parse(readFileSync(fileURLToPath(new URL('../mcp.json', imp
 };
 const names = Object.keys(shipped.mcpServers);
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-mcp-json-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Remote mode lists what the remote publishes: the shipped example deployment stands for this local one.
+let deployment: TestServer;
+beforeAll(async () => {
+  deployment = await startTestServer();
+}, 60_000);
+afterAll(async () => {
+  await deployment?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** The entry as a user fills it in: only the `/absolute/path/to/…` placeholders are replaced (the clone, data dirs, the key file). */
 function filledIn(entry: Entry): Entry {
@@ -30,6 +39,7 @@ function filledIn(entry: Entry): Entry {
     value
       .replace('/absolute/path/to/tollbooth/dist/bin/cli.js', CLI_PATH)
       .replace('/absolute/path/to/evm.key', keyFile)
+      .replace('https://tollbooth.example.com', deployment.url)
       .replace(/^\/absolute\/path\/to\/.*$/, (path) => join(dir, path.replace(/\W+/g, '-')));
   return {
     ...entry,

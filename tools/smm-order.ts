@@ -50,8 +50,8 @@ async function checkOrder(input: Order, ctx: ToolContext): Promise<void> {
 
 /** After payment: places the order once, records it with its payer and payment, and answers `ordered`. */
 async function placeOrder(input: Order, ctx: ToolContext) {
-  const payment = ctx.payment;
-  if (!payment) throw new ToolError('internal', 'smm-order ran without a verified payment.');
+  const payer = ctx.payer;
+  if (!payer) throw new ToolError('internal', 'smm-order ran without a verified payment.');
   await checkOrder(input, ctx);
   const orderId = await ctx.providers.smm.addOrder(input, ctx.signal);
   const now = new Date().toISOString();
@@ -60,8 +60,8 @@ async function placeOrder(input: Order, ctx: ToolContext) {
     ...input,
     chargeUsd: CHARGE_USD,
     status: 'ordered',
-    payer: payment.payer,
-    replayKey: payment.replayKey,
+    payer: payer.payer,
+    replayKey: payer.replayKey,
     createdAt: now,
     updatedAt: now,
   };

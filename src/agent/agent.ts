@@ -3,6 +3,8 @@ import type { Logger } from '../shared/log.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
 import type { OpenSpends } from '../shared/spends.js';
 import type { AgentToolDeps } from './agent-tools.js';
+import { BatchPayer } from './batch-pay.js';
+import { refundChannels } from './batch-refund.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
 import { closeMcpRemotes } from './mcp-remote.js';
@@ -13,6 +15,8 @@ import { loadWallets, type Wallets } from './wallets.js';
 export interface Agent extends AgentToolDeps {
   caller: RemoteCaller;
   log: Logger;
+  /** Batch-settlement payments and channels (AGENT_BATCH_SETTLEMENT=on). */
+  batch?: BatchPayer;
   close(): Promise<void>;
 }
 
@@ -31,22 +35,33 @@ export function agentProblems(config: AgentConfig, tools: readonly Pick<ToolEndp
 /** Opens the spending ledger with `openSpends` (the store's opener, given by the composition root) and loads the wallets. */
 export async function createAgent(config: AgentConfig, log: Logger, openSpends: OpenSpends): Promise<Agent> {
   const opened = await openSpends(config.store, log);
+  const { settings, networks } = config;
+  const spends = opened.spends;
+  const budget = new Budget(spends, settings.budget);
+  const batch =
+    settings.batch.enabled && opened.agentChannels
+      ? new BatchPayer(opened.agentChannels, settings.batch, spends, budget, log)
+      : undefined;
   let wallets: Wallets;
   try {
-    wallets = await loadWallets(config.settings.wallets, config.networks);
+    wallets = await loadWallets(config.settings.wallets, config.networks, batch?.signer());
   } catch (err) {
     await opened.close();
     throw err;
   }
-  const { settings, networks } = config;
-  const spends = opened.spends;
-  const budget = new Budget(spends, settings.budget);
-  const caller = new RemoteCaller({ settings, networks, spends, wallets, budget, log });
-  if (wallets.addresses.stellar)
-    log.warn('WALLET_STELLAR_SECRET is set, but this client cannot pay on Stellar yet; Stellar options are skipped');
+  const caller = new RemoteCaller({ settings, networks, spends, wallets, budget, log, ...(batch ? { batch } : {}) });
+  // Channels idle for AGENT_BATCH_IDLE_REFUND_MINUTES are refunded once at start (in the background; close waits).
+  const idleMinutes = settings.batch.idleRefundMinutes;
+  const sweep =
+    batch && idleMinutes !== undefined
+      ? refundChannels({ batch, wallets, log }, { idleMinutes }).catch((err: Error) =>
+          log.warn('the idle batch-settlement refunds failed', { reason: err.message }),
+        )
+      : undefined;
   const close = async () => {
+    await sweep;
     await closeMcpRemotes();
     await opened.close();
   };
-  return { settings, networks, spends, wallets, budget, caller, log, close };
+  return { settings, networks, spends, wallets, budget, caller, log, close, ...(batch ? { batch } : {}) };
 }

@@ -47,9 +47,14 @@ export class Budget {
     return this.askAboveMicros !== undefined && usdMicros > this.askAboveMicros;
   }
 
-  /** Claims the payment if the day's budget allows it; concurrent calls are counted exactly (the ledger is atomic). */
-  reserve(spend: NewSpend): Promise<SpendClaimResult> {
-    return this.spends.claimSpend(spend, this.maxMicrosPerDay);
+  /**
+   * Claims the payment if the day's budget (and, given, its origin's day cap) allows it; concurrent calls are counted
+   * exactly (the ledger checks both totals in one atomic step).
+   */
+  reserve(spend: NewSpend, originDayLimitMicros?: number): Promise<SpendClaimResult> {
+    return originDayLimitMicros === undefined
+      ? this.spends.claimSpend(spend, this.maxMicrosPerDay)
+      : this.spends.claimSpend(spend, this.maxMicrosPerDay, originDayLimitMicros);
   }
 
   /** Today's spending and what is left of the daily budget. */

@@ -4,7 +4,9 @@ import type { Logger } from '../shared/log.js';
 import type { NetworkEntry } from '../shared/networks.js';
 import type { ToolGroup } from '../shared/tool-endpoint.js';
 import type { SpendLedger } from '../shared/spends.js';
+import type { BatchPayer } from './batch-pay.js';
 import type { Budget } from './budget.js';
+import type { RemoteRequest } from './remote.js';
 import type { AgentSettings } from './settings.js';
 import type { Wallets } from './wallets.js';
 
@@ -17,6 +19,10 @@ export interface CallTarget {
   input: z.ZodType;
   output: z.ZodType;
   paid: boolean;
+  /** A catalog tool's own request (remote mode over any seller); without it, the group's remote and the route above. */
+  request?: (input: unknown) => RemoteRequest;
+  /** The price the remote's catalog published, in millionths of a dollar: a challenge above it by more than AGENT_PRICE_DRIFT is refused. */
+  expectedUsdMicros?: number;
 }
 
 /** The user's answer to "pay this?". */
@@ -31,6 +37,8 @@ export interface CallOptions {
   maxUsdPerCall?: number;
   /** Show the challenge and the option that would be paid; pay nothing. */
   dryRun?: boolean;
+  /** The price the caller expects in dollars (`--expect-price`): a challenge above it by more than AGENT_PRICE_DRIFT is refused. */
+  expectUsd?: number;
 }
 
 /** What the caller runs on. */
@@ -41,4 +49,6 @@ export interface CallerDeps {
   wallets: Wallets;
   budget: Budget;
   log: Logger;
+  /** Pays `batch-settlement` entries (AGENT_BATCH_SETTLEMENT=on with a store that keeps channels). */
+  batch?: BatchPayer;
 }

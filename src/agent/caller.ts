@@ -16,6 +16,7 @@ import { dryRunReport, notPayable } from './explain.js';
 import { buildRequest, send, type RemoteAnswer, type RemoteRequest } from './http.js';
 import { readMppOffers } from './mpp.js';
 import { refused, type CallOutcome } from './outcome.js';
+import { driftRefusal, originCallCapMicros, originRefusal } from './origins-guard.js';
 import { deliveryContext, payChosen } from './pay.js';
 
 /** What `tollbooth fetch` pays for: any answer of any URL (the seller's own, unchecked), booked as the tool `fetch`. */
@@ -40,7 +41,7 @@ export class RemoteCaller {
   async call(target: CallTarget, input: unknown, options: CallOptions): Promise<CallOutcome> {
     const { settings, budget } = this.deps;
     const base = settings.remote[target.group];
-    if (!base) {
+    if (!base && !target.request) {
       return refused(
         new ToolError(
           'not_found',
@@ -51,7 +52,7 @@ export class RemoteCaller {
     const args = input ?? {};
     const parsed = target.input.safeParse(args);
     if (!parsed.success) return refused(inputError(parsed.error));
-    const request = buildRequest(base, target, args);
+    const request = target.request ? target.request(parsed.data ?? {}) : buildRequest(base!, target, args);
     if (!target.paid) return this.free(target, request, options);
     if (!budget.allowsTool(target.name)) {
       return refused(
@@ -125,6 +126,8 @@ export class RemoteCaller {
     hash: string,
     options: CallOptions,
   ): Promise<CallOutcome> {
+    const notAllowed = originRefusal(this.deps, target, request.url);
+    if (notAllowed) return notAllowed;
     // MPP challenges are read only when they may be needed (reading them loads mppx): see `offersToWeigh`.
     const probe = await send(request, this.deps.settings.timeoutMs, options.signal, undefined, false);
     switch (probe.type) {
@@ -140,7 +143,7 @@ export class RemoteCaller {
       case 'error':
         return { type: 'remote_error', status: probe.status, body: probe.body };
       case 'challenge':
-        return this.pay(target, request, hash, await this.offersToWeigh(probe, options), options);
+        return this.pay(target, request, hash, await this.offersToWeigh(probe, request.url, options), options);
     }
   }
 
@@ -150,22 +153,25 @@ export class RemoteCaller {
    */
   private async offersToWeigh(
     probe: Extract<RemoteAnswer, { type: 'challenge' }>,
+    url: string,
     options: CallOptions,
   ): Promise<Offers> {
     const { settings } = this.deps;
     const x402 = probe.challenge ? { x402: probe.challenge } : {};
     if (!probe.mppHeader) return { ...x402, mpp: probe.mpp };
     if (!options.dryRun && settings.protocols[0] === 'x402' && probe.challenge) {
-      const x402Only = chooseFromOffers({ ...x402, mpp: [] }, this.deps.wallets, this.rules(options));
+      const x402Only = chooseFromOffers({ ...x402, mpp: [] }, this.deps.wallets, this.rules(options, url));
       if (x402Only.type === 'chosen') return { ...x402, mpp: [] };
     }
     return { ...x402, mpp: await readMppOffers(probe.mppHeader) };
   }
 
-  private rules(options: CallOptions) {
+  /** The chooser's rules for a request: the per-call cap is the lower of the call's (or global) and its origin's own. */
+  private rules(options: CallOptions, url: string) {
     const { budget, settings, networks } = this.deps;
-    const maxMicrosPerCall =
-      options.maxUsdPerCall !== undefined ? micros(options.maxUsdPerCall) : budget.maxMicrosPerCall;
+    const callCap = options.maxUsdPerCall !== undefined ? micros(options.maxUsdPerCall) : budget.maxMicrosPerCall;
+    const originCap = originCallCapMicros(this.deps, url);
+    const maxMicrosPerCall = originCap === undefined ? callCap : Math.min(callCap, originCap);
     return {
       networks,
       ...(budget.settings.networks ? { allowed: budget.settings.networks } : {}),
@@ -183,7 +189,7 @@ export class RemoteCaller {
     options: CallOptions,
   ): Promise<CallOutcome> {
     const { budget, wallets } = this.deps;
-    const rules = this.rules(options);
+    const rules = this.rules(options, request.url);
     const { maxMicrosPerCall } = rules;
     const choice = chooseFromOffers(offers, wallets, rules);
     if (options.dryRun)
@@ -198,15 +204,21 @@ export class RemoteCaller {
         return refused(
           new ToolError(
             'budget_exceeded',
-            `${target.name} costs at least ${usd(choice.cheapest.usdMicros!)}, over the user's per-call limit of ${usd(maxMicrosPerCall)}; nothing was paid. ${budget.describe(maxMicrosPerCall)}.`,
+            `${target.name} costs at least ${usd(choice.cheapest.usdMicros!)}, over the user's per-call limit of ${usd(maxMicrosPerCall)}; nothing was paid. ${budget.describe(maxMicrosPerCall)}${originCallCapMicros(this.deps, request.url) === maxMicrosPerCall ? ' (the per-call cap of this origin in AGENT_ORIGIN_LIMITS)' : ''}.`,
+            originCallCapMicros(this.deps, request.url) === maxMicrosPerCall
+              ? { details: { rule: 'origin_per_call', origin: new URL(request.url).origin } }
+              : {},
           ),
         );
-      case 'chosen':
+      case 'chosen': {
+        const drift = await driftRefusal(this.deps, target, request.url, choice.chosen, options);
+        if (drift) return drift;
         return payChosen(
           this.deps,
           { target, request, hash, offers, chosen: choice.chosen, capMicros: maxMicrosPerCall },
           options,
         );
+      }
     }
   }
 

@@ -15,6 +15,7 @@ import { createPublicClient, http, type Hex } from 'viem';
 import type { NetworkEntry } from '../shared/networks.js';
 import { lookupAlgorandPayment } from '../shared/algorand-lookup.js';
 import { familyOf, rpcUrlOf } from './networks.js';
+import { stellarPaymentState } from './stellar-state.js';
 import { AUTHORIZATION_STATE_ABI, NONCE_BITMAP_ABI } from '../shared/evm-abi.js';
 
 /** What the chain says about one sent payment. */
@@ -157,6 +158,10 @@ export async function authorizationState(
             ? { type: 'unused' }
             : { type: 'unknown', why: 'algod cannot tell yet (the transaction could still be committed)' };
       }
+      case 'stellar':
+        return rpcUrl
+          ? await stellarPaymentState(payload, paid.network, rpcUrl, timeoutMs)
+          : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
       default:
         return { type: 'unknown', why: `this client cannot look up payments on ${paid.network}` };
     }

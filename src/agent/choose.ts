@@ -2,7 +2,9 @@
  * Chooses which offered option to pay: x402 `accepts` entries and MPP `evm`/`charge` challenges alike. Among the
  * options the agent may and can pay (protocol in PAYMENT_PROTOCOLS, allowed network, a wallet and a scheme for it,
  * an asset it can value), the user's protocol order comes first (x402 before MPP by default), then the cheapest in
- * US dollars, ties broken by the user's network preference, then `exact` before other schemes, then the server's order.
+ * US dollars, ties broken by the user's network preference, then `batch-settlement` (payable only with
+ * AGENT_BATCH_SETTLEMENT=on: one deposit, then a signature per call), then `exact` before other schemes, then the
+ * server's order.
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
@@ -190,6 +192,9 @@ export function chooseOption(
   return rankAndChoose(priceOptions(accepts, x402Version, wallets, rules), rules);
 }
 
+/** Schemes preferred among options of the same price and network rank, in order; any other comes after. */
+const SCHEME_ORDER: readonly string[] = ['batch-settlement', 'exact'];
+
 function rankAndChoose(options: PricedOption[], rules: ChoiceRules): Choice {
   const protocols = rules.protocols ?? DEFAULT_PROTOCOLS;
   const rank = (p: PricedOption) => {
@@ -199,7 +204,7 @@ function rankAndChoose(options: PricedOption[], rules: ChoiceRules): Choice {
       order < 0 ? Infinity : order,
       p.usdMicros ?? Infinity,
       at < 0 ? Infinity : at,
-      p.option.scheme === 'exact' ? 0 : 1,
+      SCHEME_ORDER.indexOf(p.option.scheme) < 0 ? SCHEME_ORDER.length : SCHEME_ORDER.indexOf(p.option.scheme),
       options.indexOf(p),
     ];
   };

@@ -2,17 +2,20 @@
  * `tollbooth call <tool> --input '<json>'`: one call of a remote tool for scripts and direct callers, with the same
  * wallets, budget and store as remote mode. The result goes to stdout as JSON; the receipt and messages to stderr.
  */
-import { createLogger } from '../shared/log.js';
+import { createLogger, type Logger } from '../shared/log.js';
 import { ConfigError } from '../shared/env.js';
 import type { OpenSpends } from '../shared/spends.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
 import { agentProblems, createAgent } from './agent.js';
+import type { CallTarget } from './call.js';
+import { loadCatalog, remotesOfSettings } from './catalog.js';
 import { dryRunSummary } from './dry-run-summary.js';
 import type { RemoteChallenge } from './http.js';
 import type { MppChallenge } from './mpp.js';
 import type { CallOutcome } from './outcome.js';
 import { targetOf } from './mcp.js';
-import { loadAgentConfig } from './settings.js';
+import { closeMcpRemotes } from './mcp-remote.js';
+import { loadAgentConfig, type AgentConfig } from './settings.js';
 
 /** Exit codes of `tollbooth call`. */
 export const CALL_EXIT = { ok: 0, failed: 1, usage: 2, notPaid: 3 } as const;
@@ -110,30 +113,46 @@ function print(outcome: CallOutcome, full = false): void {
 }
 
 /**
- * Runs `tollbooth call` on one of `tools` (the registry) paying under the ledger `openSpends` opens (both given by the
- * composition root); returns the process exit code.
+ * The call target of `name`: a tool of `tools` (the registry, as the composition root gives it), else one the remotes
+ * publish (their MCP tools/list or `/.well-known/x402`, src/agent/catalog.ts); undefined when neither has it.
+ */
+async function resolveTarget(
+  name: string,
+  tools: readonly ToolEndpoint[],
+  config: AgentConfig,
+  log: Logger,
+): Promise<{ target?: CallTarget; known: string[] }> {
+  const tool = tools.find((t) => t.name === name);
+  if (tool) return { target: targetOf(tool), known: tools.map((t) => t.name) };
+  const catalog = await loadCatalog(remotesOfSettings(config.settings.remote), config.settings.timeoutMs, log);
+  const found = catalog.find((t) => t.target.name === name);
+  if (!found) await closeMcpRemotes();
+  return { ...(found ? { target: found.target } : {}), known: catalog.map((t) => t.target.name) };
+}
+
+/**
+ * Runs `tollbooth call` on one of `tools` (the registry) or of the tools the remote publishes, paying under the
+ * ledger `openSpends` opens (both given by the composition root); returns the process exit code.
  */
 export async function runCall(
   parsed: CallArgs,
   tools: readonly ToolEndpoint[],
   openSpends: OpenSpends,
 ): Promise<number> {
-  const tool = tools.find((t) => t.name === parsed.tool);
-  if (!tool) {
-    process.stderr.write(
-      `tollbooth call: unknown tool "${parsed.tool}". Tools: ${tools.map((t) => t.name).join(', ')}\n`,
-    );
-    return CALL_EXIT.usage;
-  }
   const config = loadAgentConfig({ ...process.env, ...parsed.env });
-  const problems = agentProblems(config, tools);
-  if (problems.length > 0)
-    throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
   const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
+  const { target, known } = await resolveTarget(parsed.tool, tools, config, log);
+  if (!target) {
+    process.stderr.write(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${known.join(', ')}\n`);
+    return CALL_EXIT.usage;
+  }
+  const problems = agentProblems(config, [...tools, target]);
+  if (problems.length > 0)
+    throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   const agent = await createAgent(config, log, openSpends);
   try {
-    const outcome = await agent.caller.call(targetOf(tool), parsed.input, {
+    const outcome = await agent.caller.call(target, parsed.input, {
       signal: new AbortController().signal,
       approve: async () => (parsed.yes ? 'accepted' : 'unavailable'),
       ...(parsed.maxUsd !== undefined ? { maxUsdPerCall: parsed.maxUsd } : {}),

@@ -23,6 +23,8 @@ export interface FetchArgs {
   /** A file the seller's body is written to instead of stdout. */
   output?: string;
   maxUsd?: number;
+  /** The price expected (`--expect-price`): one more than AGENT_PRICE_DRIFT above it is refused without paying. */
+  expectUsd?: number;
   dryRun: boolean;
   /** With `dryRun`: the whole report, not its short summary. */
   full?: boolean;
@@ -85,6 +87,7 @@ export async function runFetch(args: FetchArgs, openSpends: OpenSpends): Promise
       signal: new AbortController().signal,
       approve: async () => (args.yes ? 'accepted' : 'unavailable'),
       ...(args.maxUsd !== undefined ? { maxUsdPerCall: args.maxUsd } : {}),
+      ...(args.expectUsd !== undefined ? { expectUsd: args.expectUsd } : {}),
       dryRun: args.dryRun,
     });
     printFetch(outcome, args);

@@ -5,7 +5,7 @@
  * MPP in `_meta["org.paymentauth/payment-required"]` (or as a JSON-RPC -32042 error). One client per endpoint.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SettleResponse } from '@x402/core/types';
 import { z } from 'zod';
 import { ERROR_CODES } from '../shared/errors.js';
@@ -61,6 +61,28 @@ function clientFor(url: string, timeoutMs: number): Promise<Client> {
     client.catch(() => clients.delete(url));
   }
   return client;
+}
+
+/**
+ * The tools a remote MCP endpoint lists (at most `max`, over at most 10 pages). Sent as a raw tools/list request: the
+ * SDK's `listTools` would compile each output schema the remote sent into a validator.
+ */
+export async function listMcpTools(url: string, timeoutMs: number, max: number): Promise<Tool[]> {
+  const { ListToolsResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const client = await clientFor(url, timeoutMs);
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 10 && tools.length < max; page++) {
+    const result = await client.request(
+      { method: 'tools/list', ...(cursor ? { params: { cursor } } : {}) },
+      ListToolsResultSchema,
+      { timeout: timeoutMs },
+    );
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return tools.slice(0, max);
 }
 
 /** Closes every MCP connection this process opened (on the agent's close). */

@@ -8,14 +8,16 @@ import { isPaidEndpoint, type ToolEndpoint } from '../shared/tool-endpoint.js';
 import { AGENT_TOOLS, callAgentTool, type AgentToolDeps } from './agent-tools.js';
 import type { Approval, CallTarget } from './call.js';
 import type { RemoteCaller } from './caller.js';
-import type { CallOutcome } from './outcome.js';
+import { refused, type CallOutcome } from './outcome.js';
+import type { CatalogTool } from './catalog.js';
+import { ToolError } from '../shared/errors.js';
 
 /** `_meta` key of the note on what the agent paid (amount, network, today's budget). */
 export const PAYMENT_NOTE_META_KEY = 'tollbooth/payment';
 
 /** Instructions given to agents at initialize in remote mode. */
 export const REMOTE_INSTRUCTIONS =
-  'These tools run on a remote Tollbooth deployment and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] (or _meta["org.paymentauth/receipt"] when paid with MPP) and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
+  'These tools run on remote sellers (their MCP endpoints or published x402 catalogs) and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] (or _meta["org.paymentauth/receipt"] when paid with MPP) and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
 
 /** The call target of a registry tool (paid when the tool has a payment policy). */
 export function targetOf(tool: ToolEndpoint): CallTarget {
@@ -97,15 +99,27 @@ export function toMcpResult(outcome: CallOutcome): CallToolResult {
   }
 }
 
-/** The executor of remote mode: registry tools through the remote caller, the agent's tools locally. */
-export function remoteExecutor(caller: RemoteCaller, agent: AgentToolDeps): RemoteExecutor {
+/**
+ * The executor of remote mode over any seller: the tools the remotes published (`catalog`) are listed first and paid
+ * through the remote caller, then the agent's own tools, run here. No registry tool is served (the server is given none).
+ */
+export function catalogExecutor(
+  caller: RemoteCaller,
+  agent: AgentToolDeps,
+  catalog: readonly CatalogTool[],
+): RemoteExecutor {
+  const byName = new Map(catalog.map((tool) => [tool.target.name, tool.target]));
   const options = (session: CallSession) => ({
     signal: session.signal,
     approve: (question: string) => session.confirm(question),
   });
   return {
-    extraTools: AGENT_TOOLS,
-    call: async (tool, args, session) => toMcpResult(await caller.call(targetOf(tool), args, options(session))),
-    extra: (name, args) => callAgentTool(agent, name, args),
+    extraTools: [...catalog.map((tool) => tool.entry), ...AGENT_TOOLS],
+    call: async (tool) => toMcpResult(refused(new ToolError('not_found', `Unknown tool: ${tool.name}`))),
+    extra: async (name, args, session) => {
+      const target = byName.get(name);
+      if (target) return toMcpResult(await caller.call(target, args, options(session)));
+      return callAgentTool(agent, name, args);
+    },
   };
 }

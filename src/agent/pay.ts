@@ -18,6 +18,7 @@ import type { CallerDeps, CallOptions, CallTarget } from './call.js';
 import { atomicCap, usd, type Offers, type PricedOption } from './choose.js';
 import { deliver } from './deliver.js';
 import { optionLabel } from './explain.js';
+import { checkPayTo, originDayCapMicros, pinPayTo, requestOrigin } from './origins-guard.js';
 import { signMppCredential } from './mpp.js';
 import { tableEntry } from './networks.js';
 import { refused, type CallOutcome } from './outcome.js';
@@ -69,6 +70,8 @@ function newSpend({ target, request, hash, offers, chosen }: ChosenPayment): New
     day: budgetDay(),
     tool: target.name,
     resource: request.url,
+    origin: requestOrigin(request.url),
+    payTo: chosen.option.payTo,
     requestHash: hash,
     network: chosen.network,
     asset: chosen.option.asset,
@@ -130,18 +133,55 @@ async function sign(deps: CallerDeps, pay: ChosenPayment, paymentId: string | un
   return { protocol: 'x402', payload };
 }
 
+/** The refusal of a payment over the day's budget, or over its origin's day cap (AGENT_ORIGIN_LIMITS). */
+function overBudget(
+  deps: CallerDeps,
+  pay: ChosenPayment,
+  spend: NewSpend,
+  reserved: { spentMicros: number; originSpentMicros?: number },
+  originCap: number | undefined,
+): CallOutcome {
+  const { budget } = deps;
+  const name = pay.target.name;
+  const cost = usd(spend.usdMicros);
+  const fitsDay = reserved.spentMicros + spend.usdMicros <= budget.maxMicrosPerDay;
+  if (fitsDay && originCap !== undefined && reserved.originSpentMicros !== undefined) {
+    const left = Math.max(0, originCap - reserved.originSpentMicros);
+    return refused(
+      new ToolError(
+        'budget_exceeded',
+        `${name} costs ${cost}, but only ${usd(left)} of today's ${usd(originCap)} for ${spend.origin} (AGENT_ORIGIN_LIMITS) is left (${usd(reserved.originSpentMicros)} spent there or being paid, UTC day ${spend.day}); nothing was paid.`,
+        { details: { rule: 'origin_per_day', origin: spend.origin } },
+      ),
+    );
+  }
+  const left = Math.max(0, budget.maxMicrosPerDay - reserved.spentMicros);
+  return refused(
+    new ToolError(
+      'budget_exceeded',
+      `${name} costs ${cost}, but only ${usd(left)} of today's ${usd(budget.maxMicrosPerDay)} budget is left (${usd(reserved.spentMicros)} spent or being paid, UTC day ${spend.day}); nothing was paid. The budget renews at 00:00 UTC; ${budget.describe()}.`,
+    ),
+  );
+}
+
 /** Claims the chosen option against the budget, asks for approval when needed, signs it and delivers it. */
 export async function payChosen(deps: CallerDeps, pay: ChosenPayment, options: CallOptions): Promise<CallOutcome> {
   const { budget, spends } = deps;
   const { target, chosen } = pay;
+  if (chosen.option.scheme === 'batch-settlement' && deps.batch) return deps.batch.pay(deps, pay, options);
   const spend = newSpend(pay);
-  const reserved = await budget.reserve(spend);
-  if (reserved.type === 'over_budget') {
-    const left = Math.max(0, budget.maxMicrosPerDay - reserved.spentMicros);
+  const payTo = await checkPayTo(deps, target, spend, options);
+  if (payTo.type === 'refuse') return payTo.outcome;
+  const originCap = originDayCapMicros(deps, spend.origin!);
+  const reserved = await budget.reserve(spend, originCap);
+  if (reserved.type === 'over_budget') return overBudget(deps, pay, spend, reserved, originCap);
+  if (!(await pinPayTo(deps, spend, payTo.replace))) {
+    await spends.releaseSpend(spend.id, 'another call pinned a different pay-to for this origin meanwhile');
     return refused(
       new ToolError(
-        'budget_exceeded',
-        `${target.name} costs ${usd(spend.usdMicros)}, but only ${usd(left)} of today's ${usd(budget.maxMicrosPerDay)} budget is left (${usd(reserved.spentMicros)} spent or being paid, UTC day ${spend.day}); nothing was paid. The budget renews at 00:00 UTC; ${budget.describe()}.`,
+        'payment_not_approved',
+        `${spend.origin} gave another call a different pay-to address on ${spend.network} at the same time; nothing was paid. Call again to be asked about it.`,
+        { details: { rule: 'pay_to_changed', origin: spend.origin } },
       ),
     );
   }

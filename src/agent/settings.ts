@@ -12,6 +12,7 @@ import type { PaymentProtocol } from '../shared/spends.js';
 import { ConfigError, list, optional, privateKey, readSecretFiles, SHARED_ENV, url } from '../shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from '../shared/keys.js';
 import { networkTable } from '../shared/network-table.js';
+import { originSettings, type OriginSettings } from './origins.js';
 import type { AgentSettingName, SharedSettingName } from '../shared/setting-groups.js';
 import type { ToolGroup } from '../shared/tool-endpoint.js';
 
@@ -37,6 +38,12 @@ export const AgentEnvSchema = z.object({
   BUDGET_TOOLS: optional(z.string()),
   PAYMENT_PREFERENCE: optional(z.string()),
   PAYMENT_PROTOCOLS: optional(z.string()),
+  AGENT_BATCH_SETTLEMENT: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
+  AGENT_BATCH_DEPOSIT_USD: usdLimit,
+  AGENT_BATCH_IDLE_REFUND_MINUTES: optional(z.coerce.number().positive()),
+  AGENT_ORIGINS: optional(z.string()),
+  AGENT_ORIGIN_LIMITS: optional(z.string()),
+  AGENT_PRICE_DRIFT: optional(z.string()),
 } satisfies Record<AgentSettingName | SharedSettingName, z.ZodType>);
 
 /** The validated agent environment. */
@@ -47,7 +54,7 @@ export interface WalletKeys {
   evm?: `0x${string}`;
   /** 64-byte Solana keypair. */
   svm?: Uint8Array;
-  /** Stellar secret seed (`S…`); held, but this client cannot pay on Stellar yet. */
+  /** Stellar secret seed (`S…`): signs Stellar `exact` payments (stellar-payer.ts). */
   stellar?: string;
   /** 64-byte Algorand secret key. */
   algorand?: Uint8Array;
@@ -77,6 +84,20 @@ export interface AgentSettings {
   preference: string[];
   /** Payment protocols the agent may pay with, in order of preference (PAYMENT_PROTOCOLS; default x402, then MPP). */
   protocols: PaymentProtocol[];
+  /** Paying with x402 `batch-settlement` (a deposit into an escrow channel, then a signed voucher per call). */
+  batch: BatchSettings;
+  /** Sellers you do not know: allowed origins, per-origin caps, the price-drift tolerance (absent: any origin, no caps, 10%). */
+  origins?: OriginSettings;
+}
+
+/** How the agent pays with `batch-settlement` (docs/agents.md, Batch settlement). */
+export interface BatchSettings {
+  /** AGENT_BATCH_SETTLEMENT=on: offered batch-settlement entries are paid (and preferred); off by default. */
+  enabled: boolean;
+  /** Dollars deposited into a new channel (AGENT_BATCH_DEPOSIT_USD); unset, 20 calls' price. Always at most what is left of the day's budget. */
+  depositUsd?: number;
+  /** Channels unused this long are refunded by `tollbooth deposits --refund-idle` and when the agent starts. */
+  idleRefundMinutes?: number;
 }
 
 /** The one parsed, frozen configuration of an agent process. */
@@ -179,6 +200,14 @@ function agentSettings(env: AgentEnv, table: readonly { id: string; family: stri
     },
     preference: list(env.PAYMENT_PREFERENCE) ?? [],
     protocols: paymentProtocols(env.PAYMENT_PROTOCOLS),
+    origins: originSettings(env),
+    batch: {
+      enabled: env.AGENT_BATCH_SETTLEMENT === 'on',
+      ...(env.AGENT_BATCH_DEPOSIT_USD !== undefined ? { depositUsd: env.AGENT_BATCH_DEPOSIT_USD } : {}),
+      ...(env.AGENT_BATCH_IDLE_REFUND_MINUTES !== undefined
+        ? { idleRefundMinutes: env.AGENT_BATCH_IDLE_REFUND_MINUTES }
+        : {}),
+    },
   };
 }
 

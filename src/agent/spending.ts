@@ -36,12 +36,16 @@ export interface SpendingOptions {
 export interface SpendingEntry {
   time: string;
   tool: string;
+  /** The seller's origin (`scheme://host[:port]`) the payment went to. */
+  origin: string;
   state: SpendState;
   usd: string;
   protocol: string;
   network: string;
   asset: string;
   amount: string;
+  /** `deposit` (batch-settlement: `usd` is what is still committed) or `voucher` (a call paid from a deposit). */
+  kind?: 'deposit' | 'voucher';
   transaction?: string;
   note?: string;
 }
@@ -61,16 +65,23 @@ const COUNTED: readonly SpendState[] = ['reserved', 'settled', 'pending'];
 /** Every payment, however many: listSpends takes a limit. */
 const ALL = 2 ** 31 - 1;
 
+/** The origin of a spend's URL (rows written before origins were kept), or the URL itself when it is not one. */
+function originOfResource(resource: string): string {
+  return URL.canParse(resource) ? new URL(resource).origin : resource;
+}
+
 function entryOf(spend: SpendRecord): SpendingEntry {
   return {
     time: spend.createdAt,
     tool: spend.tool,
+    origin: spend.origin ?? originOfResource(spend.resource),
     state: stateOf(spend.status),
     usd: usd(spend.usdMicros),
     protocol: spend.protocol ?? 'x402',
     network: spend.network,
     asset: spend.asset,
     amount: spend.amount,
+    ...(spend.kind ? { kind: spend.kind } : {}),
     ...(spend.transaction ? { transaction: spend.transaction } : {}),
     ...(spend.note ? { note: spend.note } : {}),
   };
@@ -127,8 +138,8 @@ export function formatSpending(report: SpendingReport): string {
   else {
     const width = Math.max(...report.entries.map((e) => e.tool.length));
     for (const e of report.entries) {
-      const where = `${e.protocol} ${e.network}`;
-      const tx = e.transaction ? `  tx ${e.transaction}` : '';
+      const where = `${e.protocol}${e.kind ? ` ${e.kind}` : ''} ${e.network}`;
+      const tx = `${e.transaction ? `  tx ${e.transaction}` : ''}  at ${e.origin}`;
       const note = e.note && e.state !== 'settled' ? `  (${e.note})` : '';
       lines.push(
         `${e.time}  ${e.state.padEnd(8)}  ${e.tool.padEnd(width)}  ${e.usd.padStart(9)}  ${where}${tx}${note}`,

@@ -1,22 +1,24 @@
-/** `tollbooth stdio --remote <url>`: the same 16 tools over stdio, executed on a remote deployment and paid under the user's budget. */
+/** `tollbooth stdio --remote <url>…`: the tools each remote publishes, over stdio, paid under the user's budget. */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { InFlight } from '../shared/in-flight.js';
 import type { Logger } from '../shared/log.js';
 import { ConfigError } from '../shared/env.js';
 import { BoundedStdioServerTransport } from '../shared/stdio-transport.js';
 import type { OpenSpends } from '../shared/spends.js';
-import type { ToolEndpoint } from '../shared/tool-endpoint.js';
 import { agentProblems, createAgent } from './agent.js';
 import { usd } from './choose.js';
 import { micros } from './budget.js';
-import { remoteExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
+import { AGENT_TOOLS } from './agent-tools.js';
+import { loadCatalog, remotesOfSettings, shownUrl, type RemoteSpec } from './catalog.js';
+import { closeMcpRemotes } from './mcp-remote.js';
+import { catalogExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
 import type { AgentConfig } from './settings.js';
 
-/** What the composition root (src/cli/stdio.ts) gives remote mode: the registry's tools and the MCP server to serve them. */
+/** What the composition root (src/cli/stdio.ts) gives remote mode: the remotes, and the MCP server to serve their tools. */
 export interface RemoteStdioParts {
-  /** The registry's tools, as the agent calls them. */
-  tools: readonly ToolEndpoint[];
-  /** The MCP server (src/mcp/server.ts) listing the tools and handing every call to `executor`. */
+  /** The remotes (`--remote [prefix=]<url>`, repeatable); unset, those of the settings (REMOTE_URL and the group URLs). */
+  remotes?: readonly RemoteSpec[];
+  /** An MCP server (src/mcp/server.ts) with no registry tools, listing the executor's tools and handing it every call. */
   mcpServer(executor: RemoteExecutor, instructions: string): { connect(transport: Transport): Promise<void> };
   /** Opens the spending ledger (the store's opener, src/store/open.ts). */
   openSpends: OpenSpends;
@@ -27,15 +29,23 @@ const DRAIN_MS = 120_000;
 
 /** Serves remote mode over stdio until the client closes the connection. */
 export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: RemoteStdioParts): Promise<void> {
-  const problems = agentProblems(config, parts.tools);
-  if (problems.length > 0)
+  const remotes = parts.remotes ?? remotesOfSettings(config.settings.remote);
+  const reserved = AGENT_TOOLS.map((t) => t.name);
+  const catalog = await loadCatalog(remotes, config.settings.timeoutMs, log, reserved);
+  const problems = agentProblems(
+    config,
+    catalog.map((t) => t.target),
+  );
+  if (problems.length > 0) {
+    await closeMcpRemotes();
     throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
   const agent = await createAgent(config, log, parts.openSpends);
-  const remote = remoteExecutor(agent.caller, agent);
-  // The registry's calls are counted while they pay and run, so closing waits for them.
+  const remote = catalogExecutor(agent.caller, agent, catalog);
+  // The remote tools' calls are counted while they pay and run, so closing waits for them.
   const calls = new InFlight();
   const server = parts.mcpServer(
-    { ...remote, call: (tool, args, session) => calls.run(() => remote.call(tool, args, session)) },
+    { ...remote, extra: (name, args, session) => calls.run(() => remote.extra(name, args, session)) },
     REMOTE_INSTRUCTIONS,
   );
   const transport = new BoundedStdioServerTransport({
@@ -56,7 +66,8 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
   await server.connect(transport);
   const { budget } = config.settings;
   log.info('tollbooth MCP stdio ready (remote mode)', {
-    remote: config.settings.remote,
+    remotes: remotes.map((r) => shownUrl(r.url)),
+    tools: catalog.length,
     wallets: agent.wallets.addresses,
     budget: {
       perCall: usd(micros(budget.maxUsdPerCall)),

@@ -1,25 +1,34 @@
 /**
  * The agent's wallets, loaded from its keys: addresses, and the official x402 client schemes that sign with them
- * (EVM exact/upto/v1 from `@x402/evm`, Solana from `@x402/svm`, Algorand from `@x402/avm`). Keys never leave here.
+ * (EVM exact/upto/v1 from `@x402/evm`, Solana from `@x402/svm`, Algorand from `@x402/avm`), and Stellar `exact` from
+ * our own payer on @stellar/stellar-sdk (stellar-payer.ts: the official client cannot use the table's RPC). Keys never leave here.
  */
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { toClientAvmSigner } from '@x402/avm';
 import { ExactAvmScheme } from '@x402/avm/exact/client';
 import { x402Client } from '@x402/core/client';
 import type { DefaultAsset, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import {
+  BatchSettlementEvmScheme,
+  type BatchSettlementDepositStrategy,
+  type ClientChannelStorage,
+} from '@x402/evm/batch-settlement/client';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
 import { Keypair } from '@stellar/stellar-sdk';
 import algosdk from 'algosdk';
+import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { canonicalNetwork, familyOf, rpcUrlOf } from './networks.js';
 import type { WalletKeys } from './settings.js';
+import { StellarExactPayer } from './stellar-payer.js';
 
-/** Families whose payments this client can sign. Stellar keys are held but not used: see docs/agents.md (Wallets). */
-export const PAYABLE_FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'algorand'];
+/** Families whose payments this client can sign. */
+export const PAYABLE_FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'algorand', 'stellar'];
 
 /** Why this client cannot pay an option, or undefined when it can. */
 export type Unpayable = 'no_wallet' | 'unsupported_family' | 'unsupported_scheme';
@@ -39,9 +48,20 @@ export interface Wallets {
   clientFor(option: PaymentRequirements, x402Version: number, capAtomic: bigint): x402Client;
   /** The EVM account that signs MPP `evm`/`charge` credentials; throws without an EVM key. */
   evmAccount(): PrivateKeyAccount;
+  /** The batch-settlement client scheme of a network (refunds go through it); undefined when not paying with it. */
+  batchScheme?(network: string): BatchSettlementEvmScheme | undefined;
 }
 
 type SchemeFactory = (option: PaymentRequirements, canonical: string) => SchemeNetworkClient;
+
+/**
+ * What paying with `batch-settlement` needs besides the key: the channel state in the agent's store (so a channel
+ * survives restarts) and the deposit sizing bounded by the budget (src/agent/batch-pay.ts).
+ */
+export interface BatchSigning {
+  storage: ClientChannelStorage;
+  depositStrategy: BatchSettlementDepositStrategy;
+}
 
 /** The signers loaded so far: the address per family, the scheme factory per `family:scheme:version`, the EVM account. */
 interface Signers {
@@ -78,6 +98,29 @@ function addEvm(signers: Signers, key: `0x${string}`): void {
   signers.factories.set('evm:exact:2:short', () => v1);
 }
 
+/**
+ * The official batch-settlement client scheme (`evm:batch-settlement:2`), one per network, reading the escrow through
+ * the network's RPC URL when the table has one (to recover a channel the store lost). The deposit multiplier is left
+ * wide: the deposit is sized, and bounded by the budget, by `batch.depositStrategy`.
+ */
+function addBatch(signers: Signers, batch: BatchSigning, networks: readonly NetworkEntry[]): void {
+  const account = signers.evmAccount!;
+  signers.factories.set(
+    'evm:batch-settlement:2',
+    perNetwork((canonical) => {
+      const rpcUrl = rpcUrlOf(networks, canonical);
+      const signer = rpcUrl
+        ? toClientEvmSigner(account, createPublicClient({ transport: http(rpcUrl) }))
+        : toClientEvmSigner(account);
+      return new BatchSettlementEvmScheme(signer, {
+        storage: batch.storage,
+        depositStrategy: batch.depositStrategy,
+        depositPolicy: { depositMultiplier: 1_000_000 },
+      });
+    }),
+  );
+}
+
 async function addSvm(signers: Signers, key: Uint8Array, networks: readonly NetworkEntry[]): Promise<void> {
   const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(key));
   signers.addresses.svm = signer.address;
@@ -103,6 +146,14 @@ function addAlgorand(signers: Signers, key: Uint8Array, networks: readonly Netwo
   );
 }
 
+/** The Stellar signer: `exact` (version 2), simulating through each network's RPC URL from the table. */
+function addStellar(signers: Signers, secret: string, networks: readonly NetworkEntry[]): void {
+  const keypair = Keypair.fromSecret(secret);
+  signers.addresses.stellar = keypair.publicKey();
+  const payer = new StellarExactPayer(keypair, (canonical) => rpcUrlOf(networks, canonical));
+  signers.factories.set('stellar:exact:2', () => payer);
+}
+
 /** The official `x402Client` paying exactly `option` with `scheme`, nothing above `capAtomic`. */
 function cappedClient(
   option: PaymentRequirements,
@@ -123,13 +174,21 @@ function cappedClient(
   return client;
 }
 
-/** Loads the wallets of the given keys; `networks` lends each scheme its network's RPC URL. */
-export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEntry[]): Promise<Wallets> {
+/**
+ * Loads the wallets of the given keys; `networks` lends each scheme its network's RPC URL. With `batch` (and an EVM
+ * key), `batch-settlement` entries are signed too.
+ */
+export async function loadWallets(
+  keys: WalletKeys,
+  networks: readonly NetworkEntry[],
+  batch?: BatchSigning,
+): Promise<Wallets> {
   const signers: Signers = { addresses: {}, factories: new Map() };
   if (keys.evm) addEvm(signers, keys.evm);
+  if (keys.evm && batch) addBatch(signers, batch, networks);
   if (keys.svm) await addSvm(signers, keys.svm, networks);
   if (keys.algorand) addAlgorand(signers, keys.algorand, networks);
-  if (keys.stellar) signers.addresses.stellar = Keypair.fromSecret(keys.stellar).publicKey();
+  if (keys.stellar) addStellar(signers, keys.stellar, networks);
   const { addresses, factories } = signers;
 
   const factoryFor = (option: PaymentRequirements, x402Version: number): SchemeFactory | undefined => {
@@ -163,6 +222,11 @@ export async function loadWallets(keys: WalletKeys, networks: readonly NetworkEn
       if (!signers.evmAccount)
         throw new Error('no EVM wallet (WALLET_EVM_PRIVATE_KEY) signs MPP evm/charge credentials');
       return signers.evmAccount;
+    },
+    batchScheme(network) {
+      const factory = factories.get('evm:batch-settlement:2');
+      const canonical = canonicalNetwork(network);
+      return factory?.({ network } as PaymentRequirements, canonical) as BatchSettlementEvmScheme | undefined;
     },
   };
 }

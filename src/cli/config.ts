@@ -57,8 +57,9 @@ function flaggedEnv(args: CommandArgs): { env: NodeJS.ProcessEnv; flags: Record<
     if (typeof value === 'string') [set[variable], flags[variable]] = [value, `--${flag}`];
   }
   if (args.values.testnet === true) flags.TOLLBOOTH_NETWORK_SET = '--testnet';
+  // `--remote` may be repeated (an array): REMOTE_URL is the first one's URL.
   for (const [flag, variable] of Object.entries(REMOTE_FLAGS))
-    if (typeof args.values[flag] === 'string') flags[variable] = `--${flag}`;
+    if (typeof args.values[flag] === 'string' || Array.isArray(args.values[flag])) flags[variable] = `--${flag}`;
   return { env: { ...process.env, ...set, ...networkSetSettings(args), ...remoteSettings(args.values) }, flags };
 }
 

@@ -9,6 +9,15 @@ const FetchValues = z.object({
   data: z.string().optional(),
   output: z.string().optional(),
   'max-usd': MaxUsd,
+  'expect-price': z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const dollars = text === undefined ? undefined : Number(text.replace(/^\$/, ''));
+      if (dollars === undefined || (Number.isFinite(dollars) && dollars >= 0)) return dollars;
+      ctx.addIssue({ code: 'custom', message: '--expect-price must be a non-negative number of dollars, e.g. 0.01' });
+      return z.NEVER;
+    }),
   'dry-run': z.boolean().default(false),
   full: z.boolean().default(false),
   yes: z.boolean().default(false),
@@ -41,7 +50,7 @@ export function fetchUrlOf(text: string | undefined): string {
 
 /** `tollbooth fetch <url>`: a curl-like request to any x402 or MPP seller, paid from the user's wallet under the budget. */
 export const fetchCommand: CliCommand<z.output<typeof FetchValues>> = {
-  usage: `tollbooth fetch <url> [-X <method>] [-H 'Name: value']... [-d <body>] [-o <file>] [--max-usd <dollars>] [--dry-run [--full]] [--yes]
+  usage: `tollbooth fetch <url> [-X <method>] [-H 'Name: value']... [-d <body>] [-o <file>] [--max-usd <dollars>] [--expect-price <dollars>] [--dry-run [--full]] [--yes]
 
   Sends one request to any seller that charges with x402 (version 1 or 2) or MPP; when it answers 402, chooses an
   option and pays it from the configured wallet (WALLET_*) under the budget (BUDGET_*), with the same ledger as
@@ -53,15 +62,17 @@ export const fetchCommand: CliCommand<z.output<typeof FetchValues>> = {
   --data, -d <body>        the request body, sent as it is (content-type application/json unless -H says otherwise)
   --output, -o <file>      write the body to this file instead of stdout
   --max-usd <dollars>      per-call cap for this request, instead of BUDGET_MAX_USD_PER_CALL
+  --expect-price <dollars> refuse (without paying) a price more than AGENT_PRICE_DRIFT (10%) above this
   --dry-run                show the price and the option that would be paid; pay nothing
   --full                   with --dry-run: the full report (every option and the whole challenge) as JSON
-  --yes, -y                approve a payment above BUDGET_ASK_ABOVE_USD without asking`,
+  --yes, -y                approve a payment above BUDGET_ASK_ABOVE_USD, or to a seller's changed pay-to, without asking`,
   options: {
     method: { type: 'string', short: 'X' },
     header: { type: 'string', short: 'H', multiple: true },
     data: { type: 'string', short: 'd' },
     output: { type: 'string', short: 'o' },
     'max-usd': { type: 'string' },
+    'expect-price': { type: 'string' },
     'dry-run': { type: 'boolean' },
     full: { type: 'boolean' },
     yes: { type: 'boolean', short: 'y' },
@@ -89,6 +100,7 @@ export const fetchCommand: CliCommand<z.output<typeof FetchValues>> = {
         ...(values.data !== undefined ? { body: values.data } : {}),
         ...(values.output !== undefined ? { output: values.output } : {}),
         ...(maxUsd !== undefined ? { maxUsd } : {}),
+        ...(values['expect-price'] !== undefined ? { expectUsd: values['expect-price'] } : {}),
         dryRun: values['dry-run'],
         full: values.full,
         yes: values.yes,

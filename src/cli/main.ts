@@ -47,6 +47,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: "the agent's own payments (stdio --remote, call) against its daily budget",
     load: async () => (await import('./spending.js')).spendingCommand,
   },
+  channels: {
+    summary: "the seller's batch-settlement channels: payer, network, balance, charged, claimed, idle time",
+    load: async () => (await import('./channels.js')).channelsCommand,
+  },
+  deposits: {
+    summary: "the agent's batch-settlement channels: deposits, charges, refunds (--refund)",
+    load: async () => (await import('./deposits.js')).depositsCommand,
+  },
 };
 
 /** The text of `tollbooth help`. */

@@ -1,11 +1,12 @@
 import type { CliCommand } from './command.js';
 import { stringOption } from './command.js';
-import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
+import { TESTNET_OPTION, TESTNET_USAGE } from './testnet-flag.js';
+import { BATCH_OPTION, BATCH_USAGE, serveSwitchSettings } from './batch-flag.js';
 import { isPaidEndpoint } from '../shared/tool-endpoint.js';
 
 /** `tollbooth serve`: HTTP routes and MCP streamable HTTP at /mcp until SIGTERM/SIGINT. */
 export const serveCommand: CliCommand = {
-  usage: `tollbooth serve [--port <n>] [--host <address>] [--testnet]
+  usage: `tollbooth serve [--port <n>] [--host <address>] [--testnet] [--batch-settlement]
 
   Serves every tool at its HTTP route and as MCP tools over streamable HTTP at /mcp, with /healthz, /readyz,
   /metrics, /openapi.json, /.well-known/x402 and /llms.txt. Runs until SIGTERM or SIGINT, then stops taking calls,
@@ -14,9 +15,10 @@ export const serveCommand: CliCommand = {
   --port <n>        port to listen on (default: PORT, else 4021; 0 picks a free one)
   --host <address>  address to listen on (default: HOST, else 127.0.0.1)
 ${TESTNET_USAGE}
+${BATCH_USAGE}
 
   Everything else comes from the environment (PAY_TO_*, FACILITATOR_*, DATABASE_URL, ...): see .env.example.`,
-  options: { port: { type: 'string' }, host: { type: 'string' }, ...TESTNET_OPTION },
+  options: { port: { type: 'string' }, host: { type: 'string' }, ...TESTNET_OPTION, ...BATCH_OPTION },
   async run(args) {
     const [{ loadServerConfig, warnLookalikes }, { listingConfigProblems, portFailure }] = await Promise.all([
       import('./env-check.js'),
@@ -28,7 +30,7 @@ ${TESTNET_USAGE}
       ...process.env,
       ...(port !== undefined ? { PORT: port } : {}),
       ...(host !== undefined ? { HOST: host } : {}),
-      ...networkSetSettings(args),
+      ...serveSwitchSettings(args),
     };
     // Lookalike variable names (FACILITATOR_ULR) are refused in production with every other problem, else warned;
     // a refused configuration is listed whole, every problem at once.
@@ -57,11 +59,12 @@ ${TESTNET_USAGE}
       facilitator: runtime.facilitator.mode,
       tools: runtime.serverDeps.tools.filter(isPaidEndpoint).length, // the paid tools
     });
-    // A server that can settle loads its rails' chain SDKs now, in the background, and not on its first paid call.
+    // A server that can settle loads the light server parts of the rails it offers now, in the background, and not on
+    // its first paid call (the facilitator side of the chain SDKs stays unloaded on this thread).
     const { modes } = runtime.facilitator;
-    const settling = (Object.keys(modes) as Array<keyof typeof modes>).filter((family) => modes[family] !== 'none');
-    if (settling.length > 0)
-      void import('../payments/rails/index.js').then(({ preloadRails }) => preloadRails(settling));
+    const offered = offeredNetworks(config, runtime.serverDeps.broker.book);
+    const preload = config.networks.filter((n) => modes[n.family] !== 'none' && offered.includes(n.id));
+    if (preload.length > 0) void import('../payments/rails/index.js').then(({ preloadRails }) => preloadRails(preload));
     // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
     const stop = onStop(runtime.log, async (signal) => {
       const inFlight = runtime.calls.inFlight;

@@ -2,18 +2,18 @@ import type { AgentConfig } from '../agent/settings.js';
 import type { Config } from '../config/config.js';
 import { isPaidEndpoint } from '../shared/tool-endpoint.js';
 import type { CliCommand } from './command.js';
-import { REMOTE_OPTIONS, REMOTE_USAGE, remoteSettings } from './remote-flags.js';
+import { REMOTE_OPTIONS, REMOTE_USAGE, remoteFlags, remoteSettings, type RemoteFlag } from './remote-flags.js';
 import { TESTNET_OPTION, TESTNET_USAGE, networkSetSettings } from './testnet-flag.js';
 
 /** `tollbooth stdio`: MCP over stdio, serving the tools here or paying a remote deployment (remote mode). */
 export const stdioCommand: CliCommand = {
-  usage: `tollbooth stdio [--testnet] [--remote <base url>] [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
+  usage: `tollbooth stdio [--testnet] [--remote [<prefix>=]<url>]... [--remote-tools|--remote-token|--remote-smm|--remote-transfers <url>]
 
   MCP over stdio for agents that spawn the server (stdout carries the protocol; logs go to stderr).
   Without --remote (and REMOTE_URL*), the tools run here and each call is paid with x402 by the client.
-  With --remote, remote mode: the same tools, executed on a remote deployment and paid from the user's wallet
-  (WALLET_*) under the user's budget (BUDGET_*), with x402 or MPP (PAYMENT_PROTOCOLS); a URL ending in /mcp is
-  called over MCP. See docs/agents.md.
+  With --remote, remote mode: the tools each remote publishes (its MCP endpoint's tools/list, else its
+  /.well-known/x402), paid from the user's wallet (WALLET_*) under the user's budget (BUDGET_*), with x402 or MPP
+  (PAYMENT_PROTOCOLS). See docs/agents.md.
 
 ${TESTNET_USAGE}
                     (with --remote: the agent pays on a testnet only, unless BUDGET_NETWORKS says otherwise)
@@ -38,35 +38,25 @@ ${REMOTE_USAGE}`,
       import('../shared/log.js'),
     ]);
     warnLookalikes(unknownVariables(env), createLogger(agentConfig.logLevel));
-    await (hasRemote(agentConfig) ? serveRemote(config, agentConfig) : serveLocal(config));
+    await (hasRemote(agentConfig) ? serveRemote(agentConfig, remoteFlags(args.values)) : serveLocal(config));
     return undefined;
   },
 };
 
-/** Remote mode: the agent's executor behind the MCP server, paying the remote deployment. */
-async function serveRemote(config: Config, agentConfig: AgentConfig): Promise<void> {
-  // The agent's composition root: the registry and the MCP server come from here, the executor from the agent.
-  const [
-    { runRemoteStdio },
-    { createLogger },
-    { createMcpServer },
-    { mcpCatalog },
-    { tools },
-    { VERSION },
-    { openStore },
-  ] = await Promise.all([
+/** Remote mode: the agent's executor behind an MCP server with no registry tools, paying each remote. */
+async function serveRemote(agentConfig: AgentConfig, remotes: RemoteFlag[]): Promise<void> {
+  // The agent's composition root: the MCP server comes from here, the tools from what the remotes publish.
+  const [{ runRemoteStdio }, { createLogger }, { createMcpServer }, { VERSION }, { openStore }] = await Promise.all([
     import('../agent/stdio.js'),
     import('../shared/log.js'),
     import('../mcp/server.js'),
-    import('../discovery/mcp-tools.js'),
-    import('../../tools/index.js'),
     import('../shared/version.js'),
     import('../store/open.js'),
   ]);
-  const catalog = mcpCatalog(config, tools);
   await runRemoteStdio(agentConfig, createLogger(agentConfig.logLevel), {
-    tools,
-    mcpServer: (executor, instructions) => createMcpServer({ catalog, version: VERSION, executor, instructions }),
+    ...(remotes.length > 0 ? { remotes } : {}),
+    mcpServer: (executor, instructions) =>
+      createMcpServer({ catalog: { tools: [], entries: [] }, version: VERSION, executor, instructions }),
     openSpends: openStore,
   });
 }

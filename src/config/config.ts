@@ -17,13 +17,14 @@ import { configuredSecrets } from './redact.js';
 import { ConfigError, readSecretFiles } from '../shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from '../shared/keys.js';
 import { networkTable } from '../shared/network-table.js';
+import { batchSettings, type BatchConfigPart } from './batch.js';
 
 export { DEV_FEE_PAYER, DEV_PAY_TO } from './env.js';
 export { ConfigError } from '../shared/env.js';
 export type { UpstreamId } from './upstreams.js';
 
 /** The one parsed, frozen configuration of a Tollbooth process. */
-export interface Config {
+export interface Config extends BatchConfigPart {
   production: boolean;
   port: number;
   host: string;
@@ -277,6 +278,7 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     signers: publishedSigners(env, keys),
     builderCode: env.BUILDER_CODE ?? 'tollbooth',
     smmOrderCanonicalV2: env.SMM_ORDER_CANONICAL_V2 === 'on',
+    batch: batchSettings(env),
     idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS ?? 86_400,
     networks,
     networkSet,

@@ -117,6 +117,12 @@ export const EnvSchema = z.object({
   RATE_LIMIT_SHARED: optional(z.enum(['true', 'false'])),
   MPP: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
   SMM_ORDER_CANONICAL_V2: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
+  BATCH_SETTLEMENT: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
+  BATCH_RECEIVER_AUTHORIZER_KEY: optional(privateKey),
+  BATCH_WITHDRAW_DELAY: optional(z.coerce.number().int().min(900, 'must be at least 900 seconds (15 minutes)')),
+  BATCH_CLAIM_INTERVAL: optional(z.coerce.number().int().min(10, 'must be at least 10 seconds')),
+  BATCH_CLAIM_THRESHOLD: optional(z.string().regex(/^[0-9]{1,30}$/, 'must be token base units (digits)')),
+  BATCH_REFUND_IDLE: optional(z.coerce.number().int().min(60, 'must be at least 60 seconds')),
   MPP_SECRET_KEY: optional(z.string()),
   MPP_REALM: optional(
     z

@@ -78,7 +78,7 @@ function paidRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandle
       if (!res.writableFinished) controller.abort();
     });
     const input = readInput(tool, req);
-    if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
+    if (input.type === 'refused') return sendError(res, input.error);
     const call: AnswerRequest = { tool, input: input.value, transport: 'http', signal: controller.signal };
     answerCall(deps, { ...call, proof: carriedPayment(req) })
       .then((answer) => writeAnswer(res, answer))
@@ -95,8 +95,8 @@ function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
   return (req, res, next) => {
     if (readPayment(req) !== undefined || isPaymentAuthorization(req.header('authorization'))) {
       res.setHeader('Allow', 'GET, HEAD, OPTIONS');
-      const message = `HEAD only probes ${tool.path} and never runs or charges a call; send the payment with GET. Your payment was not used.`;
-      sendError(res, 405, new ToolError('method_not_allowed', message).toBody());
+      const message = `HEAD only probes ${tool.path} and never runs a call; send the payment with GET. Your payment was not used.`;
+      sendError(res, new ToolError('method_not_allowed', message));
       return;
     }
     const controller = new AbortController();
@@ -104,7 +104,7 @@ function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
       if (!res.writableFinished) controller.abort();
     });
     const input = readInput(tool, req);
-    if (input.type === 'refused') return sendError(res, input.error.httpStatus, input.error.toBody());
+    if (input.type === 'refused') return sendError(res, input.error);
     answerCall(deps, { tool, input: input.value, transport: 'http', signal: controller.signal })
       .then((answer) => writeAnswer(res, answer))
       .catch(next);
@@ -121,7 +121,7 @@ function freeRoute(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
     let fields: Record<string, unknown> = req.query;
     if (tool.method === 'POST') {
       const body = readBody(tool, req);
-      if (body.type === 'refused') return sendError(res, body.error.httpStatus, body.error.toBody());
+      if (body.type === 'refused') return sendError(res, body.error);
       fields = body.type === 'present' ? body.fields : {};
     }
     answerCall(deps, { tool, input: { ...fields, ...req.params }, transport: 'http', signal: controller.signal })
@@ -130,13 +130,16 @@ function freeRoute(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
   };
 }
 
+/** The paths whose refusals say what was charged: every paid tool's, and /mcp while it serves a paid tool. */
+export function paidRoutes(tools: readonly AnyToolDefinition[]): string[] {
+  const paid = tools.filter((tool) => isPaid(tool)).map((tool) => tool.path);
+  return paid.length > 0 ? [...paid, '/mcp'] : [];
+}
+
 function methodNotAllowed(method: string, path: string, methods: readonly string[]): ToolError {
   const use = methods.includes('GET') ? 'GET (HEAD to probe without a body)' : methods.join(' or ');
   const deletes = method === 'DELETE' ? ' this endpoint deletes nothing;' : '';
-  return new ToolError(
-    'method_not_allowed',
-    `${method} is not allowed on ${path}:${deletes} use ${use}. Nothing was charged.`,
-  );
+  return new ToolError('method_not_allowed', `${method} is not allowed on ${path}:${deletes} use ${use}.`);
 }
 
 /**
@@ -160,7 +163,7 @@ export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyTo
   for (const [path, methods] of methodsByPath) {
     app.all(path, (req, res) => {
       res.setHeader('Allow', [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '));
-      sendError(res, 405, methodNotAllowed(req.method, path, methods).toBody());
+      sendError(res, methodNotAllowed(req.method, path, methods));
     });
   }
 }
@@ -170,21 +173,16 @@ export function mountFallbacks(app: Express, onError: (err: unknown) => void): v
   app.use((req, res) => {
     sendError(
       res,
-      404,
       new ToolError(
         'not_found',
         `No endpoint at ${req.method} ${req.path}. See the README or /mcp for the list of tools.`,
-      ).toBody(),
+      ),
     );
   });
   const last: ErrorRequestHandler = (err, _req, res, _next) => {
     onError(err);
     if (res.headersSent) return;
-    sendError(
-      res,
-      500,
-      new ToolError('internal', 'The server failed unexpectedly; nothing was charged. Try again later.').toBody(),
-    );
+    sendError(res, new ToolError('internal', 'The server failed unexpectedly; try again later.'));
   };
   app.use(last);
 }

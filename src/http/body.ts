@@ -40,20 +40,20 @@ export const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
     encoding?: string;
     charset?: string;
   };
-  const refuse = (error: ToolError) => sendError(res, error.httpStatus, error.toBody());
+  const refuse = (error: ToolError) => sendError(res, error);
   switch (type) {
     case 'entity.too.large':
       return refuse(
         new ToolError(
           'payload_too_large',
-          `The request body is larger than this endpoint accepts (${limit} bytes); send a smaller body. Nothing was charged.`,
+          `The request body is larger than this endpoint accepts (${limit} bytes); send a smaller body.`,
         ),
       );
     case 'encoding.unsupported':
       return refuse(
         new ToolError(
           'unsupported_media_type',
-          `Content-Encoding ${encoding ?? req.header('content-encoding')} is not supported; send the JSON body as ${encodings}. Nothing was charged.`,
+          `Content-Encoding ${encoding ?? req.header('content-encoding')} is not supported; send the JSON body as ${encodings}.`,
           { field: '(body)' },
         ),
       );
@@ -61,7 +61,7 @@ export const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
       return refuse(
         new ToolError(
           'unsupported_media_type',
-          `The charset ${charset ?? ''} is not supported; send the JSON body as UTF-8 (Content-Type: application/json). Nothing was charged.`,
+          `The charset ${charset ?? ''} is not supported; send the JSON body as UTF-8 (Content-Type: application/json).`,
           { field: '(body)' },
         ),
       );
@@ -74,15 +74,15 @@ export const bodyErrors: ErrorRequestHandler = (err, req, res, next) => {
   const coding = (req.header('content-encoding') ?? 'identity').trim().toLowerCase();
   const message =
     coding === 'identity'
-      ? 'The request body could not be read (its length did not match Content-Length, or the upload was cut off); send it again. Nothing was charged.'
-      : `The request body is not valid ${coding} data, as its Content-Encoding says; send it compressed correctly or uncompressed without Content-Encoding. Nothing was charged.`;
+      ? 'The request body could not be read (its length did not match Content-Length, or the upload was cut off); send it again.'
+      : `The request body is not valid ${coding} data, as its Content-Encoding says; send it compressed correctly or uncompressed without Content-Encoding.`;
   return refuse(new ToolError('invalid_input', message, { field: '(body)' }));
 };
 
 function notJson(): ToolError {
   return new ToolError(
     'invalid_input',
-    'The request body is not valid JSON; send a JSON object with Content-Type: application/json. Nothing was charged.',
+    'The request body is not valid JSON; send a JSON object with Content-Type: application/json.',
     { field: '(body)' },
   );
 }
@@ -92,7 +92,7 @@ function wrongContentType(req: Request): ToolError {
   const got = given ? `Content-Type ${given.split(';', 1)[0]?.trim()}` : 'no Content-Type';
   return new ToolError(
     'invalid_input',
-    `The request body must be JSON sent with Content-Type: application/json (it came with ${got}). Nothing was charged.`,
+    `The request body must be JSON sent with Content-Type: application/json (it came with ${got}).`,
     { field: '(body)' },
   );
 }
@@ -116,14 +116,14 @@ export function readBody(tool: { path: string; input: unknown }, req: Request): 
   const fieldsTaken = inputFields(tool);
   const query = Object.keys(req.query);
   if (query.length > 0) {
-    const message = `Unknown query parameter${query.length > 1 ? 's' : ''}: ${query.join(', ')}. POST ${tool.path} reads its input only from the JSON body (fields: ${fieldsTaken.join(', ') || 'none'}); move the fields into the body. Nothing was charged.`;
+    const message = `Unknown query parameter${query.length > 1 ? 's' : ''}: ${query.join(', ')}. POST ${tool.path} reads its input only from the JSON body (fields: ${fieldsTaken.join(', ') || 'none'}); move the fields into the body.`;
     return { type: 'refused', error: new ToolError('invalid_input', message, { field: query[0] }) };
   }
   if (((req as WithBodyBytes)[BODY_BYTES] ?? 0) === 0) return { type: 'absent' };
   if (!isJsonContentType(req.header('content-type'))) return { type: 'refused', error: wrongContentType(req) };
   const body: unknown = req.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    const message = `The request body must be a JSON object of fields (${fieldsTaken.join(', ') || 'none'}), not ${kindOf(body)}. Nothing was charged.`;
+    const message = `The request body must be a JSON object of fields (${fieldsTaken.join(', ') || 'none'}), not ${kindOf(body)}.`;
     return { type: 'refused', error: new ToolError('invalid_input', message, { field: '(body)' }) };
   }
   return { type: 'present', fields: body as Record<string, unknown> };

@@ -1,11 +1,37 @@
-import type { Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { PaymentAnswer } from '../payments/answer/types.js';
-import type { ErrorBody } from '../../schemas/errors.js';
+import type { ToolError } from '../shared/errors.js';
+import { refusalFor } from '../pipeline/charge-note.js';
 
-/** Sends an error body with the status of the error table. */
-export function sendError(res: Response, status: number, body: ErrorBody): void {
+/** Where a request of a paid route is marked, for the refusals made before the pipeline. */
+const PAID_ROUTE = 'tollboothPaidRoute';
+
+/** A path as Express routes it: case-insensitive, trailing slashes ignored. */
+const routed = (path: string) => path.replace(/\/+$/, '').toLowerCase();
+
+/**
+ * Marks the requests for a paid route (`paidPaths`: the paid tools' paths, and /mcp while it serves a paid tool), so
+ * that every refusal made before the pipeline ends with the charge fact there and never on any other route. Mount it
+ * in front of everything that may refuse a request (the per-IP limit, the shutdown gate).
+ */
+export function chargeScope(paidPaths: Iterable<string>): RequestHandler {
+  const paid = new Set([...paidPaths].map(routed));
+  return (req, res, next) => {
+    if (paid.has(routed(req.path))) res.locals[PAID_ROUTE] = true;
+    next();
+  };
+}
+
+/** A refusal made before the pipeline as this request is answered: with the charge fact on a paid route only. */
+export function refusalOf(res: Response, error: ToolError): ToolError {
+  return refusalFor(error, res.locals[PAID_ROUTE] === true);
+}
+
+/** Sends a refusal made before the pipeline: the error body with the status of the error table. */
+export function sendError(res: Response, error: ToolError): void {
+  const refusal = refusalOf(res, error);
   res.setHeader('Cache-Control', 'no-store');
-  res.status(status).json(body);
+  res.status(refusal.httpStatus).json(refusal.toBody());
 }
 
 /**

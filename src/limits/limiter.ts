@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import { ToolError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
+import { refusalOf } from '../http/encode.js';
 import type { RateBuckets, TokenClaimResult } from '../store/buckets.js';
 import { MemoryBuckets, type BucketRate } from './bucket.js';
 import { clientKey } from './client-ip.js';
@@ -46,7 +47,7 @@ export function limitedError(limit: LimitName, retryAfterMs: number, subject?: s
   const wait = `retry in ${seconds} second${seconds === 1 ? '' : 's'}`;
   const message =
     limit === 'ip'
-      ? `Too many requests from your address; ${wait}. Nothing was read or charged.`
+      ? `Too many requests from your address; ${wait}. Nothing was read.`
       : limit === 'payer'
         ? `Too many paid calls from this payer right now; ${wait}. Your payment was not used: send the same payment again then.`
         : `Too many calls of ${subject ?? 'this tool'} right now; ${wait}. Your payment was not used: send the same payment again then.`;
@@ -113,7 +114,7 @@ function sharedBuckets(buckets: RateBuckets, log: Logger, now: () => number) {
 
 /** Answers a request over its address's limit: 429 with Retry-After; on /mcp as a transport-level JSON-RPC error. */
 function refuseIp(res: Response, path: string, retryAfterMs: number): void {
-  const error = limitedError('ip', retryAfterMs);
+  const error = refusalOf(res, limitedError('ip', retryAfterMs));
   setRetryAfter(res, error);
   res.setHeader('Cache-Control', 'no-store');
   if (path === '/mcp' || path.startsWith('/mcp/')) {

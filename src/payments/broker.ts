@@ -8,7 +8,13 @@ import { PaymentClaims } from './ledger/claim.js';
 import type { RawPayment } from './reading/decode.js';
 import type { Facilitator } from './facilitators/facilitator.js';
 import { MppGate } from './mpp/gate.js';
-import { pendingReceipt, type BeginOutcome, type PaymentTicket, type SettleOutcome } from './ledger/outcomes.js';
+import {
+  openSettlement,
+  pendingReceipt,
+  type BeginOutcome,
+  type PaymentTicket,
+  type SettleOutcome,
+} from './ledger/outcomes.js';
 import { RAILS } from './rails/index.js';
 import type { Rail } from './rails/rail.js';
 import { PaymentReader } from './reading/reader.js';
@@ -17,6 +23,9 @@ import { Reconciler } from './ledger/reconcile.js';
 import type { Challenge, ChallengeBook } from './challenges/requirements.js';
 import type { SettledOutbox } from './ledger/settled-outbox.js';
 import { ownSettlement } from './ledger/verdicts.js';
+import { BATCH_SCHEME, CUMULATIVE_MISMATCH, isVoucherReceipt } from './batch/kinds.js';
+import type { BatchSeller } from './batch/seller.js';
+import { isRefundRequest, refundAcknowledgement, refundRefusal } from './batch/refund.js';
 
 /** Verifies payments before a handler runs and settles them after it succeeded; outcomes are values. */
 export class PaymentBroker {
@@ -40,6 +49,8 @@ export class PaymentBroker {
     /** What start-up learned from the facilitators' `/supported`: every challenge is built under it. */
     readonly book: ChallengeBook,
     rails: readonly Rail[] = RAILS,
+    /** The batch-settlement schemes on the store's channels (BATCH_SETTLEMENT=on and a facilitator listing it). */
+    private readonly batch?: BatchSeller,
   ) {
     // The gate and the reader need each other only at call time (the gate's offers come from the reader's challenges,
     // the reader hands MPP credentials to the gate): the gate gets the reader's challenges through `challengeOf`,
@@ -50,12 +61,12 @@ export class PaymentBroker {
       return reader.challengeOf(tool);
     };
     this.mpp = new MppGate(config.mpp, config.networks, challengeOf, log);
-    this.reader = reader = new PaymentReader(config, facilitator, tools, rails, this.mpp, book);
+    this.reader = reader = new PaymentReader(config, facilitator, tools, rails, this.mpp, book, batch);
     const resettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
       await this.reader.prepareRail(requirements);
       return this.reader.server.settlePayment(payload, requirements);
     };
-    this.reconciler = new Reconciler(config, ledger, log, resettle, rails);
+    this.reconciler = new Reconciler(config, ledger, log, resettle, rails, batch?.channels);
     this.claims = new PaymentClaims(config, ledger, this.reader, this.reconciler, log);
   }
 
@@ -74,7 +85,32 @@ export class PaymentBroker {
     const read = await this.reader.read(tool, raw);
     if (read.type === 'rejected') return read;
     const ticket: PaymentTicket = { ...read.ticket, transport, requestHash };
-    return this.claims.claim(tool, ticket);
+    const begun = await this.claims.claim(tool, ticket);
+    // A voucher on another cumulative amount than ours + the price: the corrective 402 carries our channel state.
+    if (begun.type === 'rejected' && begun.reason === CUMULATIVE_MISMATCH && this.batch)
+      return { ...begun, challenge: await this.batch.corrective(begun.challenge, ticket.payload) };
+    // A channel's refund request buys no call: it is settled now (the refund transaction) and answered, no handler.
+    if (begun.type === 'verified' && isRefundRequest(begun.ticket.payload)) return this.refund(tool, begun.ticket);
+    return begun;
+  }
+
+  /** Settles a verified refund request and answers its acknowledgement in place of the tool's output. */
+  private async refund(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<BeginOutcome> {
+    const refused = this.batch && (await refundRefusal(this.batch.channels, ticket.payload));
+    if (refused) {
+      await this.release(ticket);
+      const message = 'This channel has no such amount left to refund above what it was charged; nothing was sent.';
+      return { type: 'rejected', status: 402, reason: refused, message, challenge: this.challenge(tool, refused) };
+    }
+    const acknowledgement = refundAcknowledgement(ticket.payload);
+    const settled = await this.settle(tool, ticket, acknowledgement);
+    if (settled.type === 'settled') return { type: 'replayed', output: acknowledgement, receipt: settled.receipt };
+    const reason = settled.receipt.errorReason ?? 'settlement_failed';
+    const message =
+      settled.type === 'pending'
+        ? openSettlement(settled.receipt.transaction, ticket.requirements.network).message
+        : "The refund was not settled; the channel is unchanged. Ask again, or withdraw after the channel's delay.";
+    return { type: 'rejected', status: 402, reason, message, challenge: this.challenge(tool, reason) };
   }
 
   /** Settles a verified payment after the handler succeeded; records the receipt whatever happens. */
@@ -143,7 +179,11 @@ export class PaymentBroker {
   private async settlement(tool: AnyPaidToolDefinition, ticket: PaymentTicket): Promise<SettleResponse> {
     let result: SettleResponse;
     try {
-      result = await this.reader.server.settlePayment(ticket.payload, ticket.requirements);
+      const { payload, requirements } = ticket;
+      result =
+        requirements.scheme === BATCH_SCHEME && this.batch
+          ? await this.batch.settle(payload, requirements, this.reader.server)
+          : await this.reader.server.settlePayment(payload, requirements);
     } catch (err) {
       // Timeout or dropped connection: the money may or may not have moved. Keep the claim and the output.
       this.log.error('settlement outcome unknown', {
@@ -154,7 +194,8 @@ export class PaymentBroker {
       });
       result = this.unknown(ticket, (err as Error).message);
     }
-    if (result.success && !result.transaction) {
+    // A voucher's charge is committed to the channel, not sent: its receipt has no transaction (the scheme says so).
+    if (result.success && !result.transaction && !isVoucherReceipt(ticket.requirements, result)) {
       this.log.error('the facilitator reported a settlement without its transaction; finding it on chain', {
         tool: tool.name,
         network: ticket.requirements.network,
@@ -180,6 +221,9 @@ export class PaymentBroker {
 
   /** Releases a claim whose call did not succeed, so nothing is settled and the authorization stays usable. */
   async release(ticket: PaymentTicket): Promise<void> {
+    // A channel payment's reservation goes first: the channel stays as it was and the same voucher pays a retry.
+    if (ticket.requirements.scheme === BATCH_SCHEME && this.batch)
+      await this.quietly(() => this.batch!.cancel(ticket.payload, ticket.requirements));
     await this.ledger.releasePayment(ticket.replayKey);
     if (ticket.idempotencyId) await this.quietly(() => this.ledger.releaseIdempotency(ticket.idempotencyId!));
   }

@@ -21,17 +21,20 @@ import {
   unconfigured,
 } from './call.js';
 import { since, type Trace } from './trace.js';
-import { withChargeNote } from './charge-note.js';
+import { withChargeNote, withRefusalNote } from './charge-note.js';
 
 const cancelled = (when: string) => new ToolError('cancelled', `The call was cancelled ${when}.`);
 
 /**
- * Runs one call of a tool that has a price, noting the ticket and the stage times in `trace`. Every error it comes to
- * ends with the charge fact (src/pipeline/charge-note.ts): the one place a paid call's answer says what was charged.
+ * Runs one call of a tool that has a price, noting the ticket and the stage times in `trace`. Every error and payment
+ * refusal it comes to ends with the charge fact (src/pipeline/charge-note.ts): the one place a paid call's answer says
+ * what was charged.
  */
 export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
   const result = await runCall(deps, req, trace);
-  return result.type === 'error' ? { type: 'error', error: withChargeNote(result.error) } : result;
+  if (result.type === 'error') return { type: 'error', error: withChargeNote(result.error) };
+  if (result.type === 'payment_rejected') return { ...result, rejection: withRefusalNote(result.rejection) };
+  return result;
 }
 
 /** The paid call itself: validate, what it needs configured, precheck, admission to the worker lane, then the payment. */
@@ -144,7 +147,7 @@ async function runHandler(
   try {
     const raw = await tool.handler(input, {
       ...handlerContext(deps, req, slot),
-      payment: { payer: ticket.payer, replayKey: ticket.replayKey },
+      payer: { payer: ticket.payer, replayKey: ticket.replayKey },
     });
     return { output: checkedOutput(deps, tool, raw, `${tool.name} produced an invalid result. Try again later.`) };
   } catch (err) {

@@ -29,6 +29,14 @@ function ageText(seconds: number): string {
   return seconds < 172_800 ? `${Math.floor(seconds / 3600)}h` : `${Math.floor(seconds / 86_400)}d`;
 }
 
+/** The transaction column: the hash, or for a batch-settlement receipt its kind, channel and cumulative amount. */
+function transactionText(p: PaymentRow): string {
+  if (!p.kind) return p.transaction || '-';
+  const channel = p.channelId ? ` channel ${p.channelId}` : '';
+  const cumulative = p.cumulativeAmount ? ` cumulative ${p.cumulativeAmount}` : '';
+  return `${p.kind}${channel}${cumulative}${p.transaction ? ` ${p.transaction}` : ''}`;
+}
+
 function paymentLine(p: PaymentRow): string[] {
   return [
     p.time,
@@ -39,7 +47,7 @@ function paymentLine(p: PaymentRow): string[] {
     p.transport,
     p.protocol,
     p.payer,
-    p.transaction || '-',
+    transactionText(p),
     p.errorReason ?? '',
     p.ageSeconds === undefined ? '' : ageText(p.ageSeconds),
   ];

@@ -68,12 +68,15 @@ export async function buildReceiptsReport(
     count: { shown: Math.min(options.limit, rows.length), total: rows.length },
     payments: rows.slice(0, options.limit),
     totals: {
-      byNetwork: totals(rows, networks, 'network'),
-      byTool: totals(rows, networks, 'tool'),
-      byProtocol: totals(rows, networks, 'protocol'),
+      byNetwork: totals(rows.filter(isCharge), networks, 'network'),
+      byTool: totals(rows.filter(isCharge), networks, 'tool'),
+      byProtocol: totals(rows.filter(isCharge), networks, 'protocol'),
     },
   };
 }
+
+/** A charge to a payer: claims, settles and refunds of batch channels move value already charged, so totals skip them. */
+const isCharge = (row: PaymentRow): boolean => row.kind !== 'claim' && row.kind !== 'settle' && row.kind !== 'refund';
 
 /** What the rows are grouped by besides the network. */
 type GroupBy = 'network' | 'tool' | 'protocol';

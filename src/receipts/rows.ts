@@ -26,6 +26,9 @@ export function receiptRow(r: ReceiptRecord): BareRow {
     transport: r.transport,
     protocol: r.protocol ?? 'x402',
     transaction: r.transaction,
+    ...(r.kind && r.kind !== 'transfer' ? { kind: r.kind } : {}),
+    ...(r.channelId ? { channelId: r.channelId } : {}),
+    ...(r.cumulativeAmount ? { cumulativeAmount: r.cumulativeAmount } : {}),
     ...(r.errorReason ? { errorReason: r.errorReason } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { PaymentProtocol } from '../store/store.js';
+import type { PaymentProtocol, ReceiptKind } from '../store/store.js';
 
 /**
  * The states a payment can be listed in: a receipt (settled or failed), a pending settlement, or in doubt (its call is
@@ -21,6 +21,10 @@ export interface PaymentRow {
   /** The protocol the payment arrived in: x402, or MPP (`Authorization: Payment`). */
   protocol: PaymentProtocol;
   transaction: string;
+  /** A batch-settlement receipt's kind (`voucher`, `deposit`, …), channel and cumulative amount; absent for a transfer. */
+  kind?: ReceiptKind;
+  channelId?: string;
+  cumulativeAmount?: string;
   errorReason?: string;
   /** Seconds since the claim or pending settlement was last written (pending and in_doubt rows only). */
   ageSeconds?: number;

@@ -3,18 +3,20 @@ import express, { type Express, type RequestHandler } from 'express';
 import { ConfigError, type Config } from '../config/config.js';
 import { mountDiscovery } from '../discovery/index.js';
 import { mcpCatalog } from '../discovery/mcp-tools.js';
-import { mountFallbacks, mountTools } from '../http/app.js';
+import { mountFallbacks, mountTools, paidRoutes } from '../http/app.js';
+import { chargeScope } from '../http/encode.js';
 import { mountHealth } from '../observe/health.js';
 import { mountHome } from '../discovery/home.js';
 import { createLimits, type Limits } from '../limits/limiter.js';
 import { createLogger, type Logger } from '../shared/log.js';
-import { createMetrics, metricsHandler, type Metrics } from '../observe/metrics.js';
-import { watchSettlements } from '../observe/metrics-settlements.js';
+import { metricsHandler, type Metrics } from '../observe/metrics.js';
+import { observedUpkeep } from './observed-upkeep.js';
 import { CallTracker, createCallObserver } from '../observe/observe.js';
 import { PaymentBroker } from '../payments/broker.js';
 import { mppStartProblem } from '../payments/mpp/settings.js';
 import { createFacilitator, type Facilitator } from '../payments/facilitators/facilitator.js';
 import { settleableOnly } from '../payments/facilitators/facilitator-support.js';
+import { startBatchSeller } from '../payments/batch/start.js';
 import { SettledOutbox } from '../payments/ledger/settled-outbox.js';
 import { createProviders } from '../providers/index.js';
 import { redactingLogger, Redactor } from '../config/redact.js';
@@ -78,9 +80,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Each consumer gets its part of the store: the broker the payment ledger, handlers the tool state, limits the buckets.
   // Before serving: outcomes journaled while the store was down are stored first (so no claim looks abandoned).
   const outbox = await SettledOutbox.open(config.dataDir, store.ledger, log);
-  const broker = new PaymentBroker(config, store.ledger, facilitator, log, paid, outbox, book);
-  const metrics = createMetrics();
-  watchSettlements(metrics.registry, outbox);
+  const batch = await startBatchSeller(config, facilitator, store, paid, log);
+  const offer = batch ? { ...book, batch } : book;
+  const broker = new PaymentBroker(config, store.ledger, facilitator, log, paid, outbox, offer, undefined, batch);
+  const { metrics, claims } = await observedUpkeep(config, { batch, facilitator, store, outbox, log });
   const calls = new CallTracker();
   const observe = createCallObserver(log, [calls, metrics]);
   const providers = createProviders(config, log, metrics.upstream);
@@ -112,6 +115,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       limits.close();
       await serverDeps.workers?.close();
       await upkeep.stop();
+      await claims?.stop();
       await outbox.close(config.shutdownTimeoutMs);
       await facilitator.close();
       await store.close();
@@ -197,7 +201,9 @@ export function createHttpApp(runtime: Runtime): {
   // Answers are per call (no-store or private): an ETag would only cost a hash of every body.
   app.set('etag', false);
   app.set('trust proxy', runtime.config.trustProxy);
-  // In front of everything: a flood is cut off before any body, header or payment is read.
+  // Before any refusal: the requests of paid routes are marked, so their refusals end with the charge fact.
+  app.use(chargeScope(paidRoutes(runtime.serverDeps.tools)));
+  // In front of everything else: a flood is cut off before any body, header or payment is read.
   app.use(runtime.limits.perIp);
   const gate = new RequestGate();
   app.use(gate.middleware);

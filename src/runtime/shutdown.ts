@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { ToolError } from '../shared/errors.js';
 import { InFlight } from '../shared/in-flight.js';
 import type { Logger } from '../shared/log.js';
+import { sendError } from '../http/encode.js';
 
 /** Counts HTTP requests being answered and, once closing, refuses new ones with 503 `shutting_down`. */
 export class RequestGate {
@@ -20,9 +21,9 @@ export class RequestGate {
     res.setHeader('Retry-After', '5');
     const error = new ToolError(
       'shutting_down',
-      'This server is shutting down and takes no new requests; retry in a few seconds (another instance, or this one restarted, will answer). Nothing was charged.',
+      'This server is shutting down and takes no new requests; retry in a few seconds (another instance, or this one restarted, will answer).',
     );
-    res.status(error.httpStatus).json(error.toBody());
+    sendError(res, error);
   };
 
   /** Refuses every request from now on. */

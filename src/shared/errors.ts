@@ -12,6 +12,11 @@ interface ErrorCodeInfo {
   http: number;
   /** Whether retrying the same call may succeed (the body's `retryable`). */
   retryable: boolean;
+  /**
+   * Set on the refusals of a payment whose money was taken, or may be being taken, for another call (its first use):
+   * a paid call's answer then says nothing of charges. Every other code is answered before any payment was taken.
+   */
+  paymentTaken?: true;
 }
 
 /** The statuses of a payment refusal: 402 and 412 are answered with the challenge (pay again), the others with a body. */
@@ -29,16 +34,16 @@ const PAYMENT_CODES_TABLE = {
   unsupported_payment_rail: { http: 402, retryable: false },
   /** The signed expiry (validBefore, deadline, lastValid, durable nonce) lies beyond maxTimeoutSeconds + skew: sign a shorter one. */
   authorization_window_too_long: { http: 402, retryable: false },
-  payment_in_flight: { http: 409, retryable: true },
-  payment_already_used: { http: 402, retryable: false },
+  payment_in_flight: { http: 409, retryable: true, paymentTaken: true },
+  payment_already_used: { http: 402, retryable: false, paymentTaken: true },
   facilitator_unavailable: { http: 502, retryable: true },
   /** The settlement was broadcast and is not confirmed yet; the receipt carries its transaction hash and network. */
-  settlement_pending: { http: 409, retryable: true },
+  settlement_pending: { http: 409, retryable: true, paymentTaken: true },
   /** The settle call got no answer (timeout, dropped connection): no transaction is known, the money may or may not move. */
-  settlement_outcome_unknown: { http: 409, retryable: true },
+  settlement_outcome_unknown: { http: 409, retryable: true, paymentTaken: true },
   invalid_payment_identifier: { http: 400, retryable: false },
-  payment_identifier_conflict: { http: 409, retryable: true },
-} as const satisfies Record<string, { http: RefusalStatus; retryable: boolean }>;
+  payment_identifier_conflict: { http: 409, retryable: true, paymentTaken: true },
+} as const satisfies Record<string, { http: RefusalStatus; retryable: boolean; paymentTaken?: true }>;
 
 /** A code of a refusal the broker emits. */
 export type PaymentCode = keyof typeof PAYMENT_CODES_TABLE;
@@ -138,6 +143,16 @@ export class ToolError extends Error {
 export function toToolError(err: unknown): ToolError {
   if (err instanceof ToolError) return err;
   return new ToolError('internal', 'The tool failed unexpectedly; try again later.', { cause: err });
+}
+
+/**
+ * Whether an error or refusal under `code` is made before any payment was taken (the table's `paymentTaken` unset):
+ * on a paid call its answer ends with the charge fact (src/pipeline/charge-note.ts). A reason outside the table (a
+ * facilitator's verdict, an MPP reason) refuses a payment before it is used.
+ */
+export function beforeAnyCharge(code: string): boolean {
+  const row = (ERROR_CODES as Record<string, ErrorCodeInfo>)[code];
+  return row?.paymentTaken !== true;
 }
 
 /** True when a payment refusal is answered with the tool's challenge (402, 412: pay again), not with an error body. */

@@ -3,9 +3,6 @@ import { z } from 'zod';
 /** The four network families Tollbooth can be paid on. */
 export type NetworkFamily = 'evm' | 'svm' | 'stellar' | 'algorand';
 
-/** Which price-table column a network's amount comes from. */
-export type PriceColumn = 'default' | 'optimism' | 'stellar';
-
 const priceColumn = z.enum(['default', 'optimism', 'stellar']);
 const schemes = z.array(z.enum(['exact', 'upto'])).min(1);
 

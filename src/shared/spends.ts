@@ -1,4 +1,5 @@
 /** The agent's spending ledger (remote mode, `tollbooth call`): its daily budget and spending history. */
+import type { AgentChannelBook } from './agent-channels.js';
 import type { Logger } from './log.js';
 
 /** The payment protocol a paid call used: x402, or the Machine Payments Protocol (`Authorization: Payment`). */
@@ -15,6 +16,10 @@ export interface SpendRecord {
   tool: string;
   /** The URL paid for. */
   resource: string;
+  /** The seller's origin (`https://host:port`), counted against its own per-origin caps (absent when written before them). */
+  origin?: string;
+  /** The address the payment goes to (absent when written before it was kept). */
+  payTo?: string;
   /** Hash of the tool and its canonical input: a call whose outcome is unknown is found again by it. */
   requestHash: string;
   network: string;
@@ -26,6 +31,11 @@ export interface SpendRecord {
   status: SpendStatus;
   /** The protocol it was paid with (absent when written before MPP: x402). */
   protocol?: PaymentProtocol;
+  /**
+   * A batch-settlement `deposit` (its `usdMicros` is what is still committed) or a call paid by `voucher` from one
+   * (src/shared/agent-channels.ts); absent for a payment of its own.
+   */
+  kind?: 'deposit' | 'voucher';
   /** The `payment-identifier` id sent with the payment, when the server declared the extension. */
   paymentId?: string;
   payer?: string;
@@ -54,15 +64,34 @@ export interface SpendUpdate {
 }
 
 /** Result of claiming a payment against the daily budget; `spentMicros` is the day's counted total afterwards. */
-export type SpendClaimResult = { type: 'reserved'; spentMicros: number } | { type: 'over_budget'; spentMicros: number };
+export type SpendClaimResult =
+  | { type: 'reserved'; spentMicros: number }
+  /** `originSpentMicros`: the origin's counted total of the day, when a per-origin day limit was given. */
+  | { type: 'over_budget'; spentMicros: number; originSpentMicros?: number };
+
+/** The pay-to address the agent pinned for a seller's origin on one network (at its first payment there). */
+export interface PayToPin {
+  origin: string;
+  network: string;
+  payTo: string;
+}
 
 /** The agent's payments: claimed against the daily budget before paying, completed or released after. */
 export interface SpendLedger {
   /**
    * Atomically records a payment as claimed (`reserved`) if the day's counted total (reserved, settled, pending) plus
-   * its amount stays within `dayLimitMicros`; concurrent claims can never exceed the limit together.
+   * its amount stays within `dayLimitMicros` and, given `originDayLimitMicros`, the day's total of the spend's origin
+   * within it too; concurrent claims can never exceed either limit together.
    */
-  claimSpend(spend: NewSpend, dayLimitMicros: number): Promise<SpendClaimResult>;
+  claimSpend(spend: NewSpend, dayLimitMicros: number, originDayLimitMicros?: number): Promise<SpendClaimResult>;
+  /** Millionths of a US dollar the origin's payments count against `day` (reserved, settled and pending). */
+  originSpentOn(origin: string, day: string): Promise<number>;
+  /** The dollars (millionths) of the latest settled payment for this tool at this origin and URL path, if any. */
+  lastSettledPrice(tool: string, origin: string, path: string): Promise<number | undefined>;
+  /** The pay-to pinned for an origin on a network, if any. */
+  payToPin(origin: string, network: string): Promise<string | undefined>;
+  /** Pins a pay-to (`replace`: over an existing pin, once the user approved the change); returns the pin now stored. */
+  pinPayTo(pin: PayToPin, replace: boolean): Promise<string>;
   /** Ends a claimed or pending payment as settled or failed, or keeps it pending with the payment to retry with. */
   completeSpend(id: string, update: SpendUpdate): Promise<void>;
   /** Marks a claimed or pending payment as never made (no charge happened), giving its amount back to the budget. */
@@ -78,6 +107,8 @@ export interface SpendLedger {
 /** An opened spending ledger and the closing of the database under it. */
 export interface SpendStore {
   spends: SpendLedger;
+  /** The agent's batch-settlement channels; without it the agent does not pay with batch-settlement. */
+  agentChannels?: AgentChannelBook;
   close(): Promise<void>;
 }
 

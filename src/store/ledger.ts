@@ -1,6 +1,9 @@
 /** The payment ledger: what the broker and the reconciler keep about payments (claims, pending settlements, receipts, idempotency). */
 import type { PaymentProtocol } from '../shared/spends.js';
 
+/** The kind of a receipt: an `exact`/`upto` transfer, or which batch-settlement step it records. */
+export type ReceiptKind = 'transfer' | 'voucher' | 'deposit' | 'claim' | 'settle' | 'refund';
+
 /** The transport a paid call arrived on. */
 export type Transport = 'http' | 'mcp';
 
@@ -39,6 +42,11 @@ export interface ReceiptRecord {
   transport: Transport;
   /** The protocol the payment arrived in; absent means x402 (read back, it is always set). */
   protocol?: PaymentProtocol;
+  /** What the receipt records: a `transfer` (exact, upto; absent means it) or a batch-settlement step. */
+  kind?: ReceiptKind;
+  /** A channel receipt's channel id and the cumulative amount its voucher signed (a voucher has no transaction). */
+  channelId?: string;
+  cumulativeAmount?: string;
   createdAt: string;
 }
 

@@ -5,7 +5,10 @@
 import type { RateBuckets } from './buckets.js';
 import type { PaymentLedger } from './ledger.js';
 import type { SpendLedger } from '../shared/spends.js';
+import type { AgentChannelBook } from '../shared/agent-channels.js';
 import type { ToolState } from './tool-state.js';
+import type { BatchChannels } from './channels.js';
+import type { BatchUpkeep } from './batch-upkeep.js';
 
 export type * from './buckets.js';
 export type * from './ledger.js';
@@ -17,7 +20,13 @@ export interface Store {
   ledger: PaymentLedger;
   toolState: ToolState;
   spends: SpendLedger;
+  /** The agent's batch-settlement channels and deposits (next to its spending ledger). */
+  agentChannels: AgentChannelBook;
   buckets: RateBuckets;
+  /** The seller's batch-settlement channels (absent in stores that keep none, e.g. test doubles). */
+  channels?: BatchChannels;
+  /** Channel summaries and claim-round leases of the seller's claim loop (absent where `channels` is). */
+  batchUpkeep?: BatchUpkeep;
   /** Resolves once every write made so far survives a power loss (see {@link PaymentLedger.durable}). */
   durable(): Promise<void>;
   /** Checks that the store answers. */

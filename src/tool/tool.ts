@@ -19,7 +19,7 @@ export interface ToolAnnotations {
 }
 
 /** Who paid for a call, as a handler may record it (e.g. with an order): never the signed payment itself. */
-export interface ToolPayment {
+export interface ToolPayer {
   /** The payer's address on the payment's network. */
   payer: string;
   /** The payment's replay key (what makes it single-use), to tie stored state to the payment. */
@@ -35,8 +35,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress of a long call (MCP progress notifications; ignored on HTTP). */
   progress: (done: number, total: number, message?: string) => void;
-  /** The verified payment's payer and replay key; set for paid handlers, absent in prechecks and free endpoints. */
-  payment?: ToolPayment;
+  /** Who paid: the verified payment's payer and replay key; set for paid handlers, absent in prechecks and free endpoints. */
+  payer?: ToolPayer;
   /**
    * Runs the tool's declared worker job (`worker.job`, one of src/workers/jobs.ts) on a worker thread, in the slot
    * the call was admitted to before its payment was read; a crash or the time limit rejects (the call is not charged).

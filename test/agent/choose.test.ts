@@ -60,7 +60,7 @@ describe('choosing the option to pay', () => {
       'exact eip155:8453': 'network_not_allowed',
       'upto eip155:8453': 'network_not_allowed',
       'exact solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': 'no_wallet',
-      'exact stellar:pubnet': 'unsupported_family',
+      'exact stellar:pubnet': 'no_wallet',
       'exact algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73ktiC1qzkkit8=': 'no_wallet',
     });
   });

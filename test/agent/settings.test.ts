@@ -29,6 +29,8 @@ describe('agent-side settings', () => {
       budget: { maxUsdPerCall: 0.1, maxUsdPerDay: 1 },
       preference: [],
       protocols: ['x402', 'mpp'],
+      origins: { limits: {}, driftPercent: 10 },
+      batch: { enabled: false },
     });
     expect(DEFAULT_BUDGET).toEqual({ maxUsdPerCall: 0.1, maxUsdPerDay: 1 });
   });

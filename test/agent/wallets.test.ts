@@ -16,7 +16,7 @@ const entry = (network: string, scheme = 'exact') =>
   (challenge.accepts as PaymentRequirements[]).find((a) => a.network === network && a.scheme === scheme)!;
 
 describe("the agent's wallets", () => {
-  it('derives the address of each key it is given, and holds a Stellar key without paying with it', async () => {
+  it('derives the address of each key it is given and pays the options of every family, Stellar exact included', async () => {
     const evm = generatePrivateKey();
     const solana = newSolanaKeypairBytes();
     const algorand = algosdk.generateAccount();
@@ -31,7 +31,7 @@ describe("the agent's wallets", () => {
       algorand: algorand.addr.toString(),
       stellar: stellar.publicKey(),
     });
-    expect(wallets.unpayable(entry('stellar:pubnet'), 2)).toBe('unsupported_family');
+    expect(wallets.unpayable(entry('stellar:pubnet'), 2)).toBeUndefined();
     expect(wallets.unpayable(entry('eip155:8453', 'upto'), 2)).toBeUndefined();
     expect(wallets.unpayable(entry('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'), 2)).toBeUndefined();
   });

@@ -73,8 +73,8 @@ function counted(tool: AnyToolDefinition): AnyToolDefinition {
     ...tool,
     handler: (input: unknown, ctx: ToolContext) => {
       runs[tool.name] = (runs[tool.name] ?? 0) + 1;
-      if (ctx.payment === undefined) unpaidRuns++;
-      else appendFileSync(RUN_LOG, ctx.payment.replayKey + '\n');
+      if (ctx.payer === undefined) unpaidRuns++;
+      else appendFileSync(RUN_LOG, ctx.payer.replayKey + '\n');
       return tool.handler(input, ctx);
     },
   };

@@ -12,6 +12,7 @@ import { agentDataDir, spawnAgent, type AgentProcess } from '../support/agent.js
 import { testContext } from '../support/context.js';
 import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { x402Document } from '../support/x402-catalog.js';
 
 const route = { from: { lat: 48.8566, lng: 2.3522 }, to: { lat: 51.5074, lng: -0.1278 } };
 
@@ -27,7 +28,7 @@ let agent: AgentProcess;
 /**
  * A minimal third-party x402 server, not Tollbooth: one express route behind the official `@x402/express`
  * middleware, priced "$0.001" on the local chain, verified and settled by a standard HTTP facilitator. It answers
- * at the path of our geo-distance tool, so the agent's remote mode can call it.
+ * at the path of our geo-distance tool and publishes it in `/.well-known/x402`, where the agent's remote mode finds it.
  */
 async function startThirdParty(): Promise<void> {
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register(
@@ -47,6 +48,10 @@ async function startThirdParty(): Promise<void> {
       resourceServer,
     ),
   );
+  // Its catalog, which is how remote mode learns the route and its name.
+  app.get('/.well-known/x402', (_req, res) => {
+    res.json(x402Document([{ resource: '/api/geo-distance', method: 'POST', name: geoDistance.name }]));
+  });
   app.post('/api/geo-distance', express.json(), async (req, res) => {
     handled++;
     res.json(await geoDistance.handler(geoDistance.input.parse(req.body), testContext()));

@@ -8,9 +8,9 @@ import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironmen
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
- * A TCP proxy in front of the server that, while armed, lets a paid request (one carrying PAYMENT-SIGNATURE) reach
- * the server and then cuts the connection as soon as the answer starts coming back: the server has run the tool
- * and settled, the client never sees the answer.
+ * A TCP proxy in front of the server that, while armed, lets a paid request (one carrying PAYMENT-SIGNATURE, or over
+ * MCP a tools/call with `_meta["x402/payment"]`) reach the server and then cuts the connection as soon as the answer
+ * starts coming back: the server has run the tool and settled, the client never sees the answer.
  */
 interface CuttingProxy {
   url: string;
@@ -31,7 +31,7 @@ async function startCuttingProxy(target: string): Promise<CuttingProxy> {
     sockets.add(client).add(upstream);
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
-      if (armed > 0 && /\r\npayment-signature:/i.test(chunk.toString('latin1'))) {
+      if (armed > 0 && /\r\npayment-signature:|"x402\/payment":/i.test(chunk.toString('latin1'))) {
         armed--;
         cutting = true;
       }

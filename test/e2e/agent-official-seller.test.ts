@@ -21,6 +21,7 @@ import { startAnswerProxy, type AnswerProxy } from '../support/answer-proxy.js';
 import { localViemChain } from '../support/chain/token.js';
 import { testContext } from '../support/context.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { x402Document } from '../support/x402-catalog.js';
 
 const PRICE = 1000n;
 const route = { from: { lat: 48.8566, lng: 2.3522 }, to: { lat: 51.5074, lng: -0.1278 } };
@@ -74,6 +75,10 @@ async function startOfficialSeller(): Promise<string> {
       resourceServer,
     ),
   );
+  // Its catalog, which is how remote mode learns the route and its name (relative: read through the proxy).
+  app.get('/.well-known/x402', (_req, res) => {
+    res.json(x402Document([{ resource: '/api/geo-distance', method: 'POST', name: geoDistance.name }]));
+  });
   app.post('/api/geo-distance', express.json(), async (req, res) => {
     handled++;
     res.json(await geoDistance.handler(geoDistance.input.parse(req.body), testContext()));

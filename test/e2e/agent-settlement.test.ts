@@ -8,6 +8,7 @@ import { agentDataDir, errorOf, spawnAgent, type AgentProcess } from '../support
 import { localTransport, localViemChain, testUsdcAbi } from '../support/chain/token.js';
 import { startLookalikeFacilitator, type LookalikeFacilitator } from '../support/facilitator.js';
 import { countingTools, LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { freePort } from '../support/nginx.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const args = { payment: 80, ratePerPeriod: 0.03, periods: 6 };
@@ -43,14 +44,22 @@ beforeAll(async () => {
   const counted = countingTools([gatedAnnuity]);
   runs = counted.runs;
   const { FACILITATOR_EVM_PRIVATE_KEY: _settledElsewhere, ...env } = paid.env;
+  // The agent reaches the tools over HTTP through the catalog (/.well-known/x402), whose items name this base URL:
+  // a settlement that failed comes back with its failed receipt there (over MCP it carries none).
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
   server = await startTestServer(
     {
       ...env,
+      BASE_URL_TOOLS: base,
+      BASE_URL_TOKEN: base,
+      BASE_URL_SMM: base,
+      BASE_URL_TRANSFERS: base,
       FACILITATOR_URL: facilitator.url,
       FACILITATOR_EVM_ADDRESS: facilitator.address,
       FACILITATOR_SETTLE_TIMEOUT_MS: '1500',
     },
-    { tools: counted.tools },
+    { tools: counted.tools, port },
   );
 }, 120_000);
 afterAll(async () => {
@@ -65,7 +74,7 @@ async function agentFor(i: number): Promise<AgentProcess> {
   const dataDir = agentDataDir();
   dirs.push(dataDir);
   const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const agent = await spawnAgent(['--remote', server.url], {
+  const agent = await spawnAgent(['--remote', `${server.url}/.well-known/x402`], {
     DATA_DIR: dataDir,
     NETWORKS_JSON: paid.env.NETWORKS_JSON!,
     WALLET_EVM_PRIVATE_KEY: key,

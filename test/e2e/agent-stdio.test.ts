@@ -304,7 +304,7 @@ describe('the budget', () => {
     expect(result.isError).toBeFalsy();
     expect(agent.asked).toHaveLength(1);
     expect(agent.asked[0]).toMatch(
-      /^Pay \$0\.01 \(10000 units of 0x[0-9a-fA-F]{40} on eip155:84532\) for solidity-scan at http:\/\/127\.0\.0\.1:\d+\/api\/solidity-scan\?/,
+      /^Pay \$0\.01 \(10000 units of 0x[0-9a-fA-F]{40} on eip155:84532\) for solidity-scan at http:\/\/127\.0\.0\.1:\d+\/mcp\?/, // tools/call of the remote's MCP endpoint
     );
     expect(await evm.balance(payer)).toBe(before - PRICE.annuity - PRICE.solidityScan);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STDIO_MAX_LINE_BYTES } from '../../src/shared/stdio-transport.js';
 import { CLI_PATH } from '../support/mcp.js';
+import { startX402Catalog, x402Document } from '../support/x402-catalog.js';
 
 interface Reply {
   jsonrpc: string;
@@ -102,7 +103,14 @@ describe('the stdio server and a JSON-RPC line over its limit (the built CLI)', 
   }, 60_000);
 
   it('does the same in remote mode, which reads stdin through the same transport', async () => {
-    // Remote mode lists its tools without reaching the remote; nothing here is paid.
-    await survivesOversizedLine(['--remote', 'http://127.0.0.1:9'], {});
+    // Remote mode lists the tools its remote publishes (here a bare catalog); nothing here is paid.
+    const catalog = await startX402Catalog(
+      x402Document([{ resource: '/api/annuity', method: 'POST', name: 'annuity' }]),
+    );
+    try {
+      await survivesOversizedLine(['--remote', catalog.url], {});
+    } finally {
+      await catalog.close();
+    }
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { pendingBody, ToolError } from '../../src/shared/errors.js';
 import { settlementMessage } from '../../src/payments/ledger/verdicts.js';
-import { NOTHING_CHARGED, noted, withChargeNote } from '../../src/pipeline/charge-note.js';
+import { NOTHING_CHARGED, noted, refusalFor, withChargeNote, withRefusalNote } from '../../src/pipeline/charge-note.js';
 import { defineTool, type AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
 import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
@@ -41,6 +41,24 @@ describe('the charge note', () => {
     });
     expect(once.cause).toBe(cause);
     expect(withChargeNote(once).message).toBe(once.message);
+  });
+});
+
+describe('the charge note of a payment refusal', () => {
+  it('ends a refusal made before any payment was taken, and leaves one whose payment was taken for another call', () => {
+    const refused = withRefusalNote({ reason: 'invalid_payment', message: 'The payment is not base64.' });
+    expect(refused.message).toBe(`The payment is not base64. ${NOTHING_CHARGED}`);
+    const verdict = withRefusalNote({ reason: 'invalid_exact_evm_signature', message: 'The signature is wrong.' });
+    expect(verdict.message).toBe(`The signature is wrong. ${NOTHING_CHARGED}`);
+    for (const reason of ['payment_already_used', 'payment_in_flight', 'settlement_pending']) {
+      expect(withRefusalNote({ reason, message: 'Used.' }).message).toBe('Used.');
+    }
+  });
+
+  it('notes a refusal made before the pipeline on a paid route only', () => {
+    const error = new ToolError('invalid_input', 'The body is not JSON.');
+    expect(refusalFor(error, true).message).toBe(`The body is not JSON. ${NOTHING_CHARGED}`);
+    expect(refusalFor(error, false)).toBe(error);
   });
 });
 
@@ -159,6 +177,37 @@ describe.each(['HTTP', 'MCP'] as const)('every failure of a paid call over %s', 
     expect(unknown.message).toBe(
       `Unknown field: tipe. This endpoint takes: payment, ratePerPeriod, periods, type. ${NOTHING_CHARGED}`,
     );
+  });
+});
+
+describe.each(['HTTP', 'MCP'] as const)('a refused payment over %s', (transport) => {
+  const payer = transport === 'HTTP' ? 0 : 1;
+  const args = { payment: 100, ratePerPeriod: 0.05, periods: 10 };
+
+  it('says once, at its end, that nothing was charged when the payment cannot be read', async () => {
+    const error = await failure(transport, annuity, args, transport === 'HTTP' ? 'not a payment' : { x402Version: 2 });
+    expect(error.code).toBe('invalid_payment');
+    expect(error.message).toContain(NOTHING_CHARGED);
+    expect(chargeMentions(error.message)).toBe(1);
+  });
+
+  it('never says it for a payment already used for another call', async () => {
+    const payment = await paymentFor(transport, annuity, payer, args);
+    const first = await mcp.callTool({ name: annuity.name, arguments: args, _meta: { 'x402/payment': payment } });
+    expect(first.isError).toBeFalsy();
+    const again = { ...args, periods: 11 };
+    const answer =
+      transport === 'HTTP'
+        ? await fetch(server.url + annuity.path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(payment) },
+            body: JSON.stringify(again),
+          }).then(async (res) => `${res.status} ${await res.text()}`)
+        : JSON.stringify(
+            await mcp.callTool({ name: annuity.name, arguments: again, _meta: { 'x402/payment': payment } }),
+          );
+    expect(answer).toContain('This payment was already used for a call');
+    expect(answer).not.toMatch(/nothing was charged/i);
   });
 });
 

@@ -30,6 +30,13 @@ function chargeLines(files: string[]): string[] {
   );
 }
 
+/**
+ * Where a charge sentence may stand outside src/pipeline/charge-note.ts, and why:
+ * - the OpenAPI document's response descriptions describe every answer of a status; they answer no call;
+ * - the agent side is the buyer: it reports its own payments and cannot import the server's pipeline.
+ */
+const MAY_SAY = ['src/discovery/openapi-components.ts', 'src/agent/'];
+
 describe('who says whether a call was charged', () => {
   it('is never a handler, a provider, a worker or a shared helper: they say only what went wrong', () => {
     const folders = ['tools', 'src/providers', 'src/workers', 'src/smm', 'src/shared'];
@@ -40,5 +47,12 @@ describe('who says whether a call was charged', () => {
     const pipeline = sources('src/pipeline');
     const writers = pipeline.filter((file) => /Nothing was charged\./.test(readFileSync(join(root, file), 'utf8')));
     expect(writers).toEqual(['src/pipeline/charge-note.ts']);
+  });
+
+  it('is nowhere else: transports, limits, shutdown and the payment layer leave it to charge-note.ts', () => {
+    const files = [...sources('src'), ...sources('tools')].filter(
+      (file) => file !== 'src/pipeline/charge-note.ts' && !MAY_SAY.some((allowed) => file.startsWith(allowed)),
+    );
+    expect(chargeLines(files)).toEqual([]);
   });
 });

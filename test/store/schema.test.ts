@@ -17,6 +17,8 @@ afterAll(async () => {
 });
 
 const TABLES = [
+  'agent_channels',
+  'agent_pay_to_pins',
   'agent_spends',
   'batch_channels',
   'drips',

@@ -15,6 +15,7 @@ import { annuity } from '../../tools/annuity.js';
 import type { BaseEnvironment } from './chain/permit2-env.js';
 import { localTransport, localViemChain } from './chain/token.js';
 import { testContext } from './context.js';
+import { x402Document } from './x402-catalog.js';
 
 const TRANSFER_WITH_AUTHORIZATION = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
@@ -91,6 +92,12 @@ export async function startMppSeller(base: BaseEnvironment, options: MppSellerOp
     void (async () => {
       const body = await readBody(req);
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${req.url ?? '/'}`;
+      if (req.method === 'GET' && new URL(url).pathname === '/.well-known/x402') {
+        // Its catalog, so remote mode finds the route (its one item, relative to the document).
+        const document = x402Document([{ resource: '/api/annuity', method: 'POST', name: annuity.name }]);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+        return;
+      }
       if (req.method !== 'POST' || new URL(url).pathname !== '/api/annuity') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
         return;

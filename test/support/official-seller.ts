@@ -44,7 +44,7 @@ function officialFacilitator(paid: PaidEnvironment): x402Facilitator {
 }
 
 /** The official facilitator as the resource server's client. */
-function inProcessFacilitator(paid: PaidEnvironment): FacilitatorClient {
+export function inProcessFacilitator(paid: PaidEnvironment): FacilitatorClient {
   const facilitator = officialFacilitator(paid);
   return {
     verify: (p: PaymentPayload, r: PaymentRequirements) => facilitator.verify(p, r),

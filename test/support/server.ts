@@ -19,7 +19,7 @@ export interface TestServer {
 /** Starts Tollbooth in-process on 127.0.0.1 with the given environment and optional registry. */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { tools?: readonly AnyToolDefinition[]; log?: Logger; dataDir?: string } = {},
+  options: { tools?: readonly AnyToolDefinition[]; log?: Logger; dataDir?: string; port?: number } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tollbooth-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
@@ -36,7 +36,7 @@ export async function startTestServer(
     ...(facilitatorEntry ? { facilitatorEntry } : {}),
     ...(workerEntry ? { workerEntry } : {}),
   });
-  const running = await listen(runtime, 0, '127.0.0.1');
+  const running = await listen(runtime, options.port ?? 0, '127.0.0.1');
   return {
     url: running.url,
     runtime,

@@ -19,8 +19,8 @@ import {
 export interface SmmTestbed {
   panel: SmmPanelLookalike;
   store: SqliteStore;
-  /** The payment a paid handler sees. */
-  payment: { payer: string; replayKey: string };
+  /** Who paid, as a paid handler sees it. */
+  payer: { payer: string; replayKey: string };
   ctx(overrides?: Partial<ToolContext>): ToolContext;
   stop(): Promise<void>;
 }
@@ -30,17 +30,17 @@ export async function startSmmTestbed(options: SmmPanelLookalikeOptions = {}): P
   const dir = mkdtempSync(join(tmpdir(), 'tollbooth-smm-'));
   const panel = await startSmmPanelLookalike(options);
   const store = await SqliteStore.open(join(dir, 'tollbooth.db'));
-  const payment = { payer: '0x1111111111111111111111111111111111111111', replayKey: 'eip155:8453:0xabc:0xnonce' };
+  const payer = { payer: '0x1111111111111111111111111111111111111111', replayKey: 'eip155:8453:0xabc:0xnonce' };
   return {
     panel,
     store,
-    payment,
+    payer,
     ctx: (overrides = {}) => {
       const smm = createSmmPanelProvider(upstreamFor('smm', `${panel.url}/api/v2`), PANEL_KEY, silentLogger);
       return testContext({
         providers: { smm } as Partial<Providers> as Providers,
         store: store.toolState,
-        payment,
+        payer,
         ...overrides,
       });
     },

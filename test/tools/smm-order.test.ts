@@ -48,8 +48,8 @@ describe('smm-order', () => {
       ...body,
       chargeUsd: 3,
       status: 'ordered',
-      payer: bed.payment.payer,
-      replayKey: bed.payment.replayKey,
+      payer: bed.payer.payer,
+      replayKey: bed.payer.replayKey,
     });
   });
 
@@ -58,7 +58,7 @@ describe('smm-order', () => {
       Promise.resolve().then(() =>
         smmOrder.handler(
           smmOrder.input.parse({ serviceId: 1, link: link(), quantity: 100 }),
-          ctx({ payment: undefined }),
+          ctx({ payer: undefined }),
         ),
       ),
     );

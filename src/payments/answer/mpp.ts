@@ -5,6 +5,7 @@
  * MPP error type on a refusal (fresh challenges on a 402); tool errors and pending settlements stay as x402 writes them.
  */
 import { withHint } from '../../shared/errors.js';
+import { NOT_SETTLED, noted } from '../../pipeline/charge-note.js';
 import { MPP_HEADERS } from '../../shared/http-wire.js';
 import { MPP_META, X402_META } from '../../shared/mcp-wire.js';
 import { MPP_REASONS, paymentRequiredProblem, problemFor, type MppProblem } from '../mpp/problem.js';
@@ -17,10 +18,10 @@ const CREDENTIAL_GOES = {
   mcp: `Over MCP, the MPP credential goes in params._meta["${MPP_META.credential}"].`,
 } as const;
 
-/** The refusal of a call that carries both an MPP credential and an x402 payment, by transport. */
+/** The refusal of a call that carries both an MPP credential and an x402 payment, by transport (a paid tool's: noted). */
 const BOTH_PROTOCOLS = {
-  http: 'The request carries both an MPP credential (Authorization: Payment) and an x402 payment (PAYMENT-SIGNATURE or X-PAYMENT). Send exactly one of them; neither was used and nothing was charged.',
-  mcp: `The call carries both an MPP credential (_meta["${MPP_META.credential}"]) and an x402 payment (_meta["${X402_META.payment}"]). Send exactly one of them; neither was used and nothing was charged.`,
+  http: 'The request carries both an MPP credential (Authorization: Payment) and an x402 payment (PAYMENT-SIGNATURE or X-PAYMENT). Send exactly one of them; neither was used.',
+  mcp: `The call carries both an MPP credential (_meta["${MPP_META.credential}"]) and an x402 payment (_meta["${X402_META.payment}"]). Send exactly one of them; neither was used.`,
 } as const;
 
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -64,11 +65,11 @@ function problemOf(answer: PaymentAnswer, transport: 'http' | 'mcp', challengeId
     }
     case 'settlement_failed': {
       const reason = answer.receipt?.errorReason ?? 'settlement_failed';
-      const detail = `The call succeeded but its payment did not settle (${reason}); the result is withheld and nothing was charged. Sign a new authorization for a fresh challenge.`;
+      const detail = `The call succeeded but its payment did not settle (${reason}). ${NOT_SETTLED}. Sign a new authorization for a fresh challenge.`;
       return problemFor(reason, 402, detail, challengeId);
     }
     case 'both_protocols':
-      return problemFor(MPP_REASONS.bothProtocols, 400, BOTH_PROTOCOLS[transport]);
+      return problemFor(MPP_REASONS.bothProtocols, 400, noted(BOTH_PROTOCOLS[transport]));
     case 'success':
     case 'settlement_pending':
     case 'error':

@@ -7,6 +7,7 @@ import { inputJsonSchema, outputJsonSchema } from '../../tool/tool-schema.js';
 import { bazaarDeclaration, builderCodeDeclaration, paymentIdentifierDeclaration } from './declarations.js';
 import { fixedNetworks } from '../../shared/network-sets.js';
 import type { NetworkEntry } from '../../shared/networks.js';
+import { BATCH_SCHEME, type BatchOffer } from '../batch/kinds.js';
 
 /** Payment validity window for every v2 entry (docs/spec-notes.md#limits). */
 export const MAX_TIMEOUT_SECONDS = 300;
@@ -37,6 +38,8 @@ export interface ChallengeBook {
   readonly withheld: ReadonlySet<string>;
   /** Fee payer per network id, published in the challenges' `extra.feePayer`. */
   readonly feePayers: ReadonlyMap<string, string>;
+  /** The `batch-settlement` entries start-up built (BATCH_SETTLEMENT=on and a facilitator listing the scheme). */
+  readonly batch?: BatchOffer;
 }
 
 /** The book of a configuration whose facilitators were not asked (`tollbooth tools`, remote mode): nothing withheld. */
@@ -75,7 +78,18 @@ function entryFor(
   return { scheme, network, asset: net.asset, amount, payTo, maxTimeoutSeconds: MAX_TIMEOUT_SECONDS, extra };
 }
 
-/** The `every-network` options: every entry of the network table, EVM `exact`, then EVM `upto`, then the others. */
+/** The `batch-settlement` entries of the given networks at their price columns (none unless start-up built them). */
+function batchAccepts(nets: readonly NetworkEntry[], price: PriceTable, book: ChallengeBook): PaymentRequirements[] {
+  const offer = book.batch;
+  if (!offer) return [];
+  const entry = (n: NetworkEntry) => offer.entry(n.id, priceFor(price, n.priceColumn));
+  return nets.map(entry).filter((e): e is PaymentRequirements => e !== undefined);
+}
+
+/**
+ * The `every-network` options: every entry of the network table, EVM `exact`, then EVM `upto`, then EVM
+ * `batch-settlement` where start-up built it, then the others.
+ */
 function everyNetworkAccepts(config: Config, price: PriceTable, book: ChallengeBook): PaymentRequirements[] {
   const evm = config.networks.filter((n) => n.family === 'evm');
   const other = config.networks.filter((n) => n.family !== 'evm');
@@ -85,6 +99,7 @@ function everyNetworkAccepts(config: Config, price: PriceTable, book: ChallengeB
     ...evm
       .filter((n) => n.schemes.includes('upto'))
       .map((n) => entryFor(config, n, 'upto', priceFor(price, n.priceColumn), book)),
+    ...batchAccepts(evm, price, book),
     ...other.filter(exact).map((n) => entryFor(config, n, 'exact', priceFor(price, n.priceColumn), book)),
   ];
 }
@@ -193,6 +208,8 @@ export function advertisedOptions(config: Config): PaymentOption[] {
   const v2 = [
     ...everyNetworkAccepts(config, { default: '0' }, UNASKED),
     ...[base, ...(solana ? [solana] : [])].map((n) => ({ network: n.id, scheme: 'exact' })),
+    // BATCH_SETTLEMENT=on: Base's entry must be settleable (the other EVM networks offer it only where it is listed).
+    ...(config.batch?.enabled ? [{ network: base.id, scheme: BATCH_SCHEME }] : []),
   ];
   const options = new Map<string, PaymentOption>();
   for (const { network, scheme } of v2)
@@ -228,7 +245,10 @@ function allAcceptsFor(config: Config, tool: AnyPaidToolDefinition, book: Challe
     case 'base-and-solana': {
       // Base and Solana of the network set (Base Sepolia and Solana devnet on the testnet set).
       const { base, solana } = fixed(config);
-      return [base, ...(solana ? [solana] : [])].map((net) => entryFor(config, net, 'exact', tool.price.default, book));
+      const exact = [base, ...(solana ? [solana] : [])].map((n) =>
+        entryFor(config, n, 'exact', tool.price.default, book),
+      );
+      return [...exact, ...batchAccepts([base], { default: tool.price.default }, book)];
     }
     case 'base-short-name':
       // SMM_ORDER_CANONICAL_V2=on: the same payment on Base as a canonical v2 entry, which stock v2 clients select.

@@ -16,8 +16,6 @@ import { cdpJwt, type CdpCredentials } from '../../providers/chain/cdp-auth.js';
 
 /** The host of the Coinbase Developer Platform API (its facilitator is `https://api.cdp.coinbase.com/platform/v2/x402`). */
 export const CDP_API_HOST = 'api.cdp.coinbase.com';
-/** The Coinbase Developer Platform facilitator (Base, Polygon and Solana mainnet; needs a CDP API key). */
-export const CDP_FACILITATOR_URL = 'https://api.cdp.coinbase.com/platform/v2/x402';
 
 /** Authentication settings of the remote facilitators, by {@link facilitatorKey}. Never log them. */
 export interface FacilitatorAuthSettings {

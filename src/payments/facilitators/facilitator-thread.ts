@@ -212,7 +212,7 @@ export class FacilitatorThread {
       return {
         success: false,
         errorReason: 'facilitator_unavailable' satisfies PaymentCode,
-        errorMessage: `${(err as Error).message}; nothing was sent, nothing was charged.`,
+        errorMessage: `${(err as Error).message}; nothing was sent.`,
         transaction: '',
         network: requirements.network as SettleResponse['network'],
       };

@@ -10,6 +10,7 @@ import type { PaymentReader } from '../reading/reader.js';
 import { settledReceipt } from './receipt-records.js';
 import type { Reconciler } from './reconcile.js';
 import { notVerifiedMessage, ownReason, samePayer } from './verdicts.js';
+import { isChannelKey } from '../batch/kinds.js';
 
 /** The ledger steps before a handler runs: bind the idempotency id, claim the payment in the replay guard, verify it. */
 export class PaymentClaims {
@@ -41,14 +42,16 @@ export class PaymentClaims {
       case 'done': {
         const receipt = begun.result.receipt as unknown as SettleResponse;
         // x402 allows an empty transaction only for a failed settlement: never replay "settled" without one.
-        if (receipt.success && !receipt.transaction) return this.withoutTransaction(tool, ticket);
+        // (A voucher's receipt has none by the scheme's rule: its charge was committed to the channel, not sent.)
+        if (receipt.success && !receipt.transaction && !isChannelKey(ticket.replayKey))
+          return this.withoutTransaction(tool, ticket);
         return { type: 'replayed', output: begun.result.output, receipt };
       }
       case 'in_flight':
         return this.reject(
           tool,
           'payment_in_flight',
-          'The first call with this payment id is still running; retry the same request in a few seconds to receive its result. Nothing was charged twice.',
+          'The first call with this payment id is still running; retry the same request in a few seconds to receive its result. It is charged at most once.',
         );
       case 'conflict':
         return this.reject(
@@ -95,7 +98,7 @@ export class PaymentClaims {
         );
       case 'spent':
         if (claim.undelivered?.requestHash === ticket.requestHash) {
-          if (!claim.transaction) return this.withoutTransaction(tool, ticket);
+          if (!claim.transaction && !isChannelKey(ticket.replayKey)) return this.withoutTransaction(tool, ticket);
           return {
             type: 'replayed',
             output: claim.undelivered.output,
@@ -160,7 +163,7 @@ export class PaymentClaims {
       return this.reject(
         tool,
         'facilitator_unavailable',
-        `The payment facilitator ${what}; nothing was charged and the tool did not run. Retry the same payment shortly.`,
+        `The payment facilitator ${what}; the tool did not run. Retry the same payment shortly.`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { ReceiptRecord } from '../../store/ledger.js';
 import type { PaymentTicket } from './outcomes.js';
+import { receiptKindOf } from '../batch/kinds.js';
 
 /** The receipt of a payment the ledger already knows as settled (a replay of an undelivered result). */
 export function settledReceipt(ticket: PaymentTicket, transaction: string): SettleResponse {
@@ -27,6 +28,7 @@ export function receiptOf(ticket: PaymentTicket, result: SettleResponse): Receip
     ...(result.errorReason ? { errorReason: result.errorReason } : {}),
     transport: ticket.transport,
     protocol: ticket.protocol ?? 'x402',
+    ...receiptKindOf(ticket.payload, ticket.requirements),
     createdAt: new Date().toISOString(),
   };
 }

@@ -5,6 +5,8 @@ import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../../store/le
 import { canonicalNetworkId } from '../reading/match.js';
 import { RAILS, railFor } from '../rails/index.js';
 import type { LookupResult, Rail } from '../rails/rail.js';
+import type { BatchChannels } from '../../store/channels.js';
+import { channelVerdict, isChannelKey, receiptKindOf } from '../batch/kinds.js';
 
 /** What reconciling one pending settlement came to; `pending` says why the chain could not decide, when known. */
 export type Reconciled =
@@ -40,6 +42,8 @@ export class Reconciler {
     private readonly log: Logger,
     private readonly resettle: Resettle,
     private readonly rails: readonly Rail[] = RAILS,
+    /** The seller's batch-settlement channels: what decides a voucher's claim (BATCH_SETTLEMENT=on). */
+    private readonly channels?: BatchChannels,
   ) {}
 
   /** Asks the chain about one pending settlement and records a definite answer (settled or failed). */
@@ -131,7 +135,10 @@ export class Reconciler {
    * cancelled) → released with a failed receipt; otherwise left, in doubt, for the next pass.
    */
   async reconcileStale(claim: PendingRecord): Promise<Reconciled> {
-    const answer = await this.lookup(claim);
+    const voucher = this.channels && isChannelKey(claim.replayKey);
+    const answer = voucher
+      ? await channelVerdict(this.channels!, claim.payload as PaymentPayload)
+      : await this.lookup(claim);
     switch (answer.type) {
       case 'pending':
         return { type: 'pending', reason: answer.reason ?? 'the chain has no answer yet' };
@@ -198,6 +205,7 @@ export class Reconciler {
       status,
       transport: p.transport,
       protocol: p.protocol ?? 'x402',
+      ...receiptKindOf(p.payload as PaymentPayload, p.requirements as PaymentRequirements),
       createdAt: new Date().toISOString(),
     };
   }

@@ -6,6 +6,7 @@
 import type { SettleResponse } from '@x402/core/types';
 import type { PaymentCode } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
+import { NOT_SETTLED } from '../../pipeline/charge-note.js';
 
 /** A reason code as x402 spells them: snake_case words, none longer than 24 characters (no key or hash fits). */
 const REASON = /^[a-z][a-z0-9]{0,23}(?:_[a-z0-9]{1,24}){1,12}$/;
@@ -37,7 +38,7 @@ function why(reason: string): string {
 
 /** Our sentence for a payment the facilitator refused to verify. */
 export function notVerifiedMessage(reason: string): string {
-  return `The payment did not verify (${reason}): ${why(reason)}. Sign a new authorization for one of the accepted options; nothing was charged.`;
+  return `The payment did not verify (${reason}): ${why(reason)}. Sign a new authorization for one of the accepted options.`;
 }
 
 /** Our sentence for the receipt of a settlement that failed or is still open. */
@@ -48,7 +49,7 @@ export function settlementMessage(reason: string): string {
     case 'settlement_pending' satisfies PaymentCode:
       return 'The settlement transaction was broadcast and is not confirmed yet. Retry the same request with the same payment; do not sign a new one.';
     default:
-      return `The payment did not settle (${reason}): ${why(reason)}. Nothing was charged and the result is withheld; sign a new authorization.`;
+      return `The payment did not settle (${reason}): ${why(reason)}. ${NOT_SETTLED}; sign a new authorization.`;
   }
 }
 

@@ -78,7 +78,7 @@ export class MppGate {
         status: 400,
         reason: MPP_REASONS.disabled,
         message:
-          'This server does not accept MPP payments (Authorization: Payment): the operator turned MPP off. Pay with x402 instead (the PAYMENT-REQUIRED challenge of a call without payment). Nothing was charged.',
+          'This server does not accept MPP payments (Authorization: Payment): the operator turned MPP off. Pay with x402 instead (the PAYMENT-REQUIRED challenge of a call without payment).',
       };
     }
     if (!decoded.ok)
@@ -86,7 +86,7 @@ export class MppGate {
         type: 'rejected',
         status: 400,
         reason: 'invalid_payment',
-        message: `${decoded.message} Nothing was charged.`,
+        message: decoded.message,
       };
     const matched = matchCredential(decoded.credential, tool.name, this.offers(tool), this.settings);
     if (!matched.ok)

@@ -84,7 +84,7 @@ function checkChallengeExpiry(challenge: Challenge, nowMs: number): CredentialMi
     return mismatch(
       402,
       MPP_REASONS.expired,
-      `The challenge expired at ${challenge.expires}; ask again without payment for a fresh one. Nothing was charged.`,
+      `The challenge expired at ${challenge.expires}; ask again without payment for a fresh one.`,
     );
   }
   return undefined;
@@ -131,11 +131,7 @@ function checkAuthorizationTerms(
     );
   }
   if (BigInt(auth.validBefore) * 1000n <= BigInt(nowMs))
-    return mismatch(
-      402,
-      MPP_REASONS.expired,
-      'The authorization has expired (validBefore is past); sign a new one. Nothing was charged.',
-    );
+    return mismatch(402, MPP_REASONS.expired, 'The authorization has expired (validBefore is past); sign a new one.');
   return undefined;
 }
 

@@ -40,19 +40,15 @@ export interface RailInfo {
   handles(requirements: PaymentRequirements, net: NetworkEntry): boolean;
 }
 
-/** The part of a rail that needs its chain SDK: scheme, replay key, in-process facilitator and reconciliation. */
-export interface RailSdk {
+/**
+ * The light part of a rail: what reading a payment needs (its server scheme, its replay key and payer, its window),
+ * without the facilitator side of its chain SDK (for EVM `exact`, the 6 modules of `@x402/evm/exact/server`, no viem).
+ */
+export interface RailServer {
   /** The official server-side scheme registered on the x402 resource server for a network of this rail. */
   serverScheme(net: NetworkEntry): SchemeNetworkServer;
   /** The replay key (what the chain itself makes single-use) and payer of a payment that matched our requirements. */
   identify(payload: PaymentPayload, requirements: PaymentRequirements): Identified;
-  /**
-   * Registers this rail's facilitator scheme for the given networks on an in-process facilitator, using the
-   * family's settlement key from config; returns the ids of the networks it can now verify and settle.
-   */
-  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[];
-  /** Asks the chain what became of a settlement whose outcome was unknown; absent = cannot tell. */
-  lookup?(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult>;
   /**
    * Refuses, before the claim, a payment valid for longer than its window when telling needs the chain's state (the
    * current ledger); absent = `identify` bounds the window itself. Undefined when within it or when the chain could
@@ -66,9 +62,26 @@ export interface RailSdk {
   ): Promise<WindowRefusal | undefined>;
 }
 
-/** A rail as the broker, the facilitators and the reconciler use it: its info, and its SDK part loaded on first use. */
+/** The whole SDK part of a rail: its server part, plus the in-process facilitator and reconciliation (chain SDKs). */
+export interface RailSdk extends RailServer {
+  /**
+   * Registers this rail's facilitator scheme for the given networks on an in-process facilitator, using the
+   * family's settlement key from config; returns the ids of the networks it can now verify and settle.
+   */
+  registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[];
+  /** Asks the chain what became of a settlement whose outcome was unknown; absent = cannot tell. */
+  lookup?(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult>;
+}
+
+/**
+ * A rail as the broker, the facilitators and the reconciler use it: its info, its light server part (reading
+ * payments, loaded with the first payment or preloaded after start) and its whole SDK part (the facilitator thread
+ * and reconciliation), each loaded on first use.
+ */
 export interface Rail extends RailInfo {
-  /** Loads the rail's SDK part (a server that never sees a payment of this rail never loads its SDK). */
+  /** Loads the rail's server part (a server that never sees a payment of this rail never loads it). */
+  server(): Promise<RailServer>;
+  /** Loads the rail's whole SDK part (the facilitator side of its chain SDK included). */
   sdk(): Promise<RailSdk>;
 }
 

@@ -27,7 +27,7 @@ export function windowRefusal(what: string, maxTimeoutSeconds: number): WindowRe
   return {
     ok: false,
     reason: 'authorization_window_too_long',
-    message: `The payment's ${what} lets it be used more than ${longestWindowSeconds(maxTimeoutSeconds)} seconds from now; this server accepts at most maxTimeoutSeconds (${maxTimeoutSeconds}) plus ${AUTHORIZATION_SKEW_SECONDS} seconds of clock skew. Nothing was charged: sign an authorization that expires within ${maxTimeoutSeconds} seconds.`,
+    message: `The payment's ${what} lets it be used more than ${longestWindowSeconds(maxTimeoutSeconds)} seconds from now; this server accepts at most maxTimeoutSeconds (${maxTimeoutSeconds}) plus ${AUTHORIZATION_SKEW_SECONDS} seconds of clock skew: sign an authorization that expires within ${maxTimeoutSeconds} seconds.`,
   };
 }
 

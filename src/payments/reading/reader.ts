@@ -12,8 +12,10 @@ import type { DecodedCredential } from '../mpp/credential.js';
 import type { MppGate } from '../mpp/gate.js';
 import type { PaymentRejection, PaymentTicket } from '../ledger/outcomes.js';
 import { railFor } from '../rails/index.js';
-import type { Rail, RailSdk } from '../rails/rail.js';
+import type { Identified, Rail, RailServer } from '../rails/rail.js';
 import { buildChallenge, type Challenge, type ChallengeBook } from '../challenges/requirements.js';
+import { BATCH_SCHEME, identifyChannelPayment } from '../batch/kinds.js';
+import type { BatchSeller } from '../batch/seller.js';
 
 /** What reading a payment gives: the ticket to claim, verify and settle (transport and request hash added by the broker), or why not. */
 type ReadOutcome = { type: 'read'; ticket: Omit<PaymentTicket, 'transport' | 'requestHash'> } | PaymentRejection;
@@ -55,9 +57,12 @@ export class PaymentReader {
     private readonly mpp: MppGate,
     /** What start-up learned from the facilitators' `/supported` (options withheld, fee payers adopted). */
     private readonly book: ChallengeBook,
+    /** The batch-settlement schemes (BATCH_SETTLEMENT=on), registered on the resource server for their hooks. */
+    batch?: BatchSeller,
   ) {
     this.server = new x402ResourceServer(facilitator.client);
     this.registry = new Set(tools.map((tool) => tool.name));
+    batch?.registerOn(this.server);
   }
 
   /** The tool's challenge, with `error` set to the given reason. */
@@ -125,19 +130,35 @@ export class PaymentReader {
     const forwarded = echoed.extensions ? { ...matched.payload, extensions: echoed.extensions } : matched.payload;
     // Verification and settlement use our requirement in canonical form (a short-named v2 entry → its CAIP-2 network).
     const { requirements } = matched;
-    const net = this.config.networks.find((n) => n.id === matched.networkId);
-    const rail = net ? railFor(requirements, net, this.rails) : undefined;
-    if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme))
-      return this.reject(tool, 'unsupported_payment_rail', this.unsupportedMessage(requirements));
-    const sdk = await this.prepareRail(requirements);
-    const identified = sdk!.identify(forwarded, requirements);
+    // A channel payment is the seller's batch schemes' (registered with the server), not a rail's.
+    const identified =
+      requirements.scheme === BATCH_SCHEME
+        ? identifyChannelPayment(forwarded, requirements)
+        : await this.identified(tool, forwarded, requirements, matched.networkId);
+    if ('type' in identified) return identified;
     if (!identified.ok) return this.reject(tool, identified.reason ?? 'invalid_payment', identified.message);
-    const tooLong = await sdk!.checkWindow?.(forwarded, requirements, net!, this.config);
-    if (tooLong) return this.reject(tool, tooLong.reason, tooLong.message);
     const paymentId = echoed.paymentId ?? from.idempotencyId;
     const ticket = { tool: tool.name, payload: forwarded, requirements, replayKey: identified.replayKey };
     const id = paymentId ? { idempotencyId: paymentId } : {};
     return { type: 'read', ticket: { ...ticket, payer: identified.payer, protocol: from.protocol, ...id } };
+  }
+
+  /** A rail's reading of a matched payment: its rail found and loaded, its replay key and payer, its window checked. */
+  private async identified(
+    tool: AnyPaidToolDefinition,
+    forwarded: PaymentPayload,
+    requirements: PaymentRequirements,
+    networkId: string,
+  ): Promise<Identified | PaymentRejection> {
+    const net = this.config.networks.find((n) => n.id === networkId);
+    const rail = net ? railFor(requirements, net, this.rails) : undefined;
+    if (!rail || !this.facilitator.supports(requirements.network, requirements.scheme))
+      return this.reject(tool, 'unsupported_payment_rail', this.unsupportedMessage(requirements));
+    const part = await this.prepareRail(requirements);
+    const identified = part!.identify(forwarded, requirements);
+    if (!identified.ok) return identified;
+    const tooLong = await part!.checkWindow?.(forwarded, requirements, net!, this.config);
+    return tooLong ? this.reject(tool, tooLong.reason, tooLong.message) : identified;
   }
 
   private unsupportedMessage(req: PaymentRequirements): string {
@@ -145,27 +166,28 @@ export class PaymentReader {
       n.schemes.filter((s) => this.facilitator.supports(n.id, s)).map((s) => `${s} on ${n.id}`),
     );
     if (accepted.length === 0) {
-      return 'This server has no payment facilitator configured yet (operator: set FACILITATOR_URL or a FACILITATOR_<FAMILY> settlement key); nothing was charged.';
+      return 'This server has no payment facilitator configured yet (operator: set FACILITATOR_URL or a FACILITATOR_<FAMILY> settlement key).';
     }
-    return `Payments with scheme "${req.scheme}" on ${req.network} are advertised but cannot be settled by this server right now; nothing was charged. Pay with one of: ${accepted.join(', ')}.`;
+    return `Payments with scheme "${req.scheme}" on ${req.network} are advertised but cannot be settled by this server right now. Pay with one of: ${accepted.join(', ')}.`;
   }
 
   /**
-   * The rail of a requirement with its SDK loaded, its server scheme registered on the resource server for the
-   * requirement's network (once per rail and network): rails load with the first payment that needs them.
+   * The server part of a requirement's rail (never its facilitator side), its server scheme registered on the
+   * resource server for the requirement's network (once per rail and network): it loads with the first payment that
+   * needs it, or earlier when the server preloads its rails.
    */
-  async prepareRail(requirements: PaymentRequirements): Promise<RailSdk | undefined> {
+  async prepareRail(requirements: PaymentRequirements): Promise<RailServer | undefined> {
     const net = this.config.networks.find((n) => n.id === canonicalNetworkId(requirements.network));
     const rail = net ? railFor(requirements, net, this.rails) : undefined;
     if (!net || !rail) return undefined;
-    const sdk = await rail.sdk();
+    const part = await rail.server();
     for (const id of rail.networkIds?.(net) ?? [net.id]) {
       const key = `${rail.id}|${id}`;
       if (this.registered.has(key)) continue;
-      this.server.register(id as `${string}:${string}`, sdk.serverScheme(net));
+      this.server.register(id as `${string}:${string}`, part.serverScheme(net));
       this.registered.add(key);
     }
-    return sdk;
+    return part;
   }
 
   /** A tool's challenge, matcher and echo check, built on the tool's first call and kept. */

@@ -4,12 +4,12 @@ import type { SqlPort, Statement } from './port.js';
 import { receiptFromRow } from './rows.js';
 
 const RECEIPT_COLUMNS =
-  'replay_key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at';
+  'replay_key, tool, network, payer, amount, transaction_id, status, error_reason, transport, protocol, created_at, kind, channel_id, cumulative_amount';
 
 /** `INSERT INTO receipts … SELECT` of one receipt (no WHERE: {@link SqlPort.writeThen} may add one). */
 export function insertReceiptSelect(r: ReceiptRecord): Statement {
   return {
-    sql: `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`,
+    sql: `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`,
     args: [
       r.replayKey,
       r.tool,
@@ -22,6 +22,9 @@ export function insertReceiptSelect(r: ReceiptRecord): Statement {
       r.transport,
       r.protocol ?? 'x402',
       r.createdAt,
+      r.kind ?? 'transfer',
+      r.channelId ?? null,
+      r.cumulativeAmount ?? null,
     ],
   };
 }

@@ -1,5 +1,5 @@
 /** Rows of the shared schema as the store's records, the same for both dialects. */
-import type { PaymentClaim, PendingRecord, ReceiptRecord } from '../ledger.js';
+import type { PaymentClaim, PendingRecord, ReceiptKind, ReceiptRecord } from '../ledger.js';
 import type { SpendRecord, SpendStatus } from '../../shared/spends.js';
 import type { OrderRecord } from '../tool-state.js';
 import type { Row } from './port.js';
@@ -53,8 +53,20 @@ export function receiptFromRow(row: Row): ReceiptRecord {
     transaction: String(row.transaction_id),
     status: row.status === 'settled' ? 'settled' : 'failed',
     ...(reason ? { errorReason: reason } : {}),
+    ...channelFields(row),
     createdAt: time(row.created_at),
   };
+}
+
+const RECEIPT_KINDS: readonly ReceiptKind[] = ['transfer', 'voucher', 'deposit', 'claim', 'settle', 'refund'];
+
+/** A channel receipt's kind, channel id and cumulative amount (nothing for a transfer, the kind absent means). */
+function channelFields(row: Row): Pick<ReceiptRecord, 'kind' | 'channelId' | 'cumulativeAmount'> {
+  const kind = RECEIPT_KINDS.find((k) => k === row.kind);
+  if (!kind || kind === 'transfer') return {};
+  const channelId = optional(row.channel_id);
+  const cumulativeAmount = optional(row.cumulative_amount);
+  return { kind, ...(channelId ? { channelId } : {}), ...(cumulativeAmount ? { cumulativeAmount } : {}) };
 }
 
 /** An `orders` row as an OrderRecord. */
@@ -81,6 +93,8 @@ export function spendFromRow(row: Row): SpendRecord {
     transaction: optional(row.transaction_id),
     note: optional(row.note),
     payload: fromJson(row.payload),
+    origin: optional(row.origin),
+    payTo: optional(row.pay_to),
   };
   return {
     id: String(row.id),
@@ -94,6 +108,7 @@ export function spendFromRow(row: Row): SpendRecord {
     usdMicros: Number(row.usd_micros),
     status: String(row.status) as SpendStatus,
     protocol: row.protocol === 'mpp' ? 'mpp' : 'x402',
+    ...(row.kind === 'deposit' || row.kind === 'voucher' ? { kind: row.kind } : {}),
     ...Object.fromEntries(Object.entries(optionals).filter(([, v]) => v !== undefined)),
     createdAt: time(row.created_at),
     updatedAt: time(row.updated_at),

@@ -168,4 +168,52 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX batch_channels_receiver ON batch_channels (receiver, token)`,
     ],
   },
+  {
+    version: 9,
+    name: "the agent's batch-settlement channels (its client state) and deposits committed against its budget",
+    sql: [
+      `CREATE TABLE agent_channels (
+        channel_id TEXT NOT NULL PRIMARY KEY,
+        network TEXT,
+        asset TEXT,
+        pay_to TEXT,
+        resource TEXT,
+        decimals INTEGER,
+        context {json},
+        refunded TEXT NOT NULL DEFAULT '0',
+        created_at {time} NOT NULL,
+        last_used_at {time} NOT NULL,
+        updated_at {time} NOT NULL)`,
+      `ALTER TABLE agent_spends ADD COLUMN kind TEXT NOT NULL DEFAULT 'payment'
+        CONSTRAINT agent_spends_kind_check CHECK (kind IN ('payment', 'deposit', 'voucher'))`,
+      `ALTER TABLE agent_spends ADD COLUMN channel_id TEXT`,
+      `CREATE INDEX agent_spends_channel ON agent_spends (channel_id, kind)`,
+    ],
+  },
+  {
+    version: 10,
+    name: 'the origin and pay-to of each agent spend (per-origin caps), and the pay-to pinned per origin and network',
+    sql: [
+      `ALTER TABLE agent_spends ADD COLUMN origin TEXT`,
+      `ALTER TABLE agent_spends ADD COLUMN pay_to TEXT`,
+      `CREATE INDEX agent_spends_origin ON agent_spends (origin, day, status)`,
+      `CREATE TABLE agent_pay_to_pins (
+        origin TEXT NOT NULL,
+        network TEXT NOT NULL,
+        pay_to TEXT NOT NULL,
+        created_at {time} NOT NULL,
+        updated_at {time} NOT NULL,
+        PRIMARY KEY (origin, network))`,
+    ],
+  },
+  {
+    version: 11,
+    name: 'receipt kinds (a transfer, or which batch-settlement step) and the channel and cumulative amount of channel receipts',
+    sql: [
+      `ALTER TABLE receipts ADD COLUMN kind TEXT NOT NULL DEFAULT 'transfer'
+        CONSTRAINT receipts_kind_check CHECK (kind IN ('transfer', 'voucher', 'deposit', 'claim', 'settle', 'refund'))`,
+      `ALTER TABLE receipts ADD COLUMN channel_id TEXT`,
+      `ALTER TABLE receipts ADD COLUMN cumulative_amount TEXT`,
+    ],
+  },
 ];

@@ -8,6 +8,7 @@ import type {
   SpendUpdate,
 } from '../../shared/spends.js';
 import type { SqlPort } from './port.js';
+import { originSpentOn, payToPins } from './pay-to-pins.js';
 import { json, spendFromRow } from './rows.js';
 
 /** Statuses whose amount counts against the day's budget. */
@@ -23,39 +24,39 @@ async function spentOn(port: SqlPort, day: string): Promise<number> {
   return Number(row?.total ?? 0);
 }
 
+/** No per-origin day limit: a bound no day's total reaches. */
+const NO_LIMIT = Number.MAX_SAFE_INTEGER;
+
 /**
  * One conditional insert under the spends lock (PostgreSQL: an advisory lock, so READ COMMITTED cannot let two
  * inserts each miss the other's amount; SQLite: its write lock); `seq` numbers the rows in the order they were made.
+ * The day's total and the day's total of the spend's origin are both checked by the same statement.
  */
-async function claimSpend(port: SqlPort, s: NewSpend, dayLimitMicros: number): Promise<SpendClaimResult> {
+async function claimSpend(
+  port: SqlPort,
+  s: NewSpend,
+  dayLimitMicros: number,
+  originDayLimitMicros?: number,
+): Promise<SpendClaimResult> {
   const now = new Date().toISOString();
   const inserted = await port.writeLocked('agent_spends', {
     sql: `INSERT INTO agent_spends (id, seq, day, tool, resource, request_hash, network, asset, amount, usd_micros, status,
-            payment_id, protocol, created_at, updated_at)
-          SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_spends), ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?
+            payment_id, protocol, origin, pay_to, created_at, updated_at)
+          SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_spends), ?, ?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?, ?, ?
           WHERE (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND ${COUNTED}) + ? <= ?
+            AND (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND origin = ? AND ${COUNTED}) + ? <= ?
           RETURNING id`,
     args: [
-      s.id,
-      s.day,
-      s.tool,
-      s.resource,
-      s.requestHash,
-      s.network,
-      s.asset,
-      s.amount,
-      s.usdMicros,
-      s.paymentId ?? null,
-      s.protocol ?? 'x402',
-      now,
-      now,
-      s.day,
-      s.usdMicros,
-      dayLimitMicros,
+      ...[s.id, s.day, s.tool, s.resource, s.requestHash, s.network, s.asset, s.amount, s.usdMicros],
+      ...[s.paymentId ?? null, s.protocol ?? 'x402', s.origin ?? null, s.payTo ?? null, now, now],
+      ...[s.day, s.usdMicros, dayLimitMicros],
+      ...[s.day, s.origin ?? '', s.usdMicros, originDayLimitMicros ?? NO_LIMIT],
     ],
   });
   const spentMicros = await spentOn(port, s.day);
-  return inserted.rows.length === 1 ? { type: 'reserved', spentMicros } : { type: 'over_budget', spentMicros };
+  if (inserted.rows.length === 1) return { type: 'reserved', spentMicros };
+  if (originDayLimitMicros === undefined || s.origin === undefined) return { type: 'over_budget', spentMicros };
+  return { type: 'over_budget', spentMicros, originSpentMicros: await originSpentOn(port, s.origin, s.day) };
 }
 
 async function completeSpend(port: SqlPort, id: string, u: SpendUpdate): Promise<void> {
@@ -91,7 +92,8 @@ async function listSpends(
 /** The agent's spending ledger over a SQL port. */
 export function sqlSpendLedger(port: SqlPort): SpendLedger {
   return {
-    claimSpend: (spend, dayLimitMicros) => claimSpend(port, spend, dayLimitMicros),
+    claimSpend: (spend, dayLimitMicros, originDayLimitMicros) =>
+      claimSpend(port, spend, dayLimitMicros, originDayLimitMicros),
     completeSpend: (id, update) => completeSpend(port, id, update),
     releaseSpend: async (id, note) => {
       await port.write(
@@ -108,5 +110,6 @@ export function sqlSpendLedger(port: SqlPort): SpendLedger {
       );
       return row ? spendFromRow(row) : undefined;
     },
+    ...payToPins(port),
   };
 }

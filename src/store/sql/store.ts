@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { AgentChannelBook } from '../../shared/agent-channels.js';
 import type { RateBuckets } from '../buckets.js';
 import type { BatchChannels } from '../channels.js';
+import type { BatchUpkeep } from '../batch-upkeep.js';
 import type { PaymentLedger } from '../ledger.js';
 import type { SpendLedger } from '../../shared/spends.js';
 import type { Store } from '../store.js';
 import type { ToolState } from '../tool-state.js';
+import { sqlAgentChannels } from './agent-channels.js';
 import { sqlRateBuckets } from './buckets.js';
 import { sqlBatchChannels } from './channels.js';
+import { sqlBatchUpkeep } from './batch-upkeep.js';
 import { sqlPaymentLedger } from './ledger.js';
 import type { SqlPort } from './port.js';
 import { sqlSpendLedger } from './spends.js';
@@ -18,8 +22,11 @@ export class SqlStore implements Store {
   readonly toolState: ToolState;
   readonly spends: SpendLedger;
   readonly buckets: RateBuckets;
-  /** The seller's batch-settlement channels (not yet part of {@link Store}: the seller path is wired next). */
+  readonly agentChannels: AgentChannelBook;
+  /** The seller's batch-settlement channels (the official server scheme's storage, src/payments/batch/). */
   readonly channels: BatchChannels;
+  /** Channel summaries and claim-round leases (src/payments/batch/claim-loop.ts). */
+  readonly batchUpkeep: BatchUpkeep;
   /** This process's key of the write probe, so instances sharing a database never write the same row. */
   private readonly probeKey = randomUUID();
 
@@ -28,7 +35,9 @@ export class SqlStore implements Store {
     this.toolState = sqlToolState(port);
     this.spends = sqlSpendLedger(port);
     this.buckets = sqlRateBuckets(port);
+    this.agentChannels = sqlAgentChannels(port);
     this.channels = sqlBatchChannels(port);
+    this.batchUpkeep = sqlBatchUpkeep(port);
   }
 
   durable(): Promise<void> {

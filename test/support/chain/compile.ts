@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import type { Abi, Hex } from 'viem';
 
 /** The contracts compiled from `test/support/contracts/`. */
-export type ContractName = 'TestUSDC' | 'Multicall3' | 'X402UptoProxy';
+export type ContractName =
+  | 'TestUSDC'
+  | 'Multicall3'
+  | 'X402UptoProxy'
+  | 'X402BatchSettlement'
+  | 'X402Erc3009DepositCollector'
+  | 'X402Permit2DepositCollector';
 
 /** ABI plus creation and runtime bytecode of one compiled contract. */
 export interface CompiledContract {
@@ -37,7 +43,12 @@ const SOURCE_FILES: Record<ContractName, string> = {
   TestUSDC: 'TestUSDC.sol',
   Multicall3: 'Multicall3.sol',
   X402UptoProxy: 'X402UptoProxy.sol',
+  X402BatchSettlement: 'X402BatchSettlement.sol',
+  X402Erc3009DepositCollector: 'X402BatchSettlementCollectors.sol',
+  X402Permit2DepositCollector: 'X402BatchSettlementCollectors.sol',
 };
+// Sources that only hold abstract bases imported by the contracts above.
+const BASE_FILES = ['X402BatchSettlementEip712.sol'];
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: 'cancun',
@@ -52,7 +63,7 @@ let memo: Record<ContractName, CompiledContract> | undefined;
 export function compileContracts(): Record<ContractName, CompiledContract> {
   if (memo) return memo;
   const sources: Record<string, { content: string }> = {};
-  for (const file of Object.values(SOURCE_FILES)) {
+  for (const file of [...Object.values(SOURCE_FILES), ...BASE_FILES]) {
     sources[file] = { content: readFileSync(join(CONTRACTS_DIR, file), 'utf8') };
   }
   const input = JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS });

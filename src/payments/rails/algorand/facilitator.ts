@@ -160,7 +160,7 @@ export class CheckedAvmFacilitator implements SchemeNetworkFacilitator {
       return {
         ...result,
         errorReason: 'facilitator_unavailable' satisfies PaymentCode,
-        errorMessage: `algod failed before anything was submitted (${rpcFailure}); nothing was charged.`,
+        errorMessage: `algod failed before anything was submitted (${rpcFailure}).`,
       };
     }
     if (result.success || !afterSubmit || !result.transaction) return result;

@@ -32,43 +32,23 @@
  * refuses a txid already in the ledger, so the chain itself makes it single-use.
  */
 import type { x402Facilitator } from '@x402/core/facilitator';
-import type { SchemeNetworkFacilitator, SchemeNetworkServer } from '@x402/core/types';
+import type { SchemeNetworkFacilitator } from '@x402/core/types';
 import { toFacilitatorAvmSigner } from '@x402/avm';
 import { ExactAvmScheme as ExactAvmFacilitatorScheme } from '@x402/avm/exact/facilitator';
-import { ExactAvmScheme as ExactAvmServerScheme } from '@x402/avm/exact/server';
 import algosdk from 'algosdk';
 import type { NetworkEntry } from '../../../shared/networks.js';
 import { CheckedAvmFacilitator } from './facilitator.js';
 import { algodUrlFor, lookupAlgorandPayment } from '../../../shared/algorand-lookup.js';
 import { guardAvmSigner } from './rpc.js';
-import { algorandNetworkKind, paymentTxnOf } from '../../../shared/algorand-txns.js';
+import { algorandNetworkKind } from '../../../shared/algorand-txns.js';
+import { algorandExactServer } from './server.js';
 import { ALGORAND_EXACT } from '../info.js';
-import type { Identified, LoadedRail, InProcessSettings } from '../rail.js';
-import { ALGORAND_ROUND_SECONDS, longestWindowRounds, windowRefusal } from '../window.js';
+import type { LoadedRail, InProcessSettings } from '../rail.js';
 
 /** `exact` on Algorand with the official `@x402/avm` schemes; our fee payer is `FACILITATOR_ALGORAND_MNEMONIC`. */
 export const algorandExactRail: LoadedRail = {
   ...ALGORAND_EXACT,
-  serverScheme: () => new ExactAvmServerScheme() as unknown as SchemeNetworkServer,
-  identify(payload, requirements): Identified {
-    const txn = paymentTxnOf(payload);
-    if (!txn) {
-      return {
-        ok: false,
-        message:
-          'The Algorand payment needs `paymentGroup` (base64 msgpack transactions) and a `paymentIndex` pointing at a transaction that decodes.',
-      };
-    }
-    // Without the current round, the window's length is what is bounded here; a `firstValid` still ahead is refused
-    // by the facilitator's simulation (the group cannot be valid yet), which releases the claim.
-    const rounds = BigInt(txn.lastValid) - BigInt(txn.firstValid);
-    if (rounds > longestWindowRounds(requirements.maxTimeoutSeconds))
-      return windowRefusal(
-        `validity window of ${rounds} rounds (\`lastValid\` − \`firstValid\`, ~${ALGORAND_ROUND_SECONDS} s a round)`,
-        requirements.maxTimeoutSeconds,
-      );
-    return { ok: true, replayKey: `algorand-exact:${txn.txID()}`, payer: txn.sender.toString() };
-  },
+  ...algorandExactServer,
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const secretKey = config.facilitator.keys.algorand;
     if (!secretKey) return [];

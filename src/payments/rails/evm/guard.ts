@@ -143,7 +143,7 @@ export class GuardedEvmScheme implements SchemeNetworkFacilitator {
       ...base,
       success: false,
       errorReason: 'facilitator_unavailable' satisfies PaymentCode,
-      errorMessage: `The chain's RPC failed before any transaction was sent (${why}); nothing was charged.`,
+      errorMessage: `The chain's RPC failed before any transaction was sent (${why}).`,
     });
     return traceCall(async (trace) => {
       let deployed: boolean;

@@ -6,40 +6,20 @@
  * canonical CAIP-2 network, so one EIP-3009 authorization cannot buy a call on each version.
  */
 import type { x402Facilitator } from '@x402/core/facilitator';
-import type { PaymentRequirements } from '@x402/core/types';
-import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { ExactEvmSchemeV1 as ExactEvmV1FacilitatorScheme } from '@x402/evm/exact/v1/facilitator';
-import { canonicalNetworkId } from '../../reading/match.js';
 import type { NetworkEntry } from '../../../shared/networks.js';
 import { guardedEvmScheme } from './chain.js';
-import { eip3009Authorization, evmExactRail, evmExactReplayKey } from './exact.js';
+import { evmExactRail } from './exact.js';
+import { canonicalV1, evmExactV1Server } from './v1-server.js';
 import { EVM_EXACT_V1, V1_NETWORK_NAMES } from '../info.js';
-import type { Identified, LoadedRail, InProcessSettings } from '../rail.js';
-import { checkExpiry } from '../window.js';
+import type { LoadedRail, InProcessSettings } from '../rail.js';
 
 export { V1_NETWORK_NAMES } from '../info.js';
-
-function canonical(requirements: PaymentRequirements): PaymentRequirements {
-  return { ...requirements, network: canonicalNetworkId(requirements.network) as PaymentRequirements['network'] };
-}
 
 /** Version-1 `exact` on EVM (EIP-3009), matched on scheme + short network name. */
 export const evmExactV1Rail: LoadedRail = {
   ...EVM_EXACT_V1,
-  // Registered under the short name only so the resource server can resolve the payment flow of a v1 payment.
-  serverScheme: () => new ExactEvmServerScheme(),
-  identify(payload, requirements): Identified {
-    const auth = eip3009Authorization(payload);
-    if (!auth)
-      return {
-        ok: false,
-        message:
-          'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
-      };
-    const tooLong = checkExpiry(auth.validBefore, requirements.maxTimeoutSeconds, '`validBefore`');
-    if (tooLong) return tooLong;
-    return { ok: true, replayKey: evmExactReplayKey(canonical(requirements), auth), payer: auth.from };
-  },
+  ...evmExactV1Server,
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const key = config.facilitator.keys.evm;
     if (!key) return [];
@@ -62,5 +42,5 @@ export const evmExactV1Rail: LoadedRail = {
   },
   // The chain sees the same EIP-3009 authorization whatever the protocol version was.
   lookup: (pending, net, config) =>
-    evmExactRail.lookup!({ ...pending, requirements: canonical(pending.requirements) }, net, config),
+    evmExactRail.lookup!({ ...pending, requirements: canonicalV1(pending.requirements) }, net, config),
 };

@@ -256,7 +256,7 @@ export class ExactStellarFacilitatorScheme implements SchemeNetworkFacilitator {
           if (code === 'txBadSeq' && attempt < 3) continue;
           return failed(
             'settle_exact_stellar_transaction_submission_failed',
-            `The network refused the settlement transaction (${code}); nothing was charged.`,
+            `The network refused the settlement transaction (${code}).`,
           );
         }
       }

@@ -27,45 +27,16 @@
  * re-signing the same nonce with another expiration gives a new hash for what the chain still accepts only once.
  */
 import type { x402Facilitator } from '@x402/core/facilitator';
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Config } from '../../../config/config.js';
 import type { NetworkEntry } from '../../../shared/networks.js';
-import { decodeStellarTransfer, payerAuthorization, type PayerAuthorization } from './checks.js';
 import { ExactStellarFacilitatorScheme } from './facilitator.js';
 import { lookupAuthorization } from './lookup.js';
 import { stellarPassphrase, stellarRpc } from './network.js';
-import { ExactStellarServerScheme } from './server.js';
-import { checkStellarWindow } from './window.js';
+import { stellarExactServer, stellarPayerAuthorization } from './rail-server.js';
 import { STELLAR_EXACT } from '../info.js';
-import type { Identified, LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
+import type { LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
 
-/** The payer's authorization in a Stellar `exact` payload, or a sentence saying why there is none. */
-export function stellarPayerAuthorization(
-  payload: PaymentPayload,
-  network: string,
-): { ok: true; auth: PayerAuthorization } | { ok: false; message: string } {
-  const passphrase = stellarPassphrase(network);
-  if (!passphrase)
-    return {
-      ok: false,
-      message: `${network} is not a Stellar network this server knows (stellar:pubnet, stellar:testnet).`,
-    };
-  const decoded = decodeStellarTransfer(payload, passphrase);
-  if (!decoded.ok) return { ok: false, message: decoded.message };
-  const auth = payerAuthorization(decoded.transfer);
-  if (!auth)
-    return {
-      ok: false,
-      message:
-        'The Stellar payment carries no authorization entry with address credentials of the transfer’s `from`; sign the payer’s entry.',
-    };
-  return { ok: true, auth };
-}
-
-/** Replay key of a Stellar `exact` payment: network + payer address + authorization nonce (the chain's nonce entry). */
-export function stellarExactReplayKey(network: string, auth: Pick<PayerAuthorization, 'address' | 'nonce'>): string {
-  return ['stellar-exact', network, auth.address, auth.nonce].join(':');
-}
+export { stellarExactReplayKey, stellarPayerAuthorization } from './rail-server.js';
 
 async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Config): Promise<LookupResult> {
   if (!net.rpcUrl || !stellarPassphrase(net.id)) return { type: 'pending' };
@@ -82,16 +53,7 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
 /** `exact` on Stellar: a payer-signed Soroban authorization of a SEP-41 transfer, settled and fee-sponsored by us. */
 export const stellarExactRail: LoadedRail = {
   ...STELLAR_EXACT,
-  serverScheme: (net) => new ExactStellarServerScheme(net),
-  identify(payload: PaymentPayload, requirements: PaymentRequirements): Identified {
-    const found = stellarPayerAuthorization(payload, requirements.network);
-    if (!found.ok) return { ok: false, message: found.message };
-    return { ok: true, replayKey: stellarExactReplayKey(requirements.network, found.auth), payer: found.auth.address };
-  },
-  async checkWindow(payload, requirements, net, config) {
-    const found = stellarPayerAuthorization(payload, requirements.network);
-    return found.ok ? checkStellarWindow(found.auth, requirements, net, config) : undefined;
-  },
+  ...stellarExactServer,
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const secret = config.facilitator.keys.stellar;
     if (!secret) return [];

@@ -134,7 +134,7 @@ export class StellarSubmissions {
         return {
           success: false,
           errorReason: 'settle_exact_stellar_transaction_failed',
-          errorMessage: `The settlement transaction failed on chain (${code}); nothing was charged.`,
+          errorMessage: `The settlement transaction failed on chain (${code}).`,
           transaction: hash,
           ...base,
         };

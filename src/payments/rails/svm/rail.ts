@@ -34,19 +34,19 @@ import {
   type FacilitatorSvmSigner,
 } from '@x402/svm';
 import { ExactSvmScheme as ExactSvmFacilitatorScheme } from '@x402/svm/exact/facilitator';
-import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import type { Config } from '../../../config/config.js';
 import type { NetworkEntry } from '../../../shared/networks.js';
 import type { PaymentCode } from '../../../shared/errors.js';
 import { SVM_EXACT } from '../info.js';
-import type { Identified, LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
+import type { LookupResult, PendingSettlement, LoadedRail, InProcessSettings } from '../rail.js';
 import { settleTraced, traceCall } from '../rpc-trace.js';
 import { lookupOtherFeePayer } from './history.js';
 import { guardSvmSigner } from './rpc.js';
-import { decodeSvmPayment, feePayerAbuse, usesDurableNonce } from './transaction.js';
-import { windowRefusal } from '../window.js';
+import { svmExactServer } from './server.js';
+import { decodeSvmPayment, feePayerAbuse } from './transaction.js';
 
 export { FEE_PAYER_NOT_ISOLATED, FEE_PAYER_TRANSFERRING_FUNDS } from './transaction.js';
+export { svmExactReplayKey } from './server.js';
 
 /**
  * Caps on what a payer may make our fee payer spend. The official client asks for 20,000 compute units at
@@ -58,11 +58,6 @@ export const SVM_LIMITS = {
   maxPriorityFeeMicroLamports: 50_000,
   maxRequiredSignatures: 2,
 } as const;
-
-/** Replay key of a Solana payment: network + SHA-256 of the transaction message every signer committed to. */
-export function svmExactReplayKey(network: string, messageHash: string): string {
-  return ['svm-exact', network, messageHash].join(':');
-}
 
 /**
  * The fee payer as a kit signer from the 64-byte keypair. `registerInProcess` is synchronous and kit imports the
@@ -131,7 +126,7 @@ class IsolatedFeePayerScheme implements SchemeNetworkFacilitator {
       const unavailable = (why: string): SettleResponse => ({
         ...base,
         errorReason: 'facilitator_unavailable' satisfies PaymentCode,
-        errorMessage: `The Solana RPC failed before the transaction was sent (${why}); nothing was charged.`,
+        errorMessage: `The Solana RPC failed before the transaction was sent (${why}).`,
       });
       return settleTraced(trace, () => this.inner.settle(payload, requirements), unavailable);
     });
@@ -189,29 +184,7 @@ async function lookup(pending: PendingSettlement, net: NetworkEntry, config: Con
 /** `exact` on Solana: a partially signed transaction with TransferChecked to the pay-to's ATA; we co-sign as fee payer. */
 export const svmExactRail: LoadedRail = {
   ...SVM_EXACT,
-  serverScheme: () => new ExactSvmServerScheme(),
-  identify(payload, requirements): Identified {
-    const tx = decodeSvmPayment(payload);
-    if (!tx)
-      return {
-        ok: false,
-        message:
-          'The Solana payment must carry `payload.transaction`: a base64 serialized, partially signed transaction.',
-      };
-    if (!tx.tokenPayer)
-      return {
-        ok: false,
-        message:
-          'The Solana payment transaction has no SPL token TransferChecked instruction; sign the transfer with an x402 Solana client.',
-      };
-    // A blockhash expires by itself (~60–90 s, within any window); a durable nonce never does.
-    if (usesDurableNonce(tx))
-      return windowRefusal(
-        'durable nonce (`AdvanceNonceAccount`, no blockhash expiry)',
-        requirements.maxTimeoutSeconds,
-      );
-    return { ok: true, replayKey: svmExactReplayKey(requirements.network, tx.messageHash), payer: tx.tokenPayer };
-  },
+  ...svmExactServer,
   registerInProcess(facilitator: x402Facilitator, nets: readonly NetworkEntry[], config: InProcessSettings): string[] {
     const secret = config.facilitator.keys.svm;
     if (!secret) return [];

@@ -1,0 +1,144 @@
+/**
+ * Where remote mode learns a seller's tools: its MCP endpoint's tools/list (calls then go out as tools/call), or its
+ * `/.well-known/x402` discovery document (one tool per HTTP item, called over HTTP). What a remote publishes is data:
+ * names, descriptions and JSON schemas are read, bounded and passed on, never compiled.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { buildRequest } from './http.js';
+import { listMcpTools } from './mcp-remote.js';
+import type { RemoteRequest } from './remote.js';
+
+/** One tool as a source publishes it, before it gets its local name. */
+export interface SourceItem {
+  /** The name the remote knows it by. */
+  name: string;
+  description?: string;
+  /** The JSON schema of its input, as published (an object schema). */
+  inputSchema: Tool['inputSchema'];
+  title?: string;
+  annotations?: Tool['annotations'];
+  _meta?: Record<string, unknown>;
+  /** The request one call with `input` makes. */
+  request: (input: unknown) => RemoteRequest;
+}
+
+/** What one source gave: its kind, where it was read, the items. */
+export interface SourceResult {
+  source: 'mcp' | 'x402-discovery';
+  /** The MCP endpoint or the discovery document's URL. */
+  at: string;
+  items: SourceItem[];
+}
+
+/** Bounds on what is read from one remote. */
+export interface SourceLimits {
+  timeoutMs: number;
+  /** At most this many tools are read. */
+  maxTools: number;
+  /** Largest discovery document read, in bytes. */
+  maxDocumentBytes: number;
+}
+
+/** The MCP endpoint to probe for a remote URL: the URL itself when its path ends in /mcp, else `<url>/mcp`. */
+export function mcpUrlOf(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  return /\/mcp$/.test(new URL(trimmed).pathname) ? trimmed : `${trimmed}/mcp`;
+}
+
+/** Reads a remote MCP endpoint's tools/list; each call is a tools/call of the same tool on the same endpoint. */
+export async function probeMcp(url: string, limits: SourceLimits): Promise<SourceResult> {
+  const at = mcpUrlOf(url);
+  const tools = await listMcpTools(at, limits.timeoutMs, limits.maxTools);
+  const items = tools.map((tool): SourceItem => ({
+    name: tool.name,
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...(tool._meta !== undefined ? { _meta: tool._meta } : {}),
+    inputSchema: tool.inputSchema,
+    request: (input) => ({ url: at, method: 'POST', mcp: { tool: tool.name, args: input ?? {} } }),
+  }));
+  return { source: 'mcp', at, items };
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The input schema an x402 discovery item publishes: its own `inputSchema`, else the bazaar extension's (its
+ * `info.input.inputSchema`, or the query or body part of its declaration schema); else any object.
+ */
+function itemInputSchema(item: Json, method: string): Tool['inputSchema'] {
+  const own = item.inputSchema;
+  if (isObject(own) && own.type === 'object') return own as Tool['inputSchema'];
+  const bazaar = isObject(item.extensions) ? item.extensions.bazaar : undefined;
+  const info = isObject(bazaar) && isObject(bazaar.info) ? bazaar.info.input : undefined;
+  if (isObject(info) && isObject(info.inputSchema) && info.inputSchema.type === 'object')
+    return info.inputSchema as Tool['inputSchema'];
+  const schema = isObject(bazaar) && isObject(bazaar.schema) ? bazaar.schema : undefined;
+  const input = schema && isObject(schema.properties) ? schema.properties.input : undefined;
+  const fields = isObject(input) && isObject(input.properties) ? input.properties : undefined;
+  const part = fields ? (method === 'GET' ? fields.queryParams : fields.body) : undefined;
+  if (isObject(part) && part.type === 'object') return part as Tool['inputSchema'];
+  return { type: 'object' };
+}
+
+/**
+ * One HTTP item of a discovery document as a tool (undefined when it is not one: no http(s) URL, a method other than
+ * GET/POST); a relative resource is resolved against the document's URL `at`.
+ */
+function httpItem(raw: unknown, at: string): SourceItem | undefined {
+  const item: Json = typeof raw === 'string' ? { resource: raw } : isObject(raw) ? raw : {};
+  if (item.type !== undefined && item.type !== 'http') return undefined;
+  if (typeof item.resource !== 'string') return undefined;
+  let resource: URL;
+  try {
+    resource = new URL(item.resource, at);
+  } catch {
+    return undefined;
+  }
+  if (resource.protocol !== 'http:' && resource.protocol !== 'https:') return undefined;
+  const method = typeof item.method === 'string' ? item.method.toUpperCase() : 'GET';
+  if (method !== 'GET' && method !== 'POST') return undefined;
+  const lastSegment = resource.pathname.split('/').filter(Boolean).pop() ?? resource.hostname;
+  const name = typeof item.name === 'string' && item.name ? item.name : lastSegment;
+  const price = isObject(item.price) ? { 'x402/price': item.price } : {};
+  return {
+    name,
+    ...(typeof item.description === 'string' ? { description: item.description } : {}),
+    inputSchema: itemInputSchema(item, method),
+    ...(Object.keys(price).length > 0 ? { _meta: price } : {}),
+    request: (input) => buildRequest(resource.href, { method, path: '' }, input),
+  };
+}
+
+/** Reads a response body up to `max` bytes; undefined when it is longer. */
+async function boundedText(res: Response, max: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) return undefined;
+  const text = await res.text();
+  return Buffer.byteLength(text) > max ? undefined : text;
+}
+
+/** Reads `<origin>/.well-known/x402`: its `items` (the bazaar's discovery-list shape), else its bare `resources` URLs. */
+export async function probeWellKnown(url: string, limits: SourceLimits): Promise<SourceResult> {
+  const at = new URL('/.well-known/x402', url).href;
+  const res = await fetch(at, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(limits.timeoutMs),
+  });
+  if (!res.ok) throw new Error(`${at} answered ${res.status}`);
+  const text = await boundedText(res, limits.maxDocumentBytes);
+  if (text === undefined) throw new Error(`${at} is over ${limits.maxDocumentBytes} bytes`);
+  const doc = JSON.parse(text) as unknown;
+  if (!isObject(doc)) throw new Error(`${at} is not a JSON object`);
+  const listed = Array.isArray(doc.items) ? doc.items : Array.isArray(doc.resources) ? doc.resources : [];
+  const items = listed
+    .slice(0, limits.maxTools * 2)
+    .map((item: unknown) => httpItem(item, at))
+    .filter((i): i is SourceItem => i !== undefined)
+    .slice(0, limits.maxTools);
+  if (items.length === 0) throw new Error(`${at} lists no HTTP resource`);
+  return { source: 'x402-discovery', at, items };
+}

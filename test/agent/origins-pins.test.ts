@@ -1,0 +1,143 @@
+import { rmSync } from 'node:fs';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { Approval, CallOptions } from '../../src/agent/call.js';
+import { fetchRequest } from '../../src/agent/cli-fetch.js';
+import { loadAgentConfig } from '../../src/agent/settings.js';
+import { formatSpending, spendingReport } from '../../src/agent/spending.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { openStore } from '../../src/store/open.js';
+import { agentDataDir } from '../support/agent.js';
+import { startOriginSeller, type OriginSeller } from '../support/origin-seller.js';
+import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+
+let paid: PaidEnvironment;
+let seller: OriginSeller;
+const payTo = privateKeyToAccount(generatePrivateKey()).address;
+const otherPayTo = privateKeyToAccount(generatePrivateKey()).address;
+const dirs: string[] = [];
+const agents: Agent[] = [];
+
+beforeAll(async () => {
+  paid = await startPaidEnvironment(3);
+  seller = await startOriginSeller(paid, payTo);
+}, 120_000);
+afterAll(async () => {
+  for (const agent of agents) await agent.close();
+  await seller?.close();
+  await paid?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
+async function agentFor(i: number): Promise<Agent> {
+  const dataDir = agentDataDir();
+  dirs.push(dataDir);
+  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
+  const config = loadAgentConfig({
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+  });
+  const agent = await createAgent(config, silentLogger, openStore);
+  agents.push(agent);
+  return agent;
+}
+
+/** Options whose approval answers `answer` and records each question asked. */
+function answering(answer: Approval, asked: string[] = []): CallOptions {
+  return {
+    signal: new AbortController().signal,
+    approve: async (question) => {
+      asked.push(question);
+      return answer;
+    },
+  };
+}
+const quote = (query = '') => fetchRequest({ url: `${seller.url}/quote${query}`, method: 'GET', headers: {} });
+
+/** What a refusal must leave as it was: the payer's balance, the seller's signed requests and runs, the agent's ledger. */
+async function state(agent: Agent, i: number) {
+  return {
+    balance: await paid.balance(paid.payers[i]!.address),
+    signed: seller.signed(),
+    runs: seller.runs(),
+    spends: await agent.spends.listSpends(),
+    spentToday: (await agent.budget.status()).spentMicros,
+  };
+}
+
+describe('the pay-to address pinned per origin at the first payment', () => {
+  it('refuses a changed pay-to without signing when the user cannot be asked, then pays it once approved and keeps it', async () => {
+    const agent = await agentFor(0);
+    try {
+      expect(await agent.caller.fetchUrl(quote('?p=1'), answering('unavailable'))).toMatchObject({ type: 'success' });
+      expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBe(payTo);
+
+      seller.set({ payTo: otherPayTo });
+      const before = await state(agent, 0);
+      const asked: string[] = [];
+      const refusedCall = await agent.caller.fetchUrl(quote('?p=2'), answering('unavailable', asked));
+      expect(refusedCall).toMatchObject({
+        type: 'refused',
+        error: { code: 'payment_not_approved', details: { rule: 'pay_to_changed', pinned: payTo, asked: otherPayTo } },
+      });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain(otherPayTo);
+      expect(await state(agent, 0)).toEqual(before);
+      expect(await paid.balance(otherPayTo)).toBe(0n);
+
+      const declined = await agent.caller.fetchUrl(quote('?p=3'), answering('declined'));
+      expect(declined).toMatchObject({ type: 'refused', error: { code: 'payment_not_approved' } });
+      expect(await state(agent, 0)).toEqual(before);
+
+      expect(await agent.caller.fetchUrl(quote('?p=4'), answering('accepted'))).toMatchObject({ type: 'success' });
+      expect(await paid.balance(otherPayTo)).toBe(1000n);
+      expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBe(otherPayTo);
+      // The approved address is the pin now: the next payment needs no question.
+      const later: string[] = [];
+      expect(await agent.caller.fetchUrl(quote('?p=5'), answering('unavailable', later))).toMatchObject({
+        type: 'success',
+      });
+      expect(later).toEqual([]);
+    } finally {
+      seller.set({ payTo });
+    }
+  });
+});
+
+describe('assets the agent cannot value in dollars', () => {
+  it('are never paid: an asset outside the network table is refused without a signature or a spend', async () => {
+    const agent = await agentFor(1);
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    seller.set({ asset: stranger });
+    try {
+      const before = await state(agent, 1);
+      const outcome = await agent.caller.fetchUrl(quote('?a=1'), answering('accepted'));
+      expect(outcome).toMatchObject({
+        type: 'payment_required',
+        hint: expect.stringMatching(/asset unknown to this client/),
+      });
+      expect(await state(agent, 1)).toEqual(before);
+      const dry = await agent.caller.fetchUrl(quote('?a=1'), { ...answering('accepted'), dryRun: true });
+      expect(dry).toMatchObject({ type: 'dry_run' });
+      expect(JSON.stringify(dry)).toContain('unknown_asset');
+    } finally {
+      seller.set({ asset: paid.token });
+    }
+  });
+});
+
+describe('the ledger keeps each payment with its origin', () => {
+  it('books origin and pay-to on the spend, and `tollbooth spending` shows the origin', async () => {
+    const agent = await agentFor(2);
+    expect(await agent.caller.fetchUrl(quote('?l=1'), answering('accepted'))).toMatchObject({ type: 'success' });
+    const [spend] = await agent.spends.listSpends();
+    expect(spend).toMatchObject({ origin: seller.url, payTo, resource: `${seller.url}/quote?l=1`, status: 'settled' });
+    const report = await spendingReport(agent.spends, agent.budget.settings, { limit: 10, json: false });
+    expect(report.entries).toMatchObject([{ origin: seller.url, state: 'settled' }]);
+    expect(formatSpending(report)).toContain(`at ${seller.url}`);
+  });
+});

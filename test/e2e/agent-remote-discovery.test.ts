@@ -1,0 +1,126 @@
+import { rmSync } from 'node:fs';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentDataDir, errorOf, runCli, spawnAgent, type AgentProcess } from '../support/agent.js';
+import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
+import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { startX402Catalog, x402Document, type X402Catalog } from '../support/x402-catalog.js';
+
+const PRICE = 1000n;
+const payTo = privateKeyToAccount(generatePrivateKey()).address;
+
+let paid: PaidEnvironment;
+let seller: OfficialSeller;
+let catalog: X402Catalog;
+const dirs: string[] = [];
+const agents: AgentProcess[] = [];
+
+beforeAll(async () => {
+  paid = await startPaidEnvironment(3);
+  seller = await startOfficialSeller(paid, payTo);
+  catalog = await startX402Catalog(
+    x402Document([
+      {
+        resource: `${seller.url}/quote`,
+        method: 'GET',
+        name: 'quote',
+        description: 'A quote (third-party seller)',
+        inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+        price: { usd: '0.001', currency: 'USD' },
+      },
+    ]),
+  );
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
+  await catalog?.close();
+  await seller?.close();
+  await paid?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An agent paying from payer `i`, with the catalog as its only remote (tools prefixed `quotes_`). */
+async function agentFor(i: number, budget: Record<string, string> = {}): Promise<AgentProcess> {
+  const dataDir = agentDataDir();
+  dirs.push(dataDir);
+  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
+  const agent = await spawnAgent(['--remote', `quotes=${catalog.url}`], {
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+    BUDGET_MAX_USD_PER_DAY: '0.5',
+    ...budget,
+  });
+  agents.push(agent);
+  return agent;
+}
+
+describe('remote mode over a catalog published only as /.well-known/x402 (official @x402/express seller)', () => {
+  it("lists the catalog's item under its prefix with its input schema as published, then the agent's own tools", async () => {
+    const agent = await agentFor(0);
+    const { tools } = await agent.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['quotes_quote', 'wallet-status', 'spending-history']);
+    expect(tools[0]).toMatchObject({
+      description: 'A quote (third-party seller)',
+      inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+    });
+  });
+
+  it('pays the official seller exactly its price over HTTP and books the payment under the tool and its budget', async () => {
+    const agent = await agentFor(0);
+    const payer = paid.payers[0]!.address;
+    const before = { payer: await paid.balance(payer), payTo: await paid.balance(payTo), runs: seller.runs() };
+    const result = await agent.client.callTool({ name: 'quotes_quote', arguments: { topic: 'x' } });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect(result.structuredContent).toEqual({ quote: 'paid knowledge', n: before.runs + 1 });
+    const receipt = result._meta?.['x402/payment-response'] as { transaction: string };
+    expect(receipt).toMatchObject({ success: true, network: LOCAL_NETWORK, payer });
+    expect(await paid.balance(payer)).toBe(before.payer - PRICE);
+    expect(await paid.balance(payTo)).toBe(before.payTo + PRICE);
+    expect(seller.runs()).toBe(before.runs + 1);
+    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+      payments: Array<Record<string, unknown>>;
+      budget: Record<string, unknown>;
+    };
+    expect(history.payments).toEqual([
+      expect.objectContaining({
+        tool: 'quotes_quote',
+        resource: `${seller.url}/quote?topic=x`,
+        amount: '1000',
+        usd: '$0.001',
+        status: 'settled',
+        transaction: receipt.transaction,
+      }),
+    ]);
+    expect(history.budget).toMatchObject({ spentToday: '$0.001', remainingToday: '$0.499' });
+  });
+
+  it('refuses a price over the per-call limit without paying, and the seller runs nothing', async () => {
+    const agent = await agentFor(1, { BUDGET_MAX_USD_PER_CALL: '0.0005' });
+    const payer = paid.payers[1]!.address;
+    const before = { payer: await paid.balance(payer), runs: seller.runs() };
+    const result = await agent.client.callTool({ name: 'quotes_quote', arguments: {} });
+    expect(errorOf(result)).toMatchObject({ code: 'budget_exceeded', retryable: false });
+    expect(await paid.balance(payer)).toBe(before.payer);
+    expect(seller.runs()).toBe(before.runs);
+  });
+
+  it('tollbooth call resolves a tool the remote publishes only in its catalog, and pays it once', async () => {
+    const dataDir = agentDataDir();
+    dirs.push(dataDir);
+    const payer = paid.payers[2]!.address;
+    const key = paid.chain.accounts.find((a) => a.address === payer)!.privateKey;
+    const before = { payer: await paid.balance(payer), runs: seller.runs() };
+    const run = await runCli(['call', 'quote', '--input', '{}', '--remote', catalog.url], {
+      DATA_DIR: dataDir,
+      NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+      WALLET_EVM_PRIVATE_KEY: key,
+      BUDGET_NETWORKS: LOCAL_NETWORK,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ quote: 'paid knowledge', n: before.runs + 1 });
+    expect(await paid.balance(payer)).toBe(before.payer - PRICE);
+    expect(seller.runs()).toBe(before.runs + 1);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { generatePrivateKey } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  readOnchainChannel,
+  startBatchSettlementEnvironment,
+  type BatchSettlementEnvironment,
+} from '../support/chain/batch-settlement.js';
+import { batchPayer, startBatchParties, type BatchPayer } from '../support/chain/batch-settlement-parties.js';
+import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
+import { connectHttpClient } from '../support/mcp.js';
+import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { sideEffectTool } from '../support/tools.js';
+
+const PRICE = 1000n; // $0.001 in USDC base units
+let runs = 0;
+const tool = sideEffectTool('batch-paid', async () => {
+  runs++;
+});
+
+let env: BatchSettlementEnvironment;
+let facilitator: HttpFacilitator;
+let server: TestServer;
+let mcp: Client;
+let payer: BatchPayer;
+
+beforeAll(async () => {
+  env = await startBatchSettlementEnvironment(1);
+  // The official facilitator with the batch-settlement scheme, over HTTP: what a remote facilitator is to Tollbooth.
+  facilitator = await serveFacilitator((await startBatchParties(env, PRICE)).facilitator);
+  const { FACILITATOR_EVM_PRIVATE_KEY: _inProcess, ...rest } = env.env;
+  server = await startTestServer(
+    {
+      ...rest,
+      FACILITATOR_URL: facilitator.url,
+      MPP: 'off',
+      BATCH_SETTLEMENT: 'on',
+      BATCH_RECEIVER_AUTHORIZER_KEY: generatePrivateKey(),
+    },
+    { tools: [tool] },
+  );
+  mcp = await connectHttpClient(server.url);
+  payer = batchPayer(env, env.payers[0]!);
+}, 120_000);
+
+afterAll(async () => {
+  await mcp?.close();
+  await server?.close();
+  await facilitator?.close();
+  await env?.stop();
+});
+
+/** One call over MCP paid the way the official client pays: the 402, its payload in `_meta`, the receipt processed. */
+async function payOverMcp(): Promise<SettleResponse> {
+  const unpaid = await mcp.callTool({ name: tool.name, arguments: {} });
+  const payload = await payer.client.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
+  const paid = await mcp.callTool({ name: tool.name, arguments: {}, _meta: { 'x402/payment': payload } });
+  expect(paid.isError).toBeFalsy();
+  const receipt = paid._meta?.['x402/payment-response'] as SettleResponse;
+  await payer.client.handlePaymentResponse({
+    paymentPayload: payload,
+    requirements: payload.accepted,
+    settleResponse: receipt,
+  });
+  return receipt;
+}
+
+describe('batch settlement with the official client, facilitator and contract', () => {
+  it('pays several calls from one deposit over HTTP and MCP interleaved, each charged once', async () => {
+    const pay = wrapFetchWithPayment(fetch, payer.client);
+    const call = () =>
+      pay(`${server.url}${tool.path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const first = await call();
+    expect(first.status).toBe(200);
+    const deposit = decodeHeader(first.headers.get('payment-response')) as SettleResponse;
+    expect(deposit).toMatchObject({ success: true, extra: { chargedAmount: '1000' } });
+    expect(deposit.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const settlesAfterDeposit = facilitator.calls.settle;
+    const verifiesAfterDeposit = facilitator.calls.verify;
+    expect((await payOverMcp()).extra).toMatchObject({ channelState: { chargedCumulativeAmount: '2000' } });
+    const third = await call();
+    expect(third.status).toBe(200);
+    expect(decodeHeader(third.headers.get('payment-response'))).toMatchObject({
+      transaction: '',
+      extra: { chargedAmount: '1000' },
+    });
+    expect((await payOverMcp()).extra).toMatchObject({ channelState: { chargedCumulativeAmount: '4000' } });
+    expect(runs).toBe(4);
+    // The vouchers were checked here: no facilitator call after the deposit.
+    expect(facilitator.calls.settle).toBe(settlesAfterDeposit);
+    expect(facilitator.calls.verify).toBe(verifiesAfterDeposit);
+    const [channel] = await server.runtime.store.channels!.list();
+    expect(channel).toMatchObject({ chargedCumulativeAmount: '4000', signedMaxClaimable: '4000' });
+    const onchain = await readOnchainChannel(env.chain, channel!.channelId as `0x${string}`);
+    expect(onchain.balance).toBeGreaterThanOrEqual(4000n);
+    const receipts = await server.runtime.store.ledger.listReceipts({ limit: 10 });
+    expect(receipts.map((r) => r.kind).sort()).toEqual(['deposit', 'voucher', 'voucher', 'voucher']);
+  });
+});

@@ -1,0 +1,167 @@
+import { x402Client } from '@x402/core/client';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import {
+  BatchSettlementEvmScheme as BatchClientScheme,
+  computeChannelId,
+  signVoucher,
+} from '@x402/evm/batch-settlement/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { createPublicClient } from 'viem';
+import { generatePrivateKey } from 'viem/accounts';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineTool } from '../../src/tool/tool.js';
+import {
+  readOnchainChannel,
+  startBatchSettlementEnvironment,
+  type BatchSettlementEnvironment,
+} from '../support/chain/batch-settlement.js';
+import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settlement-parties.js';
+import { BASE_USDC, balanceOf, localTransport, localViemChain } from '../support/chain/token.js';
+import { connectHttpClient } from '../support/mcp.js';
+import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
+import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+
+const PRICE = 1000n; // $0.001 in USDC base units
+let runs = 0;
+/** A paid GET tool: the official client's refund probes and asks on the route with GET. */
+const tool = defineTool({
+  name: 'batch-refundable',
+  title: 'batch refundable',
+  description: 'Test tool paid from a batch-settlement channel.',
+  group: 'tools',
+  method: 'GET',
+  path: '/api/test/batch-refundable',
+  input: z.object({ note: z.string().optional() }),
+  output: z.object({ runs: z.number() }),
+  pricing: { usd: '0.001', accepts: 'every-network' },
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  handler: () => ({ runs: ++runs }),
+});
+
+let env: BatchSettlementEnvironment;
+let facilitator: HttpFacilitator;
+let server: TestServer;
+
+beforeAll(async () => {
+  env = await startBatchSettlementEnvironment(2);
+  facilitator = await serveFacilitator((await startBatchParties(env, PRICE)).facilitator);
+  const { FACILITATOR_EVM_PRIVATE_KEY: _inProcess, ...rest } = env.env;
+  server = await startTestServer(
+    {
+      ...rest,
+      FACILITATOR_URL: facilitator.url,
+      MPP: 'off',
+      BATCH_SETTLEMENT: 'on',
+      BATCH_RECEIVER_AUTHORIZER_KEY: generatePrivateKey(),
+    },
+    { tools: [tool] },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await facilitator?.close();
+  await env?.stop();
+});
+
+/** One call over MCP paid the way the official client pays: the 402, its payload in `_meta`, the receipt processed. */
+async function payOverMcp(mcp: Client, client: x402Client): Promise<SettleResponse> {
+  const unpaid = await mcp.callTool({ name: tool.name, arguments: {} });
+  const payload = await client.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
+  const paid = await mcp.callTool({ name: tool.name, arguments: {}, _meta: { 'x402/payment': payload } });
+  expect(paid.isError).toBeFalsy();
+  const receipt = paid._meta?.['x402/payment-response'] as SettleResponse;
+  await client.handlePaymentResponse({
+    paymentPayload: payload,
+    requirements: payload.accepted,
+    settleResponse: receipt,
+  });
+  return receipt;
+}
+
+describe('a payer refund request on batch settlement', () => {
+  it('returns the unspent deposit on chain without running the tool, and records the refund', async () => {
+    const account = env.payers[0]!;
+    const reader = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
+    const scheme = new BatchClientScheme(toClientEvmSigner(account, reader), {
+      depositPolicy: { depositMultiplier: 5 },
+    });
+    const pay = wrapFetchWithPayment(fetch, new x402Client().register(BASE_NETWORK, scheme));
+    const url = `${server.url}${tool.path}`;
+    const before = await balanceOf(env.chain, BASE_USDC, account.address);
+    for (let i = 0; i < 3; i++) expect((await pay(url)).status).toBe(200);
+    const [channel] = await server.runtime.store.channels!.list();
+    const channelId = channel!.channelId as `0x${string}`;
+    const deposited = (await readOnchainChannel(env.chain, channelId)).balance;
+    expect(deposited).toBeGreaterThan(3n * PRICE);
+
+    const refund: SettleResponse = await scheme.refund(url);
+    expect(refund.success).toBe(true);
+    expect(refund.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(runs).toBe(3);
+    // Deposit, then three charges, then the refund: the payer is short exactly the three charges.
+    expect(await balanceOf(env.chain, BASE_USDC, account.address)).toBe(before - 3n * PRICE);
+    expect((await readOnchainChannel(env.chain, channelId)).balance).toBe(3n * PRICE);
+    const receipts = await server.runtime.store.ledger.listReceipts({ limit: 10 });
+    expect(receipts.map((r) => r.kind).sort()).toEqual(['deposit', 'refund', 'voucher', 'voucher']);
+    expect(receipts.find((r) => r.kind === 'refund')).toMatchObject({
+      status: 'settled',
+      channelId,
+      transaction: refund.transaction,
+      amount: (deposited - 3n * PRICE).toString(),
+    });
+  });
+
+  it('honours a refund sent over MCP in `_meta["x402/payment"]`, without running the tool', async () => {
+    const account = env.payers[1]!;
+    const reader = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
+    const signer = toClientEvmSigner(account, reader);
+    const scheme = new BatchClientScheme(signer, { depositPolicy: { depositMultiplier: 5 } });
+    const client = new x402Client().register(BASE_NETWORK, scheme);
+    const mcp = await connectHttpClient(server.url);
+    try {
+      const before = await balanceOf(env.chain, BASE_USDC, account.address);
+      let receipt: SettleResponse | undefined;
+      for (let i = 0; i < 2; i++) receipt = await payOverMcp(mcp, client);
+      const unpaid = await mcp.callTool({ name: tool.name, arguments: {} });
+      const required = unpaid.structuredContent as unknown as PaymentRequired;
+      const requirements = required.accepts.find((a) => a.scheme === 'batch-settlement')!;
+      // The refund payload the official client builds: a zero-charge voucher on the charged amount.
+      const channelConfig = scheme.buildChannelConfig(requirements);
+      const channelId = computeChannelId(channelConfig, BASE_NETWORK);
+      const charged = (receipt!.extra as { channelState: { chargedCumulativeAmount: string } }).channelState
+        .chargedCumulativeAmount;
+      expect(charged).toBe(String(2n * PRICE));
+      const voucher = await signVoucher(signer, channelId, charged, BASE_NETWORK);
+      const payload = { x402Version: 2, accepted: requirements, payload: { type: 'refund', channelConfig, voucher } };
+      const runsBefore = runs;
+      const refunded = await mcp.callTool({ name: tool.name, arguments: {}, _meta: { 'x402/payment': payload } });
+      expect(refunded.isError).toBeFalsy();
+      expect(refunded.structuredContent).toMatchObject({ message: 'Refund acknowledged', channelId });
+      const refund = refunded._meta?.['x402/payment-response'] as SettleResponse;
+      expect(refund).toMatchObject({ success: true });
+      expect(refund.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(runs).toBe(runsBefore);
+      expect(await balanceOf(env.chain, BASE_USDC, account.address)).toBe(before - 2n * PRICE);
+      expect((await readOnchainChannel(env.chain, channelId)).balance).toBe(2n * PRICE);
+      // Nothing is left above the charged amount: a further refund is refused here, never sent to the facilitator.
+      const settles = facilitator.calls.settle;
+      const again = { ...payload, payload: { ...payload.payload, amount: '1' } };
+      const refused = await mcp.callTool({ name: tool.name, arguments: {}, _meta: { 'x402/payment': again } });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ error: 'invalid_batch_settlement_evm_refund_no_balance' });
+      expect(facilitator.calls.settle).toBe(settles);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('keeps a GET without a payment answering the challenge', async () => {
+    const unpaid = await fetch(`${server.url}${tool.path}`);
+    expect(unpaid.status).toBe(402);
+    expect(decodeHeader(unpaid.headers.get('payment-required'))).toMatchObject({ x402Version: 2 });
+  });
+});

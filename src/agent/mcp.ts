@@ -10,6 +10,7 @@ import type { Approval, CallTarget } from './call.js';
 import type { RemoteCaller } from './caller.js';
 import { refused, type CallOutcome } from './outcome.js';
 import type { CatalogTool } from './catalog.js';
+import { callDiscoverTool, DISCOVER_TOOLS } from './discover-tools.js';
 import { ToolError } from '../shared/errors.js';
 
 /** `_meta` key of the note on what the agent paid (amount, network, today's budget). */
@@ -17,7 +18,7 @@ export const PAYMENT_NOTE_META_KEY = 'tollbooth/payment';
 
 /** Instructions given to agents at initialize in remote mode. */
 export const REMOTE_INSTRUCTIONS =
-  'These tools run on remote sellers (their MCP endpoints or published x402 catalogs) and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] (or _meta["org.paymentauth/receipt"] when paid with MPP) and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local.';
+  'These tools run on remote sellers (their MCP endpoints or published x402 catalogs) and are paid automatically from the user\'s wallet, within the user\'s budget (per-call and daily limits; payments above a threshold are approved by the user first). Call them like any tool: the result comes back with its receipt in _meta["x402/payment-response"] (or _meta["org.paymentauth/receipt"] when paid with MPP) and what was paid in _meta["tollbooth/payment"]. An error result says why nothing was paid (budget, approval, no wallet). Never retry a call whose payment is pending with different input: calling it again with the same input re-sends the same payment. wallet-status and spending-history are free and local, and so are search_services (find paid services in the configured discovery indexes), check_price (what a URL would cost, without paying) and fetch_paid (one paid HTTP request to any x402 or MPP seller, under the same budget).';
 
 /** The call target of a registry tool (paid when the tool has a payment policy). */
 export function targetOf(tool: ToolEndpoint): CallTarget {
@@ -114,11 +115,15 @@ export function catalogExecutor(
     approve: (question: string) => session.confirm(question),
   });
   return {
-    extraTools: [...catalog.map((tool) => tool.entry), ...AGENT_TOOLS],
+    extraTools: [...catalog.map((tool) => tool.entry), ...AGENT_TOOLS, ...DISCOVER_TOOLS],
     call: async (tool) => toMcpResult(refused(new ToolError('not_found', `Unknown tool: ${tool.name}`))),
     extra: async (name, args, session) => {
       const target = byName.get(name);
       if (target) return toMcpResult(await caller.call(target, args, options(session)));
+      if (DISCOVER_TOOLS.some((t) => t.name === name)) {
+        const indexes = agent.settings.discovery ?? [];
+        return callDiscoverTool({ ...agent, caller, indexes }, name, args, options(session));
+      }
       return callAgentTool(agent, name, args);
     },
   };

@@ -44,6 +44,7 @@ export const AgentEnvSchema = z.object({
   AGENT_ORIGINS: optional(z.string()),
   AGENT_ORIGIN_LIMITS: optional(z.string()),
   AGENT_PRICE_DRIFT: optional(z.string()),
+  AGENT_DISCOVERY_URLS: optional(z.string()),
 } satisfies Record<AgentSettingName | SharedSettingName, z.ZodType>);
 
 /** The validated agent environment. */
@@ -88,6 +89,8 @@ export interface AgentSettings {
   batch: BatchSettings;
   /** Sellers you do not know: allowed origins, per-origin caps, the price-drift tolerance (absent: any origin, no caps, 10%). */
   origins?: OriginSettings;
+  /** Discovery indexes `search_services` and `tollbooth search` read (AGENT_DISCOVERY_URLS; absent: none). */
+  discovery?: string[];
 }
 
 /** How the agent pays with `batch-settlement` (docs/agents.md, Batch settlement). */
@@ -201,6 +204,7 @@ function agentSettings(env: AgentEnv, table: readonly { id: string; family: stri
     preference: list(env.PAYMENT_PREFERENCE) ?? [],
     protocols: paymentProtocols(env.PAYMENT_PROTOCOLS),
     origins: originSettings(env),
+    ...(list(env.AGENT_DISCOVERY_URLS) ? { discovery: list(env.AGENT_DISCOVERY_URLS) } : {}),
     batch: {
       enabled: env.AGENT_BATCH_SETTLEMENT === 'on',
       ...(env.AGENT_BATCH_DEPOSIT_USD !== undefined ? { depositUsd: env.AGENT_BATCH_DEPOSIT_USD } : {}),

@@ -9,6 +9,7 @@ import { agentProblems, createAgent } from './agent.js';
 import { usd } from './choose.js';
 import { micros } from './budget.js';
 import { AGENT_TOOLS } from './agent-tools.js';
+import { DISCOVER_TOOLS } from './discover-tools.js';
 import { loadCatalog, remotesOfSettings, shownUrl, type RemoteSpec } from './catalog.js';
 import { closeMcpRemotes } from './mcp-remote.js';
 import { catalogExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
@@ -30,7 +31,7 @@ const DRAIN_MS = 120_000;
 /** Serves remote mode over stdio until the client closes the connection. */
 export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: RemoteStdioParts): Promise<void> {
   const remotes = parts.remotes ?? remotesOfSettings(config.settings.remote);
-  const reserved = AGENT_TOOLS.map((t) => t.name);
+  const reserved = [...AGENT_TOOLS, ...DISCOVER_TOOLS].map((t) => t.name);
   const catalog = await loadCatalog(remotes, config.settings.timeoutMs, log, reserved);
   const problems = agentProblems(
     config,

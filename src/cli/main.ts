@@ -27,6 +27,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'curl-like request to any x402 or MPP seller, paid under the budget: body on stdout',
     load: async () => (await import('./fetch.js')).fetchCommand,
   },
+  search: {
+    summary: 'find paid services in the discovery indexes (AGENT_DISCOVERY_URLS): price, URL, networks',
+    load: async () => (await import('./search.js')).searchCommand,
+  },
   tools: {
     summary: 'list the tools (paid and free) with method, path and price',
     load: async () => (await import('./tools.js')).toolsCommand,

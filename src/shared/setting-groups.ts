@@ -164,6 +164,7 @@ export const AGENT_SETTING_GROUPS = {
     AGENT_ORIGINS: plain('— (any origin)'),
     AGENT_ORIGIN_LIMITS: plain('— (only the global limits)'),
     AGENT_PRICE_DRIFT: plain('10 (%)'),
+    AGENT_DISCOVERY_URLS: plain('— (no index: search finds nothing)'),
   },
 } as const satisfies Record<string, Record<string, SettingInfo>>;
 

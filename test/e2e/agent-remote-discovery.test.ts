@@ -60,7 +60,14 @@ describe('remote mode over a catalog published only as /.well-known/x402 (offici
   it("lists the catalog's item under its prefix with its input schema as published, then the agent's own tools", async () => {
     const agent = await agentFor(0);
     const { tools } = await agent.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['quotes_quote', 'wallet-status', 'spending-history']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'quotes_quote',
+      'wallet-status',
+      'spending-history',
+      'search_services',
+      'check_price',
+      'fetch_paid',
+    ]);
     expect(tools[0]).toMatchObject({
       description: 'A quote (third-party seller)',
       inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },

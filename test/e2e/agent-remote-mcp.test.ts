@@ -47,8 +47,15 @@ describe('remote mode over paid MCP servers: Tollbooth and a third-party mppx MC
   it("lists each remote's tools/list under its prefix, then the agent's own tools", async () => {
     const { tools: listed } = await agent.client.listTools();
     const names = listed.map((t) => t.name);
-    expect(names.slice(-3)).toEqual(['mpp_annuity', 'wallet-status', 'spending-history']);
-    expect(names.slice(0, -3)).toEqual([...tools, ...freeTools].map((t) => `tb_${t.name}`));
+    expect(names.slice(-6)).toEqual([
+      'mpp_annuity',
+      'wallet-status',
+      'spending-history',
+      'search_services',
+      'check_price',
+      'fetch_paid',
+    ]);
+    expect(names.slice(0, -6)).toEqual([...tools, ...freeTools].map((t) => `tb_${t.name}`));
     expect(listed.find((t) => t.name === 'tb_annuity')?._meta?.['x402/price']).toMatchObject({ usd: 0.001 });
   });
 

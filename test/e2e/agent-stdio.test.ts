@@ -101,7 +101,9 @@ describe("remote mode over stdio: the same tools, paid from the agent's wallet",
     const agent = await evmAgent(0);
     const { tools: listed } = await agent.client.listTools();
     expect(listed.map((t) => t.name)).toEqual(
-      [...tools, ...freeTools].map((t) => t.name).concat(['wallet-status', 'spending-history']),
+      [...tools, ...freeTools]
+        .map((t) => t.name)
+        .concat(['wallet-status', 'spending-history', 'search_services', 'check_price', 'fetch_paid']),
     );
     expect(listed.find((t) => t.name === 'annuity')?._meta?.['x402/price']).toMatchObject({ usd: 0.001 });
   });

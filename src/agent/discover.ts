@@ -1,0 +1,144 @@
+/**
+ * Finding services: reads the discovery indexes in AGENT_DISCOVERY_URLS — a Bazaar-style discovery API
+ * (`GET <base>/discovery/resources?type=http`) or any origin's `/.well-known/x402` — and keeps the HTTP items whose
+ * name, description or URL hold every query word. Items are data: read, bounded and summarised, never compiled.
+ */
+import type { PaymentRequirements } from '@x402/core/types';
+import type { NetworkEntry } from '../shared/networks.js';
+import { priceOptions, usd } from './choose.js';
+import { canonicalNetwork } from './networks.js';
+import type { Wallets } from './wallets.js';
+
+/** One service found: what it is, where it is, what it costs (USD range over the assets the agent can value). */
+export interface FoundService {
+  name: string;
+  description?: string;
+  resource: string;
+  origin: string;
+  networks: string[];
+  /** Cheapest and dearest price in US dollars; absent when no advertised asset can be valued. */
+  price?: { min: string; max: string };
+  /** The index it was found in. */
+  index: string;
+}
+
+/** Bounds on one search. */
+export interface DiscoverLimits {
+  /** At most this many services returned. */
+  maxItems: number;
+  /** Largest answer read from one index, in bytes. */
+  maxBytes: number;
+  /** Time limit per index. */
+  timeoutMs: number;
+}
+
+/** The default bounds: 20 results, 1 MB and 10 s per index. */
+export const DISCOVER_LIMITS: DiscoverLimits = { maxItems: 20, maxBytes: 1_000_000, timeoutMs: 10_000 };
+
+/** What a search values prices with. */
+export interface DiscoverDeps {
+  networks: readonly NetworkEntry[];
+  wallets: Wallets;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** GETs a JSON object within the limits; throws on a non-2xx answer, an oversized body or non-JSON. */
+async function getJson(url: string, limits: DiscoverLimits): Promise<Json> {
+  const res = await fetch(url, {
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(limits.timeoutMs),
+  });
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limits.maxBytes) throw new Error(`${url} is too large`);
+  const text = await res.text();
+  if (Buffer.byteLength(text) > limits.maxBytes) throw new Error(`${url} is too large`);
+  const doc = JSON.parse(text) as unknown;
+  if (!isObject(doc)) throw new Error(`${url} is not a JSON object`);
+  return doc;
+}
+
+/** The raw items of one index: the discovery API's list, else the origin's `/.well-known/x402` items. */
+async function indexItems(base: string, limits: DiscoverLimits): Promise<{ at: string; items: unknown[] }> {
+  const trimmed = base.replace(/\/+$/, '');
+  const api = `${trimmed}/discovery/resources?type=http&limit=${Math.min(limits.maxItems * 5, 1000)}&offset=0`;
+  try {
+    const doc = await getJson(api, limits);
+    if (Array.isArray(doc.items)) return { at: api, items: doc.items };
+  } catch {
+    // not a discovery API: try the origin's well-known document
+  }
+  const at = new URL('/.well-known/x402', trimmed).href;
+  const doc = await getJson(at, limits);
+  const items = Array.isArray(doc.items) ? doc.items : Array.isArray(doc.resources) ? doc.resources : [];
+  return { at, items };
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.slice(0, 1000) : undefined);
+
+/** One raw item as a service (undefined when it is not an http(s) resource). */
+function toService(raw: unknown, at: string, deps: DiscoverDeps): FoundService | undefined {
+  const item: Json = typeof raw === 'string' ? { resource: raw } : isObject(raw) ? raw : {};
+  if (item.type !== undefined && item.type !== 'http') return undefined;
+  let url: URL;
+  try {
+    url = new URL(String(item.resource), at);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const accepts = (Array.isArray(item.accepts)
+    ? item.accepts.filter(isObject)
+    : []) as unknown as PaymentRequirements[];
+  const metadata = isObject(item.metadata) ? item.metadata : {};
+  const description =
+    text(item.description) ??
+    text(metadata.description) ??
+    text((accepts[0] as { description?: unknown } | undefined)?.description);
+  const name = text(item.name) ?? text(metadata.name) ?? url.pathname.split('/').filter(Boolean).pop() ?? url.host;
+  const version = typeof item.x402Version === 'number' ? item.x402Version : 2;
+  const priced = priceOptions(accepts, version, deps.wallets, {
+    networks: deps.networks,
+    preference: [],
+    maxMicrosPerCall: Number.MAX_SAFE_INTEGER,
+  });
+  const micros = priced.map((p) => p.usdMicros).filter((m): m is number => m !== undefined);
+  return {
+    name,
+    ...(description ? { description } : {}),
+    resource: url.href,
+    origin: url.origin,
+    networks: [...new Set(accepts.map((a) => canonicalNetwork(String(a.network))))],
+    ...(micros.length > 0 ? { price: { min: usd(Math.min(...micros)), max: usd(Math.max(...micros)) } } : {}),
+    index: at,
+  };
+}
+
+/** Whether a service holds every query word (case-insensitive) in its name, description or URL. */
+function matches(service: FoundService, words: readonly string[]): boolean {
+  const hay = `${service.name} ${service.description ?? ''} ${service.resource}`.toLowerCase();
+  return words.every((w) => hay.includes(w.toLowerCase()));
+}
+
+/** Searches every index; an index that fails is reported in `errors` (its text is not echoed), the others still answer. */
+export async function searchServices(
+  indexes: readonly string[],
+  words: readonly string[],
+  deps: DiscoverDeps,
+  limits: DiscoverLimits = DISCOVER_LIMITS,
+): Promise<{ services: FoundService[]; errors: string[] }> {
+  const read = await Promise.allSettled(indexes.map((base) => indexItems(base, limits)));
+  const services: FoundService[] = [];
+  const errors: string[] = [];
+  read.forEach((r, i) => {
+    if (r.status === 'rejected') return void errors.push(`${indexes[i]}: could not be read`);
+    for (const raw of r.value.items.slice(0, limits.maxItems * 50)) {
+      const service = toService(raw, r.value.at, deps);
+      if (service && matches(service, words) && !services.some((s) => s.resource === service.resource))
+        services.push(service);
+    }
+  });
+  return { services: services.slice(0, limits.maxItems), errors };
+}

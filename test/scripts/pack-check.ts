@@ -206,6 +206,13 @@ async function stdioSession(
   try {
     await withTimeout(60_000, `${command} ${args.join(' ')}`, client.connect(transport));
     const { tools } = await client.listTools();
+    // Remote mode lists what its remote publishes beside the agent's own free tools; mcp.json's remote entries name
+    // tollbooth.example.com, which does not answer here, so they show the agent's tools only.
+    if (args.includes('--remote')) {
+      if (!tools.some((t) => t.name === 'wallet-status'))
+        throw new Error(`remote mode listed ${tools.map((t) => t.name).join(', ')}: no wallet-status`);
+      return `${tools.length} local tools listed (the remote it names does not answer here)`;
+    }
     if (tools.length < 16) throw new Error(`listed ${tools.length} tools, expected 16 or more`);
     if (!unpaidCall) return `${tools.length} tools listed`;
     // Unpaid: an error result carrying the payment requirements, which the official client must accept.

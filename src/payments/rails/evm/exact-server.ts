@@ -62,19 +62,29 @@ export function evmExactReplayKey(requirements: PaymentRequirements, auth: { fro
   ].join(':');
 }
 
-/** Reads an `exact` EVM payment: a well-formed EIP-3009 authorization within its window. */
-export const evmExactServer: RailServer = {
-  serverScheme: () => new ExactEvmServerScheme(),
-  identify(payload, requirements): Identified {
+/**
+ * Identifies an EIP-3009 `exact` payment (`what` names it in the refusal): well formed, within its window, its replay
+ * key taken under the requirements `keyed` gives (a version-1 entry's canonical network).
+ */
+export function identifyEip3009(
+  what: string,
+  keyed: (requirements: PaymentRequirements) => PaymentRequirements = (r) => r,
+): RailServer['identify'] {
+  return (payload, requirements): Identified => {
     const auth = eip3009Authorization(payload);
     if (!auth)
       return {
         ok: false,
-        message:
-          'The exact EVM payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
+        message: `${what} is not a well-formed EIP-3009 authorization: it needs \`from\` and \`to\` addresses, decimal \`value\`, \`validAfter\` and \`validBefore\`, a 32-byte \`nonce\` and a hex \`signature\`.`,
       };
     const tooLong = checkExpiry(auth.validBefore, requirements.maxTimeoutSeconds, '`validBefore`');
     if (tooLong) return tooLong;
-    return { ok: true, replayKey: evmExactReplayKey(requirements, auth), payer: auth.from };
-  },
+    return { ok: true, replayKey: evmExactReplayKey(keyed(requirements), auth), payer: auth.from };
+  };
+}
+
+/** Reads an `exact` EVM payment: a well-formed EIP-3009 authorization within its window. */
+export const evmExactServer: RailServer = {
+  serverScheme: () => new ExactEvmServerScheme(),
+  identify: identifyEip3009('The exact EVM payment'),
 };

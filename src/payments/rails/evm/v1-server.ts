@@ -6,9 +6,8 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { canonicalNetworkId } from '../../reading/match.js';
-import { eip3009Authorization, evmExactReplayKey } from './exact-server.js';
-import type { Identified, RailServer } from '../rail.js';
-import { checkExpiry } from '../window.js';
+import { identifyEip3009 } from './exact-server.js';
+import type { RailServer } from '../rail.js';
 
 /** A version-1 requirement under its canonical CAIP-2 network (what the chain and the v2 rail know it as). */
 export function canonicalV1(requirements: PaymentRequirements): PaymentRequirements {
@@ -19,16 +18,5 @@ export function canonicalV1(requirements: PaymentRequirements): PaymentRequireme
 export const evmExactV1Server: RailServer = {
   // Registered under the short name only so the resource server can resolve the payment flow of a v1 payment.
   serverScheme: () => new ExactEvmServerScheme(),
-  identify(payload, requirements): Identified {
-    const auth = eip3009Authorization(payload);
-    if (!auth)
-      return {
-        ok: false,
-        message:
-          'The version-1 exact payment is not a well-formed EIP-3009 authorization: it needs `from` and `to` addresses, decimal `value`, `validAfter` and `validBefore`, a 32-byte `nonce` and a hex `signature`.',
-      };
-    const tooLong = checkExpiry(auth.validBefore, requirements.maxTimeoutSeconds, '`validBefore`');
-    if (tooLong) return tooLong;
-    return { ok: true, replayKey: evmExactReplayKey(canonicalV1(requirements), auth), payer: auth.from };
-  },
+  identify: identifyEip3009('The version-1 exact payment', canonicalV1),
 };

@@ -8,6 +8,7 @@ import type { Logger } from '../shared/log.js';
 import type { OpenSpends } from '../shared/spends.js';
 import { createAgent } from './agent.js';
 import { refundable, refundChannels, type RefundResult } from './batch-refund.js';
+import { withdrawChannels, type WithdrawResult } from './batch-withdraw.js';
 import { toUsdMicros, usd } from './choose.js';
 import type { AgentConfig } from './settings.js';
 
@@ -17,6 +18,8 @@ export interface DepositsArgs {
   refund: boolean;
   /** Refund channels idle for AGENT_BATCH_IDLE_REFUND_MINUTES (or `idleMinutes`). */
   refundIdle: boolean;
+  /** Start (or, once the channel's delay has passed on chain, finish) the timed withdrawal of every channel, or of `channelId`. */
+  withdraw?: boolean;
   idleMinutes?: number;
   channelId?: string;
   json: boolean;
@@ -57,8 +60,21 @@ export function depositRow(channel: AgentChannel, now = Date.now()): DepositRow 
   };
 }
 
+/** One withdrawal step as a line. */
+function withdrawLine(w: WithdrawResult): string {
+  if ('failed' in w) return `withdrawal from ${w.channelId} failed: ${w.failed}`;
+  if ('started' in w)
+    return `withdrawal of ${w.started} units from ${w.channelId} started; finish it after ${w.readyAt}`;
+  if ('waiting' in w) return `withdrawal of ${w.waiting} units from ${w.channelId} can be finished after ${w.readyAt}`;
+  return `withdrew ${w.withdrawn} units from ${w.channelId}`;
+}
+
 /** The listing as text, one channel a line. */
-export function formatDeposits(rows: readonly DepositRow[], refunds: readonly RefundResult[]): string {
+export function formatDeposits(
+  rows: readonly DepositRow[],
+  refunds: readonly RefundResult[],
+  withdrawals: readonly WithdrawResult[] = [],
+): string {
   const lines = rows.map(
     (r) =>
       `${r.channelId.slice(0, 18)}…  ${r.network ?? '?'}  to ${r.payTo ?? '?'}  deposited ${r.deposited}  charged ${r.charged}  refundable ${r.refundable}  refunded ${r.refunded}  committed ${r.committed}  spent ${r.spent}  idle ${r.idleMinutes}m`,
@@ -67,7 +83,7 @@ export function formatDeposits(rows: readonly DepositRow[], refunds: readonly Re
     'failed' in r ? `refund of ${r.channelId} failed: ${r.failed}` : `refunded ${r.refunded} units from ${r.channelId}`,
   );
   const list = lines.length > 0 ? lines.join('\n') : 'No batch-settlement channels.';
-  return `${[...done, list].join('\n')}\n`;
+  return `${[...done, ...withdrawals.map(withdrawLine), list].join('\n')}\n`;
 }
 
 /** Lists the channels (refunding first when asked): the text (or JSON) to print, exit code 1 when a refund failed. */
@@ -95,11 +111,13 @@ export async function runDeposits(
             ...(args.refundIdle ? { idleMinutes } : {}),
           })
         : [];
+    const withdrawals = args.withdraw ? await withdrawChannels({ ...agent, log }, args.channelId) : [];
     const rows = ((await agent.batch?.book.list()) ?? []).map((c) => depositRow(c));
     const text = args.json
-      ? `${JSON.stringify({ refunds, channels: rows }, null, 2)}\n`
-      : formatDeposits(rows, refunds);
-    return { text, code: refunds.some((r) => 'failed' in r) ? 1 : 0 };
+      ? `${JSON.stringify({ refunds, ...(args.withdraw ? { withdrawals } : {}), channels: rows }, null, 2)}\n`
+      : formatDeposits(rows, refunds, withdrawals);
+    const failed = [...refunds, ...withdrawals].some((r) => 'failed' in r);
+    return { text, code: failed ? 1 : 0 };
   } finally {
     await agent.close();
   }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { BatchSettlementDepositStrategyContext, ClientChannelStorage } from '@x402/evm/batch-settlement/client';
-import type { AgentChannelBook } from '../shared/agent-channels.js';
+import type { AgentChannelBook, ChannelConfigNote } from '../shared/agent-channels.js';
 import { ToolError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { NewSpend, SpendLedger } from '../shared/spends.js';
@@ -148,6 +148,7 @@ export class BatchPayer {
       payTo: chosen.option.payTo,
       resource: pay.request.url,
       decimals: chosen.decimals!,
+      channelConfig: (payload.payload as { channelConfig: ChannelConfigNote }).channelConfig,
     });
     const draw = await this.book.drawVoucher({ ...spend, channelId });
     return this.deliver(deps, pay, options, { spend, payload, draw, deposit: signing.deposit, retry });

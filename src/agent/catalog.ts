@@ -1,6 +1,6 @@
 /**
  * Remote mode's tool list, built from what each remote publishes (src/agent/sources.ts): its MCP endpoint first, else
- * its `/.well-known/x402` document. Each remote is probed once at start, within a time limit, and says in one log line
+ * its `/.well-known/x402` document, else its OpenAPI document's paid operations (src/agent/openapi-source.ts). Each remote is probed once at start, within a time limit, and says in one log line
  * which source it used or why none; its tools get an optional prefix, valid MCP names, and bounded schemas.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +9,8 @@ import type { Logger } from '../shared/log.js';
 import type { ToolGroup } from '../shared/tool-endpoint.js';
 import type { CallTarget } from './call.js';
 import { publishedPriceMicros } from './origins.js';
+import { depthWithin } from './documents.js';
+import { probeOpenApi } from './openapi-source.js';
 import { probeMcp, probeWellKnown, type SourceItem, type SourceLimits, type SourceResult } from './sources.js';
 
 /** One remote as configured: its URL and the prefix of its tools' names (`--remote weather=https://…`). */
@@ -29,6 +31,8 @@ export const CATALOG_LIMITS = {
   maxTools: 100,
   /** Bytes of one tool's input schema (and of its `_meta`) as JSON; a tool over it is left out. */
   maxSchemaBytes: 16 * 1024,
+  /** Nesting levels of one tool's input schema (and of its `_meta`); a tool over it is left out. */
+  maxSchemaDepth: 32,
   /** Characters of a description kept. */
   maxDescription: 2000,
   /** Bytes of a discovery document. */
@@ -55,26 +59,31 @@ export function remotesOfSettings(remote: Partial<Record<ToolGroup, string>>): R
   return [...new Set(Object.values(remote))].map((url) => ({ url }));
 }
 
-/** Whether a remote URL names its discovery document itself (`…/.well-known/x402`): then only that source is read. */
-function namesWellKnown(url: string): boolean {
-  return URL.canParse(url) && new URL(url).pathname.replace(/\/+$/, '') === '/.well-known/x402';
-}
+const SOURCES = [
+  ['mcp', probeMcp],
+  ['/.well-known/x402', probeWellKnown],
+  ['openapi', probeOpenApi],
+] as const;
 
 /**
- * Probes one remote: its MCP endpoint, else its `/.well-known/x402` (only the latter when the URL names it); the
- * reasons when none answered.
+ * The sources read for a remote URL, in order: only `/.well-known/x402` when the URL names it, only OpenAPI when it
+ * names a JSON document (`…/openapi.json`), else its MCP endpoint, its `/.well-known/x402`, then its OpenAPI document.
  */
+function sourcesFor(url: string): ReadonlyArray<(typeof SOURCES)[number]> {
+  const path = URL.canParse(url) ? new URL(url).pathname.replace(/\/+$/, '') : '';
+  if (path === '/.well-known/x402') return SOURCES.slice(1, 2);
+  if (/\.json$/i.test(path)) return SOURCES.slice(2);
+  return SOURCES;
+}
+
+/** Probes one remote's sources in order (see {@link sourcesFor}); the reasons when none answered. */
 async function probe(url: string, limits: SourceLimits): Promise<SourceResult | { reasons: string[] }> {
   const reasons: string[] = [];
-  const sources = [
-    ['mcp', probeMcp],
-    ['/.well-known/x402', probeWellKnown],
-  ] as const;
-  for (const [kind, source] of namesWellKnown(url) ? sources.slice(1) : sources) {
+  for (const [kind, source] of sourcesFor(url)) {
     try {
       return await source(url, limits);
     } catch (err) {
-      reasons.push(`${kind}: ${(err as Error).message.split('\n', 1)[0]!.slice(0, 200)}`);
+      reasons.push(`${kind}: ${(err as Error).message.split('\n', 1)[0]!.slice(0, 300)}`);
     }
   }
   return { reasons };
@@ -84,6 +93,11 @@ const byteLength = (value: unknown) => (value === undefined ? 0 : Buffer.byteLen
 
 /** One item as a catalog tool named `name`; undefined when its schema or `_meta` is over the size limit. */
 function catalogTool(name: string, item: SourceItem): CatalogTool | undefined {
+  if (
+    !depthWithin(item.inputSchema, CATALOG_LIMITS.maxSchemaDepth) ||
+    !depthWithin(item._meta, CATALOG_LIMITS.maxSchemaDepth)
+  )
+    return undefined;
   if (byteLength(item.inputSchema) > CATALOG_LIMITS.maxSchemaBytes) return undefined;
   if (byteLength(item._meta) > CATALOG_LIMITS.maxSchemaBytes) return undefined;
   const entry: Tool = {
@@ -161,6 +175,7 @@ export async function loadCatalog(
       tools: result.items.length - skipped,
       ...(spec.prefix ? { prefix: spec.prefix } : {}),
       ...(skipped > 0 ? { skipped } : {}),
+      ...(result.refused ? { refused: result.refused.slice(0, 5) } : {}),
     });
   });
   return out;

@@ -6,6 +6,7 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry } from '../shared/networks.js';
 import { priceOptions, usd } from './choose.js';
+import { httpResource, isObject, readJsonObject, readWellKnown } from './documents.js';
 import { canonicalNetwork } from './networks.js';
 import type { Wallets } from './wallets.js';
 
@@ -41,54 +42,27 @@ export interface DiscoverDeps {
   wallets: Wallets;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** GETs a JSON object within the limits; throws on a non-2xx answer, an oversized body or non-JSON. */
-async function getJson(url: string, limits: DiscoverLimits): Promise<Json> {
-  const res = await fetch(url, {
-    headers: { accept: 'application/json' },
-    signal: AbortSignal.timeout(limits.timeoutMs),
-  });
-  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limits.maxBytes) throw new Error(`${url} is too large`);
-  const text = await res.text();
-  if (Buffer.byteLength(text) > limits.maxBytes) throw new Error(`${url} is too large`);
-  const doc = JSON.parse(text) as unknown;
-  if (!isObject(doc)) throw new Error(`${url} is not a JSON object`);
-  return doc;
-}
-
 /** The raw items of one index: the discovery API's list, else the origin's `/.well-known/x402` items. */
 async function indexItems(base: string, limits: DiscoverLimits): Promise<{ at: string; items: unknown[] }> {
+  const read = { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes };
   const trimmed = base.replace(/\/+$/, '');
   const api = `${trimmed}/discovery/resources?type=http&limit=${Math.min(limits.maxItems * 5, 1000)}&offset=0`;
   try {
-    const doc = await getJson(api, limits);
+    const doc = await readJsonObject(api, read);
     if (Array.isArray(doc.items)) return { at: api, items: doc.items };
   } catch {
     // not a discovery API: try the origin's well-known document
   }
-  const at = new URL('/.well-known/x402', trimmed).href;
-  const doc = await getJson(at, limits);
-  const items = Array.isArray(doc.items) ? doc.items : Array.isArray(doc.resources) ? doc.resources : [];
-  return { at, items };
+  return readWellKnown(trimmed, read);
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.slice(0, 1000) : undefined);
 
 /** One raw item as a service (undefined when it is not an http(s) resource). */
 function toService(raw: unknown, at: string, deps: DiscoverDeps): FoundService | undefined {
-  const item: Json = typeof raw === 'string' ? { resource: raw } : isObject(raw) ? raw : {};
-  if (item.type !== undefined && item.type !== 'http') return undefined;
-  let url: URL;
-  try {
-    url = new URL(String(item.resource), at);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const found = httpResource(raw, at);
+  if (!found) return undefined;
+  const { item, url } = found;
   const accepts = (Array.isArray(item.accepts)
     ? item.accepts.filter(isObject)
     : []) as unknown as PaymentRequirements[];

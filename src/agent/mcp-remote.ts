@@ -3,6 +3,8 @@
  * (`RemoteAnswer`), read from tool results. A payment travels in `_meta`: x402 in `_meta["x402/payment"]`, MPP in
  * `_meta["org.paymentauth/credential"]` (the MPP MCP binding); an unpaid result offers x402 in `structuredContent` and
  * MPP in `_meta["org.paymentauth/payment-required"]` (or as a JSON-RPC -32042 error). One client per endpoint.
+ * Two earlier dialects are spoken too: Vercel's `x402-mcp` (`_meta["x402.payment"]`, a base64 string) and Cloudflare's
+ * `agents` (x402 offered only in `_meta["x402/error"]`, `_meta["x402/payment"]` read as a base64 string).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -30,6 +32,16 @@ const ChallengeObject = z
   })
   .passthrough();
 const PaymentRequiredMeta = z.object({ challenges: z.array(ChallengeObject).min(1) }).passthrough();
+/**
+ * The keys of Vercel's `x402-mcp` (x402 version 1 over MCP, before the transport's `x402/…` keys): the payment as the
+ * X-PAYMENT header's base64 string, and the receipt. A version 1 payment is sent under both keys.
+ */
+const X402_MCP_V1_META = { payment: 'x402.payment', paymentResponse: 'x402.payment-response' } as const;
+/**
+ * Endpoints that offered x402 only in `_meta["x402/error"]` (no structuredContent), as Cloudflare's `agents` x402
+ * wrapper does: it reads `_meta["x402/payment"]` only as a base64 string, so their payments are sent that way.
+ */
+const base64Payers = new Set<string>();
 
 /** Whether a remote base URL is an MCP endpoint (its path ends in `/mcp`). */
 export function isMcpEndpoint(base: string): boolean {
@@ -110,7 +122,8 @@ function mppOffersOf(data: unknown) {
 /** Reads one tool result as an answer: a result, a challenge (x402 and/or MPP), or an error with its body. */
 export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer {
   const meta = (result._meta ?? {}) as Record<string, unknown>;
-  const receipt = meta[X402_META.paymentResponse] as SettleResponse | undefined;
+  const receipt = (meta[X402_META.paymentResponse] ?? meta[X402_MCP_V1_META.paymentResponse]) as
+    SettleResponse | undefined;
   const withReceipt = receipt ? { receipt } : {};
   if (!result.isError) {
     const mppReceipt = meta[MPP_META.receipt] as MppReceipt | undefined;
@@ -123,7 +136,7 @@ export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer
     };
   }
   const body = bodyOf(result);
-  const challenge: RemoteChallenge | undefined = readChallenge(null, result.structuredContent);
+  const challenge: RemoteChallenge | undefined = readChallenge(null, result.structuredContent ?? meta[X402_META.error]);
   const mpp = readMpp ? mppOffersOf(meta[MPP_META.paymentRequired]) : [];
   if (challenge || mpp.length > 0)
     return { type: 'challenge', status: 402, ...(challenge ? { challenge } : {}), mpp, body, ...withReceipt };
@@ -136,11 +149,16 @@ export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer
 /** The `_meta` a payment travels in over MCP. */
 function paymentMeta(
   payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
+  url: string,
 ): Record<string, unknown> {
   if (!payment) return {};
-  return payment.protocol === 'x402'
-    ? { [X402_META.payment]: payment.payload }
-    : { [MPP_META.credential]: payment.credential };
+  if (payment.protocol !== 'x402') return { [MPP_META.credential]: payment.credential };
+  const base64 = Buffer.from(JSON.stringify(payment.payload)).toString('base64');
+  const v1 = (payment.payload as { x402Version?: unknown } | null)?.x402Version === 1;
+  return {
+    [X402_META.payment]: base64Payers.has(url) ? base64 : payment.payload,
+    ...(v1 ? { [X402_MCP_V1_META.payment]: base64 } : {}),
+  };
 }
 
 /** Calls one tool of a remote MCP endpoint, with an optional payment, within `timeoutMs`; never throws for a network failure. */
@@ -151,7 +169,7 @@ export async function sendMcp(
   payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
   readMpp: boolean,
 ): Promise<RemoteAnswer> {
-  const meta = paymentMeta(payment);
+  const meta = paymentMeta(payment, req.url);
   let result: CallToolResult;
   try {
     const client = await clientFor(req.url, timeoutMs);
@@ -190,5 +208,7 @@ export async function sendMcp(
       timedOut: /timed? ?out/i.test(e.message ?? ''),
     };
   }
+  const offeredInMeta = result.isError && !result.structuredContent && result._meta?.[X402_META.error] !== undefined;
+  if (offeredInMeta) base64Payers.add(req.url);
   return answerOf(result, readMpp);
 }

@@ -1,9 +1,11 @@
 /**
  * Where remote mode learns a seller's tools: its MCP endpoint's tools/list (calls then go out as tools/call), or its
- * `/.well-known/x402` discovery document (one tool per HTTP item, called over HTTP). What a remote publishes is data:
+ * `/.well-known/x402` discovery document (one tool per HTTP item, called over HTTP), or its OpenAPI document
+(src/agent/openapi-source.ts). What a remote publishes is data:
  * names, descriptions and JSON schemas are read, bounded and passed on, never compiled.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { httpResource, isObject, readWellKnown, type Json } from './documents.js';
 import { buildRequest } from './http.js';
 import { listMcpTools } from './mcp-remote.js';
 import type { RemoteRequest } from './remote.js';
@@ -24,10 +26,12 @@ export interface SourceItem {
 
 /** What one source gave: its kind, where it was read, the items. */
 export interface SourceResult {
-  source: 'mcp' | 'x402-discovery';
+  source: 'mcp' | 'x402-discovery' | 'openapi';
   /** The MCP endpoint or the discovery document's URL. */
   at: string;
   items: SourceItem[];
+  /** Published items left out, each with the reason (an OpenAPI operation whose schema could not be read). */
+  refused?: string[];
 }
 
 /** Bounds on what is read from one remote. */
@@ -61,10 +65,6 @@ export async function probeMcp(url: string, limits: SourceLimits): Promise<Sourc
   return { source: 'mcp', at, items };
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * The input schema an x402 discovery item publishes: its own `inputSchema`, else the bazaar extension's (its
  * `info.input.inputSchema`, or the query or body part of its declaration schema); else any object.
@@ -89,16 +89,9 @@ function itemInputSchema(item: Json, method: string): Tool['inputSchema'] {
  * GET/POST); a relative resource is resolved against the document's URL `at`.
  */
 function httpItem(raw: unknown, at: string): SourceItem | undefined {
-  const item: Json = typeof raw === 'string' ? { resource: raw } : isObject(raw) ? raw : {};
-  if (item.type !== undefined && item.type !== 'http') return undefined;
-  if (typeof item.resource !== 'string') return undefined;
-  let resource: URL;
-  try {
-    resource = new URL(item.resource, at);
-  } catch {
-    return undefined;
-  }
-  if (resource.protocol !== 'http:' && resource.protocol !== 'https:') return undefined;
+  const found = httpResource(raw, at);
+  if (!found) return undefined;
+  const { item, url: resource } = found;
   const method = typeof item.method === 'string' ? item.method.toUpperCase() : 'GET';
   if (method !== 'GET' && method !== 'POST') return undefined;
   const lastSegment = resource.pathname.split('/').filter(Boolean).pop() ?? resource.hostname;
@@ -113,27 +106,12 @@ function httpItem(raw: unknown, at: string): SourceItem | undefined {
   };
 }
 
-/** Reads a response body up to `max` bytes; undefined when it is longer. */
-async function boundedText(res: Response, max: number): Promise<string | undefined> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) return undefined;
-  const text = await res.text();
-  return Buffer.byteLength(text) > max ? undefined : text;
-}
-
 /** Reads `<origin>/.well-known/x402`: its `items` (the bazaar's discovery-list shape), else its bare `resources` URLs. */
 export async function probeWellKnown(url: string, limits: SourceLimits): Promise<SourceResult> {
-  const at = new URL('/.well-known/x402', url).href;
-  const res = await fetch(at, {
-    headers: { accept: 'application/json' },
-    signal: AbortSignal.timeout(limits.timeoutMs),
+  const { at, items: listed } = await readWellKnown(url, {
+    timeoutMs: limits.timeoutMs,
+    maxBytes: limits.maxDocumentBytes,
   });
-  if (!res.ok) throw new Error(`${at} answered ${res.status}`);
-  const text = await boundedText(res, limits.maxDocumentBytes);
-  if (text === undefined) throw new Error(`${at} is over ${limits.maxDocumentBytes} bytes`);
-  const doc = JSON.parse(text) as unknown;
-  if (!isObject(doc)) throw new Error(`${at} is not a JSON object`);
-  const listed = Array.isArray(doc.items) ? doc.items : Array.isArray(doc.resources) ? doc.resources : [];
   const items = listed
     .slice(0, limits.maxTools * 2)
     .map((item: unknown) => httpItem(item, at))

@@ -7,6 +7,7 @@ import { UsageError, type CliCommand } from './command.js';
 const DepositsValues = z.object({
   refund: z.boolean().default(false),
   'refund-idle': z.boolean().default(false),
+  withdraw: z.boolean().default(false),
   idle: z.coerce.number().positive('--idle must be a positive number of minutes').optional(),
   json: z.boolean().default(false),
 });
@@ -16,7 +17,7 @@ const DepositsValues = z.object({
  * server's side), and their cooperative refunds.
  */
 export const depositsCommand: CliCommand<z.output<typeof DepositsValues>> = {
-  usage: `tollbooth deposits [--refund [<channelId>]] [--refund-idle [--idle <minutes>]] [--json]
+  usage: `tollbooth deposits [--refund [<channelId>]] [--refund-idle [--idle <minutes>]] [--withdraw [<channelId>]] [--json]
 
   The batch-settlement channels this agent paid through (AGENT_BATCH_SETTLEMENT=on), read from its store (DATABASE_URL,
   else DATA_DIR): what was deposited into each escrow channel, what the seller charged by voucher, what is still
@@ -25,11 +26,15 @@ export const depositsCommand: CliCommand<z.output<typeof DepositsValues>> = {
   --refund [<channelId>]  ask the seller for a cooperative refund of every channel with money left (or of one)
   --refund-idle           refund channels unused for AGENT_BATCH_IDLE_REFUND_MINUTES (or --idle)
   --idle <minutes>        with --refund-idle: the idle time instead of AGENT_BATCH_IDLE_REFUND_MINUTES
+  --withdraw [<channelId>]  without the seller: start the escrow's timed withdrawal of what each channel (or one)
+                          holds unclaimed (a transaction paid in gas by the EVM key); run it again once the channel's
+                          withdraw delay has passed to finish it and get the money back
   --json                  the listing (and refunds) as JSON
-  Exit: 0 done, 1 a refund failed.`,
+  Exit: 0 done, 1 a refund or withdrawal failed.`,
   options: {
     refund: { type: 'boolean' },
     'refund-idle': { type: 'boolean' },
+    withdraw: { type: 'boolean' },
     idle: { type: 'string' },
     json: { type: 'boolean' },
   },
@@ -53,6 +58,7 @@ export const depositsCommand: CliCommand<z.output<typeof DepositsValues>> = {
     const args: DepositsArgs = {
       refund: values.refund,
       refundIdle: values['refund-idle'],
+      withdraw: values.withdraw,
       json: values.json,
       ...(values.idle !== undefined ? { idleMinutes: values.idle } : {}),
       ...(positionals[0] ? { channelId: positionals[0] } : {}),

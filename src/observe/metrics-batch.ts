@@ -8,6 +8,8 @@ export type BatchOperation = 'claim' | 'settle' | 'refund';
 export interface BatchChannelsSource {
   /** Channels with a balance left, and the unclaimed value (charged − claimed, token base units) by network. */
   snapshot(): Promise<{ network: string; open: number; unclaimed: bigint }[]>;
+  /** Claims, settles and refunds whose outcome is not recorded yet (pending rows), by network. */
+  inDoubt(): Promise<{ network: string; count: number }[]>;
 }
 
 /** The sink the claim loop reports each operation to. */
@@ -43,6 +45,16 @@ export function watchBatchChannels(registry: Registry, source: BatchChannelsSour
     async collect() {
       this.reset();
       for (const s of await read(false)) this.set({ network: s.network }, Number(s.unclaimed));
+    },
+  });
+  new promClient.Gauge({
+    name: 'tollbooth_batch_operations_in_doubt',
+    help: 'Batch-settlement claims, settles and refunds whose outcome is not recorded yet: under way, or left by a stopped process until the next round closes them. `tollbooth receipts` lists them as pending.',
+    labelNames: ['network'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const s of await source.inDoubt().catch(() => [])) this.set({ network: s.network }, s.count);
     },
   });
   const seconds = new promClient.Histogram({

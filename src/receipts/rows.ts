@@ -1,5 +1,6 @@
 /** The rows of `tollbooth receipts`: receipts, pending settlements, and claims in doubt (with the local journal). */
 import { entryKey, entryTime, type OutboxEntry } from '../payments/ledger/settled-journal.js';
+import { batchOperationKind } from '../payments/batch/kinds.js';
 import type { PaymentRow } from './types.js';
 import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../store/ledger.js';
 
@@ -36,6 +37,7 @@ export function receiptRow(r: ReceiptRecord): BareRow {
 /** A pending settlement, or a claim in doubt, as a row. */
 function claimRow(p: PendingRecord, status: 'pending' | 'in_doubt', now: number, reason?: string): BareRow {
   const time = status === 'pending' ? p.updatedAt : p.createdAt;
+  const kind = batchOperationKind(p.replayKey);
   return {
     status,
     time,
@@ -46,6 +48,7 @@ function claimRow(p: PendingRecord, status: 'pending' | 'in_doubt', now: number,
     transport: p.transport,
     protocol: p.protocol ?? 'x402',
     transaction: p.transaction,
+    ...(kind ? { kind } : {}),
     ...(reason ? { errorReason: reason } : {}),
     ageSeconds: ageOf(time, now),
   };

@@ -16,6 +16,17 @@ export interface ChannelContext {
   signature?: `0x${string}`;
 }
 
+/** A channel's on-chain configuration (the escrow's `ChannelConfig`), as its payments carry it. */
+export interface ChannelConfigNote {
+  payer: `0x${string}`;
+  payerAuthorizer: `0x${string}`;
+  receiver: `0x${string}`;
+  receiverAuthorizer: `0x${string}`;
+  token: `0x${string}`;
+  withdrawDelay: number;
+  salt: `0x${string}`;
+}
+
 /** What a channel pays for: noted when a call uses it, so it can be listed and refunded later. */
 export interface ChannelNote {
   channelId: string;
@@ -25,6 +36,8 @@ export interface ChannelNote {
   /** The URL last paid through it (a refund is requested there). */
   resource: string;
   decimals: number;
+  /** The escrow's configuration of the channel (the timed withdrawal is sent with it); absent on older rows. */
+  channelConfig?: ChannelConfigNote;
 }
 
 /** One of the agent's channels, for `tollbooth deposits`. */

@@ -9,7 +9,12 @@ import { silentLogger } from '../../src/shared/log.js';
 import { openStore } from '../../src/store/open.js';
 import { agentDataDir } from '../support/agent.js';
 import { startBatchSeller, type BatchSeller } from '../support/batch-seller.js';
-import { startBatchSettlementEnvironment, type BatchSettlementEnvironment } from '../support/chain/batch-settlement.js';
+import {
+  advanceChainTime,
+  readOnchainChannel,
+  startBatchSettlementEnvironment,
+  type BatchSettlementEnvironment,
+} from '../support/chain/batch-settlement.js';
 import { BASE_NETWORK } from '../support/chain/batch-settlement-parties.js';
 
 const PRICE = 1_000n;
@@ -19,7 +24,7 @@ const sellers: BatchSeller[] = [];
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  env = await startBatchSettlementEnvironment(3);
+  env = await startBatchSettlementEnvironment(4);
 }, 120_000);
 afterAll(async () => {
   for (const seller of sellers) await seller.close();
@@ -128,5 +133,37 @@ describe('tollbooth deposits (the agent’s batch-settlement channels)', () => {
     expect(await env.balance(payer)).toBe(start - 20n * PRICE);
     const listed = await runDeposits(config, { refund: false, refundIdle: false, json: true }, openStore, silentLogger);
     expect(JSON.parse(listed.text)).toMatchObject({ channels: [{ deposited: '$0.02', spent: '$0.004' }] });
+  }, 60_000);
+
+  it('withdraws what the seller did not claim, by the escrow’s timed withdrawal once the seller is gone (--withdraw, twice)', async () => {
+    const config = configFor(3);
+    const payer = env.payers[3]!.address;
+    const start = await env.balance(payer);
+    const at = await seller();
+    await pay(config, at, 2);
+    // The seller claims the two calls it holds vouchers for, then disappears with the last three unclaimed.
+    expect(await at.parties.manager.claim()).toHaveLength(1);
+    await pay(config, at, 3);
+    await at.close();
+    const withdraw = () =>
+      runDeposits(config, { refund: false, refundIdle: false, withdraw: true, json: true }, openStore, silentLogger);
+    const started = JSON.parse((await withdraw()).text) as { withdrawals: Record<string, string>[] };
+    const channelId = started.withdrawals[0]!.channelId!;
+    // All of the deposit but the two claimed calls comes back, the three vouchers the seller never claimed included.
+    expect(started.withdrawals).toEqual([expect.objectContaining({ channelId, started: String(18n * PRICE) })]);
+    expect(JSON.parse((await withdraw()).text)).toMatchObject({ withdrawals: [{ channelId, waiting: '18000' }] });
+    await advanceChainTime(env.chain, 900);
+    const finished = await withdraw();
+    expect(finished.code).toBe(0);
+    expect(JSON.parse(finished.text)).toMatchObject({
+      withdrawals: [{ channelId, withdrawn: String(18n * PRICE) }],
+      channels: [{ channelId, refunded: '$0.018', committed: '$0.00', refundable: '$0.00', spent: '$0.005' }],
+    });
+    expect(await env.balance(payer)).toBe(start - 2n * PRICE);
+    expect(await readOnchainChannel(env.chain, channelId as `0x${string}`)).toMatchObject({
+      balance: 2n * PRICE,
+      totalClaimed: 2n * PRICE,
+    });
+    expect(JSON.parse((await withdraw()).text)).toMatchObject({ withdrawals: [] });
   }, 60_000);
 });

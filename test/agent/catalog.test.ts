@@ -138,6 +138,17 @@ describe('building remote mode tools from what a remote publishes', () => {
     expect(log.lines[0]).toMatchObject({ fields: { skipped: 3 } });
   });
 
+  it('leaves out a tool whose input schema nests deeper than the limit', async () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < CATALOG_LIMITS.maxSchemaDepth / 2 + 1; i++) deep = { type: 'object', properties: { a: deep } };
+    catalog.publish(x402Document([{ resource: 'http://127.0.0.1:9/deep', name: 'deep', inputSchema: deep }]));
+    expect(await loadCatalog([{ url: catalog.url }], 5000, recordingLogger())).toEqual([]);
+    catalog.publish(x402Document([{ resource: 'http://127.0.0.1:9/ok', name: 'ok', inputSchema: { type: 'object' } }]));
+    expect((await loadCatalog([{ url: catalog.url }], 5000, recordingLogger())).map((t) => t.entry.name)).toEqual([
+      'ok',
+    ]);
+  });
+
   it('keeps the first of two remotes publishing the same name, unless a prefix sets them apart', async () => {
     catalog.publish(x402Document([{ resource: 'http://127.0.0.1:9/quote', name: 'quote' }]));
     const same = await loadCatalog([{ url: catalog.url }, { url: catalog.url }], 5000, recordingLogger());
@@ -163,8 +174,9 @@ describe('building remote mode tools from what a remote publishes', () => {
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]).toMatchObject({ level: 'warn', fields: { remote: `${catalog.url}/` } });
     const reasons = log.lines[0]!.fields!.reasons as string[];
-    expect(reasons).toHaveLength(2);
+    expect(reasons).toHaveLength(3);
     expect(reasons[0]).toMatch(/^mcp: /);
     expect(reasons[1]).toMatch(/^\/\.well-known\/x402: /);
+    expect(reasons[2]).toMatch(/^openapi: .*\/openapi\.json answered 404/);
   });
 });

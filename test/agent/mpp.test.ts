@@ -95,4 +95,22 @@ describe('reading tool results of a remote MCP endpoint', () => {
     expect(answer.type === 'challenge' && answer.mpp[0]?.charge?.chainId).toBe(8453);
     expect(answerOf(unpaid, false)).toMatchObject({ type: 'error', body: problem });
   });
+
+  it('reads x402 offered only in _meta["x402/error"] (Cloudflare agents) and a receipt in _meta["x402.payment-response"] (x402-mcp)', () => {
+    const offer = { scheme: 'exact', network: 'eip155:84532', amount: '1000', asset: USDC, payTo: USDC };
+    const required = { x402Version: 2, error: 'PAYMENT_REQUIRED', accepts: [offer] };
+    const unpaid = answerOf(
+      {
+        isError: true,
+        content: [{ type: 'text', text: JSON.stringify(required) }],
+        _meta: { 'x402/error': required },
+      },
+      true,
+    );
+    expect(unpaid).toMatchObject({ type: 'challenge', status: 402, challenge: required });
+    const receipt = { success: true, transaction: '0xabc', network: 'base-sepolia', payer: USDC };
+    expect(
+      answerOf({ content: [], structuredContent: { a: 1 }, _meta: { 'x402.payment-response': receipt } }, true),
+    ).toEqual({ type: 'ok', status: 200, body: { a: 1 }, receipt });
+  });
 });

@@ -5,23 +5,39 @@
  * amount, asset, EIP-712 domain, pay-to and timeout as Tollbooth. The route does the same work as Tollbooth's
  * handler: the annuity tool's own input schema and handler from the build (dist/tools/annuity.js).
  *
- * Environment: PORT, FACILITATOR_URL, NETWORK, ASSET, TOKEN_NAME, TOKEN_VERSION, PAY_TO, AMOUNT, MAX_TIMEOUT_SECONDS.
+ * With SCHEME=batch-settlement it sells the route with the official batch-settlement server scheme instead
+ * (@x402/evm/batch-settlement/server, its InMemoryChannelStorage, RECEIVER_AUTHORIZER_KEY, WITHDRAW_DELAY): vouchers
+ * are checked and charged here, deposits go to the facilitator.
+ *
+ * Environment: PORT, FACILITATOR_URL, NETWORK, ASSET, TOKEN_NAME, TOKEN_VERSION, PAY_TO, AMOUNT, MAX_TIMEOUT_SECONDS,
+ * SCHEME (exact), RECEIVER_AUTHORIZER_KEY, WITHDRAW_DELAY.
  */
 import express from 'express';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { BatchSettlementEvmScheme, InMemoryChannelStorage } from '@x402/evm/batch-settlement/server';
+import { privateKeyToAccount } from 'viem/accounts';
 import { annuity } from '../../dist/tools/annuity.js';
 
 const env = process.env;
 const network = env.NETWORK ?? 'eip155:84532';
 const facilitator = new HTTPFacilitatorClient({ url: env.FACILITATOR_URL });
-const resourceServer = new x402ResourceServer(facilitator).register(network, new ExactEvmScheme());
+const scheme = env.SCHEME ?? 'exact';
+const serverScheme =
+  scheme === 'batch-settlement'
+    ? new BatchSettlementEvmScheme(env.PAY_TO, {
+        receiverAuthorizerSigner: privateKeyToAccount(env.RECEIVER_AUTHORIZER_KEY),
+        withdrawDelay: Number(env.WITHDRAW_DELAY ?? 86_400),
+        storage: new InMemoryChannelStorage(),
+      })
+    : new ExactEvmScheme();
+const resourceServer = new x402ResourceServer(facilitator).register(network, serverScheme);
 
 const routes = {
   'POST /api/annuity': {
     accepts: {
-      scheme: 'exact',
+      scheme,
       network,
       payTo: env.PAY_TO,
       price: {

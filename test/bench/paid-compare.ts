@@ -12,20 +12,30 @@
  *
  * Environment: BENCH_PAID_CONNECTIONS (20), BENCH_PAID_SECONDS (10, target length of a timed run), BENCH_PAID_RUNS
  * (3 per server, alternating), BENCH_PAID_WARMUP_SECONDS (12, per server: both servers reach their steady JIT state), BENCH_PAID_STARTS (5 starts per kind for
- * the start-up figures), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run).
+ * the start-up figures), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run),
+ * BENCH_PROFILE_TARGET=official|vouchers (profile the official server, or Tollbooth paid by vouchers).
+ *
+ * Then batch settlement side by side (paid-batch.ts, BENCH_PAID_BATCH=0 skips it, =only runs only it): a Hardhat
+ * node, the same facilitator process serving `batch-settlement` there; Tollbooth paid by vouchers against the
+ * official middleware with `exact` and with the official batch-settlement server scheme, and against its own unpaid
+ * 402. The last line printed is one JSON object: `ok`, `exact` (ours/official ratios) and `batch` (the (a), (b), (c)
+ * ratios).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { SignedPool, paidRun, runProblems, type PaidRun, type PaymentPool } from './paid-load.js';
+import { SignedPool, paidRun, runProblems, type PaidRun } from './paid-load.js';
 import { MppPool, mppChallenges } from './paid-mpp.js';
 import { cpuMs, machineCpuMs, median, startProc, type Proc } from './paid-procs.js';
 import { describeProfile, readProfile, summarizeProfile } from './paid-profile.js';
 import { bareSpec, challengeEntry, facilitatorSpec, officialSpec, oursSpec } from './paid-servers.js';
 import { describeStartups, measureStartups } from './paid-startup.js';
 import { describeUnpaid, measureUnpaid } from './paid-unpaid.js';
+import { describeBatch, runBatchComparison, startBatchSetup } from './paid-batch.js';
+import { profileVouchers } from './paid-batch-profile.js';
+import { Signer, describeRun, f, totals, warmUp, type Totals, type WarmUp } from './paid-runs.js';
 
 const env = process.env;
 const options = {
@@ -38,91 +48,14 @@ const options = {
   profile:
     env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
   mpp: env.BENCH_PAID_MPP !== '0',
+  batch: env.BENCH_PAID_BATCH !== '0',
+  batchOnly: env.BENCH_PAID_BATCH === 'only',
 };
 const payers = Array.from({ length: 8 }, () => privateKeyToAccount(generatePrivateKey()));
 const write = (line: string) => process.stdout.write(line + '\n');
-const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-
-function describeRun(label: string, r: PaidRun): string {
-  const per = (n: number) => f(n / Math.max(1, r.ok), 2);
-  const non200 = Object.entries(r.statuses).filter(([s]) => s !== '200');
-  return (
-    `${label} ${r.server.padEnd(14)} ${r.ok} x 200 in ${f(r.seconds, 1)} s = ${f(r.rps).padStart(5)} req/s, p50 ${r.p50ms} ms, p99 ${r.p99ms} ms; ` +
-    `CPU/call: server ${per(r.serverCpuMs)} ms (kernel ${per(r.serverSystemMs)}), facilitator ${per(r.facilitatorCpuMs)} ms, load generator ${per(r.loadGeneratorCpuMs)} ms; ` +
-    `facilitator verify ${per(r.facilitator.verified + r.facilitator.invalid)}/call, settle ${per(r.facilitator.settled + r.facilitator.settleFailed)}/call, ${r.facilitator.connections} new connections` +
-    (non200.length ? `; NOT 200: ${JSON.stringify(Object.fromEntries(non200))}` : '')
-  );
-}
-
-interface Totals {
-  name: string;
-  rps: number;
-  cpuPerCall: number;
-  facilitatorPerCall: number;
-}
-
-function totals(runs: PaidRun[]): Totals {
-  const ok = runs.reduce((n, r) => n + r.ok, 0);
-  return {
-    name: runs[0]!.server,
-    rps: runs.reduce((n, r) => n + r.rps, 0) / runs.length,
-    cpuPerCall: runs.reduce((n, r) => n + r.serverCpuMs, 0) / ok,
-    facilitatorPerCall: runs.reduce((n, r) => n + r.facilitatorCpuMs, 0) / ok,
-  };
-}
-
-/** Signs the payments a run needs, keeping count of what signing cost (it happens before, never during, a timed run). */
-class Signer {
-  ms = 0;
-  count = 0;
-  async fill(pool: PaymentPool, available: number): Promise<void> {
-    const t = performance.now();
-    const before = pool.headers.length;
-    await pool.fill(available);
-    this.ms += performance.now() - t;
-    this.count += pool.headers.length - before;
-  }
-}
-
-/** What a warm-up found: its calls, its problems, and the number of calls that take ~BENCH_PAID_SECONDS at its rate. */
-interface WarmUp {
-  calls: number;
-  seconds: number;
-  rate: number;
-  amount: number;
-  problems: string[];
-}
-
-/**
- * Paid calls in chunks (each chunk's payments signed before it) until BENCH_PAID_WARMUP_SECONDS of load and at least
- * two chunks; the rate of the chunks after the first sizes the timed runs: a fixed number of calls each, so that no
- * call is in flight when a run ends and every 200 can be matched with exactly one settlement.
- */
-async function warmUp(server: Proc, facilitator: Proc, pool: PaymentPool, signer: Signer): Promise<WarmUp> {
-  const chunk = Math.max(options.connections * 5, 100);
-  const runs: PaidRun[] = [];
-  let loaded = 0;
-  while (runs.length < 2 || loaded < options.warmupSeconds) {
-    await signer.fill(pool, chunk);
-    const run = await paidRun(server, facilitator, pool, chunk, options.connections);
-    runs.push(run);
-    loaded += run.seconds;
-    if (run.ok === 0)
-      throw new Error(`${server.name}: no paid call succeeded in the warm-up: ${runProblems(run).join('; ')}`);
-  }
-  const later = runs.slice(1);
-  const rate = later.reduce((n, r) => n + r.ok, 0) / later.reduce((n, r) => n + r.seconds, 0);
-  return {
-    calls: runs.reduce((n, r) => n + r.ok, 0),
-    seconds: loaded,
-    rate,
-    amount: Math.max(options.connections, Math.round(rate * options.seconds)),
-    problems: runs.flatMap(runProblems),
-  };
-}
 
 /** Warm-up, pool sizing and the alternating timed runs; returns the problems found. */
-async function compare(facilitator: Proc, label: string): Promise<string[]> {
+async function compare(facilitator: Proc, label: string, summary: Record<string, unknown>): Promise<string[]> {
   const problems: string[] = [];
   const servers = [await startProc(oursSpec(facilitator.url)), await startProc(officialSpec(facilitator.url))];
   try {
@@ -131,7 +64,7 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     const signer = new Signer();
     const warm: WarmUp[] = [];
     for (const [i, server] of servers.entries()) {
-      const w = await warmUp(server, facilitator, pools[i]!, signer);
+      const w = await warmUp(server, facilitator, pools[i]!, signer, options);
       warm.push(w);
       problems.push(...w.problems.map((p) => `${server.name} warm-up: ${p}`));
     }
@@ -142,7 +75,7 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     const mppSigner = new Signer();
     let mppWarm: WarmUp | undefined;
     if (mppPool) {
-      mppWarm = await warmUp(mppServer, facilitator, mppPool, mppSigner);
+      mppWarm = await warmUp(mppServer, facilitator, mppPool, mppSigner, options);
       problems.push(...mppWarm.problems.map((p) => `${mppServer.name} warm-up: ${p}`));
     }
     const amounts = warm.map((w) => w.amount);
@@ -221,6 +154,7 @@ async function compare(facilitator: Proc, label: string): Promise<string[]> {
     write(
       `    => ours/official: throughput ${f(ours.rps / official.rps, 2)}x, server CPU per call ${f(ours.cpuPerCall / official.cpuPerCall, 2)}x`,
     );
+    summary.exact = { rps: ours.rps / official.rps, serverCpu: ours.cpuPerCall / official.cpuPerCall };
     if (mppRuns.length > 0) {
       const ourMpp = totals(mppRuns);
       const ratio = ourMpp.rps / ours.rps;
@@ -260,7 +194,7 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
   try {
     const pool = new SignedPool(payers, await challengeEntry(server.url));
     const signer = new Signer();
-    const { amount } = await warmUp(server, facilitator, pool, signer);
+    const { amount } = await warmUp(server, facilitator, pool, signer, options);
     await signer.fill(pool, amount);
     const from = Number(process.hrtime.bigint() / 1000n);
     run = await paidRun(server, facilitator, pool, amount, options.connections);
@@ -278,39 +212,54 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
   for (const line of describeProfile(summary)) write('    ' + line);
 }
 
+/** Start-up time and idle memory, and the unpaid 402's req/s, ours against official. */
+async function startupsAndUnpaid(facilitator: Proc): Promise<void> {
+  const figures = await measureStartups(
+    [() => oursSpec(facilitator.url), () => officialSpec(facilitator.url), bareSpec],
+    options.starts,
+  );
+  write(
+    `    start-up, median of ${options.starts} starts each (in turn): spawn -> first 402 on POST /api/annuity (polled in a tight loop), then RSS after 1 s idle`,
+  );
+  for (const line of describeStartups(figures)) write('      ' + line);
+  const [ours, official, bare] = figures.map((x) => ({ ms: median(x.firstAnswerMs), mb: median(x.idleRssMb) }));
+  write(
+    `      ours/official: first 402 ${f(ours!.ms / official!.ms, 2)}x, idle RSS ${f(ours!.mb / official!.mb, 2)}x; ours/bare express: ${f(ours!.ms / bare!.ms, 2)}x, ${f(ours!.mb / bare!.mb, 2)}x`,
+  );
+  const unpaid = { connections: options.connections, seconds: options.unpaidSeconds, runs: options.runs };
+  write(
+    `    unpaid 402 (bare POST /api/annuity, no payment), ${unpaid.connections} connections, ${unpaid.runs} alternating runs of ${unpaid.seconds} s`,
+  );
+  const measured = await measureUnpaid([() => oursSpec(facilitator.url), () => officialSpec(facilitator.url)], unpaid);
+  for (const line of describeUnpaid(measured)) write('      ' + line);
+}
+
 /** The whole paid comparison; prints its figures and returns whether every check held. */
 export async function runPaidComparison(label = '(g)'): Promise<boolean> {
-  const facilitator = await startProc(facilitatorSpec());
+  const wanted = options.batch && (options.profile !== 'only' || env.BENCH_PROFILE_TARGET === 'vouchers');
+  const batch = wanted ? await startBatchSetup(Math.max(options.connections, payers.length)) : undefined;
+  const facilitator = await startProc(facilitatorSpec(batch?.facilitator));
   const problems: string[] = [];
+  const summary: Record<string, unknown> = {};
   try {
     if (options.profile !== 'only') {
-      problems.push(...(await compare(facilitator, label)));
-      const figures = await measureStartups(
-        [() => oursSpec(facilitator.url), () => officialSpec(facilitator.url), bareSpec],
-        options.starts,
-      );
-      write(
-        `    start-up, median of ${options.starts} starts each (in turn): spawn -> first 402 on POST /api/annuity (polled in a tight loop), then RSS after 1 s idle`,
-      );
-      for (const line of describeStartups(figures)) write('      ' + line);
-      const [ours, official, bare] = figures.map((x) => ({ ms: median(x.firstAnswerMs), mb: median(x.idleRssMb) }));
-      write(
-        `      ours/official: first 402 ${f(ours!.ms / official!.ms, 2)}x, idle RSS ${f(ours!.mb / official!.mb, 2)}x; ours/bare express: ${f(ours!.ms / bare!.ms, 2)}x, ${f(ours!.mb / bare!.mb, 2)}x`,
-      );
-      const unpaid = { connections: options.connections, seconds: options.unpaidSeconds, runs: options.runs };
-      write(
-        `    unpaid 402 (bare POST /api/annuity, no payment), ${unpaid.connections} connections, ${unpaid.runs} alternating runs of ${unpaid.seconds} s`,
-      );
-      const measured = await measureUnpaid(
-        [() => oursSpec(facilitator.url), () => officialSpec(facilitator.url)],
-        unpaid,
-      );
-      for (const line of describeUnpaid(measured)) write('      ' + line);
+      if (!options.batchOnly) problems.push(...(await compare(facilitator, label, summary)));
+      if (batch) {
+        const figures = await runBatchComparison(facilitator, batch, options, write);
+        for (const line of describeBatch(figures)) write('    ' + line);
+        problems.push(...figures.problems);
+        summary.batch = { ...figures.ratios, problems: figures.problems.length };
+      }
+      if (!options.batchOnly) await startupsAndUnpaid(facilitator);
     }
-    if (options.profile !== 'off') await profile(facilitator, options.profile === 'only' ? label : '   ');
+    if (options.profile !== 'off' && env.BENCH_PROFILE_TARGET === 'vouchers' && batch)
+      await profileVouchers(facilitator, batch, options, write);
+    else if (options.profile !== 'off') await profile(facilitator, options.profile === 'only' ? label : '   ');
   } finally {
     await facilitator.stop();
+    await batch?.env.stop();
   }
+  write(JSON.stringify({ bench: 'paid', ok: problems.length === 0, ...summary }));
   return problems.length === 0;
 }
 

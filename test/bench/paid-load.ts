@@ -35,14 +35,24 @@ export abstract class PaymentPool {
   readonly txs: Hex[] = [];
   head = 0;
   starved = 0;
+  /** Facilitator settlements each paid call leads to (vouchers: none). */
+  readonly settlementsPerCall: number = 1;
 
   /** Signs payments until `count` are waiting. */
   abstract fill(count: number): Promise<void>;
   /** Reads one receipt header value. */
   abstract receiptOf(raw: string): { success?: boolean; transaction?: string };
 
-  /** The next prepared payment, or undefined (counted as starved) when none is left. */
-  take(): string | undefined {
+  /**
+   * Prepares a run of `amount` calls over `connections`; returns how many requests each connection's sequence has
+   * (autocannon keeps a connection's context for one pass over its sequence).
+   */
+  startRun(_amount: number, _connections: number): number {
+    return 1;
+  }
+
+  /** The next prepared payment (for the connection whose autocannon context is given), or undefined (counted as starved) when none is left. */
+  take(_context?: Record<string, unknown>): string | undefined {
     const header = this.headers[this.head];
     if (header === undefined) {
       this.starved++;
@@ -119,6 +129,7 @@ export interface PaidRun {
   /** Receipts (PAYMENT-RESPONSE, or Payment-Receipt for MPP) of the 200 answers: successful, distinct transactions, and from payments sent in this run. */
   receipts: { success: number; distinct: number; fromThisRun: number };
   starved: number;
+  settlementsPerCall: number;
 }
 
 const expected = await annuity.handler(annuity.input.parse(JSON.parse(CALL_BODY)), testContext());
@@ -158,6 +169,7 @@ export async function paidRun(
 ): Promise<PaidRun> {
   const receipts: string[] = [];
   let wrongBodies = 0;
+  const sequence = pool.startRun(amount, connections);
   const firstTaken = pool.head;
   const starvedBefore = pool.starved;
   const facBefore = await facilitatorStats(facilitator.url);
@@ -169,6 +181,28 @@ export async function paidRun(
   };
   const t0 = performance.now();
   let lastAnswer = t0;
+  const request = {
+    method: 'POST',
+    path: '/api/annuity',
+    body: CALL_BODY,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (req: CannonRequest, context: Record<string, unknown>) => {
+      const payment = pool.take(context);
+      return payment ? { ...req, headers: { ...req.headers, [pool.paymentHeader]: payment } } : req;
+    },
+    onResponse: (status: number, body: string, _ctx: unknown, headers: Record<string, string | string[]>) => {
+      lastAnswer = performance.now();
+      if (status !== 200) return;
+      const receipt = header(headers, pool.receiptHeader);
+      if (receipt) receipts.push(receipt);
+      try {
+        const out = JSON.parse(body) as { presentValue?: number; futureValue?: number };
+        if (out.presentValue !== expected.presentValue || out.futureValue !== expected.futureValue) wrongBodies++;
+      } catch {
+        wrongBodies++;
+      }
+    },
+  } as CannonRequest;
   const options: CannonOptions & { sampleInt: number } = {
     url: server.url,
     connections: Math.min(connections, amount),
@@ -177,30 +211,7 @@ export async function paidRun(
     // autocannon notices the end of a fixed-amount run only at its next sampling tick (1 s by default); the run's
     // length is taken from the last answer below, and a short tick keeps the idle tail out of the CPU readings.
     sampleInt: 50,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/annuity',
-        body: CALL_BODY,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request: CannonRequest) => {
-          const payment = pool.take();
-          return payment ? { ...request, headers: { ...request.headers, [pool.paymentHeader]: payment } } : request;
-        },
-        onResponse: (status: number, body: string, _ctx: unknown, headers: Record<string, string | string[]>) => {
-          lastAnswer = performance.now();
-          if (status !== 200) return;
-          const receipt = header(headers, pool.receiptHeader);
-          if (receipt) receipts.push(receipt);
-          try {
-            const out = JSON.parse(body) as { presentValue?: number; futureValue?: number };
-            if (out.presentValue !== expected.presentValue || out.futureValue !== expected.futureValue) wrongBodies++;
-          } catch {
-            wrongBodies++;
-          }
-        },
-      } as CannonRequest,
-    ],
+    requests: Array.from({ length: sequence }, () => request),
   };
   const result = await cannon(options);
   const seconds = (lastAnswer - t0) / 1000;
@@ -236,6 +247,7 @@ export async function paidRun(
       fromThisRun: txs.filter((t) => sent.has((t.transaction ?? '') as Hex)).length,
     },
     starved: pool.starved - starvedBefore,
+    settlementsPerCall: pool.settlementsPerCall,
   };
 }
 
@@ -253,7 +265,7 @@ export function runProblems(run: PaidRun): string[] {
     p.push(`${run.receipts.success} receipts name only ${run.receipts.distinct} distinct transactions`);
   if (run.receipts.fromThisRun !== run.receipts.success)
     p.push(`${run.receipts.success - run.receipts.fromThisRun} receipts are not for a payment sent in this run`);
-  if (run.facilitator.settled !== run.ok + run.wrongBodies)
+  if (run.facilitator.settled !== (run.ok + run.wrongBodies) * run.settlementsPerCall)
     p.push(`facilitator settled ${run.facilitator.settled} payments for ${run.ok + run.wrongBodies} 200 answers`);
   if (run.facilitator.chainTransfers !== run.facilitator.settled)
     p.push(`${run.facilitator.chainTransfers} chain transfers for ${run.facilitator.settled} settlements`);

@@ -28,19 +28,49 @@ const HIGH_LIMITS = Object.fromEntries(
   ]),
 );
 
-/** The stub facilitator (official x402Facilitator + EVM exact scheme on a chain answered from memory). */
-export function facilitatorSpec(): ProcSpec {
+/** Where the batch-settlement part runs: the local chain (Base's id) and the facilitator's relayer key on it. */
+export interface BatchChain {
+  rpcUrl: string;
+  chainId: number;
+  facilitatorKey: string;
+}
+
+/**
+ * The stub facilitator (official x402Facilitator + EVM exact scheme on a chain answered from memory), with the
+ * official batch-settlement scheme on `batch`'s chain as well when given.
+ */
+export function facilitatorSpec(batch?: BatchChain): ProcSpec {
+  const batchEnv: Record<string, string> = batch
+    ? {
+        BATCH_RPC_URL: batch.rpcUrl,
+        BATCH_CHAIN_ID: String(batch.chainId),
+        BATCH_FACILITATOR_KEY: batch.facilitatorKey,
+      }
+    : {};
   return {
     name: 'facilitator',
     args: [STUB_FACILITATOR],
-    env: { NETWORK: SALE.network, ASSET: SALE.asset, TOKEN_NAME: SALE.tokenName, TOKEN_VERSION: SALE.tokenVersion },
+    env: {
+      NETWORK: SALE.network,
+      ASSET: SALE.asset,
+      TOKEN_NAME: SALE.tokenName,
+      TOKEN_VERSION: SALE.tokenVersion,
+      ...batchEnv,
+    },
     expect402: false,
     path: '/supported',
   };
 }
 
-/** `node dist/bin/cli.js serve`: default tables plus the sale's network entry, remote facilitator, SQLite store, info logs to a file. */
-export function oursSpec(facilitatorUrl: string, nodeFlags: string[] = []): ProcSpec {
+/**
+ * `node dist/bin/cli.js serve`: default tables plus the sale's network entry, remote facilitator, SQLite store, info
+ * logs to a file; `extraNetworks` and `extraEnv` add entries and settings (the batch-settlement runs).
+ */
+export function oursSpec(
+  facilitatorUrl: string,
+  nodeFlags: string[] = [],
+  extra: { networks?: object[]; env?: Record<string, string>; name?: string } = {},
+): ProcSpec {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-paid-ours-'));
   const network = {
     id: SALE.network,
@@ -52,25 +82,30 @@ export function oursSpec(facilitatorUrl: string, nodeFlags: string[] = []): Proc
     label: 'Base Sepolia',
   };
   return {
-    name: 'tollbooth',
+    name: extra.name ?? 'tollbooth',
     args: [CLI, 'serve'],
     nodeFlags,
     env: {
       HOST: '127.0.0.1',
       FACILITATOR_URL: facilitatorUrl,
-      NETWORKS_JSON: JSON.stringify({ networks: [network] }),
+      NETWORKS_JSON: JSON.stringify({ networks: [network, ...(extra.networks ?? [])] }),
       PAY_TO_EVM: SALE.payTo,
       DATA_DIR: dataDir,
       ...HIGH_LIMITS,
+      ...extra.env,
     },
     tempDir: dataDir,
   };
 }
 
-/** The official express + @x402/express server selling the same route. */
-export function officialSpec(facilitatorUrl: string, nodeFlags: string[] = []): ProcSpec {
+/** The official express + @x402/express server selling the same route (`extra` switches it to batch settlement). */
+export function officialSpec(
+  facilitatorUrl: string,
+  nodeFlags: string[] = [],
+  extra: { env?: Record<string, string>; name?: string } = {},
+): ProcSpec {
   return {
-    name: '@x402/express',
+    name: extra.name ?? '@x402/express',
     args: [OFFICIAL_SERVER],
     nodeFlags,
     env: {
@@ -82,6 +117,7 @@ export function officialSpec(facilitatorUrl: string, nodeFlags: string[] = []): 
       PAY_TO: SALE.payTo,
       AMOUNT: SALE.amount,
       MAX_TIMEOUT_SECONDS: String(SALE.maxTimeoutSeconds),
+      ...extra.env,
     },
   };
 }
@@ -100,6 +136,8 @@ export interface FacilitatorStats {
   chainTransfers: number;
   chainReplaysRefused: number;
   settledNonces: number;
+  /** `<scheme>:<verify|settle>` -> calls. */
+  byScheme: Record<string, number>;
 }
 
 /** Reads the facilitator's counters. */
@@ -110,12 +148,7 @@ export async function facilitatorStats(url: string): Promise<FacilitatorStats> {
 
 /** The entry of a server's own 402 challenge for the sale's network (exact scheme), checked against the sale. */
 export async function challengeEntry(serverUrl: string): Promise<PaymentRequirements> {
-  const res = await fetch(`${serverUrl}/api/annuity`, { method: 'POST' });
-  await res.arrayBuffer();
-  const header = res.headers.get('payment-required');
-  if (res.status !== 402 || !header)
-    throw new Error(`${serverUrl} answered ${res.status} without a PAYMENT-REQUIRED header`);
-  const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PaymentRequired;
+  const challenge = await paymentRequired(serverUrl);
   const entry = challenge.accepts.find((a) => a.network === SALE.network && a.scheme === 'exact');
   if (!entry) throw new Error(`${serverUrl} does not offer exact on ${SALE.network}`);
   const extra = entry.extra as { name?: string; version?: string };
@@ -128,4 +161,14 @@ export async function challengeEntry(serverUrl: string): Promise<PaymentRequirem
     extra.version === SALE.tokenVersion;
   if (!same) throw new Error(`${serverUrl} offers a different sale: ${JSON.stringify(entry)}`);
   return entry;
+}
+
+/** A server's 402 challenge for a bare POST /api/annuity (the PAYMENT-REQUIRED header, decoded). */
+export async function paymentRequired(serverUrl: string): Promise<PaymentRequired> {
+  const res = await fetch(`${serverUrl}/api/annuity`, { method: 'POST' });
+  await res.arrayBuffer();
+  const header = res.headers.get('payment-required');
+  if (res.status !== 402 || !header)
+    throw new Error(`${serverUrl} answered ${res.status} without a PAYMENT-REQUIRED header`);
+  return JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PaymentRequired;
 }

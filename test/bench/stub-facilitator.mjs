@@ -11,14 +11,17 @@
  *   hash derived from (asset, from, nonce);
  * - waitForTransactionReceipt: a successful receipt with the matching ERC-20 Transfer log;
  * - verifyTypedData: the real check with viem (the scheme itself recovers the address with viem as well).
- * GET /stats answers the counters (verify/settle calls and outcomes, distinct settled nonces, refused replays).
+ * GET /stats answers the counters (verify/settle calls and outcomes, per scheme too, distinct settled nonces, refused
+ * replays). With BATCH_RPC_URL set, the same process also serves the official `batch-settlement` facilitator scheme
+ * on a real chain (batch-facilitator.mjs).
  *
- * Environment: PORT (0 = any), NETWORK (CAIP-2, eip155:<id>), ASSET, TOKEN_NAME, TOKEN_VERSION.
+ * Environment: PORT (0 = any), NETWORK (CAIP-2, eip155:<id>), ASSET, TOKEN_NAME, TOKEN_VERSION; BATCH_* (see there).
  */
 import { createServer } from 'node:http';
 import { x402Facilitator } from '@x402/core/facilitator';
 import { SettleError, VerifyError } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { registerBatch } from './batch-facilitator.mjs';
 import { encodeAbiParameters, getAddress, keccak256, pad, toEventSelector, verifyTypedData, concat } from 'viem';
 
 const NETWORK = process.env.NETWORK ?? 'eip155:84532';
@@ -43,6 +46,8 @@ const stats = {
   chainTransfers: 0,
   /** Submissions refused by the stubbed chain because the nonce was already used. */
   chainReplaysRefused: 0,
+  /** `<scheme>:<verify|settle>` -> calls. */
+  byScheme: {},
 };
 const count = (record, key) => (record[key] = (record[key] ?? 0) + 1);
 
@@ -126,7 +131,7 @@ const signer = {
   },
 };
 
-const facilitator = new x402Facilitator().register(NETWORK, new ExactEvmScheme(signer));
+const facilitator = registerBatch(new x402Facilitator().register(NETWORK, new ExactEvmScheme(signer)));
 
 function sendJson(res, status, body) {
   const text = JSON.stringify(body);
@@ -157,6 +162,7 @@ async function answer(kind, req, res) {
     });
     return;
   }
+  count(stats.byScheme, `${body.paymentRequirements.scheme}:${kind}`);
   try {
     if (kind === 'verify') {
       const result = await facilitator.verify(body.paymentPayload, body.paymentRequirements);

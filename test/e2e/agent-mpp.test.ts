@@ -11,16 +11,19 @@ const PRICE = 1000n;
 let base: BaseEnvironment;
 let mppOnly: MppSeller;
 let both: MppSeller;
+let discovered: MppSeller;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  base = await startBaseEnvironment(8);
+  base = await startBaseEnvironment(9);
   mppOnly = await startMppSeller(base, { price: '0.001' });
   both = await startMppSeller(base, { price: '0.001', alsoX402: true });
+  discovered = await startMppSeller(base, { price: '0.001', discovery: 'openapi' });
 }, 120_000);
 afterAll(async () => {
   await mppOnly?.close();
   await both?.close();
+  await discovered?.close();
   await base?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -207,6 +210,29 @@ describe('tollbooth stdio --remote pays an MPP-only server over HTTP', () => {
       expect(agent.asked[0]).toContain('with MPP');
       expect(mppOnly.paidAttempts()).toBe(before.attempts);
       expect(await base.balance(payer)).toBe(before.balance);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+describe("tollbooth stdio --remote over an mppx seller publishing only mppx's own discovery (/openapi.json)", () => {
+  it('lists its paid route with the request body schema as input and no dollar price, and pays it over MPP', async () => {
+    const payer = base.payers[8]!.address;
+    const before = { balance: await base.balance(payer), runs: discovered.runs() };
+    const agent = await spawnAgent(['--remote', `mpp=${discovered.url}`], agentEnv(8));
+    try {
+      const { tools } = await agent.client.listTools();
+      const tool = tools.find((t) => t.name === 'mpp_annuity');
+      expect(tool?.inputSchema).toMatchObject({ type: 'object', properties: { payment: {}, periods: {} } });
+      expect(tool?._meta).toBeUndefined();
+      const result = await agent.client.callTool({ name: 'mpp_annuity', arguments: args });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ type: 'ordinary', presentValue: expect.any(Number) });
+      expect((result._meta as Record<string, unknown>)['org.paymentauth/receipt']).toMatchObject({ status: 'success' });
+      expect(await base.balance(payer)).toBe(before.balance - PRICE);
+      expect(discovered.runs()).toBe(before.runs + 1);
+      expect(discovered.settled.mpp).toBe(1);
     } finally {
       await agent.close();
     }

@@ -12,11 +12,12 @@ const payTo = privateKeyToAccount(generatePrivateKey()).address;
 let paid: PaidEnvironment;
 let seller: OfficialSeller;
 let catalog: X402Catalog;
+let openApiCatalog: X402Catalog;
 const dirs: string[] = [];
 const agents: AgentProcess[] = [];
 
 beforeAll(async () => {
-  paid = await startPaidEnvironment(3);
+  paid = await startPaidEnvironment(5);
   seller = await startOfficialSeller(paid, payTo);
   catalog = await startX402Catalog(
     x402Document([
@@ -30,21 +31,44 @@ beforeAll(async () => {
       },
     ]),
   );
+  openApiCatalog = await startX402Catalog(openApi(seller.url, '0.001'), '/openapi.json');
 }, 120_000);
 afterAll(async () => {
   await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
   await catalog?.close();
+  await openApiCatalog?.close();
   await seller?.close();
   await paid?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** An agent paying from payer `i`, with the catalog as its only remote (tools prefixed `quotes_`). */
-async function agentFor(i: number, budget: Record<string, string> = {}): Promise<AgentProcess> {
+/** The seller's one route as a third party documents it for x402scan: OpenAPI 3.1, `x-payment-info`, a `$ref`. */
+function openApi(sellerUrl: string, price: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Quotes', version: '1.0.0' },
+    servers: [{ url: sellerUrl }],
+    paths: {
+      '/quote': {
+        get: {
+          operationId: 'getQuote',
+          summary: 'A quote (third-party seller)',
+          parameters: [{ $ref: '#/components/parameters/Topic' }],
+          responses: { '200': { description: 'The quote' }, '402': { description: 'Payment Required' } },
+          'x-payment-info': { protocols: ['x402'], pricingMode: 'fixed', price },
+        },
+      },
+    },
+    components: { parameters: { Topic: { name: 'topic', in: 'query', schema: { type: 'string' } } } },
+  };
+}
+
+/** An agent paying from payer `i`, with the catalog (or `remote`) as its only remote (tools prefixed `quotes_`). */
+async function agentFor(i: number, budget: Record<string, string> = {}, remote = catalog.url): Promise<AgentProcess> {
   const dataDir = agentDataDir();
   dirs.push(dataDir);
   const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const agent = await spawnAgent(['--remote', `quotes=${catalog.url}`], {
+  const agent = await spawnAgent(['--remote', `quotes=${remote}`], {
     DATA_DIR: dataDir,
     NETWORKS_JSON: paid.env.NETWORKS_JSON!,
     WALLET_EVM_PRIVATE_KEY: key,
@@ -129,5 +153,53 @@ describe('remote mode over a catalog published only as /.well-known/x402 (offici
     expect(JSON.parse(run.stdout)).toEqual({ quote: 'paid knowledge', n: before.runs + 1 });
     expect(await paid.balance(payer)).toBe(before.payer - PRICE);
     expect(seller.runs()).toBe(before.runs + 1);
+  });
+});
+
+describe('remote mode over the same seller published only as OpenAPI with x-payment-info', () => {
+  it("lists the paid operation under its prefix, its query parameter as the input schema, and pays the seller's price", async () => {
+    const agent = await agentFor(3, {}, openApiCatalog.url);
+    const { tools } = await agent.client.listTools();
+    expect(tools[0]).toMatchObject({
+      name: 'quotes_getQuote',
+      description: 'A quote (third-party seller)',
+      inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+      _meta: { 'x402/price': { usd: '0.001', currency: 'USD' } },
+    });
+    const payer = paid.payers[3]!.address;
+    const before = { payer: await paid.balance(payer), payTo: await paid.balance(payTo), runs: seller.runs() };
+    const result = await agent.client.callTool({ name: 'quotes_getQuote', arguments: { topic: 'x' } });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect(result.structuredContent).toEqual({ quote: 'paid knowledge', n: before.runs + 1 });
+    const receipt = result._meta?.['x402/payment-response'] as { transaction: string };
+    expect(receipt).toMatchObject({ success: true, network: LOCAL_NETWORK, payer });
+    expect(await paid.balance(payer)).toBe(before.payer - PRICE);
+    expect(await paid.balance(payTo)).toBe(before.payTo + PRICE);
+    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+      payments: Array<Record<string, unknown>>;
+      budget: Record<string, unknown>;
+    };
+    expect(history.payments).toEqual([
+      expect.objectContaining({
+        tool: 'quotes_getQuote',
+        resource: `${seller.url}/quote?topic=x`,
+        amount: '1000',
+        status: 'settled',
+        transaction: receipt.transaction,
+      }),
+    ]);
+    expect(history.budget).toMatchObject({ spentToday: '$0.001', remainingToday: '$0.499' });
+  });
+
+  it('refuses without paying when the challenge asks more than the document published, beyond the drift tolerance', async () => {
+    openApiCatalog.publish(openApi(seller.url, '0.0001'));
+    const agent = await agentFor(4, {}, openApiCatalog.url);
+    const payer = paid.payers[4]!.address;
+    const before = { payer: await paid.balance(payer), runs: seller.runs() };
+    const result = await agent.client.callTool({ name: 'quotes_getQuote', arguments: {} });
+    expect(errorOf(result)).toMatchObject({ code: 'budget_exceeded', retryable: false });
+    expect(errorOf(result).message).toMatch(/asks \$0\.001, more than 10% above the catalog's price \(\$0\.0001\)/);
+    expect(await paid.balance(payer)).toBe(before.payer);
+    expect(seller.runs()).toBe(before.runs);
   });
 });

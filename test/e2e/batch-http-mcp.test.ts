@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,9 +8,11 @@ import {
   type BatchSettlementEnvironment,
 } from '../support/chain/batch-settlement.js';
 import { batchPayer, startBatchParties, type BatchPayer } from '../support/chain/batch-settlement-parties.js';
+import { payOverHttp, payOverMcp as payOverMcpAs } from '../support/batch-pay.js';
 import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { encodePayment } from '../support/payer.js';
 import { sideEffectTool } from '../support/tools.js';
 
 const PRICE = 1000n; // $0.001 in USDC base units
@@ -52,26 +53,10 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** One call over MCP paid the way the official client pays: the 402, its payload in `_meta`, the receipt processed. */
-async function payOverMcp(): Promise<SettleResponse> {
-  const unpaid = await mcp.callTool({ name: tool.name, arguments: {} });
-  const payload = await payer.client.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
-  const paid = await mcp.callTool({ name: tool.name, arguments: {}, _meta: { 'x402/payment': payload } });
-  expect(paid.isError).toBeFalsy();
-  const receipt = paid._meta?.['x402/payment-response'] as SettleResponse;
-  await payer.client.handlePaymentResponse({
-    paymentPayload: payload,
-    requirements: payload.accepted,
-    settleResponse: receipt,
-  });
-  return receipt;
-}
-
 describe('batch settlement with the official client, facilitator and contract', () => {
   it('pays several calls from one deposit over HTTP and MCP interleaved, each charged once', async () => {
-    const pay = wrapFetchWithPayment(fetch, payer.client);
-    const call = () =>
-      pay(`${server.url}${tool.path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const call = payOverHttp(payer, `${server.url}${tool.path}`);
+    const payOverMcp = () => payOverMcpAs(mcp, payer, tool.name);
     const first = await call();
     expect(first.status).toBe(200);
     const deposit = decodeHeader(first.headers.get('payment-response')) as SettleResponse;
@@ -97,5 +82,34 @@ describe('batch settlement with the official client, facilitator and contract', 
     expect(onchain.balance).toBeGreaterThanOrEqual(4000n);
     const receipts = await server.runtime.store.ledger.listReceipts({ limit: 10 });
     expect(receipts.map((r) => r.kind).sort()).toEqual(['deposit', 'voucher', 'voucher', 'voucher']);
+  });
+
+  it('answers a charged voucher sent again with the corrective 402, from which the official client pays on', async () => {
+    // A call paid over MCP whose answer the client never processes, as when the connection died with it.
+    const unpaid = await mcp.callTool({ name: tool.name, arguments: {} });
+    const lost = await payer.client.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
+    expect(
+      (await mcp.callTool({ name: tool.name, arguments: {}, _meta: { 'x402/payment': lost } })).isError,
+    ).toBeFalsy();
+    const runsBefore = runs;
+    const [channel] = await server.runtime.store.channels!.list();
+    const charged = channel!.chargedCumulativeAmount;
+    // The same voucher again (the client's state is behind): no run, no charge, our channel state to resync from.
+    const again = await fetch(`${server.url}${tool.path}`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'payment-signature': encodePayment(lost) },
+    });
+    expect(again.status).toBe(402);
+    const corrective = decodeHeader(again.headers.get('payment-required')) as PaymentRequired;
+    expect(corrective.error).toBe('invalid_batch_settlement_evm_cumulative_amount_mismatch');
+    expect(corrective.accepts.find((a) => a.scheme === 'batch-settlement')?.extra).toMatchObject({
+      channelState: { chargedCumulativeAmount: charged },
+    });
+    expect((await payOverHttp(payer, `${server.url}${tool.path}`)()).status).toBe(200);
+    expect(runs).toBe(runsBefore + 1);
+    expect((await server.runtime.store.channels!.get(channel!.channelId))?.chargedCumulativeAmount).toBe(
+      String(BigInt(charged) + PRICE),
+    );
   });
 });

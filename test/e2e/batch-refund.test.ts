@@ -20,11 +20,15 @@ import {
 } from '../support/chain/batch-settlement.js';
 import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settlement-parties.js';
 import { BASE_USDC, balanceOf, localTransport, localViemChain } from '../support/chain/token.js';
+import { claimLoopForServer } from '../support/batch-claims.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 
 const PRICE = 1000n; // $0.001 in USDC base units
+const CALLS = 100;
+/** The server's receiver-authorizer key: our claim loop in the test signs its claims with it. */
+const authorizerKey = generatePrivateKey();
 let runs = 0;
 /** A paid GET tool: the official client's refund probes and asks on the route with GET. */
 const tool = defineTool({
@@ -55,7 +59,10 @@ beforeAll(async () => {
       FACILITATOR_URL: facilitator.url,
       MPP: 'off',
       BATCH_SETTLEMENT: 'on',
-      BATCH_RECEIVER_AUTHORIZER_KEY: generatePrivateKey(),
+      BATCH_RECEIVER_AUTHORIZER_KEY: authorizerKey,
+      // 100 paid calls from one payer in a few seconds: above the default per-payer and per-address bursts.
+      RATE_LIMIT_PAYER_PER_MINUTE: '0',
+      RATE_LIMIT_IP_PER_MINUTE: '0',
     },
     { tools: [tool] },
   );
@@ -83,37 +90,60 @@ async function payOverMcp(mcp: Client, client: x402Client): Promise<SettleRespon
 }
 
 describe('a payer refund request on batch settlement', () => {
-  it('returns the unspent deposit on chain without running the tool, and records the refund', async () => {
+  it('pays 100 calls from one deposit, claims and settles their sum to the pay-to, then refunds the rest', async () => {
     const account = env.payers[0]!;
     const reader = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
+    // The seller announces a minimum deposit of 10 calls; this payer deposits for all its calls at once.
     const scheme = new BatchClientScheme(toClientEvmSigner(account, reader), {
-      depositPolicy: { depositMultiplier: 5 },
+      depositStrategy: ({ requestAmount }) => BigInt(requestAmount) * BigInt(CALLS + 20),
     });
     const pay = wrapFetchWithPayment(fetch, new x402Client().register(BASE_NETWORK, scheme));
     const url = `${server.url}${tool.path}`;
     const before = await balanceOf(env.chain, BASE_USDC, account.address);
-    for (let i = 0; i < 3; i++) expect((await pay(url)).status).toBe(200);
+    const settlesBefore = facilitator.calls.settle;
+    for (let i = 0; i < CALLS; i++) expect((await pay(url)).status).toBe(200);
+    expect(runs).toBe(CALLS);
+    // One deposit at the facilitator; the 99 vouchers after it were checked here.
+    expect(facilitator.calls.settle - settlesBefore).toBe(1);
     const [channel] = await server.runtime.store.channels!.list();
     const channelId = channel!.channelId as `0x${string}`;
+    const charged = BigInt(CALLS) * PRICE;
+    expect(channel).toMatchObject({
+      chargedCumulativeAmount: charged.toString(),
+      signedMaxClaimable: charged.toString(),
+    });
     const deposited = (await readOnchainChannel(env.chain, channelId)).balance;
-    expect(deposited).toBeGreaterThan(3n * PRICE);
+    expect(deposited).toBeGreaterThan(charged);
+
+    // One claim round of our claim loop over the server's store, through the same facilitator over HTTP.
+    const payToBefore = await balanceOf(env.chain, BASE_USDC, env.payTo);
+    const loop = await claimLoopForServer(env, authorizerKey, server.runtime.store, facilitator.url);
+    const [round] = (await loop.tick())!;
+    expect(round).toMatchObject({ claimed: charged, failures: [] });
+    expect(round!.claimTransactions).toHaveLength(1);
+    expect(round!.settleTransaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(facilitator.calls.settle - settlesBefore).toBe(3);
+    expect(await balanceOf(env.chain, BASE_USDC, env.payTo)).toBe(payToBefore + charged);
+    expect(await readOnchainChannel(env.chain, channelId)).toMatchObject({ balance: deposited, totalClaimed: charged });
 
     const refund: SettleResponse = await scheme.refund(url);
     expect(refund.success).toBe(true);
     expect(refund.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(runs).toBe(3);
-    // Deposit, then three charges, then the refund: the payer is short exactly the three charges.
-    expect(await balanceOf(env.chain, BASE_USDC, account.address)).toBe(before - 3n * PRICE);
-    expect((await readOnchainChannel(env.chain, channelId)).balance).toBe(3n * PRICE);
-    const receipts = await server.runtime.store.ledger.listReceipts({ limit: 10 });
-    expect(receipts.map((r) => r.kind).sort()).toEqual(['deposit', 'refund', 'voucher', 'voucher']);
+    expect(runs).toBe(CALLS);
+    // Deposit, then the charges, then the refund: the payer is short exactly the charges.
+    expect(await balanceOf(env.chain, BASE_USDC, account.address)).toBe(before - charged);
+    expect(await readOnchainChannel(env.chain, channelId)).toMatchObject({ balance: charged, totalClaimed: charged });
+    const receipts = await server.runtime.store.ledger.listReceipts({ limit: 2 * CALLS });
+    const kinds = receipts.map((r) => r.kind);
+    expect(kinds.filter((k) => k === 'voucher')).toHaveLength(CALLS - 1);
+    expect(kinds.filter((k) => k !== 'voucher').sort()).toEqual(['claim', 'deposit', 'refund', 'settle']);
     expect(receipts.find((r) => r.kind === 'refund')).toMatchObject({
       status: 'settled',
       channelId,
       transaction: refund.transaction,
-      amount: (deposited - 3n * PRICE).toString(),
+      amount: (deposited - charged).toString(),
     });
-  });
+  }, 180_000);
 
   it('honours a refund sent over MCP in `_meta["x402/payment"]`, without running the tool', async () => {
     const account = env.payers[1]!;

@@ -1,8 +1,9 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of a seller that, for the next paid requests (those carrying PAYMENT-SIGNATURE or X-PAYMENT),
- * lets the request reach the seller (which runs the tool and settles) and then does one thing to the answer:
+ * A TCP proxy in front of a seller that, for the next paid requests (those carrying PAYMENT-SIGNATURE or X-PAYMENT, or
+ * an MCP tools/call with an x402 payment in `_meta`), lets the request reach the seller (which runs the tool and
+ * settles) and then does one thing to the answer:
  * - `cut`: drops the connection as soon as the answer starts coming back (the answer is lost);
  * - `late`: holds the answer for `ms` before passing it on (it arrives after the client gave up);
  * - `error500`: replaces the answer by an HTTP 500 (the seller settled, the client is told it failed);
@@ -20,7 +21,8 @@ export interface AnswerProxy {
   close(): Promise<void>;
 }
 
-const PAID = /\r\n(payment-signature|x-payment):/i;
+// A paid HTTP request's header, or an MCP tools/call's x402 payment in `_meta` (`x402/payment`, x402-mcp's `x402.payment`).
+const PAID = /\r\n(payment-signature|x-payment):|"x402[./]payment"/i;
 const ERROR_500 =
   'HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 58\r\n\r\n{"error":{"code":"internal","message":"upstream crashed"}}';
 

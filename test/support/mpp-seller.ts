@@ -8,9 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Mppx } from 'mppx/server';
+import { generate, type DiscoveryHandler } from 'mppx/discovery';
 import { charge } from 'mppx/evm/server';
 import { createPublicClient, createWalletClient, getAddress, parseAbi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { inputJsonSchema } from '../../src/tool/tool-schema.js';
 import { annuity } from '../../tools/annuity.js';
 import type { BaseEnvironment } from './chain/permit2-env.js';
 import { localTransport, localViemChain } from './chain/token.js';
@@ -39,6 +41,31 @@ export interface MppSellerOptions {
   price: string;
   /** Offer x402 beside MPP (mppx's own x402 path); default false: MPP only. */
   alsoX402?: boolean;
+  /** What it publishes: its catalog at `/.well-known/x402` (default), or only mppx's own discovery at `/openapi.json`. */
+  discovery?: 'well-known' | 'openapi';
+}
+
+/**
+ * What the seller publishes, by path: its catalog at `/.well-known/x402` (its one item, relative to the document), or
+ * only mppx's own OpenAPI discovery document of its route (the offers in `x-payment-info`) at `/openapi.json`.
+ */
+function publications(
+  mppx: Parameters<typeof generate>[0],
+  handler: DiscoveryHandler,
+  options: MppSellerOptions,
+): Map<string, string> {
+  if (options.discovery !== 'openapi') {
+    const document = x402Document([{ resource: '/api/annuity', method: 'POST', name: annuity.name }]);
+    return new Map([['/.well-known/x402', JSON.stringify(document)]]);
+  }
+  const route = {
+    handler,
+    method: 'post',
+    path: '/api/annuity',
+    summary: annuity.description,
+    requestBody: { content: { 'application/json': { schema: inputJsonSchema(annuity) } } },
+  };
+  return new Map([['/openapi.json', JSON.stringify(generate(mppx, { routes: [route] }))]]);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -88,16 +115,13 @@ export async function startMppSeller(base: BaseEnvironment, options: MppSellerOp
   let runs = 0;
   const method = localEvmCharge(base);
   const mppx = Mppx.create({ methods: [method], secretKey: randomBytes(32).toString('hex'), realm: 'mpp-seller.test' });
+  const published = publications(mppx, mppx['evm/charge']({ amount: options.price }), options);
   const server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${req.url ?? '/'}`;
-      if (req.method === 'GET' && new URL(url).pathname === '/.well-known/x402') {
-        // Its catalog, so remote mode finds the route (its one item, relative to the document).
-        const document = x402Document([{ resource: '/api/annuity', method: 'POST', name: annuity.name }]);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
-        return;
-      }
+      const document = req.method === 'GET' ? published.get(new URL(url).pathname) : undefined;
+      if (document) return void res.writeHead(200, { 'content-type': 'application/json' }).end(document);
       if (req.method !== 'POST' || new URL(url).pathname !== '/api/annuity') {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
         return;

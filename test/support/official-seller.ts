@@ -28,7 +28,7 @@ export interface OfficialSeller {
 }
 
 /** The official facilitator (version 2 `exact` on the local network, version 1 `exact` on `base-sepolia`), in this process. */
-function officialFacilitator(paid: PaidEnvironment): x402Facilitator {
+export function officialFacilitator(paid: PaidEnvironment): x402Facilitator {
   const account = privateKeyToAccount(paid.env.FACILITATOR_EVM_PRIVATE_KEY as `0x${string}`);
   const client = createWalletClient({
     account,

@@ -3,7 +3,7 @@
  * bare node:http server in front of sellers it did not write: every other path answers 404, so the agent finds no MCP
  * endpoint there. The document can be swapped while the server runs.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One HTTP resource of the catalog. */
@@ -21,7 +21,7 @@ export interface X402Catalog {
   url: string;
   /** Requests for the document so far. */
   reads: () => number;
-  /** Replaces the document served (any JSON, or a raw string). */
+  /** Replaces the document served (any JSON, a raw string, or a function writing the whole answer itself). */
   publish(document: unknown): void;
   close(): Promise<void>;
 }
@@ -36,13 +36,14 @@ export function x402Document(items: readonly CatalogItem[]): Record<string, unkn
   };
 }
 
-/** Starts the catalog on a free port of 127.0.0.1, serving `document`. */
-export async function startX402Catalog(document: unknown): Promise<X402Catalog> {
+/** Starts the catalog on a free port of 127.0.0.1, serving `document` at `path` (another document: an OpenAPI one). */
+export async function startX402Catalog(document: unknown, path = '/.well-known/x402'): Promise<X402Catalog> {
   let current = document;
   let reads = 0;
   const server: Server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/.well-known/x402') {
+    if (req.method === 'GET' && req.url === path) {
       reads++;
+      if (typeof current === 'function') return void (current as (res: ServerResponse) => void)(res);
       const body = typeof current === 'string' ? current : JSON.stringify(current);
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       return;

@@ -15,12 +15,11 @@ import type { NetworkEntry } from '../../shared/networks.js';
 import type { BatchUpkeep } from '../../store/batch-upkeep.js';
 import type { BatchChannels } from '../../store/channels.js';
 import type { PaymentLedger } from '../../store/ledger.js';
+import { type OperationLedger, pendingOperations, ROUND_LEASE_MS } from './op-ledger.js';
 import type { BatchSeller } from './seller.js';
 import { ClaimRound, type RoundOutcome } from './claims.js';
 import { unclaimedByNetwork } from './channel-report.js';
 
-/** How long a check may hold the round lease before another instance may take it (a check that died). */
-const ROUND_LEASE_MS = 10 * 60_000;
 /** The longest wait between two checks (the threshold and idle refunds are looked at this often). */
 const MAX_CHECK_SECONDS = 60;
 
@@ -30,7 +29,7 @@ export interface ClaimLoopDeps {
   facilitator: FacilitatorClient;
   channels: BatchChannels;
   upkeep: BatchUpkeep;
-  ledger: Pick<PaymentLedger, 'recordReceipt'>;
+  ledger: OperationLedger;
   networks: readonly NetworkEntry[];
   settings: Pick<BatchSettings, 'claimInterval' | 'claimThreshold' | 'refundIdle'>;
   log: Logger;
@@ -126,6 +125,14 @@ export class ClaimLoop implements BatchChannelsSource {
   async snapshot(): Promise<{ network: string; open: number; unclaimed: bigint }[]> {
     const offered = this.deps.networks.filter((n) => this.deps.seller.schemesByNetwork.has(n.id));
     return unclaimedByNetwork(await this.deps.upkeep.summaries(), offered);
+  }
+
+  /** Claims, settles and refunds whose row is pending (under way, or left by a stopped process), by network. */
+  async inDoubt(): Promise<{ network: string; count: number }[]> {
+    const counts = new Map<string, number>();
+    for (const p of pendingOperations(await this.deps.ledger.listPending()))
+      counts.set(p.network, (counts.get(p.network) ?? 0) + 1);
+    return [...counts].map(([network, count]) => ({ network, count }));
   }
 }
 

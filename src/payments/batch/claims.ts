@@ -3,19 +3,21 @@
  * `BatchSettlementChannelManager`: claim the charged vouchers (channels whose payer started a timed withdrawal
  * first) when the interval is due, the unclaimed value passed the threshold or a withdrawal is pending; refund
  * channels idle too long (their outstanding charge is claimed in the same transaction); then `settle` what was
- * claimed to the pay-to. Each transaction is recorded in the ledger with its hash and kind; a failure is recorded
- * with our own reason (the facilitator's text goes to the operator's log only) and retried at the next round.
+ * claimed to the pay-to. Each operation's row is written pending before the facilitator is asked, then becomes its
+ * receipt with the transaction hash, or failed with our own reason (the facilitator's text goes to the operator's log
+ * only) and retried at the next round; rows a stopped process left pending are closed by the next round (./op-ledger.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { computeChannelId } from '@x402/evm/batch-settlement/client';
 import type { BatchSettlementChannelManager } from '@x402/evm/batch-settlement/server';
 import type { BatchMetrics, BatchOperation } from '../../observe/metrics-batch.js';
 import type { Logger } from '../../shared/log.js';
 import type { ChannelRecord } from '../../store/channels.js';
-import type { PaymentLedger, ReceiptRecord } from '../../store/ledger.js';
+import { type OperationLedger, OperationRows, ROUND_LEASE_MS } from './op-ledger.js';
 
 /** The manager's batch size (its default): vouchers per claim transaction. */
 const CLAIMS_PER_BATCH = 100;
+/** The facilitator's reason for a settle when everything claimed for the receiver and token was settled already. */
+const NOTHING_TO_SETTLE = 'invalid_batch_settlement_evm_nothing_to_settle';
 
 /** What a round works with. */
 export interface ClaimRoundDeps {
@@ -24,7 +26,7 @@ export interface ClaimRoundDeps {
   /** The token (lower case) and receiver (lower case) whose channels this round claims. */
   token: string;
   receiver: string;
-  ledger: Pick<PaymentLedger, 'recordReceipt'>;
+  ledger: OperationLedger;
   log: Logger;
   metrics?: BatchMetrics;
 }
@@ -56,8 +58,12 @@ const live = (c: ChannelRecord, now: number): boolean => !!c.pendingRequest && c
 export class ClaimRound {
   /** Claimed and not yet settled (this process's knowledge: a restart settles at its next claim). */
   private owed = 0n;
+  private readonly rows: OperationRows;
 
-  constructor(private readonly deps: ClaimRoundDeps) {}
+  constructor(private readonly deps: ClaimRoundDeps) {
+    const { network, token, receiver } = deps;
+    this.rows = new OperationRows(deps.ledger, { network, token, receiver }, deps.log);
+  }
 
   /** Sets the sink the round reports its operations to. */
   set metrics(metrics: BatchMetrics) {
@@ -78,6 +84,9 @@ export class ClaimRound {
   /** Runs one round over the channels as `list` reads them from the store. */
   async run(list: () => Promise<ChannelRecord[]>, policy: ClaimPolicy): Promise<RoundOutcome> {
     const out: RoundOutcome = { claimed: 0n, claimTransactions: [], refunded: [], failures: [] };
+    // Left by a stopped process: a settle's value is settled again (a claim's vouchers are claimed again below).
+    for (const a of await this.rows.closeAbandoned(policy.now - ROUND_LEASE_MS))
+      if (a.kind === 'settle') this.owed += a.amount;
     let mine = this.mine(await list());
     const withdrawing = mine.filter((c) => c.withdrawRequestedAt > 0 && unclaimedOf(c) > 0n);
     const unclaimed = mine.reduce((sum, c) => sum + (unclaimedOf(c) > 0n ? unclaimedOf(c) : 0n), 0n);
@@ -101,6 +110,11 @@ export class ClaimRound {
   private async claim(ordered: ChannelRecord[], out: RoundOutcome): Promise<void> {
     const claimable = ordered.filter((c) => unclaimedOf(c) > 0n);
     const ids = new Set(claimable.map((c) => c.channelId.toLowerCase()));
+    const batches: ChannelRecord[][] = [];
+    for (let i = 0; i < claimable.length; i += CLAIMS_PER_BATCH) batches.push(claimable.slice(i, i + CLAIMS_PER_BATCH));
+    const amounts = batches.map((batch) => batch.reduce((sum, c) => sum + unclaimedOf(c), 0n));
+    const rows = [];
+    for (const amount of amounts) rows.push(await this.rows.begin('claim', { amount }));
     const started = performance.now();
     try {
       const results = await this.deps.manager.claim({
@@ -112,38 +126,47 @@ export class ClaimRound {
         },
       });
       this.observe('claim', started, true);
-      for (const [i, result] of results.entries()) {
-        const batch = claimable.slice(i * CLAIMS_PER_BATCH, (i + 1) * CLAIMS_PER_BATCH);
-        const amount = batch.reduce((sum, c) => sum + unclaimedOf(c), 0n);
-        this.owed += amount;
-        out.claimed += amount;
+      for (const [i, row] of rows.entries()) {
+        const result = results[i];
+        // The manager found nothing more to claim in this batch (a call's commit raced the listing).
+        if (!result) {
+          await this.rows.failed(row, 'claim_nothing_to_claim');
+          continue;
+        }
+        this.owed += amounts[i]!;
+        out.claimed += amounts[i]!;
         out.claimTransactions.push(result.transaction);
-        await this.record('claim', { amount, transaction: result.transaction, vouchers: result.vouchers });
+        await this.rows.settled(row, result.transaction);
       }
     } catch (err) {
       this.observe('claim', started, false);
       out.failures.push('claim');
-      const amount = claimable.reduce((sum, c) => sum + unclaimedOf(c), 0n);
       this.deps.log.warn('batch-settlement claim failed; retried at the next round', {
         network: this.deps.network,
         channels: ids.size,
         error: String((err as Error)?.message ?? err),
       });
-      await this.record('claim', { amount, failed: true });
+      for (const row of rows) await this.rows.failed(row, 'claim_failed');
     }
   }
 
   /** Refunds one idle channel (claiming its outstanding charge in the same transaction). */
   private async refund(channel: ChannelRecord, out: RoundOutcome): Promise<void> {
     const amount = BigInt(channel.balance) - BigInt(channel.chargedCumulativeAmount);
+    const { channelId, channelConfig, chargedCumulativeAmount: cumulativeAmount } = channel;
+    const row = await this.rows.begin('refund', {
+      amount,
+      channel: { channelId, payer: channelConfig.payer, cumulativeAmount },
+    });
     const started = performance.now();
     try {
       const [result] = await this.deps.manager.refund([channel.channelId]);
       this.observe('refund', started, true);
-      if (!result) return; // a call took the channel meanwhile: it is no longer idle
+      // A call took the channel meanwhile: it is no longer idle, nothing was sent.
+      if (!result) return await this.rows.failed(row, 'refund_channel_busy');
       this.owed += unclaimedOf(channel) > 0n ? unclaimedOf(channel) : 0n;
       out.refunded.push(result.transaction);
-      await this.record('refund', { amount, transaction: result.transaction, channel });
+      await this.rows.settled(row, result.transaction);
     } catch (err) {
       this.observe('refund', started, false);
       out.failures.push('refund');
@@ -152,60 +175,38 @@ export class ClaimRound {
         channel: channel.channelId,
         error: String((err as Error)?.message ?? err),
       });
-      await this.record('refund', { amount, channel, failed: true });
+      await this.rows.failed(row, 'refund_failed');
     }
   }
 
   /** Moves the claimed value to the pay-to. */
   private async settle(out: RoundOutcome): Promise<void> {
     const amount = this.owed;
+    const row = await this.rows.begin('settle', { amount });
     const started = performance.now();
     try {
       const { transaction } = await this.deps.manager.settle();
       this.observe('settle', started, true);
       this.owed -= amount;
       out.settleTransaction = transaction;
-      await this.record('settle', { amount, transaction });
+      await this.rows.settled(row, transaction);
     } catch (err) {
       this.observe('settle', started, false);
+      if (String((err as Error)?.message).includes(NOTHING_TO_SETTLE)) {
+        // Everything claimed is settled already (by a settle whose process stopped before recording it): none owed.
+        this.owed -= amount;
+        return await this.rows.failed(row, 'settle_nothing_to_settle');
+      }
       out.failures.push('settle');
       this.deps.log.warn('batch-settlement settle failed; retried at the next round', {
         network: this.deps.network,
         error: String((err as Error)?.message ?? err),
       });
-      await this.record('settle', { amount, failed: true });
+      await this.rows.failed(row, 'settle_failed');
     }
   }
 
   private observe(op: BatchOperation, started: number, ok: boolean): void {
     this.deps.metrics?.operation(op, this.deps.network, (performance.now() - started) / 1000, ok);
-  }
-
-  /** Writes the receipt of one operation (a failure with our reason, never the facilitator's text); logs if it cannot. */
-  private async record(
-    kind: BatchOperation,
-    op: { amount: bigint; transaction?: string; vouchers?: number; channel?: ChannelRecord; failed?: boolean },
-  ): Promise<void> {
-    const receipt: ReceiptRecord = {
-      replayKey: `batch:${kind}:${op.transaction ?? randomUUID()}`,
-      tool: 'batch-settlement',
-      network: this.deps.network,
-      payer: op.channel?.channelConfig.payer ?? this.deps.receiver,
-      amount: op.amount.toString(),
-      transaction: op.transaction ?? '',
-      status: op.failed ? 'failed' : 'settled',
-      ...(op.failed ? { errorReason: `${kind}_failed` } : {}),
-      transport: 'http',
-      kind,
-      ...(op.channel ? { channelId: op.channel.channelId, cumulativeAmount: op.channel.chargedCumulativeAmount } : {}),
-      createdAt: new Date().toISOString(),
-    };
-    await this.deps.ledger.recordReceipt(receipt).catch((err: unknown) =>
-      this.deps.log.error('recording a batch-settlement receipt failed', {
-        kind,
-        transaction: receipt.transaction,
-        error: String((err as Error)?.message ?? err),
-      }),
-    );
   }
 }

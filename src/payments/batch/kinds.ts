@@ -85,6 +85,16 @@ export function isChannelKey(replayKey: string): boolean {
   return replayKey.startsWith('batch:');
 }
 
+/** The replay-key prefix of the claim loop's own operations (`batchop:<network>:<kind>:<id>`), apart from payments'. */
+export const BATCH_OPERATION_PREFIX = 'batchop:';
+
+/** The kind of a claim-loop operation's row (claim, settle or refund), or undefined when the key is not one. */
+export function batchOperationKind(replayKey: string): ReceiptKind | undefined {
+  if (!replayKey.startsWith(BATCH_OPERATION_PREFIX)) return undefined;
+  const kind = replayKey.split(':').at(-2);
+  return kind === 'claim' || kind === 'settle' || kind === 'refund' ? kind : undefined;
+}
+
 /** A channel payment's receipt as the scheme defines it: settled with no transaction, the charge in `extra`. */
 export function isVoucherReceipt(requirements: PaymentRequirements, result: SettleResponse): boolean {
   return requirements.scheme === BATCH_SCHEME && result.success && !result.transaction;

@@ -27,6 +27,7 @@ import {
   type FacilitatorOperation,
 } from './facilitator-answers.js';
 import { Redactor } from '../../config/redact.js';
+import { requestOnce, type OneShotAnswer } from './one-shot.js';
 import { afterIoTurn, openFacilitatorPool, resendable, type FacilitatorPool } from './facilitator-pool.js';
 
 /** The three facilitator operations. */
@@ -147,6 +148,10 @@ async function attempt(
     ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     ...auth,
   };
+  if (operation === 'supported') {
+    const answer = await requestOnce({ method, url, headers, timeoutMs, operation, maxBytes: MAX_ANSWER_BYTES });
+    return read(conn, operation, answer, auth);
+  }
   const pool = await conn.pool();
   // A settle is never re-sent on doubt: first let a close that arrived while the loop was busy be seen.
   if (operation === 'settle' && !fresh) await afterIoTurn();
@@ -158,7 +163,16 @@ async function attempt(
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   };
-  const res = await (fresh ? pool.requestFresh(request) : pool.request(request));
+  return read(conn, operation, await (fresh ? pool.requestFresh(request) : pool.request(request)), auth);
+}
+
+/** Reads an answer (bounded, secrets blanked); 401/403 become FacilitatorAuthError. */
+async function read(
+  conn: Connection,
+  operation: FacilitatorOperation,
+  res: Pick<OneShotAnswer, 'statusCode' | 'headers' | 'body'>,
+  auth: Record<string, string>,
+): Promise<Answer> {
   const length = Number(res.headers['content-length'] ?? 0);
   if (length > MAX_ANSWER_BYTES) {
     res.body.destroy();
@@ -215,7 +229,7 @@ export function createHttpFacilitatorClient(
   options: HttpFacilitatorOptions,
 ): FacilitatorClient & { close(): Promise<void> } {
   const base = new URL(baseUrl.replace(/\/+$/, '') + '/');
-  // undici loads with the first request to the facilitator, not at start-up.
+  // undici loads with the first verify or settle, not at start-up (`/supported` goes through node:http).
   let pool: Promise<FacilitatorPool> | undefined;
   const conn: Connection = {
     options,

@@ -9,6 +9,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { ThreadError, ThreadMessage, ThreadOp, ThreadSetup } from './facilitator-thread.js';
 import { RAILS } from '../rails/index.js';
+import { BATCH_SCHEME } from '../batch/kinds.js';
 
 /** The fields of the known x402 errors that cross to the main side (strings and numbers only). */
 const ERROR_FIELDS = [
@@ -44,6 +45,13 @@ async function build(setup: ThreadSetup): Promise<{ facilitator: x402Facilitator
       for (const id of (await rail.sdk()).registerInProcess(facilitator, nets, setup.settings))
         supported.push(`${id}|${rail.scheme}`);
     }
+  }
+  const evm = setup.families.find((f) => f.family === 'evm');
+  if (setup.batchSettlement && evm) {
+    // Loaded with BATCH_SETTLEMENT=on only: a facilitator without it never loads the batch-settlement scheme.
+    const { registerBatchInProcess } = await import('../batch/facilitator-scheme.js');
+    for (const id of registerBatchInProcess(facilitator, evm.nets, setup.settings))
+      supported.push(`${id}|${BATCH_SCHEME}`);
   }
   return { facilitator, supported };
 }

@@ -31,6 +31,8 @@ export interface ThreadSetup {
   families: Array<{ family: NetworkFamily; nets: NetworkEntry[] }>;
   /** Ids of the rails to register (the thread has the rails themselves). */
   rails: string[];
+  /** True with BATCH_SETTLEMENT=on: the EVM networks also get the official batch-settlement facilitator scheme. */
+  batchSettlement?: boolean;
 }
 
 /** What the thread can do, once it started. */

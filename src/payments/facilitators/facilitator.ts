@@ -74,6 +74,7 @@ async function startThread(
     settings: { facilitator: { keys, timeoutMs, settleTimeoutMs } },
     families: keyed.map((family) => ({ family, nets: config.networks.filter((n) => n.family === family) })),
     rails: rails.filter((r) => keyed.includes(r.family)).map((r) => r.id),
+    ...(config.batch.enabled && keys.evm ? { batchSettlement: true } : {}),
   };
   const thread = entry ? new FacilitatorThread(setup, entry) : new FacilitatorThread(setup);
   return { thread, supported: (await thread.start()).supported };

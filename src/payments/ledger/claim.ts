@@ -10,7 +10,7 @@ import type { PaymentReader } from '../reading/reader.js';
 import { settledReceipt } from './receipt-records.js';
 import type { Reconciler } from './reconcile.js';
 import { notVerifiedMessage, ownReason, samePayer } from './verdicts.js';
-import { isChannelKey } from '../batch/kinds.js';
+import { CUMULATIVE_MISMATCH, channelPayment, isChannelKey } from '../batch/kinds.js';
 
 /** The ledger steps before a handler runs: bind the idempotency id, claim the payment in the replay guard, verify it. */
 export class PaymentClaims {
@@ -105,6 +105,11 @@ export class PaymentClaims {
             receipt: settledReceipt(ticket, claim.transaction),
           };
         }
+        // A voucher already charged, sent again: the payer's channel state is behind ours (the answer of the call it
+        // paid was lost). It gets the corrective 402 (our channel state) to resynchronise from, not a refusal it would
+        // meet again with the same voucher on every later call. Nothing runs and nothing is charged either way.
+        if (channelPayment(ticket.payload)?.type === 'voucher')
+          return this.reject(tool, CUMULATIVE_MISMATCH, notVerifiedMessage(CUMULATIVE_MISMATCH), 402);
         return this.reject(
           tool,
           'payment_already_used',

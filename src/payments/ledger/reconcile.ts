@@ -6,7 +6,7 @@ import { canonicalNetworkId } from '../reading/match.js';
 import { RAILS, railFor } from '../rails/index.js';
 import type { LookupResult, Rail } from '../rails/rail.js';
 import type { BatchChannels } from '../../store/channels.js';
-import { channelVerdict, isChannelKey, receiptKindOf } from '../batch/kinds.js';
+import { batchOperationKind, channelVerdict, isChannelKey, receiptKindOf } from '../batch/kinds.js';
 
 /** What reconciling one pending settlement came to; `pending` says why the chain could not decide, when known. */
 export type Reconciled =
@@ -48,6 +48,9 @@ export class Reconciler {
 
   /** Asks the chain about one pending settlement and records a definite answer (settled or failed). */
   async reconcile(pending: PendingRecord): Promise<Reconciled> {
+    // The claim loop's own claims, settles and refunds are closed by its next round (they are never sent again here).
+    if (batchOperationKind(pending.replayKey))
+      return { type: 'pending', reason: 'a batch-settlement operation: the next claim round of its network closes it' };
     let answer = await this.lookup(pending);
     if (answer.type === 'pending') {
       const again = await this.settleAgain(pending);

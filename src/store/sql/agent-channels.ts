@@ -1,6 +1,7 @@
 /** The agent's batch-settlement channels and their deposits over the SQL port, one SQL text for both dialects. */
 import type {
   AgentChannel,
+  ChannelConfigNote,
   AgentChannelBook,
   ChannelContext,
   NewDeposit,
@@ -143,6 +144,7 @@ async function list(port: SqlPort): Promise<AgentChannel[]> {
       ...optional('resource'),
       ...(row.decimals !== null && row.decimals !== undefined ? { decimals: Number(row.decimals) } : {}),
       ...(context ? { context } : {}),
+      ...(row.channel_config ? { channelConfig: fromJson(row.channel_config) as ChannelConfigNote } : {}),
       deposited: deposited.toString(),
       refunded: String(row.refunded),
       committedMicros: sum('deposit'),
@@ -177,11 +179,13 @@ export function sqlAgentChannels(port: SqlPort): AgentChannelBook {
     note: async (n) => {
       const at = now();
       await port.write(
-        `INSERT INTO agent_channels (channel_id, network, asset, pay_to, resource, decimals, created_at, last_used_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO agent_channels (channel_id, network, asset, pay_to, resource, decimals, channel_config, created_at,
+           last_used_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (channel_id) DO UPDATE SET network = excluded.network, asset = excluded.asset, pay_to = excluded.pay_to,
-           resource = excluded.resource, decimals = excluded.decimals, last_used_at = excluded.last_used_at`,
-        [n.channelId, n.network, n.asset, n.payTo, n.resource, n.decimals, at, at, at],
+           resource = excluded.resource, decimals = excluded.decimals, last_used_at = excluded.last_used_at,
+           channel_config = COALESCE(excluded.channel_config, agent_channels.channel_config)`,
+        [n.channelId, n.network, n.asset, n.payTo, n.resource, n.decimals, json(n.channelConfig), at, at, at],
       );
     },
     claimDeposit: (deposit, limit) => claimDeposit(port, deposit, limit),

@@ -216,4 +216,9 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE receipts ADD COLUMN cumulative_amount TEXT`,
     ],
   },
+  {
+    version: 12,
+    name: "each agent channel's on-chain configuration (the payer's timed withdrawal needs it without the seller)",
+    sql: [`ALTER TABLE agent_channels ADD COLUMN channel_config {json}`],
+  },
 ];

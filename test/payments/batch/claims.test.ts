@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchBatchChannels } from '../../../src/observe/metrics-batch.js';
 import { promClient } from '../../../src/observe/metrics-process.js';
+import type { Config } from '../../../src/config/config.js';
+import { OperationRows, ROUND_LEASE_MS } from '../../../src/payments/batch/op-ledger.js';
+import { Reconciler } from '../../../src/payments/ledger/reconcile.js';
+import { createLogger } from '../../../src/shared/log.js';
 import { buildReceiptsReport } from '../../../src/receipts/receipts.js';
 import { SqliteStore } from '../../../src/store/dialects/sqlite/store.js';
 import type { ReceiptRecord } from '../../../src/store/ledger.js';
@@ -138,6 +142,105 @@ describe('a payer who started a timed withdrawal', () => {
     await store.channels.updateChannel(bobs, (c) => c && { ...c, withdrawRequestedAt: Math.floor(Date.now() / 1000) });
     expect((await loop.tick())![0]!.claimed).toBe(2n * PRICE);
     expect((await readOnchainChannel(env.chain, bobs)).totalClaimed).toBe(2n * PRICE);
+  });
+});
+
+describe('a claim under way', () => {
+  const network = 'eip155:8453';
+  let carol: BatchPayer;
+  beforeAll(() => {
+    carol = batchPayer(env, env.payers[1]!);
+  });
+  const loopOnThreshold = () =>
+    claimLoopOn(env, parties, store, facilitator, {
+      claimInterval: 3600,
+      claimThreshold: PRICE.toString(),
+      refundIdle: 7 * 86_400,
+    });
+  const listed = async () => {
+    const location = { kind: 'sqlite' as const, where: join(dir, 'claims.db') };
+    return (await buildReceiptsReport(store.ledger, [], { limit: 1000, json: true }, location)).payments;
+  };
+
+  it('is listed pending while the facilitator has not answered, then becomes the settled receipt with its hash', async () => {
+    await paidCall(parties, carol);
+    const loop = loopOnThreshold();
+    const registry = new promClient.Registry();
+    loop.metrics = watchBatchChannels(registry, loop);
+    const held = facilitator.holdNext();
+    const ticking = loop.tick();
+    await held.asked;
+    const [pending] = await store.ledger.listPending();
+    expect(pending).toMatchObject({ tool: 'batch-settlement', amount: PRICE.toString(), transaction: '' });
+    expect((await listed()).filter((p) => p.status === 'pending')).toMatchObject([{ kind: 'claim' }]);
+    expect(await registry.metrics()).toContain(`tollbooth_batch_operations_in_doubt{network="${network}"} 1`);
+    held.release();
+    const [outcome] = (await ticking)!;
+    const claim = (await receipts('claim')).find((r) => r.replayKey === pending!.replayKey);
+    expect(claim).toMatchObject({ status: 'settled', transaction: outcome!.claimTransactions[0], amount: '1000' });
+    expect(await store.ledger.listPending()).toEqual([]);
+    expect(await registry.metrics()).not.toContain('tollbooth_batch_operations_in_doubt{');
+  });
+
+  it('that fails turns its pending row into a failed receipt with our reason only', async () => {
+    await paidCall(parties, carol);
+    const held = facilitator.holdNext();
+    facilitator.refuseNext(1);
+    const ticking = loopOnThreshold().tick();
+    await held.asked;
+    const [pending] = await store.ledger.listPending();
+    held.release();
+    expect((await ticking)![0]!.failures).toEqual(['claim']);
+    const failed = (await receipts('claim')).filter((r) => r.replayKey === pending!.replayKey);
+    expect(failed).toMatchObject([{ status: 'failed', errorReason: 'claim_failed', transaction: '' }]);
+    expect(JSON.stringify(await store.ledger.listReceipts({ limit: 1000 }))).not.toContain('SECRET-FACILITATOR-TEXT');
+    expect(await store.ledger.listPending()).toEqual([]);
+  });
+
+  it('left pending by a stopped process stays in doubt, then the next round closes it and claims again', async () => {
+    const scope = {
+      network,
+      token: env.token.toLowerCase(),
+      receiver: parties.serverScheme.getReceiverAddress().toLowerCase(),
+    };
+    const dead = await new OperationRows(store.ledger, scope, createLogger('error')).begin('claim', { amount: PRICE });
+    expect((await listed()).find((p) => p.status === 'pending')).toMatchObject({ kind: 'claim', amount: '1000' });
+    // The reconciler lists it in doubt and never sends it again (only the loop's next round closes it).
+    const resent: unknown[] = [];
+    const resettle = async (payload: unknown) => {
+      resent.push(payload);
+      throw new Error('a batch operation is never sent again by the reconciler');
+    };
+    const reconciler = new Reconciler({} as Config, store.ledger, createLogger('error'), resettle);
+    expect(await reconciler.reconcileAll()).toEqual({ settled: 0, failed: 0, pending: 1 });
+    expect(resent).toEqual([]);
+    // A round within the lease leaves it alone: it could still be running.
+    await loopOnThreshold().tick();
+    expect(await store.ledger.listPending()).toHaveLength(1);
+    await paidCall(parties, carol);
+    const payToBefore = await env.balance(env.payTo);
+    const [outcome] = (await loopOnThreshold().tick(Date.now() + ROUND_LEASE_MS + 60_000))!;
+    expect(await store.ledger.listPending()).toEqual([]);
+    const closed = (await receipts('claim')).find((r) => r.replayKey === dead.replayKey);
+    expect(closed).toMatchObject({ status: 'failed', errorReason: 'claim_abandoned', transaction: '' });
+    expect(outcome).toMatchObject({ failures: [], claimed: PRICE });
+    expect(await env.balance(env.payTo)).toBe(payToBefore + PRICE);
+  });
+
+  it('a settle left pending by a stopped process after it landed is closed, and nothing is settled twice', async () => {
+    const scope = {
+      network,
+      token: env.token.toLowerCase(),
+      receiver: parties.serverScheme.getReceiverAddress().toLowerCase(),
+    };
+    await new OperationRows(store.ledger, scope, createLogger('error')).begin('settle', { amount: PRICE });
+    const payToBefore = await env.balance(env.payTo);
+    const [outcome] = (await loopOnThreshold().tick(Date.now() + ROUND_LEASE_MS + 60_000))!;
+    expect(outcome!.failures).toEqual([]);
+    expect(await store.ledger.listPending()).toEqual([]);
+    const settles = (await receipts('settle')).slice(0, 2).map((r) => r.errorReason);
+    expect(settles).toEqual(['settle_nothing_to_settle', 'settle_abandoned']);
+    expect(await env.balance(env.payTo)).toBe(payToBefore);
   });
 });
 

@@ -3,7 +3,10 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toClientEvmSigner, toFacilitatorEvmSigner } from '@x402/evm';
-import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
+import {
+  BatchSettlementEvmScheme as BatchClientScheme,
+  type ClientChannelStorage,
+} from '@x402/evm/batch-settlement/client';
 import { BatchSettlementEvmScheme as BatchFacilitatorScheme } from '@x402/evm/batch-settlement/facilitator';
 import {
   type BatchSettlementChannelManager,
@@ -89,10 +92,21 @@ export async function startBatchParties(
   return { facilitator, facilitatorClient, serverScheme, resourceServer, requirements, manager };
 }
 
-/** An official x402 client for `account` with the batch-settlement client scheme (deposits of 5 calls' price). */
-export function batchPayer(env: BatchSettlementEnvironment, account: PrivateKeyAccount): BatchPayer {
+/**
+ * An official x402 client for `account` with the batch-settlement client scheme (deposits of 5 calls' price, or
+ * `options.depositMultiplier`, or exactly `options.deposit`; channel state in memory, or in `options.storage`).
+ */
+export function batchPayer(
+  env: Pick<BatchSettlementEnvironment, 'chain'>,
+  account: PrivateKeyAccount,
+  options: { depositMultiplier?: number; storage?: ClientChannelStorage; deposit?: bigint } = {},
+): BatchPayer {
   const reader = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
-  const scheme = new BatchClientScheme(toClientEvmSigner(account, reader), { depositPolicy: { depositMultiplier: 5 } });
+  const scheme = new BatchClientScheme(toClientEvmSigner(account, reader), {
+    depositPolicy: { depositMultiplier: options.depositMultiplier ?? 5 },
+    ...(options.storage ? { storage: options.storage } : {}),
+    ...(options.deposit ? { depositStrategy: () => options.deposit } : {}),
+  });
   return { account, client: new x402Client().register(BASE_NETWORK, scheme) };
 }
 

@@ -21,6 +21,8 @@ export interface LocalChain {
   rpcUrl: string;
   chainId: number;
   accounts: ChainAccount[];
+  /** The node's process id (e.g. to read its CPU time). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startLocalChain(options: StartLocalChainOptions): Promise<
       rpcUrl,
       chainId,
       accounts,
+      pid: child.pid ?? 0,
       async stop() {
         if (stopped) return;
         stopped = true;

@@ -1,0 +1,128 @@
+/**
+ * Reading what a seller or an index publishes (a `/.well-known/x402` catalog, an OpenAPI document, a discovery API's
+ * answer): one bounded JSON reader — time limit, byte limit while streaming, nesting limit — and the one reader of
+ * `/.well-known/x402`, for remote mode's sources and for `search_services`. What is read is data, never compiled.
+ */
+
+/** A JSON object as read. */
+export type Json = Record<string, unknown>;
+
+/** Whether a value is a JSON object (not an array, not null). */
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Bounds on one document read. */
+export interface ReadLimits {
+  timeoutMs: number;
+  /** Largest document read, in bytes; a longer answer is refused without reading the rest. */
+  maxBytes: number;
+}
+
+/** Deepest nesting of objects and arrays a document may have (deeper ones are refused before anything walks them). */
+const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests objects and arrays at most `max` levels deep (walked without recursion). */
+export function depthWithin(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
+/** The body as text, reading at most `max` bytes: undefined when it is longer (the rest is not read). */
+async function boundedText(res: Response, max: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The error of a read that failed on the way: no answer in time, or the network's own reason. */
+function unreadable(url: string, err: unknown, limits: ReadLimits, timeout: AbortSignal): Error {
+  if (timeout.aborted) return new Error(`${url} gave no whole answer within ${limits.timeoutMs} ms`);
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return new Error(`${url} could not be read: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+}
+
+/**
+ * GETs a JSON object within the limits; throws a sentence naming the URL on a non-2xx answer, an oversized body,
+ * non-JSON, a value other than an object, or nesting deeper than {@link MAX_JSON_DEPTH}.
+ */
+export async function readJsonObject(url: string, limits: ReadLimits): Promise<Json> {
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { accept: 'application/json' }, signal: timeout });
+  } catch (err) {
+    throw unreadable(url, err, limits, timeout);
+  }
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`${url} answered ${res.status}`);
+  }
+  let text: string | undefined;
+  try {
+    text = await boundedText(res, limits.maxBytes);
+  } catch (err) {
+    throw unreadable(url, err, limits, timeout);
+  }
+  if (text === undefined) throw new Error(`${url} is over ${limits.maxBytes} bytes`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Error(`${url} is not JSON`);
+  }
+  if (!isObject(doc)) throw new Error(`${url} is not a JSON object`);
+  if (!depthWithin(doc, MAX_JSON_DEPTH)) throw new Error(`${url} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return doc;
+}
+
+/** The `/.well-known/x402` document of a URL's origin. */
+function wellKnownUrl(url: string): string {
+  return new URL('/.well-known/x402', url).href;
+}
+
+/** Reads `<origin>/.well-known/x402`: its `items` (the bazaar's discovery-list shape), else its bare `resources`. */
+export async function readWellKnown(url: string, limits: ReadLimits): Promise<{ at: string; items: unknown[] }> {
+  const at = wellKnownUrl(url);
+  const doc = await readJsonObject(at, limits);
+  const items = Array.isArray(doc.items) ? doc.items : Array.isArray(doc.resources) ? doc.resources : [];
+  return { at, items };
+}
+
+/**
+ * One published item as an HTTP resource: the item as an object (a bare string is its `resource`) and its http(s)
+ * URL, resolved against the document's URL `at`; undefined when it is not one (another type, no usable URL).
+ */
+export function httpResource(raw: unknown, at: string): { item: Json; url: URL } | undefined {
+  const item: Json = typeof raw === 'string' ? { resource: raw } : isObject(raw) ? raw : {};
+  if (item.type !== undefined && item.type !== 'http') return undefined;
+  if (typeof item.resource !== 'string') return undefined;
+  let url: URL;
+  try {
+    url = new URL(item.resource, at);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? { item, url } : undefined;
+}

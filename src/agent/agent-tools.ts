@@ -12,6 +12,7 @@ import { readBalances } from './balances.js';
 import type { Budget } from './budget.js';
 import { usd } from './choose.js';
 import { WALLET_HINT } from './explain.js';
+import { NOT_SEEN_WARNING } from './receipt-check.js';
 import type { AgentSettings } from './settings.js';
 import { PAYABLE_FAMILIES, type Wallets } from './wallets.js';
 
@@ -82,6 +83,8 @@ const HistoryOutput = z.object({
       payer: z.string().optional(),
       paymentId: z.string().optional(),
       note: z.string().optional(),
+      chainCheck: z.enum(['confirmed', 'not_seen']).optional(),
+      warning: z.string().optional(),
     }),
   ),
   budget: BudgetSchema,
@@ -110,7 +113,7 @@ export const AGENT_TOOLS: readonly Tool[] = [
     name: 'spending-history',
     title: "The agent's recent payments",
     description:
-      "Free and local: the most recent payments this agent made for remote tools, newest first, with tool, network, amount in US dollars, status and the receipt (transaction, payer, payment id), and today's budget.",
+      "Free and local: the most recent payments this agent made for remote tools, newest first, with tool, network, amount in US dollars, status and the receipt (transaction, payer, payment id), whether the chain confirmed it (chainCheck, with a warning when it did not), and today's budget.",
     inputSchema: schema(HistoryInput, 'input') as Tool['inputSchema'],
     outputSchema: schema(HistoryOutput, 'output') as Tool['outputSchema'],
     annotations: {
@@ -186,6 +189,8 @@ export async function callAgentTool(deps: AgentToolDeps, name: string, args: unk
       ...(s.payer ? { payer: s.payer } : {}),
       ...(s.paymentId ? { paymentId: s.paymentId } : {}),
       ...(s.note ? { note: s.note } : {}),
+      ...(s.chainCheck ? { chainCheck: s.chainCheck } : {}),
+      ...(s.chainCheck === 'not_seen' ? { warning: NOT_SEEN_WARNING } : {}),
     })),
     budget: await budgetView(deps.budget),
   };

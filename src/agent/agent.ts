@@ -8,6 +8,7 @@ import { refundChannels } from './batch-refund.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
 import { closeMcpRemotes } from './mcp-remote.js';
+import { ReceiptChecks } from './receipt-check.js';
 import { hasRemote, type AgentConfig } from './settings.js';
 import { loadWallets, type Wallets } from './wallets.js';
 
@@ -17,6 +18,8 @@ export interface Agent extends AgentToolDeps {
   log: Logger;
   /** Batch-settlement payments and channels (AGENT_BATCH_SETTLEMENT=on). */
   batch?: BatchPayer;
+  /** The on-chain checks of success receipts still running (awaited by `close`). */
+  receiptChecks: ReceiptChecks;
   close(): Promise<void>;
 }
 
@@ -49,7 +52,9 @@ export async function createAgent(config: AgentConfig, log: Logger, openSpends: 
     await opened.close();
     throw err;
   }
-  const caller = new RemoteCaller({ settings, networks, spends, wallets, budget, log, ...(batch ? { batch } : {}) });
+  const receiptChecks = new ReceiptChecks({ spends, networks, log, enabled: settings.checkReceipts !== false });
+  const deps = { settings, networks, spends, wallets, budget, log, receiptChecks };
+  const caller = new RemoteCaller({ ...deps, ...(batch ? { batch } : {}) });
   // Channels idle for AGENT_BATCH_IDLE_REFUND_MINUTES are refunded once at start (in the background; close waits).
   const idleMinutes = settings.batch.idleRefundMinutes;
   const sweep =
@@ -60,8 +65,10 @@ export async function createAgent(config: AgentConfig, log: Logger, openSpends: 
       : undefined;
   const close = async () => {
     await sweep;
+    // A process's ledger is complete before it ends: the receipt checks still running are waited for (bounded).
+    await receiptChecks.settled();
     await closeMcpRemotes();
     await opened.close();
   };
-  return { settings, networks, spends, wallets, budget, caller, log, close, ...(batch ? { batch } : {}) };
+  return { ...deps, caller, close, ...(batch ? { batch } : {}) };
 }

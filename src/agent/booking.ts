@@ -17,6 +17,7 @@ import { authorizationState, type AuthorizationState } from './chain-check.js';
 import { usd } from './choose.js';
 import type { MppCredential, MppReceipt } from './mpp.js';
 import type { CallOutcome, PaymentNote } from './outcome.js';
+import { forChainCheck, type ReceiptChecks } from './receipt-check.js';
 import { remoteCode, remoteMessage, type RemoteAnswer, type RemoteRequest, type SignedPayment } from './remote.js';
 
 /** The payment as kept with a pending spend (x402 payloads as they are, so older stores still resume). */
@@ -29,16 +30,6 @@ export function fromStored(stored: unknown): SignedPayment {
   return (stored as { protocol?: unknown }).protocol === 'mpp'
     ? (stored as MppCredential)
     : { protocol: 'x402', payload: stored as PaymentPayload };
-}
-
-/** What the chain check looks up: an MPP credential's authorization in the x402 shape it reads. */
-function forChainCheck(payment: SignedPayment): PaymentPayload {
-  return payment.protocol === 'x402'
-    ? payment.payload
-    : ({
-        x402Version: 2,
-        payload: { authorization: { from: payment.from, nonce: payment.nonce } },
-      } as unknown as PaymentPayload);
 }
 
 /** What delivering and booking one payment need. */
@@ -57,6 +48,8 @@ export interface DeliveryContext {
   resumed: boolean;
   /** The network table: where the chain is asked about a payment whose fate the remote left open. */
   networks: readonly NetworkEntry[];
+  /** Checks on chain, after the answer, a payment the seller reported settled (absent: not checked). */
+  receiptChecks?: ReceiptChecks;
 }
 
 /** Upper bound on one on-chain check of a payment (each RPC request). */
@@ -99,6 +92,7 @@ export async function delivered(
     ...(transaction ? { transaction } : {}),
     ...(payer ? { payer } : {}),
   });
+  ctx.receiptChecks?.schedule(ctx.spend, sent);
   const payment = await paymentNote(ctx, 'settled');
   ctx.log.info('paid a remote call', {
     tool: ctx.tool,

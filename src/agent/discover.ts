@@ -1,13 +1,15 @@
 /**
  * Finding services: reads the discovery indexes in AGENT_DISCOVERY_URLS — a Bazaar-style discovery API
- * (`GET <base>/discovery/resources?type=http`) or any origin's `/.well-known/x402` — and keeps the HTTP items whose
- * name, description or URL hold every query word. Items are data: read, bounded and summarised, never compiled.
+ * (`GET <base>/discovery/resources?type=http`), else any origin's `/.well-known/x402`, else its OpenAPI document's
+ * operations with `x-payment-info` (openapi-source.ts) — and keeps the items whose name, description or URL hold
+ * every query word. Items are data: read, bounded and summarised, never compiled.
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry } from '../shared/networks.js';
 import { priceOptions, usd } from './choose.js';
 import { httpResource, isObject, readJsonObject, readWellKnown } from './documents.js';
 import { canonicalNetwork } from './networks.js';
+import { probeOpenApi } from './openapi-source.js';
 import type { Wallets } from './wallets.js';
 
 /** One service found: what it is, where it is, what it costs (USD range over the assets the agent can value). */
@@ -54,6 +56,47 @@ async function indexItems(base: string, limits: DiscoverLimits): Promise<{ at: s
     // not a discovery API: try the origin's well-known document
   }
   return readWellKnown(trimmed, read);
+}
+
+/** The paid operations of an origin's OpenAPI document as services (prices as published; networks are not). */
+async function openApiServices(base: string, limits: DiscoverLimits): Promise<FoundService[]> {
+  const { at, items } = await probeOpenApi(base, {
+    timeoutMs: limits.timeoutMs,
+    maxTools: limits.maxItems * 50,
+    maxDocumentBytes: limits.maxBytes,
+  });
+  return items.map((item) => {
+    const url = new URL(item.request({}).url);
+    const published = (item._meta?.['x402/price'] as { usd?: string } | undefined)?.usd;
+    const price = published === undefined ? undefined : usd(Math.round(Number(published) * 1e6));
+    return {
+      name: item.name,
+      ...(item.description ? { description: item.description.slice(0, 1000) } : {}),
+      resource: url.href,
+      origin: url.origin,
+      networks: [],
+      ...(price ? { price: { min: price, max: price } } : {}),
+      index: at,
+    };
+  });
+}
+
+/** The services of one index: its discovery API or `/.well-known/x402` items, else its OpenAPI operations. */
+async function indexServices(base: string, limits: DiscoverLimits, deps: DiscoverDeps): Promise<FoundService[]> {
+  let listed: { at: string; items: unknown[] };
+  try {
+    listed = await indexItems(base, limits);
+  } catch (err) {
+    try {
+      return await openApiServices(base.replace(/\/+$/, ''), limits);
+    } catch {
+      throw err;
+    }
+  }
+  return listed.items
+    .slice(0, limits.maxItems * 50)
+    .map((raw) => toService(raw, listed.at, deps))
+    .filter((s): s is FoundService => s !== undefined);
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.slice(0, 1000) : undefined);
@@ -103,15 +146,13 @@ export async function searchServices(
   deps: DiscoverDeps,
   limits: DiscoverLimits = DISCOVER_LIMITS,
 ): Promise<{ services: FoundService[]; errors: string[] }> {
-  const read = await Promise.allSettled(indexes.map((base) => indexItems(base, limits)));
+  const read = await Promise.allSettled(indexes.map((base) => indexServices(base, limits, deps)));
   const services: FoundService[] = [];
   const errors: string[] = [];
   read.forEach((r, i) => {
     if (r.status === 'rejected') return void errors.push(`${indexes[i]}: could not be read`);
-    for (const raw of r.value.items.slice(0, limits.maxItems * 50)) {
-      const service = toService(raw, r.value.at, deps);
-      if (service && matches(service, words) && !services.some((s) => s.resource === service.resource))
-        services.push(service);
+    for (const service of r.value) {
+      if (matches(service, words) && !services.some((s) => s.resource === service.resource)) services.push(service);
     }
   });
   return { services: services.slice(0, limits.maxItems), errors };

@@ -43,7 +43,7 @@ export function deliveryContext(
   spend: NewSpend,
   resumed: boolean,
 ): DeliveryContext {
-  const { spends, budget, log, settings, networks } = deps;
+  const { spends, budget, log, settings, networks, receiptChecks } = deps;
   return {
     spends,
     budget,
@@ -55,6 +55,7 @@ export function deliveryContext(
     spend,
     resumed,
     networks,
+    ...(receiptChecks ? { receiptChecks } : {}),
   };
 }
 

@@ -45,6 +45,7 @@ export const AgentEnvSchema = z.object({
   AGENT_ORIGIN_LIMITS: optional(z.string()),
   AGENT_PRICE_DRIFT: optional(z.string()),
   AGENT_DISCOVERY_URLS: optional(z.string()),
+  AGENT_CHECK_RECEIPTS: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
 } satisfies Record<AgentSettingName | SharedSettingName, z.ZodType>);
 
 /** The validated agent environment. */
@@ -91,6 +92,8 @@ export interface AgentSettings {
   origins?: OriginSettings;
   /** Discovery indexes `search_services` and `tollbooth search` read (AGENT_DISCOVERY_URLS; absent: none). */
   discovery?: string[];
+  /** AGENT_CHECK_RECEIPTS=off: a seller's success receipt is not checked on chain (absent: checked where an RPC is set). */
+  checkReceipts?: boolean;
 }
 
 /** How the agent pays with `batch-settlement` (docs/agents.md, Batch settlement). */
@@ -205,6 +208,7 @@ function agentSettings(env: AgentEnv, table: readonly { id: string; family: stri
     protocols: paymentProtocols(env.PAYMENT_PROTOCOLS),
     origins: originSettings(env),
     ...(list(env.AGENT_DISCOVERY_URLS) ? { discovery: list(env.AGENT_DISCOVERY_URLS) } : {}),
+    ...(env.AGENT_CHECK_RECEIPTS === 'off' ? { checkReceipts: false } : {}),
     batch: {
       enabled: env.AGENT_BATCH_SETTLEMENT === 'on',
       ...(env.AGENT_BATCH_DEPOSIT_USD !== undefined ? { depositUsd: env.AGENT_BATCH_DEPOSIT_USD } : {}),

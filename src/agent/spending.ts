@@ -2,9 +2,10 @@
  * `tollbooth spending`: the agent's own view of what it paid, read from its spending ledger (the store of remote mode
  * and `tollbooth call`): today's counted total against the daily budget, and each paid call with where it stands.
  */
-import type { SpendLedger, SpendRecord, SpendStatus } from '../shared/spends.js';
+import type { ChainCheck, SpendLedger, SpendRecord, SpendStatus } from '../shared/spends.js';
 import { Budget } from './budget.js';
 import { usd } from './choose.js';
+import { NOT_SEEN_WARNING } from './receipt-check.js';
 import type { BudgetSettings } from './settings.js';
 
 /** Where a paid call stands, as the user reads it (a claim given back without paying is `released`). */
@@ -48,6 +49,10 @@ export interface SpendingEntry {
   kind?: 'deposit' | 'voucher';
   transaction?: string;
   note?: string;
+  /** What the chain said of a payment the seller reported settled (AGENT_CHECK_RECEIPTS; absent: not checked). */
+  chainCheck?: ChainCheck;
+  /** Why this payment needs a look: the chain does not confirm what the seller said. */
+  warning?: string;
 }
 
 /** What `tollbooth spending` reports. */
@@ -84,6 +89,8 @@ function entryOf(spend: SpendRecord): SpendingEntry {
     ...(spend.kind ? { kind: spend.kind } : {}),
     ...(spend.transaction ? { transaction: spend.transaction } : {}),
     ...(spend.note ? { note: spend.note } : {}),
+    ...(spend.chainCheck ? { chainCheck: spend.chainCheck } : {}),
+    ...(spend.chainCheck === 'not_seen' ? { warning: NOT_SEEN_WARNING } : {}),
   };
 }
 
@@ -141,9 +148,11 @@ export function formatSpending(report: SpendingReport): string {
       const where = `${e.protocol}${e.kind ? ` ${e.kind}` : ''} ${e.network}`;
       const tx = `${e.transaction ? `  tx ${e.transaction}` : ''}  at ${e.origin}`;
       const note = e.note && e.state !== 'settled' ? `  (${e.note})` : '';
+      const chain = e.chainCheck === 'confirmed' ? '  (confirmed on chain)' : '';
       lines.push(
-        `${e.time}  ${e.state.padEnd(8)}  ${e.tool.padEnd(width)}  ${e.usd.padStart(9)}  ${where}${tx}${note}`,
+        `${e.time}  ${e.state.padEnd(8)}  ${e.tool.padEnd(width)}  ${e.usd.padStart(9)}  ${where}${tx}${note}${chain}`,
       );
+      if (e.warning) lines.push(`    NOT CONFIRMED ON CHAIN: ${e.warning}`);
     }
   }
   lines.push(

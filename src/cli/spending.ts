@@ -40,7 +40,8 @@ export const spendingCommand: CliCommand<SpendingOptions> = {
   What this agent paid (stdio --remote and tollbooth call), read from its spending ledger (DATABASE_URL, else
   DATA_DIR): today's counted total (UTC day) against the daily budget (BUDGET_MAX_USD_PER_DAY), then each paid call,
   most recent first, with its state: reserved (being paid), settled, pending (outcome unknown, counted until known),
-  failed, or released (never charged; given back to the budget). The server's own takings are in tollbooth receipts.
+  failed, or released (never charged; given back to the budget). A settled payment the chain does not confirm
+  (AGENT_CHECK_RECEIPTS) is flagged NOT CONFIRMED ON CHAIN. The server's own takings are in tollbooth receipts.
 
   --since <when>    only payments from then on: a date (2026-11-28), a time, or an age (30m, 24h, 7d)
   --state <s>       only reserved, settled, pending, failed or released payments

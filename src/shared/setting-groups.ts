@@ -165,6 +165,7 @@ export const AGENT_SETTING_GROUPS = {
     AGENT_ORIGIN_LIMITS: plain('— (only the global limits)'),
     AGENT_PRICE_DRIFT: plain('10 (%)'),
     AGENT_DISCOVERY_URLS: plain('— (no index: search finds nothing)'),
+    AGENT_CHECK_RECEIPTS: plain('on'),
   },
 } as const satisfies Record<string, Record<string, SettingInfo>>;
 

@@ -8,6 +8,9 @@ export type PaymentProtocol = 'x402' | 'mpp';
 /** Where a payment made by the agent side stands; claimed (`reserved`), settled and pending count against the budget. */
 export type SpendStatus = 'reserved' | 'settled' | 'pending' | 'failed' | 'cancelled';
 
+/** The chain's word on a payment the seller reported settled: its authorization used (`confirmed`) or still unused (`not_seen`). */
+export type ChainCheck = 'confirmed' | 'not_seen';
+
 /** One payment the agent side made or is making, kept for its daily budget and its spending history. */
 export interface SpendRecord {
   id: string;
@@ -44,6 +47,8 @@ export interface SpendRecord {
   note?: string;
   /** The signed payment, kept while its outcome is unknown (pending) so a retry sends the very same one. */
   payload?: unknown;
+  /** What the chain said of a settled payment's authorization after the seller reported success (absent: not checked). */
+  chainCheck?: ChainCheck;
   createdAt: string;
   updatedAt: string;
 }
@@ -51,7 +56,7 @@ export interface SpendRecord {
 /** A payment about to be made, before its outcome is known. */
 export type NewSpend = Omit<
   SpendRecord,
-  'status' | 'payer' | 'transaction' | 'note' | 'payload' | 'createdAt' | 'updatedAt'
+  'status' | 'payer' | 'transaction' | 'note' | 'payload' | 'chainCheck' | 'createdAt' | 'updatedAt'
 >;
 
 /** How a claimed or pending payment ended (or that it is still pending, with the payment to retry with). */
@@ -94,6 +99,8 @@ export interface SpendLedger {
   pinPayTo(pin: PayToPin, replace: boolean): Promise<string>;
   /** Ends a claimed or pending payment as settled or failed, or keeps it pending with the payment to retry with. */
   completeSpend(id: string, update: SpendUpdate): Promise<void>;
+  /** Records what the chain said of a settled payment's authorization (receipt-check.ts). */
+  setChainCheck(id: string, check: ChainCheck): Promise<void>;
   /** Marks a claimed or pending payment as never made (no charge happened), giving its amount back to the budget. */
   releaseSpend(id: string, note: string): Promise<void>;
   /** The agent's payments, most recent first; optionally only some statuses. */

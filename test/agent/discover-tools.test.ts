@@ -9,11 +9,13 @@ import { openStore } from '../../src/store/open.js';
 import { agentDataDir } from '../support/agent.js';
 import { itemOf, startBazaar, type Bazaar } from '../support/bazaar.js';
 import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
+import { startX402Catalog, type X402Catalog } from '../support/x402-catalog.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 
 let paid: PaidEnvironment;
 let seller: OfficialSeller;
 let bazaar: Bazaar;
+let openApiOnly: X402Catalog;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const dirs: string[] = [];
 const agents: Agent[] = [];
@@ -30,10 +32,26 @@ beforeAll(async () => {
   paid = await startPaidEnvironment(3);
   seller = await startOfficialSeller(paid, payTo);
   bazaar = await startBazaar([weather, await itemOf(`${seller.url}/quote`)]);
+  // An origin describing the same seller only by an OpenAPI document (no discovery API, no /.well-known/x402).
+  const quote = {
+    operationId: 'openQuote',
+    description: 'Quotes described by OpenAPI only',
+    'x-payment-info': { protocols: ['x402'], pricingMode: 'fixed', price: '0.001' },
+  };
+  openApiOnly = await startX402Catalog(
+    {
+      openapi: '3.1.0',
+      info: { title: 'q', version: '1' },
+      servers: [{ url: seller.url }],
+      paths: { '/quote': { get: quote } },
+    },
+    '/openapi.json',
+  );
 }, 120_000);
 afterAll(async () => {
   for (const agent of agents) await agent.close();
   await bazaar?.close();
+  await openApiOnly?.close();
   await seller?.close();
   await paid?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -98,6 +116,26 @@ describe('finding services through a Bazaar-style discovery API', () => {
     expect((found.services as unknown[])[0]).not.toHaveProperty('price');
     expect(found.errors).toEqual(['http://127.0.0.1:1: could not be read']);
     expect((await call(agent, 'search_services', { query: 'weather quote' })).services).toEqual([]);
+  });
+
+  it('search_services reads an origin that publishes only OpenAPI: its paid operations, with their published price', async () => {
+    const agent = await agentFor(0, openApiOnly.url);
+    const found = await call(agent, 'search_services', { query: 'openapi quotes' });
+    expect(found).toMatchObject({
+      isError: false,
+      errors: [],
+      services: [
+        {
+          name: 'openQuote',
+          description: 'Quotes described by OpenAPI only',
+          resource: `${seller.url}/quote`,
+          origin: seller.url,
+          networks: [],
+          price: { min: '$0.001', max: '$0.001' },
+          index: `${openApiOnly.url}/openapi.json`,
+        },
+      ],
+    });
   });
 
   it('check_price shows the price and the option it would pay, and pays nothing', async () => {

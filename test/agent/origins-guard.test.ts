@@ -56,6 +56,7 @@ const quote = (query = '') => fetchRequest({ url: `${seller.url}/quote${query}`,
 
 /** What a refusal must leave as it was: the payer's balance, the seller's signed requests and runs, the agent's ledger. */
 async function state(agent: Agent, i: number) {
+  await agent.receiptChecks.settled(); // the on-chain check of a paid receipt marks its spend in the background
   return {
     balance: await paid.balance(paid.payers[i]!.address),
     signed: seller.signed(),

@@ -95,6 +95,7 @@ export function spendFromRow(row: Row): SpendRecord {
     payload: fromJson(row.payload),
     origin: optional(row.origin),
     payTo: optional(row.pay_to),
+    chainCheck: row.chain_check === 'confirmed' || row.chain_check === 'not_seen' ? row.chain_check : undefined,
   };
   return {
     id: String(row.id),

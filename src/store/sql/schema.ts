@@ -221,4 +221,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "each agent channel's on-chain configuration (the payer's timed withdrawal needs it without the seller)",
     sql: [`ALTER TABLE agent_channels ADD COLUMN channel_config {json}`],
   },
+  {
+    version: 13,
+    name: "the chain's word on each agent spend the seller reported settled (its authorization used or not seen)",
+    sql: [
+      `ALTER TABLE agent_spends ADD COLUMN chain_check TEXT
+        CONSTRAINT agent_spends_chain_check_check CHECK (chain_check IN ('confirmed', 'not_seen'))`,
+    ],
+  },
 ];

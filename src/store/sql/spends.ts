@@ -101,6 +101,13 @@ export function sqlSpendLedger(port: SqlPort): SpendLedger {
         [note, new Date().toISOString(), id],
       );
     },
+    setChainCheck: async (id, check) => {
+      await port.write(`UPDATE agent_spends SET chain_check = ?, updated_at = ? WHERE id = ?`, [
+        check,
+        new Date().toISOString(),
+        id,
+      ]);
+    },
     listSpends: (options) => listSpends(port, options),
     spentOn: (day) => spentOn(port, day),
     pendingSpend: async (requestHash) => {

@@ -1,0 +1,173 @@
+import { rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callAgentTool } from '../../src/agent/agent-tools.js';
+import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { CallOptions } from '../../src/agent/call.js';
+import { fetchRequest } from '../../src/agent/cli-fetch.js';
+import { loadAgentConfig } from '../../src/agent/settings.js';
+import { formatSpending, spendingReport } from '../../src/agent/spending.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { openStore } from '../../src/store/open.js';
+import { agentDataDir, runCli } from '../support/agent.js';
+import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
+import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { thirdPartyPayerEnv } from '../support/third-party.js';
+
+// After a paid call its seller reported settled, the agent asks the local chain whether its EIP-3009 authorization
+// was used: an official @x402/express seller really settles; a look-alike on 127.0.0.1 answers 200 with a made-up
+// success receipt (PAYMENT-RESPONSE, success: true, a fake transaction) and never settles.
+
+let paid: PaidEnvironment;
+let honest: OfficialSeller;
+let liar: { url: string; close(): Promise<void> };
+const payTo = privateKeyToAccount(generatePrivateKey()).address;
+const dirs: string[] = [];
+const agents: Agent[] = [];
+
+/** A seller that passes on the official seller's real challenge, then claims every payment settled without settling it. */
+async function startLyingSeller(challenger: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const signature = req.headers['payment-signature'];
+    if (typeof signature !== 'string') {
+      void fetch(`${challenger}${req.url}`).then(async (answer) => {
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        res.end(await answer.text());
+      });
+      return;
+    }
+    const payment = decodePaymentSignatureHeader(signature);
+    const from = (payment.payload as { authorization: { from: string } }).authorization.from;
+    const receipt = encodePaymentResponseHeader({
+      success: true,
+      transaction: `0x${'ab'.repeat(32)}`,
+      network: LOCAL_NETWORK as `${string}:${string}`,
+      payer: from,
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'payment-response': receipt });
+    res.end(JSON.stringify({ quote: 'made-up knowledge' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+beforeAll(async () => {
+  paid = await startPaidEnvironment(5);
+  honest = await startOfficialSeller(paid, payTo);
+  liar = await startLyingSeller(honest.url);
+}, 120_000);
+afterAll(async () => {
+  for (const agent of agents) await agent.close();
+  await liar?.close();
+  await honest?.close();
+  await paid?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The network table without its RPC URL: nothing can be asked of the chain. */
+function withoutRpc(): string {
+  const table = JSON.parse(paid.env.NETWORKS_JSON!) as { networks: Record<string, unknown>[] };
+  return JSON.stringify({ networks: table.networks.map(({ rpcUrl: _rpc, ...rest }) => rest) });
+}
+
+/** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
+async function agentFor(i: number, env: Record<string, string> = {}): Promise<Agent> {
+  const dataDir = agentDataDir();
+  dirs.push(dataDir);
+  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
+  const config = loadAgentConfig({
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: key,
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+    ...env,
+  });
+  const agent = await createAgent(config, silentLogger, openStore);
+  agents.push(agent);
+  return agent;
+}
+
+const options: CallOptions = { signal: new AbortController().signal, approve: async () => 'accepted' };
+
+/** Pays `GET <origin>/quote` and waits for the on-chain check of its receipt; returns the one spend. */
+async function payQuote(agent: Agent, origin: string) {
+  const outcome = await agent.caller.fetchUrl(
+    fetchRequest({ url: `${origin}/quote`, method: 'GET', headers: {} }),
+    options,
+  );
+  expect(outcome).toMatchObject({ type: 'success', receipt: { success: true } });
+  await agent.receiptChecks.settled();
+  const spends = await agent.spends.listSpends();
+  expect(spends).toHaveLength(1);
+  return spends[0]!;
+}
+
+describe('receipts of paid calls are checked on chain where the network has an RPC URL', () => {
+  it('an honest seller that settled: the spend is marked confirmed and shown as such', async () => {
+    const agent = await agentFor(0);
+    const before = await paid.balance(paid.payers[0]!.address);
+    const spend = await payQuote(agent, honest.url);
+    expect(await paid.balance(paid.payers[0]!.address)).toBe(before - 1000n);
+    expect(spend).toMatchObject({ status: 'settled', chainCheck: 'confirmed' });
+    const report = await spendingReport(agent.spends, agent.settings.budget, { limit: 50, json: false });
+    expect(report.entries[0]).toMatchObject({ state: 'settled', chainCheck: 'confirmed' });
+    expect(report.entries[0]!.warning).toBeUndefined();
+    expect(formatSpending(report)).toContain('(confirmed on chain)');
+  });
+
+  it('a seller that claims success without settling: the spend is flagged not_seen, stays counted, and the reports say so', async () => {
+    const agent = await agentFor(1);
+    const before = await paid.balance(paid.payers[1]!.address);
+    const spend = await payQuote(agent, liar.url);
+    expect(await paid.balance(paid.payers[1]!.address)).toBe(before);
+    expect(spend).toMatchObject({ status: 'settled', chainCheck: 'not_seen', transaction: `0x${'ab'.repeat(32)}` });
+    const report = await spendingReport(agent.spends, agent.settings.budget, { limit: 50, json: false });
+    expect(report.today.spent).toBe('$0.001');
+    expect(report.entries[0]).toMatchObject({ state: 'settled', chainCheck: 'not_seen', origin: liar.url });
+    expect(report.entries[0]!.warning).toContain('the chain shows its authorization unused');
+    const text = formatSpending(report);
+    expect(text).toContain('NOT CONFIRMED ON CHAIN: The seller said this payment was settled');
+    expect(text).toContain('It stays counted against the budget because the seller may still settle it');
+    const history = await callAgentTool(agent, 'spending-history', {});
+    expect(history.structuredContent).toMatchObject({
+      payments: [{ status: 'settled', chainCheck: 'not_seen', warning: expect.stringContaining('unused') }],
+    });
+  });
+
+  it('with no RPC URL for the network nothing is checked and nothing is flagged, even for the lying seller', async () => {
+    const agent = await agentFor(2, { NETWORKS_JSON: withoutRpc() });
+    const spend = await payQuote(agent, liar.url);
+    expect(spend.status).toBe('settled');
+    expect(spend.chainCheck).toBeUndefined();
+    const report = await spendingReport(agent.spends, agent.settings.budget, { limit: 50, json: false });
+    expect(report.entries[0]!.chainCheck).toBeUndefined();
+    expect(formatSpending(report)).not.toContain('NOT CONFIRMED ON CHAIN');
+  });
+
+  it('AGENT_CHECK_RECEIPTS=off: the lying seller’s receipt is taken at its word, nothing flagged', async () => {
+    const agent = await agentFor(3, { AGENT_CHECK_RECEIPTS: 'off' });
+    const spend = await payQuote(agent, liar.url);
+    expect(spend.status).toBe('settled');
+    expect(spend.chainCheck).toBeUndefined();
+  });
+
+  it('tollbooth fetch waits for the check before exiting, and tollbooth spending flags the unconfirmed receipt', async () => {
+    const env = thirdPartyPayerEnv(paid, 4, dirs);
+    const run = await runCli(['fetch', `${liar.url}/quote`], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ quote: 'made-up knowledge' });
+    const spending = await runCli(['spending'], env);
+    expect(spending.code, spending.stderr).toBe(0);
+    expect(spending.stdout).toContain('NOT CONFIRMED ON CHAIN: The seller said this payment was settled');
+    expect(spending.stdout).toContain('$0.001 spent of $1.00');
+  }, 60_000);
+});

@@ -1,12 +1,10 @@
 import { rmSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { callDiscoverTool } from '../../src/agent/discover-tools.js';
 import { loadAgentConfig } from '../../src/agent/settings.js';
-import { silentLogger } from '../../src/shared/log.js';
-import { openStore } from '../../src/store/open.js';
-import { agentDataDir } from '../support/agent.js';
+import { agentOfPayer } from '../support/agent-of-payer.js';
 import { itemOf, startBazaar, type Bazaar } from '../support/bazaar.js';
 import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
 import { startX402Catalog, type X402Catalog } from '../support/x402-catalog.js';
@@ -58,21 +56,8 @@ afterAll(async () => {
 });
 
 /** The agent of payer `i` with its own store, searching `indexes`. */
-async function agentFor(i: number, indexes: string): Promise<Agent> {
-  const dataDir = agentDataDir();
-  dirs.push(dataDir);
-  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const config = loadAgentConfig({
-    DATA_DIR: dataDir,
-    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
-    WALLET_EVM_PRIVATE_KEY: key,
-    BUDGET_NETWORKS: LOCAL_NETWORK,
-    AGENT_DISCOVERY_URLS: indexes,
-  });
-  const agent = await createAgent(config, silentLogger, openStore);
-  agents.push(agent);
-  return agent;
-}
+const agentFor = (i: number, indexes: string) =>
+  agentOfPayer(paid, i, { AGENT_DISCOVERY_URLS: indexes }, { agents, dirs });
 
 /** Calls one discovery tool as the MCP server would, approving any payment. */
 async function call(agent: Agent, name: string, args: unknown): Promise<Record<string, unknown>> {

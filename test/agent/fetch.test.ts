@@ -1,13 +1,10 @@
 import { rmSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
 import type { CallOptions } from '../../src/agent/call.js';
-import { loadAgentConfig } from '../../src/agent/settings.js';
-import { silentLogger } from '../../src/shared/log.js';
-import { openStore } from '../../src/store/open.js';
-import { agentDataDir } from '../support/agent.js';
+import { agentOfPayer } from '../support/agent-of-payer.js';
 import { startAnswerProxy, type AnswerProxy } from '../support/answer-proxy.js';
 import { startOfficialSeller, startV1Seller, type OfficialSeller } from '../support/official-seller.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -36,21 +33,7 @@ afterAll(async () => {
 });
 
 /** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
-async function agentFor(i: number, env: Record<string, string> = {}): Promise<Agent> {
-  const dataDir = agentDataDir();
-  dirs.push(dataDir);
-  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const config = loadAgentConfig({
-    DATA_DIR: dataDir,
-    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
-    WALLET_EVM_PRIVATE_KEY: key,
-    BUDGET_NETWORKS: LOCAL_NETWORK,
-    ...env,
-  });
-  const agent = await createAgent(config, silentLogger, openStore);
-  agents.push(agent);
-  return agent;
-}
+const agentFor = (i: number, env: Record<string, string> = {}) => agentOfPayer(paid, i, env, { agents, dirs });
 
 const options = (extra: Partial<CallOptions> = {}): CallOptions => ({
   signal: new AbortController().signal,

@@ -1,14 +1,11 @@
 import { rmSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import type { Approval, CallOptions } from '../../src/agent/call.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
-import { loadAgentConfig } from '../../src/agent/settings.js';
 import { formatSpending, spendingReport } from '../../src/agent/spending.js';
-import { silentLogger } from '../../src/shared/log.js';
-import { openStore } from '../../src/store/open.js';
-import { agentDataDir } from '../support/agent.js';
+import { agentOfPayer } from '../support/agent-of-payer.js';
 import { startOriginSeller, type OriginSeller } from '../support/origin-seller.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 
@@ -31,20 +28,7 @@ afterAll(async () => {
 });
 
 /** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
-async function agentFor(i: number): Promise<Agent> {
-  const dataDir = agentDataDir();
-  dirs.push(dataDir);
-  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const config = loadAgentConfig({
-    DATA_DIR: dataDir,
-    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
-    WALLET_EVM_PRIVATE_KEY: key,
-    BUDGET_NETWORKS: LOCAL_NETWORK,
-  });
-  const agent = await createAgent(config, silentLogger, openStore);
-  agents.push(agent);
-  return agent;
-}
+const agentFor = (i: number) => agentOfPayer(paid, i, {}, { agents, dirs });
 
 /** Options whose approval answers `answer` and records each question asked. */
 function answering(answer: Approval, asked: string[] = []): CallOptions {

@@ -5,14 +5,12 @@ import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callAgentTool } from '../../src/agent/agent-tools.js';
-import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import type { CallOptions } from '../../src/agent/call.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
-import { loadAgentConfig } from '../../src/agent/settings.js';
 import { formatSpending, spendingReport } from '../../src/agent/spending.js';
-import { silentLogger } from '../../src/shared/log.js';
-import { openStore } from '../../src/store/open.js';
-import { agentDataDir, runCli } from '../support/agent.js';
+import { runCli } from '../support/agent.js';
+import { agentOfPayer } from '../support/agent-of-payer.js';
 import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
 import { thirdPartyPayerEnv } from '../support/third-party.js';
@@ -80,21 +78,7 @@ function withoutRpc(): string {
 }
 
 /** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
-async function agentFor(i: number, env: Record<string, string> = {}): Promise<Agent> {
-  const dataDir = agentDataDir();
-  dirs.push(dataDir);
-  const key = paid.chain.accounts.find((a) => a.address === paid.payers[i]!.address)!.privateKey;
-  const config = loadAgentConfig({
-    DATA_DIR: dataDir,
-    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
-    WALLET_EVM_PRIVATE_KEY: key,
-    BUDGET_NETWORKS: LOCAL_NETWORK,
-    ...env,
-  });
-  const agent = await createAgent(config, silentLogger, openStore);
-  agents.push(agent);
-  return agent;
-}
+const agentFor = (i: number, env: Record<string, string> = {}) => agentOfPayer(paid, i, env, { agents, dirs });
 
 const options: CallOptions = { signal: new AbortController().signal, approve: async () => 'accepted' };
 

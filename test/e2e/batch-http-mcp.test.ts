@@ -2,16 +2,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  readOnchainChannel,
-  startBatchSettlementEnvironment,
-  type BatchSettlementEnvironment,
-} from '../support/chain/batch-settlement.js';
-import { batchPayer, startBatchParties, type BatchPayer } from '../support/chain/batch-settlement-parties.js';
+import { readOnchainChannel, type BatchSettlementEnvironment } from '../support/chain/batch-settlement.js';
+import { batchPayer, type BatchPayer } from '../support/chain/batch-settlement-parties.js';
 import { payOverHttp, payOverMcp as payOverMcpAs } from '../support/batch-pay.js';
-import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
+import type { HttpFacilitator } from '../support/http-facilitator.js';
 import { connectHttpClient } from '../support/mcp.js';
-import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import { decodeHeader, type TestServer } from '../support/server.js';
+import { startBatchTollbooth } from '../support/batch-tollbooth.js';
 import { encodePayment } from '../support/payer.js';
 import { sideEffectTool } from '../support/tools.js';
 
@@ -28,20 +25,12 @@ let mcp: Client;
 let payer: BatchPayer;
 
 beforeAll(async () => {
-  env = await startBatchSettlementEnvironment(1);
-  // The official facilitator with the batch-settlement scheme, over HTTP: what a remote facilitator is to Tollbooth.
-  facilitator = await serveFacilitator((await startBatchParties(env, PRICE)).facilitator);
-  const { FACILITATOR_EVM_PRIVATE_KEY: _inProcess, ...rest } = env.env;
-  server = await startTestServer(
-    {
-      ...rest,
-      FACILITATOR_URL: facilitator.url,
-      MPP: 'off',
-      BATCH_SETTLEMENT: 'on',
-      BATCH_RECEIVER_AUTHORIZER_KEY: generatePrivateKey(),
-    },
-    { tools: [tool] },
-  );
+  ({ env, facilitator, server } = await startBatchTollbooth({
+    payers: 1,
+    price: PRICE,
+    tools: [tool],
+    authorizerKey: generatePrivateKey(),
+  }));
   mcp = await connectHttpClient(server.url);
   payer = batchPayer(env, env.payers[0]!);
 }, 120_000);

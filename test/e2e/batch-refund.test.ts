@@ -13,17 +13,14 @@ import { generatePrivateKey } from 'viem/accounts';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/tool/tool.js';
-import {
-  readOnchainChannel,
-  startBatchSettlementEnvironment,
-  type BatchSettlementEnvironment,
-} from '../support/chain/batch-settlement.js';
-import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settlement-parties.js';
+import { readOnchainChannel, type BatchSettlementEnvironment } from '../support/chain/batch-settlement.js';
+import { BASE_NETWORK } from '../support/chain/batch-settlement-parties.js';
 import { BASE_USDC, balanceOf, localTransport, localViemChain } from '../support/chain/token.js';
 import { claimLoopForServer } from '../support/batch-claims.js';
 import { connectHttpClient } from '../support/mcp.js';
-import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
-import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
+import type { HttpFacilitator } from '../support/http-facilitator.js';
+import { decodeHeader, type TestServer } from '../support/server.js';
+import { startBatchTollbooth } from '../support/batch-tollbooth.js';
 
 const PRICE = 1000n; // $0.001 in USDC base units
 const CALLS = 100;
@@ -50,22 +47,14 @@ let facilitator: HttpFacilitator;
 let server: TestServer;
 
 beforeAll(async () => {
-  env = await startBatchSettlementEnvironment(2);
-  facilitator = await serveFacilitator((await startBatchParties(env, PRICE)).facilitator);
-  const { FACILITATOR_EVM_PRIVATE_KEY: _inProcess, ...rest } = env.env;
-  server = await startTestServer(
-    {
-      ...rest,
-      FACILITATOR_URL: facilitator.url,
-      MPP: 'off',
-      BATCH_SETTLEMENT: 'on',
-      BATCH_RECEIVER_AUTHORIZER_KEY: authorizerKey,
-      // 100 paid calls from one payer in a few seconds: above the default per-payer and per-address bursts.
-      RATE_LIMIT_PAYER_PER_MINUTE: '0',
-      RATE_LIMIT_IP_PER_MINUTE: '0',
-    },
-    { tools: [tool] },
-  );
+  ({ env, facilitator, server } = await startBatchTollbooth({
+    payers: 2,
+    price: PRICE,
+    tools: [tool],
+    authorizerKey,
+    // 100 paid calls from one payer in a few seconds: above the default per-payer and per-address bursts.
+    env: { RATE_LIMIT_PAYER_PER_MINUTE: '0', RATE_LIMIT_IP_PER_MINUTE: '0' },
+  }));
 }, 120_000);
 
 afterAll(async () => {

@@ -13,13 +13,13 @@ import {
   batchSettlementWithdrawAbi,
   chainWallet,
   readOnchainChannel,
-  startBatchSettlementEnvironment,
   type BatchSettlementEnvironment,
 } from '../support/chain/batch-settlement.js';
-import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settlement-parties.js';
+import { BASE_NETWORK } from '../support/chain/batch-settlement-parties.js';
 import { localTransport, localViemChain } from '../support/chain/token.js';
-import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import type { HttpFacilitator } from '../support/http-facilitator.js';
+import type { TestServer } from '../support/server.js';
+import { startBatchTollbooth } from '../support/batch-tollbooth.js';
 import { sideEffectTool } from '../support/tools.js';
 
 const PRICE = 1000n; // $0.001 in USDC base units
@@ -34,20 +34,13 @@ let server: TestServer;
 let gone = false;
 
 beforeAll(async () => {
-  env = await startBatchSettlementEnvironment(2);
-  facilitator = await serveFacilitator((await startBatchParties(env, PRICE)).facilitator);
-  const { FACILITATOR_EVM_PRIVATE_KEY: _inProcess, ...rest } = env.env;
-  server = await startTestServer(
-    {
-      ...rest,
-      FACILITATOR_URL: facilitator.url,
-      MPP: 'off',
-      BATCH_SETTLEMENT: 'on',
-      BATCH_RECEIVER_AUTHORIZER_KEY: authorizerKey,
-      BATCH_WITHDRAW_DELAY: String(WITHDRAW_DELAY),
-    },
-    { tools: [tool] },
-  );
+  ({ env, facilitator, server } = await startBatchTollbooth({
+    payers: 2,
+    price: PRICE,
+    tools: [tool],
+    authorizerKey,
+    env: { BATCH_WITHDRAW_DELAY: String(WITHDRAW_DELAY) },
+  }));
 }, 120_000);
 
 afterAll(async () => {

@@ -66,7 +66,7 @@ export async function createAgent(config: AgentConfig, log: Logger, openSpends: 
   const close = async () => {
     await sweep;
     // A process's ledger is complete before it ends: the receipt checks still running are waited for (bounded).
-    await receiptChecks.settled();
+    await receiptChecks.close();
     await closeMcpRemotes();
     await opened.close();
   };

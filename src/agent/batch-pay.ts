@@ -24,6 +24,7 @@ import {
   type Sent,
   type Signing,
 } from './batch-types.js';
+import { depositBounds } from './batch-deposit-bounds.js';
 import { delivered, paymentNote, type DeliveryContext } from './booking.js';
 import { budgetDay, micros, type Budget } from './budget.js';
 import { atomicCap, toUsdMicros, usd } from './choose.js';
@@ -75,7 +76,7 @@ export class BatchPayer {
 
   /**
    * The deposit for a new (or drained) channel: AGENT_BATCH_DEPOSIT_USD or 20 calls' price, at least what the next
-   * voucher needs, at most what is left of today's budget; claimed against the budget before it is signed.
+   * voucher needs, at most what the budget and origin caps allow (batch-deposit-bounds.ts); claimed before signing.
    */
   private async sizeDeposit(ctx: BatchSettlementDepositStrategyContext): Promise<string> {
     const signing = this.signing.get(laneOf(ctx.paymentRequirements));
@@ -86,8 +87,8 @@ export class BatchPayer {
       this.settings.depositUsd !== undefined
         ? atomicCap(micros(this.settings.depositUsd), decimals)
         : DEFAULT_DEPOSIT_CALLS * BigInt(ctx.requestAmount);
-    const left = atomicCap((await this.budget.status(spend.day)).remainingMicros, decimals);
-    const amount = [wanted > minimum ? wanted : minimum, left].reduce((a, b) => (a < b ? a : b));
+    const bounds = await depositBounds(this.budget, this.spends, signing.origins, spend, decimals);
+    const amount = [wanted > minimum ? wanted : minimum, bounds.most].reduce((a, b) => (a < b ? a : b));
     const usdMicros = toUsdMicros(amount, decimals);
     const id = randomUUID();
     const claimed =
@@ -95,10 +96,13 @@ export class BatchPayer {
       (await this.book.claimDeposit(
         { ...spend, id, channelId: ctx.channelId.toLowerCase(), amount: amount.toString(), usdMicros },
         this.budget.maxMicrosPerDay,
+        bounds.originDayMicros,
       ));
     if (!claimed) {
+      const needed = `a channel deposit of at least ${usd(toUsdMicros(minimum, decimals))} is needed`;
       throw new DepositRefused(
-        `a channel deposit of at least ${usd(toUsdMicros(minimum, decimals))} is needed, but only ${usd(toUsdMicros(left, decimals))} of today's budget is left`,
+        `${needed}, but ${bounds.limit}`,
+        bounds.rule && { rule: bounds.rule, origin: spend.origin },
       );
     }
     signing.deposit = { id, amount, usdMicros };
@@ -130,7 +134,7 @@ export class BatchPayer {
     const notApproved = await this.approval(pay, spend, options);
     if (notApproved) return notApproved;
     const lane = laneOf(chosen.option);
-    const signing: Signing = { spend, decimals: chosen.decimals! };
+    const signing: Signing = { spend, decimals: chosen.decimals!, origins: deps.settings.origins };
     this.signing.set(lane, signing);
     let payload: PaymentPayload;
     try {
@@ -171,6 +175,7 @@ export class BatchPayer {
     const error = new ToolError(
       code,
       `${tool} was not paid with batch-settlement (${reason}); nothing was paid. ${this.budget.describe()}.`,
+      { details: err instanceof DepositRefused ? err.details : undefined },
     );
     return refused(error, await paymentNote({ budget: this.budget, spend }, 'cancelled'));
   }

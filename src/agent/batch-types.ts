@@ -5,6 +5,7 @@ import type { NetworkEntry } from '../shared/networks.js';
 import type { NewSpend } from '../shared/spends.js';
 import type { VoucherDraw } from '../shared/agent-channels.js';
 import type { Offers, PricedOption } from './choose.js';
+import type { OriginSettings } from './origins.js';
 import type { RemoteRequest } from './remote.js';
 import type { AgentSettings } from './settings.js';
 import type { Wallets } from './wallets.js';
@@ -36,11 +37,21 @@ export const DEFAULT_DEPOSIT_CALLS = 20n;
 export interface Signing {
   spend: NewSpend;
   decimals: number;
+  /** The user's per-origin caps (AGENT_ORIGIN_LIMITS): a deposit is bounded by its origin's. */
+  origins?: OriginSettings | undefined;
   deposit?: { id: string; amount: bigint; usdMicros: number };
 }
 
 /** A deposit the budget does not allow (thrown from the deposit strategy, so nothing is signed). */
-export class DepositRefused extends Error {}
+export class DepositRefused extends Error {
+  constructor(
+    message: string,
+    /** The rule that refused it, when it is an origin's own cap (the refusal's details). */
+    readonly details?: { rule: string; origin?: string | undefined },
+  ) {
+    super(message);
+  }
+}
 
 /** The channel a payload pays through (deposit and voucher payloads both carry the voucher). */
 export function channelOf(payload: PaymentPayload): string {

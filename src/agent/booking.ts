@@ -5,7 +5,7 @@
  * answer leaves the payment's fate open, the chain is asked first (chain-check.ts): such a payment is never booked as
  * free on the remote's word alone, and when the chain cannot tell, it stays counted.
  */
-import type { PaymentPayload, SettleResponse } from '@x402/core/types';
+import type { SettleResponse } from '@x402/core/types';
 import type { z } from 'zod';
 import { ToolError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
@@ -15,22 +15,17 @@ import type { AnswerVerdict } from './after-payment.js';
 import type { Budget } from './budget.js';
 import { authorizationState, type AuthorizationState } from './chain-check.js';
 import { usd } from './choose.js';
-import type { MppCredential, MppReceipt } from './mpp.js';
+import type { MppReceipt } from './mpp.js';
 import type { CallOutcome, PaymentNote } from './outcome.js';
 import { forChainCheck, type ReceiptChecks } from './receipt-check.js';
-import { remoteCode, remoteMessage, type RemoteAnswer, type RemoteRequest, type SignedPayment } from './remote.js';
-
-/** The payment as kept with a pending spend (x402 payloads as they are, so older stores still resume). */
-function storedForm(payment: SignedPayment): unknown {
-  return payment.protocol === 'x402' ? payment.payload : payment;
-}
-
-/** A kept payment read back (see {@link storedForm}). */
-export function fromStored(stored: unknown): SignedPayment {
-  return (stored as { protocol?: unknown }).protocol === 'mpp'
-    ? (stored as MppCredential)
-    : { protocol: 'x402', payload: stored as PaymentPayload };
-}
+import {
+  remoteCode,
+  remoteMessage,
+  storedForm,
+  type RemoteAnswer,
+  type RemoteRequest,
+  type SignedPayment,
+} from './remote.js';
 
 /** What delivering and booking one payment need. */
 export interface DeliveryContext {
@@ -91,6 +86,8 @@ export async function delivered(
     status: 'settled',
     ...(transaction ? { transaction } : {}),
     ...(payer ? { payer } : {}),
+    // Kept until the chain confirms it, for the receipt check and its later re-checks (receipt-check.ts).
+    ...(ctx.receiptChecks?.checks(ctx.spend) ? { payload: storedForm(sent) } : {}),
   });
   ctx.receiptChecks?.schedule(ctx.spend, sent);
   const payment = await paymentNote(ctx, 'settled');

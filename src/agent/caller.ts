@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ToolError } from '../shared/errors.js';
 import { inputError } from '../shared/input-error.js';
 import { requestHash } from '../shared/json.js';
-import { fromStored } from './booking.js';
+import { fromStored } from './remote.js';
 import { micros } from './budget.js';
 import type { CallerDeps, CallOptions, CallTarget } from './call.js';
 import { chooseFromOffers, usd, type Offers } from './choose.js';
@@ -52,7 +52,14 @@ export class RemoteCaller {
     const args = input ?? {};
     const parsed = target.input.safeParse(args);
     if (!parsed.success) return refused(inputError(parsed.error));
-    const request = target.request ? target.request(parsed.data ?? {}) : buildRequest(base!, target, args);
+    let request: RemoteRequest;
+    try {
+      request = target.request ? target.request(parsed.data ?? {}) : buildRequest(base!, target, args);
+    } catch (err) {
+      // An input the request cannot carry (a header value over one line): refused before anything is sent.
+      if (err instanceof ToolError) return refused(err);
+      throw err;
+    }
     if (!target.paid) return this.free(target, request, options);
     if (!budget.allowsTool(target.name)) {
       return refused(

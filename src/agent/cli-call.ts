@@ -2,7 +2,7 @@
  * `tollbooth call <tool> --input '<json>'`: one call of a remote tool for scripts and direct callers, with the same
  * wallets, budget and store as remote mode. The result goes to stdout as JSON; the receipt and messages to stderr.
  */
-import { createLogger, type Logger } from '../shared/log.js';
+import type { Logger } from '../shared/log.js';
 import { ConfigError } from '../shared/env.js';
 import type { OpenSpends } from '../shared/spends.js';
 import type { ToolEndpoint } from '../shared/tool-endpoint.js';
@@ -15,6 +15,7 @@ import type { MppChallenge } from './mpp.js';
 import type { CallOutcome } from './outcome.js';
 import { targetOf } from './mcp.js';
 import { closeMcpRemotes } from './mcp-remote.js';
+import { agentLogger, writeErr, writeOut } from './output.js';
 import { loadAgentConfig, type AgentConfig } from './settings.js';
 
 /** Exit codes of `tollbooth call`. */
@@ -80,7 +81,7 @@ export function notPaidSummary(
 
 /** Writes one labelled line on stderr (a string as it is, anything else as JSON). */
 export function stderrLine(label: string, v: unknown): void {
-  process.stderr.write(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+  writeErr(`${label}: ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
 }
 
 /** Writes an outcome's receipt (x402 or MPP) and payment note on stderr, as `call` and `fetch` both do. */
@@ -92,7 +93,7 @@ export function printPaymentNotes(outcome: CallOutcome): void {
 
 /** Writes an outcome: result or report on stdout, receipt and messages on stderr. */
 function print(outcome: CallOutcome, full = false): void {
-  const out = (v: unknown): void => void process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+  const out = (v: unknown): void => writeOut(JSON.stringify(v, null, 2) + '\n');
   const err = stderrLine;
   printPaymentNotes(outcome);
   switch (outcome.type) {
@@ -141,10 +142,10 @@ export async function runCall(
 ): Promise<number> {
   const config = loadAgentConfig({ ...process.env, ...parsed.env });
   // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
-  const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
+  const log = agentLogger(config, process.env.LOG_LEVEL ? config.logLevel : 'warn');
   const { target, known } = await resolveTarget(parsed.tool, tools, config, log);
   if (!target) {
-    process.stderr.write(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${known.join(', ')}\n`);
+    writeErr(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${known.join(', ')}\n`);
     return CALL_EXIT.usage;
   }
   const problems = agentProblems(config, [...tools, target]);

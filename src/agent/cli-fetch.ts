@@ -4,8 +4,8 @@
  * (or the `--output` file); the receipt and messages to stderr.
  */
 import { writeFileSync } from 'node:fs';
-import { createLogger } from '../shared/log.js';
 import type { OpenSpends } from '../shared/spends.js';
+import { agentLogger, writeOut } from './output.js';
 import { createAgent } from './agent.js';
 import { exitCodeOf, notPaidSummary, printPaymentNotes, stderrLine } from './cli-call.js';
 import { dryRunSummary } from './dry-run-summary.js';
@@ -51,7 +51,7 @@ function bodyText(body: unknown): string {
 function printFetch(outcome: CallOutcome, args: FetchArgs): void {
   const out = (text: string): void => {
     if (args.output) writeFileSync(args.output, text);
-    else process.stdout.write(text);
+    else writeOut(text);
   };
   const err = stderrLine;
   printPaymentNotes(outcome);
@@ -60,14 +60,10 @@ function printFetch(outcome: CallOutcome, args: FetchArgs): void {
       return out(bodyText(outcome.output));
     case 'dry_run':
       err('dry run', outcome.report.verdict);
-      return void process.stdout.write(
-        JSON.stringify(args.full ? outcome.report : dryRunSummary(outcome.report), null, 2) + '\n',
-      );
+      return writeOut(JSON.stringify(args.full ? outcome.report : dryRunSummary(outcome.report), null, 2) + '\n');
     case 'payment_required':
       err('not paid', outcome.hint);
-      return void process.stdout.write(
-        JSON.stringify(notPaidSummary(outcome.challenge, outcome.hint, outcome.mpp), null, 2) + '\n',
-      );
+      return writeOut(JSON.stringify(notPaidSummary(outcome.challenge, outcome.hint, outcome.mpp), null, 2) + '\n');
     case 'refused':
       return err('error', outcome.error.toBody());
     case 'remote_error':
@@ -80,7 +76,7 @@ function printFetch(outcome: CallOutcome, args: FetchArgs): void {
 export async function runFetch(args: FetchArgs, openSpends: OpenSpends): Promise<number> {
   const config = loadAgentConfig(process.env);
   // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
-  const log = createLogger(process.env.LOG_LEVEL ? config.logLevel : 'warn');
+  const log = agentLogger(config, process.env.LOG_LEVEL ? config.logLevel : 'warn');
   const agent = await createAgent(config, log, openSpends);
   try {
     const outcome = await agent.caller.fetchUrl(fetchRequest(args), {

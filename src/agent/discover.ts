@@ -1,13 +1,14 @@
 /**
  * Finding services: reads the discovery indexes in AGENT_DISCOVERY_URLS — a Bazaar-style discovery API
- * (`GET <base>/discovery/resources?type=http`), else any origin's `/.well-known/x402`, else its OpenAPI document's
+ * (`GET <base>/discovery/resources?type=http`, page after page within bounds), else any origin's `/.well-known/x402`, else its OpenAPI document's
  * operations with `x-payment-info` (openapi-source.ts) — and keeps the items whose name, description or URL hold
  * every query word. Items are data: read, bounded and summarised, never compiled.
  */
 import type { PaymentRequirements } from '@x402/core/types';
 import type { NetworkEntry } from '../shared/networks.js';
 import { priceOptions, usd } from './choose.js';
-import { httpResource, isObject, readJsonObject, readWellKnown } from './documents.js';
+import { httpResource, isObject, readWellKnown } from './documents.js';
+import { readDiscoveryPages, type PagesRead } from './discovery-pages.js';
 import { canonicalNetwork } from './networks.js';
 import { probeOpenApi } from './openapi-source.js';
 import type { Wallets } from './wallets.js';
@@ -29,14 +30,24 @@ export interface FoundService {
 export interface DiscoverLimits {
   /** At most this many services returned. */
   maxItems: number;
-  /** Largest answer read from one index, in bytes. */
+  /** Largest single document read (a `/.well-known/x402` or OpenAPI document), in bytes. */
   maxBytes: number;
-  /** Time limit per index. */
+  /** Time limit per index (all the pages of a discovery API together). */
   timeoutMs: number;
+  /** Most pages read from one discovery API. */
+  maxPages: number;
+  /** Most bytes read over all the pages of one discovery API. */
+  maxIndexBytes: number;
 }
 
-/** The default bounds: 20 results, 1 MB and 10 s per index. */
-export const DISCOVER_LIMITS: DiscoverLimits = { maxItems: 20, maxBytes: 1_000_000, timeoutMs: 10_000 };
+/** The default bounds: 20 results; per index 10 s, 20 pages of 100 items, 5 MB over all pages, 1 MB per document. */
+export const DISCOVER_LIMITS: DiscoverLimits = {
+  maxItems: 20,
+  maxBytes: 1_000_000,
+  timeoutMs: 10_000,
+  maxPages: 20,
+  maxIndexBytes: 5_000_000,
+};
 
 /** What a search values prices with. */
 export interface DiscoverDeps {
@@ -44,18 +55,28 @@ export interface DiscoverDeps {
   wallets: Wallets;
 }
 
-/** The raw items of one index: the discovery API's list, else the origin's `/.well-known/x402` items. */
-async function indexItems(base: string, limits: DiscoverLimits): Promise<{ at: string; items: unknown[] }> {
-  const read = { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes };
+/**
+ * The raw items of one index: the discovery API's pages (read until `enough` says so, the index ends or a bound is
+ * hit, discovery-pages.ts), else the origin's `/.well-known/x402` items.
+ */
+async function indexItems(
+  base: string,
+  limits: DiscoverLimits,
+  enough: (items: readonly unknown[], at: string) => boolean,
+): Promise<PagesRead> {
   const trimmed = base.replace(/\/+$/, '');
-  const api = `${trimmed}/discovery/resources?type=http&limit=${Math.min(limits.maxItems * 5, 1000)}&offset=0`;
+  const pages = {
+    pageSize: Math.min(limits.maxItems * 5, 1000),
+    maxPages: limits.maxPages,
+    maxBytes: limits.maxIndexBytes,
+    timeoutMs: limits.timeoutMs,
+  };
   try {
-    const doc = await readJsonObject(api, read);
-    if (Array.isArray(doc.items)) return { at: api, items: doc.items };
+    return await readDiscoveryPages(trimmed, pages, enough);
   } catch {
     // not a discovery API: try the origin's well-known document
   }
-  return readWellKnown(trimmed, read);
+  return readWellKnown(trimmed, { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes });
 }
 
 /** The paid operations of an origin's OpenAPI document as services (prices as published; networks are not). */
@@ -81,22 +102,45 @@ async function openApiServices(base: string, limits: DiscoverLimits): Promise<Fo
   });
 }
 
-/** The services of one index: its discovery API or `/.well-known/x402` items, else its OpenAPI operations. */
-async function indexServices(base: string, limits: DiscoverLimits, deps: DiscoverDeps): Promise<FoundService[]> {
-  let listed: { at: string; items: unknown[] };
+/** What one index gave: its services, and why its pages stopped early (if a later page failed). */
+interface IndexRead {
+  services: FoundService[];
+  failed?: string;
+}
+
+/**
+ * The services of one index: its discovery API's pages (followed until `limits.maxItems` of them hold the query
+ * words) or its `/.well-known/x402` items, else its OpenAPI operations.
+ */
+async function indexServices(
+  base: string,
+  words: readonly string[],
+  limits: DiscoverLimits,
+  deps: DiscoverDeps,
+): Promise<IndexRead> {
+  let checked = 0;
+  let found = 0;
+  const enough = (items: readonly unknown[], at: string) => {
+    for (; checked < items.length; checked++) {
+      const service = toService(items[checked], at, deps);
+      if (service && matches(service, words)) found++;
+    }
+    return found >= limits.maxItems;
+  };
+  let listed: PagesRead;
   try {
-    listed = await indexItems(base, limits);
+    listed = await indexItems(base, limits, enough);
   } catch (err) {
     try {
-      return await openApiServices(base.replace(/\/+$/, ''), limits);
+      return { services: await openApiServices(base.replace(/\/+$/, ''), limits) };
     } catch {
       throw err;
     }
   }
-  return listed.items
-    .slice(0, limits.maxItems * 50)
+  const services = listed.items
     .map((raw) => toService(raw, listed.at, deps))
     .filter((s): s is FoundService => s !== undefined);
+  return { services, ...(listed.failed ? { failed: listed.failed } : {}) };
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? v.slice(0, 1000) : undefined);
@@ -146,12 +190,13 @@ export async function searchServices(
   deps: DiscoverDeps,
   limits: DiscoverLimits = DISCOVER_LIMITS,
 ): Promise<{ services: FoundService[]; errors: string[] }> {
-  const read = await Promise.allSettled(indexes.map((base) => indexServices(base, limits, deps)));
+  const read = await Promise.allSettled(indexes.map((base) => indexServices(base, words, limits, deps)));
   const services: FoundService[] = [];
   const errors: string[] = [];
   read.forEach((r, i) => {
     if (r.status === 'rejected') return void errors.push(`${indexes[i]}: could not be read`);
-    for (const service of r.value) {
+    if (r.value.failed) errors.push(`${indexes[i]}: ${r.value.failed}; the pages before it were searched`);
+    for (const service of r.value.services) {
       if (matches(service, words) && !services.some((s) => s.resource === service.resource)) services.push(service);
     }
   });

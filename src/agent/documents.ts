@@ -1,8 +1,10 @@
 /**
  * Reading what a seller or an index publishes (a `/.well-known/x402` catalog, an OpenAPI document, a discovery API's
- * answer): one bounded JSON reader — time limit, byte limit while streaming, nesting limit — and the one reader of
- * `/.well-known/x402`, for remote mode's sources and for `search_services`. What is read is data, never compiled.
+ * answer): one bounded reader — time limit, byte limit while streaming, nesting limit; JSON, and YAML for OpenAPI
+ * documents — and the one reader of `/.well-known/x402`, for remote mode's sources and for `search_services`. What
+ * is read is data, never compiled.
  */
+import { parseYaml } from './yaml-document.js';
 
 /** A JSON object as read. */
 export type Json = Record<string, unknown>;
@@ -16,6 +18,9 @@ export interface ReadLimits {
   /** Largest document read, in bytes; a longer answer is refused without reading the rest. */
   maxBytes: number;
 }
+
+/** The error of a document longer than the byte limit (the rest was not read). */
+export class OversizeError extends Error {}
 
 /** Deepest nesting of objects and arrays a document may have (deeper ones are refused before anything walks them). */
 const MAX_JSON_DEPTH = 64;
@@ -63,15 +68,16 @@ function unreadable(url: string, err: unknown, limits: ReadLimits, timeout: Abor
   return new Error(`${url} could not be read: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
 }
 
-/**
- * GETs a JSON object within the limits; throws a sentence naming the URL on a non-2xx answer, an oversized body,
- * non-JSON, a value other than an object, or nesting deeper than {@link MAX_JSON_DEPTH}.
- */
-export async function readJsonObject(url: string, limits: ReadLimits): Promise<Json> {
+/** GETs `url` and reads its body within the limits: the text, its size in bytes, and the declared content type. */
+async function readText(
+  url: string,
+  limits: ReadLimits,
+  accept: string,
+): Promise<{ text: string; bytes: number; type: string }> {
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/json' }, signal: timeout });
+    res = await fetch(url, { headers: { accept }, signal: timeout });
   } catch (err) {
     throw unreadable(url, err, limits, timeout);
   }
@@ -85,16 +91,59 @@ export async function readJsonObject(url: string, limits: ReadLimits): Promise<J
   } catch (err) {
     throw unreadable(url, err, limits, timeout);
   }
-  if (text === undefined) throw new Error(`${url} is over ${limits.maxBytes} bytes`);
-  let doc: unknown;
+  if (text === undefined) throw new OversizeError(`${url} is over ${limits.maxBytes} bytes`);
+  return { text, bytes: Buffer.byteLength(text), type: (res.headers.get('content-type') ?? '').toLowerCase() };
+}
+
+/** A parsed document as an object: throws when it is another value or nests deeper than {@link MAX_JSON_DEPTH}. */
+function objectOf(url: string, doc: unknown, kind: string): Json {
+  if (!isObject(doc)) throw new Error(`${url} is not a ${kind} object`);
+  if (!depthWithin(doc, MAX_JSON_DEPTH)) throw new Error(`${url} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return doc;
+}
+
+function parseJson(url: string, text: string): unknown {
   try {
-    doc = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new Error(`${url} is not JSON`);
   }
-  if (!isObject(doc)) throw new Error(`${url} is not a JSON object`);
-  if (!depthWithin(doc, MAX_JSON_DEPTH)) throw new Error(`${url} nests deeper than ${MAX_JSON_DEPTH} levels`);
-  return doc;
+}
+
+/**
+ * GETs a JSON object within the limits, with its size in bytes; throws a sentence naming the URL on a non-2xx
+ * answer, an oversized body, non-JSON, a value other than an object, or nesting deeper than {@link MAX_JSON_DEPTH}.
+ */
+export async function readJsonPage(url: string, limits: ReadLimits): Promise<{ doc: Json; bytes: number }> {
+  const { text, bytes } = await readText(url, limits, 'application/json');
+  return { doc: objectOf(url, parseJson(url, text), 'JSON'), bytes };
+}
+
+/** GETs a JSON object within the limits (see {@link readJsonPage}). */
+export async function readJsonObject(url: string, limits: ReadLimits): Promise<Json> {
+  return (await readJsonPage(url, limits)).doc;
+}
+
+/**
+ * GETs a JSON or YAML object (an OpenAPI document) within the same limits. YAML when the content type says so or,
+ * with no JSON content type, when the path ends in `.yaml`/`.yml`; JSON when the content type or the `.json` path
+ * says so; otherwise JSON, else YAML. YAML is read as data only (yaml-document.ts).
+ */
+export async function readJsonOrYamlObject(url: string, limits: ReadLimits): Promise<Json> {
+  const { text, type } = await readText(url, limits, 'application/json, application/yaml;q=0.9, text/yaml;q=0.8');
+  const path = new URL(url).pathname.toLowerCase();
+  const yaml = type.includes('yaml') || (!type.includes('json') && /\.ya?ml$/.test(path));
+  if (yaml) return objectOf(url, await parseYaml(text, url), 'YAML');
+  if (type.includes('json') || path.endsWith('.json')) return objectOf(url, parseJson(url, text), 'JSON');
+  try {
+    return objectOf(url, JSON.parse(text), 'JSON');
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+  }
+  const doc = await parseYaml(text, url).catch(() => {
+    throw new Error(`${url} is neither JSON nor YAML`);
+  });
+  return objectOf(url, doc, 'YAML');
 }
 
 /** The `/.well-known/x402` document of a URL's origin. */

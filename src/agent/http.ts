@@ -5,6 +5,7 @@
  */
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
+import { ToolError } from '../shared/errors.js';
 import { isMcpEndpoint, sendMcp } from './mcp-remote.js';
 import { offersMpp, readMppOffers, readMppReceipt } from './mpp.js';
 import { readChallenge, type RemoteAnswer, type RemoteRequest, type SignedPayment } from './remote.js';
@@ -12,13 +13,77 @@ import { readChallenge, type RemoteAnswer, type RemoteRequest, type SignedPaymen
 export type { RemoteAnswer, RemoteChallenge, RemoteRequest, SignedPayment } from './remote.js';
 export { readChallenge } from './remote.js';
 
+/** The methods a tool call can use: GET and DELETE carry the input in the query string, the others as a JSON body. */
+export type ToolMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 /**
- * Builds the request of a call: query string for GET, JSON body for POST; `:name` path parameters come out of the
- * input. A base URL ending in `/mcp` is an MCP endpoint: the call is a tools/call of the tool by name.
+ * Headers a published document may not ask the caller to fill (case-insensitive): hop-by-hop and framing headers,
+ * the ones `fetch` sets itself, credentials and cookies, and every payment header of x402 and MPP, which only the
+ * payer writes. Also refused: any `proxy-*` or `sec-*` name, and a name that is not an HTTP token.
+ */
+const REFUSED_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'authorization',
+  'connection',
+  'content-length',
+  'content-type',
+  'cookie',
+  'expect',
+  'host',
+  'keep-alive',
+  'origin',
+  'payment-receipt',
+  'payment-required',
+  'payment-response',
+  'payment-signature',
+  'referer',
+  'set-cookie',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'www-authenticate',
+  'x-payment',
+  'x-payment-response',
+]);
+
+/** Whether a tool may not send a header of this name (see {@link REFUSED_HEADERS}). */
+export function isRefusedHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(lower)) return true;
+  return REFUSED_HEADERS.has(lower) || lower.startsWith('proxy-') || lower.startsWith('sec-');
+}
+
+/** The input fields named in `names` as request headers (taken out of `fields`); throws on a value that is not one line of text. */
+function takeHeaders(fields: Record<string, unknown>, names: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of names) {
+    const value = fields[name];
+    delete fields[name];
+    if (value === undefined || value === null || isRefusedHeader(name)) continue;
+    const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    if (!/^[\t\x20-\x7e\x80-\uffff]*$/.test(text) || text.length > 8192)
+      throw new ToolError(
+        'invalid_input',
+        `${name} must be one line of text of at most 8192 characters (it is sent as a header).`,
+        {
+          field: name,
+        },
+      );
+    headers[name.toLowerCase()] = text;
+  }
+  return headers;
+}
+
+/**
+ * Builds the request of a call: query string for GET and DELETE, JSON body for POST, PUT and PATCH; `:name` path
+ * parameters come out of the input, and the fields named in `headers` go as request headers (never as a refused one,
+ * {@link isRefusedHeader}). A base URL ending in `/mcp` is an MCP endpoint: the call is a tools/call of the tool by name.
  */
 export function buildRequest(
   base: string,
-  tool: { name?: string; method: 'GET' | 'POST'; path: string },
+  tool: { name?: string; method: ToolMethod; path: string; headers?: readonly string[] },
   input: unknown,
 ): RemoteRequest {
   if (tool.name && isMcpEndpoint(base))
@@ -27,21 +92,36 @@ export function buildRequest(
     typeof input === 'object' && input !== null && !Array.isArray(input)
       ? { ...(input as Record<string, unknown>) }
       : {};
+  const headers = takeHeaders(fields, tool.headers ?? []);
+  const extra = Object.keys(headers).length > 0 ? { headers } : {};
   const path = tool.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
     const value = fields[name];
     delete fields[name];
     return encodeURIComponent(value === undefined || value === null ? '' : String(value));
   });
   const url = new URL(base.replace(/\/+$/, '') + path);
-  if (tool.method === 'GET') {
+  if (tool.method === 'GET' || tool.method === 'DELETE') {
     for (const [key, value] of Object.entries(fields)) {
       if (value === undefined || value === null) continue;
       for (const item of Array.isArray(value) ? value : [value])
         url.searchParams.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
     }
-    return { url: url.href, method: 'GET' };
+    return { url: url.href, method: tool.method, ...extra };
   }
-  return { url: url.href, method: 'POST', ...(input === undefined ? {} : { body: JSON.stringify(input) }) };
+  // The body is the whole input (path parameters included, as before), less the fields sent as headers.
+  const body = tool.headers?.length ? withoutKeys(input, tool.headers) : input;
+  return {
+    url: url.href,
+    method: tool.method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...extra,
+  };
+}
+
+/** An object input without the given keys (another value as it is). */
+function withoutKeys(input: unknown, keys: readonly string[]): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([k]) => !keys.includes(k)));
 }
 
 function readReceipt(res: Response): SettleResponse | undefined {

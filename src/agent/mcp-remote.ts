@@ -37,11 +37,6 @@ const PaymentRequiredMeta = z.object({ challenges: z.array(ChallengeObject).min(
  * X-PAYMENT header's base64 string, and the receipt. A version 1 payment is sent under both keys.
  */
 const X402_MCP_V1_META = { payment: 'x402.payment', paymentResponse: 'x402.payment-response' } as const;
-/**
- * Endpoints that offered x402 only in `_meta["x402/error"]` (no structuredContent), as Cloudflare's `agents` x402
- * wrapper does: it reads `_meta["x402/payment"]` only as a base64 string, so their payments are sent that way.
- */
-const base64Payers = new Set<string>();
 
 /** Whether a remote base URL is an MCP endpoint (its path ends in `/mcp`). */
 export function isMcpEndpoint(base: string): boolean {
@@ -52,7 +47,19 @@ export function isMcpEndpoint(base: string): boolean {
   }
 }
 
-const clients = new Map<string, Promise<Client>>();
+/** One remote MCP endpoint this process talks to: its client (reconnected when lost) and what was learnt of it. */
+interface McpRemote {
+  url: string;
+  client?: Promise<Client>;
+  /**
+   * It offered x402 only in `_meta["x402/error"]` (no structuredContent), as Cloudflare's `agents` x402 wrapper does:
+   * it reads `_meta["x402/payment"]` only as a base64 string, so its payments are sent that way (kept across reconnects).
+   */
+  base64Payments: boolean;
+}
+
+/** The endpoints this process opened, by URL (one entry per remote; all closed and forgotten by `closeMcpRemotes`). */
+const remotes = new Map<string, McpRemote>();
 
 async function connect(url: string, timeoutMs: number): Promise<Client> {
   const [{ Client }, { StreamableHTTPClientTransport }, { VERSION }] = await Promise.all([
@@ -65,14 +72,24 @@ async function connect(url: string, timeoutMs: number): Promise<Client> {
   return client;
 }
 
-function clientFor(url: string, timeoutMs: number): Promise<Client> {
-  let client = clients.get(url);
-  if (!client) {
-    client = connect(url, timeoutMs);
-    clients.set(url, client);
-    client.catch(() => clients.delete(url));
+function remoteOf(url: string): McpRemote {
+  let remote = remotes.get(url);
+  if (!remote) {
+    remote = { url, base64Payments: false };
+    remotes.set(url, remote);
   }
-  return client;
+  return remote;
+}
+
+function clientOf(remote: McpRemote, timeoutMs: number): Promise<Client> {
+  if (!remote.client) {
+    const client = connect(remote.url, timeoutMs);
+    remote.client = client;
+    client.catch(() => {
+      if (remote.client === client) delete remote.client;
+    });
+  }
+  return remote.client;
 }
 
 /**
@@ -81,7 +98,7 @@ function clientFor(url: string, timeoutMs: number): Promise<Client> {
  */
 export async function listMcpTools(url: string, timeoutMs: number, max: number): Promise<Tool[]> {
   const { ListToolsResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const client = await clientFor(url, timeoutMs);
+  const client = await clientOf(remoteOf(url), timeoutMs);
   const tools: Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 10 && tools.length < max; page++) {
@@ -99,8 +116,8 @@ export async function listMcpTools(url: string, timeoutMs: number, max: number):
 
 /** Closes every MCP connection this process opened (on the agent's close). */
 export async function closeMcpRemotes(): Promise<void> {
-  const open = [...clients.values()];
-  clients.clear();
+  const open = [...remotes.values()].flatMap((r) => (r.client ? [r.client] : []));
+  remotes.clear();
   await Promise.all(open.map(async (c) => (await c.catch(() => undefined))?.close().catch(() => undefined)));
 }
 
@@ -149,14 +166,14 @@ export function answerOf(result: CallToolResult, readMpp: boolean): RemoteAnswer
 /** The `_meta` a payment travels in over MCP. */
 function paymentMeta(
   payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
-  url: string,
+  remote: McpRemote,
 ): Record<string, unknown> {
   if (!payment) return {};
   if (payment.protocol !== 'x402') return { [MPP_META.credential]: payment.credential };
   const base64 = Buffer.from(JSON.stringify(payment.payload)).toString('base64');
   const v1 = (payment.payload as { x402Version?: unknown } | null)?.x402Version === 1;
   return {
-    [X402_META.payment]: base64Payers.has(url) ? base64 : payment.payload,
+    [X402_META.payment]: remote.base64Payments ? base64 : payment.payload,
     ...(v1 ? { [X402_MCP_V1_META.payment]: base64 } : {}),
   };
 }
@@ -169,10 +186,11 @@ export async function sendMcp(
   payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
   readMpp: boolean,
 ): Promise<RemoteAnswer> {
-  const meta = paymentMeta(payment, req.url);
+  const remote = remoteOf(req.url);
+  const meta = paymentMeta(payment, remote);
   let result: CallToolResult;
   try {
-    const client = await clientFor(req.url, timeoutMs);
+    const client = await clientOf(remote, timeoutMs);
     result = (await client.callTool(
       {
         name: req.mcp.tool,
@@ -200,7 +218,7 @@ export async function sendMcp(
       const status = REQUEST_ERROR_CODES.includes(e.code) ? 400 : 500;
       return { type: 'error', status, body: { error: { code: 'mcp_error', message: e.message ?? String(err) } } };
     }
-    if (e.code !== -32001) clients.delete(req.url);
+    if (e.code !== -32001) delete remote.client;
     const cause = (err as { cause?: { code?: string } }).cause;
     return {
       type: 'no_answer',
@@ -209,6 +227,6 @@ export async function sendMcp(
     };
   }
   const offeredInMeta = result.isError && !result.structuredContent && result._meta?.[X402_META.error] !== undefined;
-  if (offeredInMeta) base64Payers.add(req.url);
+  if (offeredInMeta) remote.base64Payments = true;
   return answerOf(result, readMpp);
 }

@@ -1,25 +1,32 @@
 /**
  * Remote mode's third source: a seller's OpenAPI document (x402scan's discovery format, and MPP's: mppx serves its
- * discovery as OpenAPI at `/openapi.json`). Each GET or POST operation carrying `x-payment-info` becomes one HTTP tool:
- * its name from the operationId, its input schema from the query and path parameters and the JSON request body (local
- * `$ref`s inlined, bounded), its published price from `x-payment-info`. The document is data, never compiled.
+ * discovery as OpenAPI at `/openapi.json`), in JSON or YAML. Each GET, POST, PUT, PATCH or DELETE operation carrying
+ * `x-payment-info` becomes one HTTP tool: its name from the operationId, its input schema from the query, path and
+ * header parameters and the JSON request body (local `$ref`s inlined, bounded), its published price from
+ * `x-payment-info`. A header parameter the agent will not send (http.ts `isRefusedHeader`: credentials, cookies,
+ * hop-by-hop and payment headers) is dropped when optional, and refuses its operation when required. The document is
+ * data, never compiled.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { isObject, readJsonObject, type Json } from './documents.js';
-import { buildRequest } from './http.js';
+import { isObject, readJsonOrYamlObject, type Json } from './documents.js';
+import { buildRequest, isRefusedHeader, type ToolMethod } from './http.js';
 import { inlineRefs } from './json-refs.js';
 import type { SourceItem, SourceLimits, SourceResult } from './sources.js';
 
-/** The documents tried for a remote URL, in order: the URL itself (unless it is an origin or an MCP endpoint), then the origin's `/openapi.json` and `/.well-known/openapi.json`. */
+/** The documents tried for a remote URL, in order: the URL itself (unless it is an origin or an MCP endpoint), then the origin's `/openapi.json`, `/openapi.yaml`, `/openapi.yml` and `/.well-known/openapi.json`. */
 function openApiCandidates(url: string): string[] {
   const u = new URL(url);
   const own = u.pathname !== '/' && !/\/mcp\/?$/.test(u.pathname) ? [u.href] : [];
-  return [...new Set([...own, new URL('/openapi.json', u).href, new URL('/.well-known/openapi.json', u).href])];
+  const paths = ['/openapi.json', '/openapi.yaml', '/openapi.yml', '/.well-known/openapi.json'];
+  return [...new Set([...own, ...paths.map((p) => new URL(p, u).href)])];
 }
+
+/** The operation methods read, in order. */
+const METHODS: readonly ToolMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
  * A tool name from an operationId, else (as for `/.well-known/x402` items) the path's last segment that is not a
- * parameter, with `_get` or `_post` when both methods of the path are paid; other characters become `_`.
+ * parameter, with `_get`, `_put`… when several methods of the path are paid; other characters become `_`.
  */
 function operationName(op: Json, method: string, path: string, both: boolean): string {
   const segment = path
@@ -72,20 +79,45 @@ function serverOf(op: Json, pathItem: Json, doc: Json, at: string): string {
   return new URL(at).origin;
 }
 
-/** The input schema of an operation: its query and path parameters, and the properties of its JSON body. */
-function inputOf(op: Json, pathItem: Json, doc: Json): Tool['inputSchema'] {
+/** An operation's input: its JSON schema, and the names of the input fields sent as headers. */
+interface Input {
+  schema: Tool['inputSchema'];
+  headers: string[];
+}
+
+/** The query, path and header parameters of an operation as properties (a refused optional header left out). */
+function parametersOf(
+  op: Json,
+  pathItem: Json,
+  doc: Json,
+): { properties: Json; required: string[]; headers: string[] } {
   const properties: Json = {};
   const required: string[] = [];
+  const headers: string[] = [];
   const listed = [pathItem.parameters, op.parameters].flatMap((p) => (Array.isArray(p) ? p : []));
   for (const raw of listed.slice(0, 100)) {
     const param = inlineRefs(raw, doc);
-    if (!isObject(param) || typeof param.name !== 'string' || (param.in !== 'query' && param.in !== 'path')) continue;
+    if (!isObject(param) || typeof param.name !== 'string') continue;
+    if (param.in !== 'query' && param.in !== 'path' && param.in !== 'header') continue;
+    if (param.in === 'header' && isRefusedHeader(param.name)) {
+      if (param.required === true)
+        throw new Error(`it requires the header ${param.name.slice(0, 40)}, which this agent does not let a tool set`);
+      continue;
+    }
+    if (param.in === 'header') headers.push(param.name);
     const schema = isObject(param.schema) ? param.schema : {};
     const described = typeof param.description === 'string' ? { description: param.description } : {};
     properties[param.name] = { ...schema, ...described };
     if (param.required === true || param.in === 'path') required.push(param.name);
   }
+  return { properties, required, headers };
+}
+
+/** The input of an operation: its parameters, and the properties of its JSON body (none for GET-like DELETE). */
+function inputOf(op: Json, pathItem: Json, doc: Json, method: ToolMethod): Input {
+  const { properties, required, headers } = parametersOf(op, pathItem, doc);
   const body = op.requestBody === undefined ? undefined : inlineRefs(op.requestBody, doc);
+  if (body !== undefined && method === 'DELETE') throw new Error('its DELETE has a request body, which is not sent');
   const content = isObject(body) && isObject(body.content) ? body.content : {};
   const type = Object.keys(content).find((t) => t.includes('json'));
   const schema = type && isObject(content[type]) ? content[type].schema : undefined;
@@ -93,14 +125,20 @@ function inputOf(op: Json, pathItem: Json, doc: Json): Tool['inputSchema'] {
   if (isObject(schema) && schema.type !== 'object' && !isObject(schema.properties))
     throw new Error('its request body is not a JSON object');
   const own = isObject(schema) ? schema : {};
+  const ownProperties = isObject(own.properties) ? own.properties : {};
+  const clash = headers.find((h) => Object.hasOwn(ownProperties, h));
+  if (clash) throw new Error(`its header ${clash.slice(0, 40)} has the name of a body field`);
   const ownRequired = Array.isArray(own.required) ? own.required.filter((r) => typeof r === 'string') : [];
   const allRequired = [...new Set([...ownRequired, ...required])];
   return {
-    ...own,
-    type: 'object',
-    properties: { ...(isObject(own.properties) ? own.properties : {}), ...properties },
-    ...(allRequired.length > 0 ? { required: allRequired } : {}),
-  } as Tool['inputSchema'];
+    schema: {
+      ...own,
+      type: 'object',
+      properties: { ...ownProperties, ...properties },
+      ...(allRequired.length > 0 ? { required: allRequired } : {}),
+    } as Tool['inputSchema'],
+    headers,
+  };
 }
 
 /** `/items/{id}` as the caller's `/items/:id`; throws on a parameter name the caller cannot fill. */
@@ -120,7 +158,7 @@ interface Operation {
   at: string;
   path: string;
   pathItem: Json;
-  method: 'GET' | 'POST';
+  method: ToolMethod;
   op: Json;
 }
 
@@ -129,17 +167,17 @@ function operationItem({ doc, at, path, pathItem, method, op }: Operation): Sour
   const info = op['x-payment-info'] as Json;
   const base = serverOf(op, pathItem, doc, at);
   const template = callerPath(path);
-  const inputSchema = inputOf(op, pathItem, doc);
+  const input = inputOf(op, pathItem, doc, method);
   const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
   const description = text(op.description) ?? text(op.summary) ?? text(info.description);
   const usd = publishedUsd(info);
   return {
-    name: operationName(op, method, path, paidOperation(pathItem.get) && paidOperation(pathItem.post)),
+    name: operationName(op, method, path, METHODS.filter((m) => paidOperation(pathItem[m.toLowerCase()])).length > 1),
     ...(description ? { description } : {}),
     ...(text(op.summary) && text(op.description) ? { title: text(op.summary)!.slice(0, 200) } : {}),
-    inputSchema,
+    inputSchema: input.schema,
     ...(usd ? { _meta: { 'x402/price': { usd, currency: 'USD' } } } : {}),
-    request: (input) => buildRequest(base, { method, path: template }, input),
+    request: (args) => buildRequest(base, { method, path: template, headers: input.headers }, args),
   };
 }
 
@@ -149,7 +187,7 @@ function operationsOf(doc: Json, at: string, limits: SourceLimits): SourceResult
   const refused: string[] = [];
   const paths = isObject(doc.paths) ? Object.entries(doc.paths) : [];
   for (const [path, pathItem] of paths.slice(0, limits.maxTools * 10)) {
-    for (const method of ['GET', 'POST'] as const) {
+    for (const method of METHODS) {
       const op = isObject(pathItem) ? pathItem[method.toLowerCase()] : undefined;
       if (!paidOperation(op) || items.length >= limits.maxTools) continue;
       try {
@@ -163,7 +201,7 @@ function operationsOf(doc: Json, at: string, limits: SourceLimits): SourceResult
     throw new Error(
       refused.length > 0
         ? `${at} has no paid operation this agent can call (${refused[0]})`
-        : `${at} has no GET or POST operation with x-payment-info`,
+        : `${at} has no GET, POST, PUT, PATCH or DELETE operation with x-payment-info`,
     );
   return { source: 'openapi', at, items, ...(refused.length > 0 ? { refused } : {}) };
 }
@@ -177,7 +215,7 @@ export async function probeOpenApi(url: string, limits: SourceLimits): Promise<S
     if (timeoutMs <= 0) break;
     let doc: Json;
     try {
-      doc = await readJsonObject(at, { timeoutMs, maxBytes: limits.maxDocumentBytes });
+      doc = await readJsonOrYamlObject(at, { timeoutMs, maxBytes: limits.maxDocumentBytes });
     } catch (err) {
       reasons.push((err as Error).message);
       continue;

@@ -118,10 +118,14 @@ export async function checkPayTo(
   };
 }
 
-/** Pins the pay-to once the payment is reserved; false when another call pinned a different one meanwhile. */
+/**
+ * Holds the pay-to pin for the payment once it is reserved (so a concurrent call to a different address is caught);
+ * false when another call pinned a different one meanwhile. The pin becomes final when the payment goes out (settled
+ * or pending); a payment released or failed without going out drops it, or puts back the pin it replaced.
+ */
 export async function pinPayTo(deps: CallerDeps, spend: NewSpend, replace: boolean): Promise<boolean> {
   const { origin, payTo, network } = spend;
   if (!origin || !payTo) return true;
-  const stored = await deps.spends.pinPayTo({ origin, network, payTo }, replace);
+  const stored = await deps.spends.pinPayTo({ origin, network, payTo, spendId: spend.id }, replace);
   return sameAddress(stored, payTo);
 }

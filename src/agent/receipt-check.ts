@@ -5,7 +5,10 @@
  * is on its way, with a short bounded retry for a transaction not visible yet; `settled()` waits for the checks still
  * running (a CLI process before it exits, any agent before its store closes). The outcome is kept on the spend:
  * `confirmed`, or `not_seen` (flagged by `tollbooth spending` and `spending-history`; it stays counted, since the
- * seller may still settle it until it expires). A chain that cannot tell leaves the spend unmarked.
+ * seller may still settle it until it expires). A chain that cannot tell leaves the spend unmarked. The signed payment
+ * stays on the spend until the chain confirms it, so a `not_seen` or unchecked spend is re-checked later (`recheck`:
+ * at remote mode's start and every few minutes, and before `tollbooth spending` prints; bounded in count and time):
+ * a settlement that landed late becomes `confirmed`. An authorization still unused past its expiry is not re-checked.
  */
 import type { PaymentPayload } from '@x402/core/types';
 import type { Logger } from '../shared/log.js';
@@ -13,7 +16,7 @@ import type { NetworkEntry } from '../shared/networks.js';
 import type { ChainCheck, NewSpend, SpendLedger } from '../shared/spends.js';
 import { authorizationState, type AuthorizationState } from './chain-check.js';
 import { rpcUrlOf } from './networks.js';
-import type { SignedPayment } from './remote.js';
+import { fromStored, type SignedPayment } from './remote.js';
 
 /** What the chain check looks up: an MPP credential's authorization in the x402 shape it reads. */
 export function forChainCheck(payment: SignedPayment): PaymentPayload {
@@ -47,21 +50,72 @@ export interface ReceiptCheckDeps {
   waits?: readonly number[];
 }
 
-/** The on-chain checks of success receipts an agent process started, awaited before it closes. */
+/** How much one round of re-checks may do: at most `max` spends, started within `withinMs`. */
+export interface RecheckBounds {
+  max: number;
+  withinMs: number;
+}
+
+/** A round of re-checks at start, at each interval and before `tollbooth spending` prints: 20 spends, 10 s. */
+export const RECHECK_BOUNDS: RecheckBounds = { max: 20, withinMs: 10_000 };
+
+/** When a signed payment's authorization stops being valid (EIP-3009 `validBefore`, Permit2 `deadline`), in ms. */
+function expiryOf(sent: SignedPayment): number | undefined {
+  if (sent.protocol !== 'x402') return undefined;
+  const inner = (sent.payload.payload ?? {}) as {
+    authorization?: { validBefore?: unknown };
+    permit2Authorization?: { deadline?: unknown };
+  };
+  const seconds = Number(inner.authorization?.validBefore ?? inner.permit2Authorization?.deadline);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
+/**
+ * The on-chain checks of success receipts an agent process started, awaited before it closes, and the re-checks of
+ * earlier receipts the chain did not confirm yet (a settlement that landed after the check is found then).
+ */
 export class ReceiptChecks {
-  private readonly running = new Set<Promise<void>>();
+  private readonly running = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ReceiptCheckDeps) {}
 
+  /** Whether a settled spend's receipt is checked: checks on, a payment of its own, an RPC URL for its network. */
+  checks(spend: Pick<NewSpend, 'kind' | 'network'>): boolean {
+    // A batch-settlement voucher or deposit is no authorization of its own the chain can be asked about.
+    return this.deps.enabled && spend.kind === undefined && rpcUrlOf(this.deps.networks, spend.network) !== undefined;
+  }
+
   /** Starts checking, in the background, a payment its seller reported settled; nothing when off or no RPC is set. */
   schedule(spend: NewSpend, sent: SignedPayment): void {
-    const { enabled, networks, log } = this.deps;
-    // A batch-settlement voucher or deposit is no authorization of its own the chain can be asked about.
-    if (!enabled || spend.kind !== undefined || !rpcUrlOf(networks, spend.network)) return;
-    const run: Promise<void> = this.check(spend, sent)
-      .catch((err: Error) => log.warn('the on-chain check of a receipt failed', { reason: err.message }))
-      .finally(() => this.running.delete(run));
-    this.running.add(run);
+    if (!this.checks(spend)) return;
+    this.track(this.check(spend, sent, this.deps.waits ?? DEFAULT_WAITS));
+  }
+
+  /**
+   * Re-checks, once each, settled spends the chain has not confirmed (`not_seen`, or never checked), within `bounds`;
+   * a spend found used becomes `confirmed`. Resolves with how many were confirmed.
+   */
+  recheck(bounds: RecheckBounds = RECHECK_BOUNDS): Promise<number> {
+    if (!this.deps.enabled) return Promise.resolve(0);
+    const round = this.recheckRound(bounds).catch((err: Error) => {
+      this.deps.log.warn('the on-chain re-check of receipts failed', { reason: err.message });
+      return 0;
+    });
+    this.track(round);
+    return round;
+  }
+
+  /** Re-checks now, then every `intervalMs` until `close` (remote mode); a round still running is not doubled. */
+  recheckEvery(intervalMs: number, bounds: RecheckBounds = RECHECK_BOUNDS): void {
+    if (!this.deps.enabled || this.timer) return;
+    let round: Promise<number> | undefined;
+    const run = () => {
+      round ??= this.recheck(bounds).finally(() => (round = undefined));
+    };
+    run();
+    this.timer = setInterval(run, intervalMs);
+    this.timer.unref();
   }
 
   /** Resolves once every check started so far has ended (each is bounded by its tries and RPC timeouts). */
@@ -69,10 +123,41 @@ export class ReceiptChecks {
     while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
-  private async check(spend: NewSpend, sent: SignedPayment): Promise<void> {
+  /** Stops the periodic re-checks and waits for the checks still running. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.settled();
+  }
+
+  private track(work: Promise<unknown>): void {
+    const run: Promise<unknown> = work
+      .catch((err: Error) => this.deps.log.warn('the on-chain check of a receipt failed', { reason: err.message }))
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  private async recheckRound(bounds: RecheckBounds): Promise<number> {
+    const deadline = Date.now() + bounds.withinMs;
+    let confirmed = 0;
+    for (const spend of await this.deps.spends.spendsToRecheck(bounds.max)) {
+      if (Date.now() >= deadline) break;
+      if (!this.checks(spend) || spend.payload === undefined) continue;
+      const check = await this.check(spend, fromStored(spend.payload), [0], spend.chainCheck);
+      if (check === 'confirmed') confirmed++;
+    }
+    return confirmed;
+  }
+
+  private async check(
+    spend: NewSpend,
+    sent: SignedPayment,
+    waits: readonly number[],
+    before?: ChainCheck,
+  ): Promise<ChainCheck | undefined> {
     const { spends, networks, log } = this.deps;
     let state: AuthorizationState = { type: 'unknown', why: 'not asked' };
-    for (const wait of this.deps.waits ?? DEFAULT_WAITS) {
+    for (const wait of waits) {
       await sleep(wait);
       const paid = { network: spend.network, asset: spend.asset };
       state = await authorizationState(forChainCheck(sent), paid, networks, CHECK_TIMEOUT_MS);
@@ -83,9 +168,15 @@ export class ReceiptChecks {
     const about = { tool: spend.tool, origin: spend.origin, network: spend.network, spend: spend.id };
     if (check === undefined) {
       log.info('the chain could not confirm a settled receipt', { ...about, why: (state as { why?: string }).why });
-      return;
+      return undefined;
     }
-    await spends.setChainCheck(spend.id, check);
-    if (check === 'not_seen') log.warn('a seller reported a payment settled that the chain shows unused', about);
+    // An authorization unused past its expiry can never be settled: it is not re-checked again.
+    const expiry = expiryOf(sent);
+    await spends.setChainCheck(spend.id, check, check === 'not_seen' && expiry !== undefined && expiry < Date.now());
+    if (check === 'not_seen' && before !== 'not_seen')
+      log.warn('a seller reported a payment settled that the chain shows unused', about);
+    if (check === 'confirmed' && before === 'not_seen')
+      log.info('a payment the chain did not show at first is now confirmed', about);
+    return check;
   }
 }

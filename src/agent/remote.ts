@@ -11,6 +11,18 @@ import { problemCode, type MppCredential, type MppOffer, type MppReceipt } from 
 /** A signed payment on its way: an x402 payload, or an MPP credential. */
 export type SignedPayment = { protocol: 'x402'; payload: PaymentPayload } | MppCredential;
 
+/** The payment as kept with a spend (x402 payloads as they are, so older stores still resume). */
+export function storedForm(payment: SignedPayment): unknown {
+  return payment.protocol === 'x402' ? payment.payload : payment;
+}
+
+/** A kept payment read back (see {@link storedForm}). */
+export function fromStored(stored: unknown): SignedPayment {
+  return (stored as { protocol?: unknown }).protocol === 'mpp'
+    ? (stored as MppCredential)
+    : { protocol: 'x402', payload: stored as PaymentPayload };
+}
+
 /** A paid challenge as received (either version); entries are kept exactly as sent, since payments echo them. */
 export interface RemoteChallenge {
   x402Version: 1 | 2;

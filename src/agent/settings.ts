@@ -7,12 +7,14 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { LogLevel } from '../shared/log.js';
+import type { Secret } from '../shared/redact.js';
 import type { NetworkEntry } from '../shared/networks.js';
 import type { PaymentProtocol } from '../shared/spends.js';
 import { ConfigError, list, optional, privateKey, readSecretFiles, SHARED_ENV, url } from '../shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from '../shared/keys.js';
 import { networkTable } from '../shared/network-table.js';
 import { originSettings, type OriginSettings } from './origins.js';
+import { agentSecrets } from './secrets.js';
 import type { AgentSettingName, SharedSettingName } from '../shared/setting-groups.js';
 import type { ToolGroup } from '../shared/tool-endpoint.js';
 
@@ -115,6 +117,8 @@ export interface AgentConfig {
   /** Where the spending ledger is kept: the same store settings as a server's (DATA_DIR, DATABASE_URL). Never log it. */
   store: { dataDir: string; databaseUrl?: string };
   logLevel: LogLevel;
+  /** The secrets logs and command output blank (src/agent/secrets.ts); unset, none. Never log it. */
+  secrets?: readonly Secret[];
 }
 
 /** Default budget: ten cents a call, one dollar a day. */
@@ -232,9 +236,15 @@ function paymentProtocols(value: string | undefined): PaymentProtocol[] {
   return items as PaymentProtocol[];
 }
 
+/** The agent's own settings among the environment's variables (the others are not its secrets to know). */
+function ownSettings(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(Object.keys(AgentEnvSchema.shape).map((name) => [name, env[name]]));
+}
+
 /** Parses the agent's configuration from the environment once; throws ConfigError naming each variable to fix. */
 export function loadAgentConfig(rawEnv: NodeJS.ProcessEnv = process.env): AgentConfig {
-  const parsed = AgentEnvSchema.safeParse(readSecretFiles(rawEnv, Object.keys(AgentEnvSchema.shape)));
+  const resolved = readSecretFiles(rawEnv, Object.keys(AgentEnvSchema.shape));
+  const parsed = AgentEnvSchema.safeParse(resolved);
   if (!parsed.success) throw new ConfigError(`Invalid configuration:\n${z.prettifyError(parsed.error)}`);
   const env = parsed.data;
   const { networks } = networkTable(env);
@@ -250,6 +260,7 @@ export function loadAgentConfig(rawEnv: NodeJS.ProcessEnv = process.env): AgentC
     networks,
     store: { dataDir: resolve(env.DATA_DIR ?? 'data'), ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) },
     logLevel: env.LOG_LEVEL ?? 'info',
+    secrets: agentSecrets(ownSettings(resolved), settings.wallets, networks),
   });
 }
 

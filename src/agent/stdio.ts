@@ -25,6 +25,9 @@ export interface RemoteStdioParts {
   openSpends: OpenSpends;
 }
 
+/** How often remote mode re-checks on chain the receipts the chain did not confirm yet (and once at start). */
+const RECHECK_INTERVAL_MS = 5 * 60_000;
+
 /** How long a closing stdio server waits for calls still paying or running, so no payment is left without its outcome recorded. */
 const DRAIN_MS = 120_000;
 
@@ -42,6 +45,7 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
     throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
   const agent = await createAgent(config, log, parts.openSpends);
+  agent.receiptChecks.recheckEvery(RECHECK_INTERVAL_MS);
   const remote = catalogExecutor(agent.caller, agent, catalog);
   // The remote tools' calls are counted while they pay and run, so closing waits for them.
   const calls = new InFlight();

@@ -34,7 +34,7 @@ export const configCommand: CliCommand = {
     const { env, flags } = flaggedEnv(args);
     const [{ configReport }, { Redactor }] = await Promise.all([
       import('./config-report.js'),
-      import('../config/redact.js'),
+      import('../shared/redact.js'),
     ]);
     const report = configReport(env, flags);
     const check = args.values.check === true;

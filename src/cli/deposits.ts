@@ -41,11 +41,11 @@ export const depositsCommand: CliCommand<z.output<typeof DepositsValues>> = {
   positionals: 1,
   values: DepositsValues,
   async run({ values, positionals }) {
-    const [{ loadAgentConfig }, { runDeposits }, { openStore, storeLocation }, { createLogger }] = await Promise.all([
+    const [{ loadAgentConfig }, { runDeposits }, { openStore, storeLocation }, { agentLogger }] = await Promise.all([
       import('../agent/settings.js'),
       import('../agent/batch-deposits.js'),
       import('../store/open.js'),
-      import('../shared/log.js'),
+      import('../agent/output.js'),
     ]);
     const config = loadAgentConfig(process.env);
     if (values['refund-idle'] && values.idle === undefined && config.settings.batch.idleRefundMinutes === undefined)
@@ -63,7 +63,7 @@ export const depositsCommand: CliCommand<z.output<typeof DepositsValues>> = {
       ...(values.idle !== undefined ? { idleMinutes: values.idle } : {}),
       ...(positionals[0] ? { channelId: positionals[0] } : {}),
     };
-    const { text, code } = await runDeposits(config, args, openStore, createLogger('warn'));
+    const { text, code } = await runDeposits(config, args, openStore, agentLogger(config, 'warn'));
     process.stdout.write(text);
     return code;
   },

@@ -41,7 +41,8 @@ export const spendingCommand: CliCommand<SpendingOptions> = {
   DATA_DIR): today's counted total (UTC day) against the daily budget (BUDGET_MAX_USD_PER_DAY), then each paid call,
   most recent first, with its state: reserved (being paid), settled, pending (outcome unknown, counted until known),
   failed, or released (never charged; given back to the budget). A settled payment the chain does not confirm
-  (AGENT_CHECK_RECEIPTS) is flagged NOT CONFIRMED ON CHAIN. The server's own takings are in tollbooth receipts.
+  (AGENT_CHECK_RECEIPTS) is flagged NOT CONFIRMED ON CHAIN; such receipts are asked about again first (at most 20,
+  within 10 s), so a settlement that landed late shows as confirmed. The server's own takings are in tollbooth receipts.
 
   --since <when>    only payments from then on: a date (2026-11-28), a time, or an age (30m, 24h, 7d)
   --state <s>       only reserved, settled, pending, failed or released payments
@@ -57,13 +58,19 @@ export const spendingCommand: CliCommand<SpendingOptions> = {
   },
   values: SpendingValues,
   async run(args) {
-    const [{ loadAgentConfig }, { spendingReport, formatSpending }, { openStore, storeLocation }, { createLogger }] =
-      await Promise.all([
-        import('../agent/settings.js'),
-        import('../agent/spending.js'),
-        import('../store/open.js'),
-        import('../shared/log.js'),
-      ]);
+    const [
+      { loadAgentConfig },
+      { spendingReport, formatSpending },
+      { ReceiptChecks },
+      { openStore, storeLocation },
+      { agentLogger },
+    ] = await Promise.all([
+      import('../agent/settings.js'),
+      import('../agent/spending.js'),
+      import('../agent/receipt-check.js'),
+      import('../store/open.js'),
+      import('../agent/output.js'),
+    ]);
     const config = loadAgentConfig(process.env);
     const location = storeLocation(config.store);
     if (location.kind === 'sqlite' && !existsSync(location.where)) {
@@ -72,8 +79,12 @@ export const spendingCommand: CliCommand<SpendingOptions> = {
       );
       return 1;
     }
-    const store = await openStore(config.store, createLogger('warn'));
+    const log = agentLogger(config, 'warn');
+    const store = await openStore(config.store, log);
     try {
+      // Receipts the chain did not confirm yet are asked about again first (bounded): a late settlement shows.
+      const enabled = config.settings.checkReceipts !== false;
+      await new ReceiptChecks({ spends: store.spends, networks: config.networks, log, enabled }).recheck();
       const report = await spendingReport(store.spends, config.settings.budget, args.values);
       process.stdout.write(args.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatSpending(report));
       return 0;

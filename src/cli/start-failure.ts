@@ -44,7 +44,7 @@ export async function listingConfigProblems<T>(command: string, env: NodeJS.Proc
     const [{ configReport }, { problemLine }, { Redactor }] = await Promise.all([
       import('./config-report.js'),
       import('./config.js'),
-      import('../config/redact.js'),
+      import('../shared/redact.js'),
     ]);
     const report = configReport(env);
     const lines = report.problems.length > 0 ? report.problems.map(problemLine) : [readableConfigMessage(err.message)];

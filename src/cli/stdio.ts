@@ -46,14 +46,14 @@ ${REMOTE_USAGE}`,
 /** Remote mode: the agent's executor behind an MCP server with no registry tools, paying each remote. */
 async function serveRemote(agentConfig: AgentConfig, remotes: RemoteFlag[]): Promise<void> {
   // The agent's composition root: the MCP server comes from here, the tools from what the remotes publish.
-  const [{ runRemoteStdio }, { createLogger }, { createMcpServer }, { VERSION }, { openStore }] = await Promise.all([
+  const [{ runRemoteStdio }, { agentLogger }, { createMcpServer }, { VERSION }, { openStore }] = await Promise.all([
     import('../agent/stdio.js'),
-    import('../shared/log.js'),
+    import('../agent/output.js'),
     import('../mcp/server.js'),
     import('../shared/version.js'),
     import('../store/open.js'),
   ]);
-  await runRemoteStdio(agentConfig, createLogger(agentConfig.logLevel), {
+  await runRemoteStdio(agentConfig, agentLogger(agentConfig, agentConfig.logLevel), {
     ...(remotes.length > 0 ? { remotes } : {}),
     mcpServer: (executor, instructions) =>
       createMcpServer({ catalog: { tools: [], entries: [] }, version: VERSION, executor, instructions }),

@@ -7,6 +7,9 @@ import type { Env } from './env.js';
 /** Default delay of a payer's timed withdrawal: one day (docs/batch-settlement.md, trust model). */
 export const DEFAULT_WITHDRAW_DELAY_SECONDS = 86_400;
 
+/** Default lease of a call's channel reservation, renewed while its instance runs the call (docs/payments.md). */
+const DEFAULT_RESERVATION_LEASE_SECONDS = 30;
+
 /** The batch-settlement part of the configuration. */
 export interface BatchSettings {
   /** True when paid tools offer `batch-settlement` entries (BATCH_SETTLEMENT=on or `--batch-settlement`). */
@@ -21,6 +24,8 @@ export interface BatchSettings {
   claimThreshold: string;
   /** Seconds of idleness after which a channel is refunded (BATCH_REFUND_IDLE). */
   refundIdle: number;
+  /** Seconds a call's channel reservation lasts unless its live instance renews it (BATCH_RESERVATION_LEASE). */
+  reservationLease: number;
 }
 
 /** The configuration's part that carries the batch-settlement settings. */
@@ -39,5 +44,6 @@ export function batchSettings(env: Env): BatchSettings {
     claimInterval: env.BATCH_CLAIM_INTERVAL ?? 3600,
     claimThreshold: env.BATCH_CLAIM_THRESHOLD ?? '1000000',
     refundIdle: env.BATCH_REFUND_IDLE ?? 7 * 86_400,
+    reservationLease: env.BATCH_RESERVATION_LEASE ?? DEFAULT_RESERVATION_LEASE_SECONDS,
   };
 }

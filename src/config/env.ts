@@ -123,6 +123,7 @@ export const EnvSchema = z.object({
   BATCH_CLAIM_INTERVAL: optional(z.coerce.number().int().min(10, 'must be at least 10 seconds')),
   BATCH_CLAIM_THRESHOLD: optional(z.string().regex(/^[0-9]{1,30}$/, 'must be token base units (digits)')),
   BATCH_REFUND_IDLE: optional(z.coerce.number().int().min(60, 'must be at least 60 seconds')),
+  BATCH_RESERVATION_LEASE: optional(z.coerce.number().int().min(1, 'must be at least 1 second').max(600)),
   MPP_SECRET_KEY: optional(z.string()),
   MPP_REALM: optional(
     z

@@ -1,116 +1,8 @@
 /**
- * Blanks configured credentials out of text in any form a facilitator, an upstream or a library may echo them in:
- * raw, JSON-escaped, URL-encoded, hex, base64 and base64url (at any byte offset, as inside `Basic base64(user:secret)`),
- * the part after a `Bearer`/`Basic` scheme word and the decoded `user:password` of a Basic value, and any prefix of 8
- * characters or more of each of these. The server's logger and the facilitator client run every line through it.
+ * The server's credentials to redact, read from its environment (src/shared/redact.ts blanks them in every form): the
+ * values of secret-named variables, FACILITATOR_HEADERS' header values, and the secret parts of URLs.
  */
-import type { Logger } from '../shared/log.js';
-
-const MARK = '[redacted]';
-/** Shortest secret blanked whole; shorter values (a flag, a port) would blank ordinary words. */
-const MIN_SECRET = 6;
-/** Shortest prefix of a secret's form that is blanked. */
-const MIN_PREFIX = 8;
-
-/** The env variables whose values are credentials (FACILITATOR_HEADERS: its header values; URLs: their secret parts). */
-const SECRET_ENV =
-  /(^|_)(KEY|KEYS|SECRET|TOKEN|PASSWORD|PASSPHRASE|MNEMONIC|PRIVATE_KEY|SECRET_KEY|KEY_ID|KEY_SECRET|HEADERS)$/;
-const URL_ENV = /(_URL|_URLS)$/;
-
-/** The base64 of `bytes` at each of the three byte offsets it may sit at inside a longer text, cut to the stable part. */
-function base64AtOffsets(bytes: Buffer): string[] {
-  const out: string[] = [];
-  for (let offset = 0; offset < 3; offset++) {
-    const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
-    const text = padded.toString('base64');
-    const start = Math.ceil((offset * 8) / 6);
-    const end = Math.floor((padded.length * 8) / 6);
-    const stable = text.slice(start, end);
-    out.push(stable, stable.replace(/\+/g, '-').replace(/\//g, '_'));
-  }
-  return out;
-}
-
-/** The parts of a credential worth blanking on their own: after a scheme word, and a Basic value's decoded parts. */
-function credentialParts(secret: string): string[] {
-  const parts = [secret];
-  const scheme = /^(Bearer|Basic|Token|Bot)\s+(\S+)$/i.exec(secret.trim());
-  if (scheme) {
-    parts.push(scheme[2]!);
-    if (scheme[1]!.toLowerCase() === 'basic') {
-      const decoded = Buffer.from(scheme[2]!, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon > 0) parts.push(decoded, decoded.slice(colon + 1));
-    }
-  }
-  // A PEM key: its base64 lines.
-  for (const line of secret.split(/\r?\n/)) if (line.length >= 16 && !line.startsWith('-----')) parts.push(line);
-  if (/^0x[0-9a-fA-F]+$/.test(secret)) parts.push(secret.slice(2));
-  return parts;
-}
-
-/** Every form of one secret that may be echoed (see the module comment); forms shorter than MIN_SECRET are dropped. */
-export function secretForms(secret: string): Array<{ text: string; anyCase: boolean }> {
-  const forms: Array<{ text: string; anyCase: boolean }> = [];
-  for (const part of credentialParts(secret)) {
-    if (part.length < MIN_SECRET) continue;
-    const bytes = Buffer.from(part, 'utf8');
-    forms.push({ text: part, anyCase: /^[0-9a-fA-F]+$/.test(part) });
-    for (const text of [JSON.stringify(part).slice(1, -1), encodeURIComponent(part), ...base64AtOffsets(bytes)])
-      forms.push({ text, anyCase: false });
-    forms.push({ text: bytes.toString('hex'), anyCase: true });
-  }
-  const seen = new Set<string>();
-  return forms.filter((f) => f.text.length >= MIN_SECRET && !seen.has(f.text) && seen.add(f.text));
-}
-
-/** Replaces every run of `text` that starts with MIN_PREFIX characters of `form` and follows it, by MARK. */
-function blank(text: string, form: { text: string; anyCase: boolean }): string {
-  const haystack = form.anyCase ? text.toLowerCase() : text;
-  const needle = form.anyCase ? form.text.toLowerCase() : form.text;
-  const head = needle.slice(0, Math.min(MIN_PREFIX, needle.length));
-  let at = haystack.indexOf(head);
-  if (at < 0) return text;
-  let out = '';
-  let from = 0;
-  while (at >= 0) {
-    let length = head.length;
-    while (length < needle.length && haystack[at + length] === needle[length]) length++;
-    // A secret shorter than MIN_PREFIX is blanked only whole.
-    if (length === needle.length || length >= MIN_PREFIX) {
-      out += text.slice(from, at) + MARK;
-      from = at + length;
-    }
-    at = haystack.indexOf(head, at + length);
-  }
-  return out + text.slice(from);
-}
-
-/** Blanks configured credentials out of text (see the module comment). */
-export class Redactor {
-  private readonly forms: Array<{ text: string; anyCase: boolean }>;
-
-  constructor(secrets: readonly string[]) {
-    // Longest first, so a longer form is blanked before a shorter one cuts into it.
-    this.forms = secrets.flatMap(secretForms).sort((a, b) => b.text.length - a.text.length);
-  }
-
-  /** `text` with every form of every secret (and their prefixes of 8 characters or more) blanked. */
-  redact(text: string): string {
-    let out = text;
-    for (const form of this.forms) out = blank(out, form);
-    return out;
-  }
-
-  /** A copy of `value` with every string in it redacted (objects and arrays to a depth of 6; errors by their message). */
-  deep(value: unknown, depth = 0): unknown {
-    if (typeof value === 'string') return this.redact(value);
-    if (value instanceof Error) return { name: value.name, message: this.redact(value.message) };
-    if (value === null || typeof value !== 'object' || depth > 6) return value;
-    if (Array.isArray(value)) return value.map((v) => this.deep(v, depth + 1));
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.deep(v, depth + 1)]));
-  }
-}
+import { variableSecrets } from '../shared/redact.js';
 
 /** The credentials among the server's environment variables (after *_FILE was read): the values to redact. */
 export function configuredSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
@@ -118,8 +10,7 @@ export function configuredSecrets(env: Readonly<Record<string, string | undefine
   for (const [name, value] of Object.entries(env)) {
     if (!value) continue;
     if (name === 'FACILITATOR_HEADERS') out.push(...headerValues(value));
-    else if (SECRET_ENV.test(name)) out.push(value);
-    else if (URL_ENV.test(name) || name === 'DATABASE_URL') out.push(...urlSecrets(value));
+    else out.push(...variableSecrets(name, value));
   }
   return out;
 }
@@ -133,32 +24,4 @@ function headerValues(json: string): string[] {
   } catch {
     return [json];
   }
-}
-
-/** A URL's password, query values and long path segments (an API key in the path, as RPC providers put it). */
-function urlSecrets(list: string): string[] {
-  const out: string[] = [];
-  for (const text of list.split(/[\s,]+/)) {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      continue;
-    }
-    if (url.password) out.push(decodeURIComponent(url.password));
-    for (const value of url.searchParams.values()) if (value.length >= 16) out.push(value);
-    for (const segment of url.pathname.split('/')) if (segment.length >= 20) out.push(decodeURIComponent(segment));
-  }
-  return out;
-}
-
-/** A logger that redacts the configured credentials out of every message and field before `log` writes them. */
-export function redactingLogger(log: Logger, redactor: Redactor): Logger {
-  const clean = (msg: string, fields?: Record<string, unknown>) =>
-    [redactor.redact(msg), fields && (redactor.deep(fields) as Record<string, unknown>)] as const;
-  return {
-    info: (msg, fields) => log.info(...clean(msg, fields)),
-    warn: (msg, fields) => log.warn(...clean(msg, fields)),
-    error: (msg, fields) => log.error(...clean(msg, fields)),
-  };
 }

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Express, Request, RequestHandler } from 'expr
 import { ToolError } from '../shared/errors.js';
 import type { InvokeDeps } from '../pipeline/invoke.js';
 import type { CarriedPayment } from '../payments/answer/types.js';
-import { answerCall, type AnswerRequest } from '../pipeline/answer.js';
+import { answerCall, answerRefundOnly, type AnswerRequest } from '../pipeline/answer.js';
 import { MPP_HEADERS, isPaymentAuthorization } from '../shared/http-wire.js';
 import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool/tool.js';
 import { bodyErrors, jsonBody, readBody } from './body.js';
@@ -111,6 +111,25 @@ function probe(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
   };
 }
 
+/**
+ * GET on a paid POST route: the official `batch-settlement` client probes and asks for a cooperative refund with GET,
+ * so a bare GET gets the challenge's batch-settlement entries and a GET carrying a refund request is answered as on a
+ * GET route (the refund settled, no handler run); any other GET, and HEAD, falls through to the 405 (docs/payments.md).
+ */
+function refundRoute(deps: InvokeDeps, tool: AnyPaidToolDefinition): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'GET') return next();
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const call: AnswerRequest = { tool, input: undefined, transport: 'http', signal: controller.signal };
+    answerRefundOnly(deps, { ...call, proof: carriedPayment(req) })
+      .then((answer) => (answer ? writeAnswer(res, answer) : next()))
+      .catch(next);
+  };
+}
+
 /** A free tool: query (GET) or body (POST) plus path parameters in, output or error body out; no payment is read. */
 function freeRoute(deps: InvokeDeps, tool: AnyToolDefinition): RequestHandler {
   return (req, res, next) => {
@@ -143,8 +162,8 @@ function methodNotAllowed(method: string, path: string, methods: readonly string
 }
 
 /**
- * Adds every tool of the registry at its exact method and path (a paid GET also answers HEAD as a probe; a free tool
- * takes path parameters), plus 404/405 answers and error handling.
+ * Adds every tool of the registry at its exact method and path (a paid GET also answers HEAD as a probe; a paid POST
+ * answers a channel refund's GET; a free tool takes path parameters), plus 404/405 answers and error handling.
  */
 export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[]): void {
   const methodsByPath = new Map<string, string[]>();
@@ -156,6 +175,8 @@ export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyTo
     } else {
       const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
       app.post(tool.path, cors, jsonBody(limit), bodyErrors, handler);
+      const getToo = tools.some((other) => other.path === tool.path && other.method === 'GET');
+      if (isPaid(tool) && !getToo) app.get(tool.path, cors, refundRoute(deps, tool));
     }
     app.options(tool.path, cors);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);

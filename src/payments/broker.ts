@@ -5,7 +5,7 @@ import type { Logger } from '../shared/log.js';
 import type { PaymentLedger, Transport } from '../store/ledger.js';
 import type { AnyPaidToolDefinition } from '../tool/tool.js';
 import { PaymentClaims } from './ledger/claim.js';
-import type { RawPayment } from './reading/decode.js';
+import { decodePayment, type RawPayment, type X402RawPayment } from './reading/decode.js';
 import type { Facilitator } from './facilitators/facilitator.js';
 import { MppGate } from './mpp/gate.js';
 import {
@@ -75,6 +75,24 @@ export class PaymentBroker {
     return this.reader.challenge(tool, error);
   }
 
+  /**
+   * The challenge a refund probe gets (a bare GET on a paid POST route, docs/payments.md): the tool's
+   * `batch-settlement` entries only, the one payment such a GET may carry; undefined when the tool offers none.
+   */
+  refundChallenge(tool: AnyPaidToolDefinition): Challenge | undefined {
+    const challenge = this.reader.challenge(tool);
+    if (challenge.x402Version !== 2) return undefined;
+    const accepts = challenge.accepts.filter((entry) => entry.scheme === BATCH_SCHEME);
+    return accepts.length > 0 ? { ...challenge, accepts } : undefined;
+  }
+
+  /** True when an x402 proof decodes to a `batch-settlement` refund request (which buys no call). */
+  isRefundProof(raw: X402RawPayment): boolean {
+    const decoded = decodePayment(raw);
+    if (!decoded.ok || decoded.payload.x402Version !== 2) return false;
+    return decoded.payload.accepted.scheme === BATCH_SCHEME && isRefundRequest(decoded.payload);
+  }
+
   /** Reads, matches, claims and verifies a payment for one request; the handler may run only on `verified`. */
   async begin(
     tool: AnyPaidToolDefinition,
@@ -89,6 +107,9 @@ export class PaymentBroker {
     // A voucher on another cumulative amount than ours + the price: the corrective 402 carries our channel state.
     if (begun.type === 'rejected' && begun.reason === CUMULATIVE_MISMATCH && this.batch)
       return { ...begun, challenge: await this.batch.corrective(begun.challenge, ticket.payload) };
+    // A verified channel payment holds its channel while its call runs here (lease renewed until settle or release).
+    if (begun.type === 'verified' && ticket.requirements.scheme === BATCH_SCHEME)
+      this.batch?.hold(begun.ticket.payload, begun.ticket.requirements);
     // A channel's refund request buys no call: it is settled now (the refund transaction) and answered, no handler.
     if (begun.type === 'verified' && isRefundRequest(begun.ticket.payload)) return this.refund(tool, begun.ticket);
     return begun;
@@ -124,7 +145,11 @@ export class PaymentBroker {
       throw err;
     }
     // From the settle request until its outcome is kept, the claim is in doubt (counted in /metrics).
-    return this.outbox.settlingWhile(() => this.settleAndKeep(tool, ticket, output));
+    try {
+      return await this.outbox.settlingWhile(() => this.settleAndKeep(tool, ticket, output));
+    } finally {
+      this.batch?.letGo(ticket.payload);
+    }
   }
 
   private async settleAndKeep(
@@ -222,6 +247,7 @@ export class PaymentBroker {
   /** Releases a claim whose call did not succeed, so nothing is settled and the authorization stays usable. */
   async release(ticket: PaymentTicket): Promise<void> {
     // A channel payment's reservation goes first: the channel stays as it was and the same voucher pays a retry.
+    this.batch?.letGo(ticket.payload);
     if (ticket.requirements.scheme === BATCH_SCHEME && this.batch)
       await this.quietly(() => this.batch!.cancel(ticket.payload, ticket.requirements));
     await this.ledger.releasePayment(ticket.replayKey);

@@ -34,3 +34,20 @@ export async function answerCall(deps: InvokeDeps, req: AnswerRequest): Promise<
   const mpp = { gate: deps.broker.mpp, tool };
   return answerFor(result, { tool, version: x402VersionOf(tool), mpp, ...(credential && { credential }) });
 }
+
+/**
+ * A GET on a paid POST route, which only a `batch-settlement` refund may use (the official client probes and asks
+ * for a refund with GET): a bare one gets the refund probe's challenge while the tool offers the scheme, one carrying
+ * a refund request is answered as on a GET route; undefined for any other GET (the transport answers 405).
+ */
+export async function answerRefundOnly(deps: InvokeDeps, req: AnswerRequest): Promise<PaymentAnswer | undefined> {
+  const { tool, proof: carried, ...rest } = req;
+  if (!isPaid(tool)) return undefined;
+  if (carried === undefined) {
+    if (!deps.broker.refundChallenge(tool)) return undefined;
+  } else if (carried.protocol !== 'x402' || carried.source !== 'payment-signature') return undefined;
+  else if (!deps.broker.isRefundProof(carried)) return undefined;
+  const proof: RawPayment | undefined = carried && { source: carried.source, value: carried.value };
+  const result = await invoke(deps, { ...rest, tool, input: undefined, proof, refundOnly: true });
+  return answerFor(result, { tool, version: x402VersionOf(tool) });
+}

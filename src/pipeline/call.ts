@@ -45,6 +45,11 @@ export interface CallRequest {
   transport: Transport;
   signal: AbortSignal;
   progress?: (done: number, total: number, message?: string) => void;
+  /**
+   * Set for a GET on a paid POST route (src/http/app.ts): only a `batch-settlement` refund may be sent that way, so
+   * no input is read and the handler never runs; without a payment it is the refund probe.
+   */
+  refundOnly?: boolean;
 }
 
 /** A call of a tool that has a price: what the paid pipeline works on. */

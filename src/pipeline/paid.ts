@@ -41,6 +41,7 @@ export async function runPaid(deps: InvokeDeps, req: PaidCallRequest, trace: Tra
 async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
   const { tool } = req;
   const { broker } = deps;
+  if (req.refundOnly) return runRefundOnly(deps, req, trace);
   if (req.input === undefined && req.proof === undefined) {
     return { type: 'payment_required', challenge: broker.challenge(tool) };
   }
@@ -68,6 +69,17 @@ async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
   }
 }
 
+/**
+ * A GET on a paid POST route: without a payment, the refund probe (the challenge's `batch-settlement` entries); with
+ * one, a channel refund request, answered by the broker (the refund settled) with no input read and no handler run.
+ */
+async function runRefundOnly(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Promise<CallResult> {
+  const { tool, proof } = req;
+  if (proof === undefined)
+    return { type: 'payment_required', challenge: deps.broker.refundChallenge(tool) ?? deps.broker.challenge(tool) };
+  return runPayment(deps, { ...req, proof }, undefined, trace, undefined);
+}
+
 /** The payment read, claimed and verified by the broker, then the verified call; a replay answers its stored result. */
 async function runPayment(
   deps: InvokeDeps,
@@ -90,6 +102,12 @@ async function runPayment(
       return { type: 'success', output: begun.output, receipt: begun.receipt };
     case 'verified':
       trace.ticket = begun.ticket;
+      // Only a refund may come refund-only, and the broker answers it: anything else is released, never run.
+      if (req.refundOnly) {
+        await broker.release(begun.ticket);
+        const only = `Only a batch-settlement refund may be sent with GET on ${tool.path}; send the call with ${tool.method}.`;
+        return { type: 'error', error: new ToolError('method_not_allowed', only) };
+      }
       return runVerified(deps, req, input, begun.ticket, trace, slot);
   }
 }

@@ -19,7 +19,7 @@ import { settleableOnly } from '../payments/facilitators/facilitator-support.js'
 import { startBatchSeller } from '../payments/batch/start.js';
 import { SettledOutbox } from '../payments/ledger/settled-outbox.js';
 import { createProviders } from '../providers/index.js';
-import { redactingLogger, Redactor } from '../config/redact.js';
+import { redactingLogger, Redactor } from '../shared/redact.js';
 import type { ServerDeps } from './server-deps.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
 import { openStore } from '../store/open.js';

@@ -95,8 +95,11 @@ export interface AgentChannelBook {
   delete(channelId: string): Promise<void>;
   /** Notes what a channel pays for and that it was just used. */
   note(note: ChannelNote): Promise<void>;
-  /** Claims a deposit against the day's budget (atomically, like a payment); false when over the limit. */
-  claimDeposit(deposit: NewDeposit, dayLimitMicros: number): Promise<boolean>;
+  /**
+   * Claims a deposit against the day's budget and, when given, its origin's per-day cap (atomically, like a payment);
+   * false when over either limit.
+   */
+  claimDeposit(deposit: NewDeposit, dayLimitMicros: number, originDayLimitMicros?: number): Promise<boolean>;
   /** Ends a claimed deposit: `settled` (the money is in escrow, committed) or released (never made). */
   endDeposit(
     id: string,

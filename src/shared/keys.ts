@@ -48,3 +48,8 @@ export function parseAlgorandMnemonic(text: string): Uint8Array {
 export function parseStellarSecret(text: string): string {
   return stellar().Keypair.fromSecret(text.trim()).secret();
 }
+
+/** The 32 raw seed bytes of a Stellar secret seed (`S…`), to blank them in any encoding; throws with a reason. */
+export function stellarSeedBytes(text: string): Uint8Array {
+  return Uint8Array.from(stellar().StrKey.decodeEd25519SecretSeed(text.trim()));
+}

@@ -55,6 +55,7 @@ export const SERVER_SETTING_GROUPS = {
     BATCH_CLAIM_INTERVAL: plain('3600'),
     BATCH_CLAIM_THRESHOLD: plain('1000000'),
     BATCH_REFUND_IDLE: plain('604800'),
+    BATCH_RESERVATION_LEASE: plain('30'),
     MPP: plain('on'),
     MPP_SECRET_KEY: secret,
     MPP_REALM: plain('the host of BASE_URL_TOOLS'),

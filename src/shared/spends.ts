@@ -45,7 +45,10 @@ export interface SpendRecord {
   transaction?: string;
   /** Why it failed, was cancelled or is still pending. */
   note?: string;
-  /** The signed payment, kept while its outcome is unknown (pending) so a retry sends the very same one. */
+  /**
+   * The signed payment, kept while its outcome is unknown (pending) so a retry sends the very same one, and on a
+   * settled payment until the chain confirms it (what a later re-check of its receipt reads).
+   */
   payload?: unknown;
   /** What the chain said of a settled payment's authorization after the seller reported success (absent: not checked). */
   chainCheck?: ChainCheck;
@@ -65,6 +68,7 @@ export interface SpendUpdate {
   payer?: string;
   transaction?: string;
   note?: string;
+  /** Pending: the payment to retry with; settled: the payment its on-chain receipt check reads (kept until confirmed). */
   payload?: unknown;
 }
 
@@ -79,6 +83,8 @@ export interface PayToPin {
   origin: string;
   network: string;
   payTo: string;
+  /** The payment that holds the pin until it goes out (its release drops the pin, or puts back the one it replaced). */
+  spendId?: string;
 }
 
 /** The agent's payments: claimed against the daily budget before paying, completed or released after. */
@@ -99,8 +105,16 @@ export interface SpendLedger {
   pinPayTo(pin: PayToPin, replace: boolean): Promise<string>;
   /** Ends a claimed or pending payment as settled or failed, or keeps it pending with the payment to retry with. */
   completeSpend(id: string, update: SpendUpdate): Promise<void>;
-  /** Records what the chain said of a settled payment's authorization (receipt-check.ts). */
-  setChainCheck(id: string, check: ChainCheck): Promise<void>;
+  /**
+   * Records what the chain said of a settled payment's authorization (receipt-check.ts); a `confirmed` check, or a
+   * `final` one (the authorization expired unused), drops the signed payment kept for re-checks.
+   */
+  setChainCheck(id: string, check: ChainCheck, final?: boolean): Promise<void>;
+  /**
+   * Settled payments whose receipt may still be re-checked (a signed payment kept, not confirmed: `not_seen` or not
+   * checked yet), at most `limit`, the longest unchanged first.
+   */
+  spendsToRecheck(limit: number): Promise<SpendRecord[]>;
   /** Marks a claimed or pending payment as never made (no charge happened), giving its amount back to the budget. */
   releaseSpend(id: string, note: string): Promise<void>;
   /** The agent's payments, most recent first; optionally only some statuses. */

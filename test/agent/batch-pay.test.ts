@@ -25,7 +25,7 @@ const dirs: string[] = [];
 const agents: Agent[] = [];
 
 beforeAll(async () => {
-  env = await startBatchSettlementEnvironment(4);
+  env = await startBatchSettlementEnvironment(6);
   seller = await startBatchSeller(env, PRICE);
 }, 120_000);
 afterAll(async () => {
@@ -144,5 +144,44 @@ describe('the agent pays a batch-settlement seller (official @x402/express + bat
     expect(over).toMatchObject({ type: 'refused', error: { code: 'budget_exceeded' } });
     expect(await env.balance(payer)).toBe(start - 5000n);
     expect((await agent.budget.status()).spentMicros).toBe(5000);
+  }, 60_000);
+
+  it('sizes a deposit down to the origin’s caps, and refuses a top-up above them without paying', async () => {
+    const payer = env.payers[4]!.address;
+    const start = await env.balance(payer);
+    // At most $0.002 to this origin at once, $0.0025 a day: the deposit is two calls' price, not twenty.
+    const agent = await agentFor(4, newDir(), { AGENT_ORIGIN_LIMITS: `${seller.url}=0.002/0.0025` });
+    for (let i = 0; i < 2; i++)
+      expect(await agent.caller.fetchUrl(quote(), options)).toMatchObject({ type: 'success' });
+    expect(await env.balance(payer)).toBe(start - 2n * PRICE);
+    const before = await agent.spends.listSpends();
+    // The third call needs a top-up of at least $0.001; only $0.0005 of the origin's day is left.
+    const over = await agent.caller.fetchUrl(quote(), options);
+    expect(over).toMatchObject({
+      type: 'refused',
+      error: { code: 'budget_exceeded', details: { rule: 'origin_per_day', origin: seller.url } },
+    });
+    expect((over as { error: { message: string } }).error.message).toContain('AGENT_ORIGIN_LIMITS');
+    expect(await env.balance(payer)).toBe(start - 2n * PRICE);
+    expect(await agent.spends.listSpends()).toEqual(before);
+    expect((await agent.budget.status()).spentMicros).toBe(2000);
+    expect(seller.runs()).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('refuses a first deposit above what is left of the origin’s day without depositing', async () => {
+    const payer = env.payers[5]!.address;
+    const start = await env.balance(payer);
+    const agent = await agentFor(5, newDir(), { AGENT_ORIGIN_LIMITS: `${seller.url}=/0.0005` });
+    const outcome = await agent.caller.fetchUrl(quote(), options);
+    expect(outcome).toMatchObject({
+      type: 'refused',
+      error: { code: 'budget_exceeded', details: { rule: 'origin_per_day', origin: seller.url } },
+    });
+    expect(await env.balance(payer)).toBe(start);
+    // The client scheme may have noted the channel it read on chain (empty); nothing was deposited into it.
+    for (const channel of await agent.batch!.book.list())
+      expect(channel).toMatchObject({ deposited: '0', committedMicros: 0, spentMicros: 0 });
+    expect(await agent.spends.listSpends()).toEqual([]);
+    expect((await agent.budget.status()).spentMicros).toBe(0);
   }, 60_000);
 });

@@ -18,7 +18,7 @@ const dirs: string[] = [];
 const agents: Agent[] = [];
 
 beforeAll(async () => {
-  paid = await startPaidEnvironment(5);
+  paid = await startPaidEnvironment(6);
   seller = await startOfficialSeller(paid, payTo);
   legacy = await startV1Seller(paid, payTo);
   proxy = await startAnswerProxy(seller.url);
@@ -146,5 +146,33 @@ describe('tollbooth fetch when the answer to a sent payment is lost', () => {
     expect(again).toMatchObject({ type: 'success', output: { quote: 'paid knowledge' } });
     expect(await paid.balance(payer)).toBe(before.payer - 2000n);
     expect((await agent.spends.listSpends()).map((s) => s.status)).toEqual(['settled', 'settled']);
+  });
+});
+
+describe('the price-drift guard against an official @x402/express seller that raised its price', () => {
+  it('a price more than AGENT_PRICE_DRIFT above the last one paid at the same origin is refused before signing: nothing paid, booked or counted', async () => {
+    // The same origin (the proxy) first answered by the seller at $0.001, then by one asking $0.002: a raised price.
+    const dearer = await startOfficialSeller(paid, payTo, '$0.002');
+    try {
+      const agent = await agentFor(5);
+      const payer = paid.payers[5]!.address;
+      const request = fetchRequest({ url: `${proxy.url}/quote`, method: 'GET', headers: {} });
+      expect(await agent.caller.fetchUrl(request, options())).toMatchObject({ type: 'success' });
+      proxy.switchTo(dearer.url);
+      const day = new Date().toISOString().slice(0, 10);
+      const before = { payer: await paid.balance(payer), spent: await agent.spends.spentOn(day) };
+      const outcome = await agent.caller.fetchUrl(request, options());
+      expect(outcome).toMatchObject({
+        type: 'refused',
+        error: { code: 'budget_exceeded', details: { rule: 'price_drift', expected: '$0.001', asked: '$0.002' } },
+      });
+      expect(await paid.balance(payer)).toBe(before.payer);
+      expect(dearer.runs()).toBe(0);
+      expect(await agent.spends.spentOn(day)).toBe(before.spent);
+      expect((await agent.spends.listSpends()).map((s) => [s.status, s.usdMicros])).toEqual([['settled', 1000]]);
+    } finally {
+      proxy.switchTo(seller.url);
+      await dearer.close();
+    }
   });
 });

@@ -28,6 +28,7 @@ const thirdParty = {
         parameters: [
           { $ref: '#/components/parameters/Topic' },
           { name: 'x-api-key', in: 'header', schema: { type: 'string' } },
+          { name: 'Authorization', in: 'header', schema: { type: 'string' } },
         ],
         responses: { '200': { description: 'ok' }, '402': { description: 'Payment Required' } },
         'x-payment-info': { protocols: ['x402'], pricingMode: 'fixed', price: '0.001' },
@@ -43,7 +44,17 @@ const thirdParty = {
       },
     },
     '/free': { get: { operationId: 'free', responses: { '200': { description: 'ok' } } } },
-    '/put': { put: { operationId: 'putIt', 'x-payment-info': { pricingMode: 'fixed', price: '1' } } },
+    '/notes/{id}': {
+      put: { operationId: 'putNote', 'x-payment-info': { pricingMode: 'fixed', price: '1' } },
+      delete: {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        'x-payment-info': { pricingMode: 'fixed', price: '0.5' },
+      },
+      patch: {
+        parameters: [{ name: 'Cookie', in: 'header', required: true, schema: { type: 'string' } }],
+        'x-payment-info': { pricingMode: 'fixed', price: '0.5' },
+      },
+    },
   },
   components: {
     parameters: {
@@ -87,7 +98,7 @@ afterAll(async () => {
 });
 
 describe('remote mode tools from an OpenAPI document with x-payment-info', () => {
-  it('turns each paid GET and POST operation into a tool after finding no MCP endpoint and no /.well-known/x402', async () => {
+  it('turns each paid operation into a tool after finding no MCP endpoint and no /.well-known/x402', async () => {
     const tools = await loadCatalog([{ url: catalog.url, prefix: 'q' }], 5000, silentLogger);
     expect(tools.map((t) => t.entry)).toEqual([
       {
@@ -95,7 +106,7 @@ describe('remote mode tools from an OpenAPI document with x-payment-info', () =>
         description: 'A quote',
         inputSchema: {
           type: 'object',
-          properties: { topic: { type: 'string', description: 'What about' } },
+          properties: { topic: { type: 'string', description: 'What about' }, 'x-api-key': { type: 'string' } },
           required: ['topic'],
         },
         _meta: { 'x402/price': { usd: '0.001', currency: 'USD' } },
@@ -110,9 +121,29 @@ describe('remote mode tools from an OpenAPI document with x-payment-info', () =>
         },
         _meta: { 'x402/price': { usd: '0.05', currency: 'USD' } },
       },
+      {
+        name: 'q_putNote',
+        inputSchema: { type: 'object', properties: {} },
+        _meta: { 'x402/price': { usd: '1', currency: 'USD' } },
+      },
+      {
+        name: 'q_notes_delete',
+        inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        _meta: { 'x402/price': { usd: '0.5', currency: 'USD' } },
+      },
     ]);
-    expect(tools.map((t) => t.target.expectedUsdMicros)).toEqual([1000, 50_000]);
+    expect(tools.map((t) => t.target.expectedUsdMicros)).toEqual([1000, 50_000, 1_000_000, 500_000]);
     expect(tools[0]!.target.request!({ topic: 'a b' })).toEqual({ url: `${SELLER}/quote?topic=a+b`, method: 'GET' });
+    expect(tools[0]!.target.request!({ topic: 't', 'x-api-key': 'k1', Authorization: 'Bearer x' })).toEqual({
+      url: `${SELLER}/quote?topic=t&Authorization=Bearer+x`,
+      method: 'GET',
+      headers: { 'x-api-key': 'k1' },
+    });
+    expect(tools[3]!.target.request!({ id: 'n 1' })).toEqual({ url: `${SELLER}/notes/n%201`, method: 'DELETE' });
+    expect(() => tools[0]!.target.request!({ 'x-api-key': 'a\r\nHost: evil' })).toThrow(/x-api-key must be one line/);
+    expect((await probeOpenApi(catalog.url, limits)).refused).toEqual([
+      'PATCH /notes/{id}: it requires the header Cookie, which this agent does not let a tool set',
+    ]);
     expect(tools[1]!.target.request!({ reportId: 'r 1', depth: 2 })).toEqual({
       url: `${SELLER}/reports/r%201`,
       method: 'POST',

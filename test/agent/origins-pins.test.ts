@@ -1,10 +1,14 @@
 import { rmSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agent/agent.js';
+import { createAgent, type Agent } from '../../src/agent/agent.js';
 import type { Approval, CallOptions } from '../../src/agent/call.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
+import { loadAgentConfig } from '../../src/agent/settings.js';
 import { formatSpending, spendingReport } from '../../src/agent/spending.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { openStore } from '../../src/store/open.js';
+import { agentDataDir } from '../support/agent.js';
 import { agentOfPayer } from '../support/agent-of-payer.js';
 import { startOriginSeller, type OriginSeller } from '../support/origin-seller.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -17,7 +21,7 @@ const dirs: string[] = [];
 const agents: Agent[] = [];
 
 beforeAll(async () => {
-  paid = await startPaidEnvironment(3);
+  paid = await startPaidEnvironment(5);
   seller = await startOriginSeller(paid, payTo);
 }, 120_000);
 afterAll(async () => {
@@ -28,7 +32,22 @@ afterAll(async () => {
 });
 
 /** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
-const agentFor = (i: number) => agentOfPayer(paid, i, {}, { agents, dirs });
+const agentFor = (i: number, env: Record<string, string> = {}) => agentOfPayer(paid, i, env, { agents, dirs });
+
+/** An agent whose wallet holds no token at all: every payment it signs is refused by the seller. */
+async function unfundedAgent(): Promise<Agent> {
+  const dataDir = agentDataDir();
+  dirs.push(dataDir);
+  const config = loadAgentConfig({
+    DATA_DIR: dataDir,
+    NETWORKS_JSON: paid.env.NETWORKS_JSON!,
+    WALLET_EVM_PRIVATE_KEY: generatePrivateKey(),
+    BUDGET_NETWORKS: LOCAL_NETWORK,
+  });
+  const agent = await createAgent(config, silentLogger, openStore);
+  agents.push(agent);
+  return agent;
+}
 
 /** Options whose approval answers `answer` and records each question asked. */
 function answering(answer: Approval, asked: string[] = []): CallOptions {
@@ -87,6 +106,67 @@ describe('the pay-to address pinned per origin at the first payment', () => {
         type: 'success',
       });
       expect(later).toEqual([]);
+    } finally {
+      seller.set({ payTo });
+    }
+  });
+});
+
+describe('the pay-to pin of a payment that never went out', () => {
+  it('is dropped when the user declines the payment, so the next pay-to is paid without a question about it', async () => {
+    const agent = await agentFor(3, { BUDGET_ASK_ABOVE_USD: '0.0001' });
+    try {
+      const declined = await agent.caller.fetchUrl(quote('?n=1'), answering('declined'));
+      expect(declined).toMatchObject({ type: 'refused', error: { code: 'payment_not_approved' } });
+      expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBeUndefined();
+
+      seller.set({ payTo: otherPayTo });
+      const asked: string[] = [];
+      expect(await agent.caller.fetchUrl(quote('?n=2'), answering('accepted', asked))).toMatchObject({
+        type: 'success',
+      });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).not.toContain('now asks to be paid at');
+      expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBe(otherPayTo);
+    } finally {
+      seller.set({ payTo });
+    }
+  });
+
+  it('is dropped when the seller refuses the signed payment (nothing settled), so it pins nothing', async () => {
+    const agent = await unfundedAgent();
+    const signedBefore = seller.signed();
+    const outcome = await agent.caller.fetchUrl(quote('?u=1'), answering('accepted'));
+    expect(outcome).toMatchObject({ type: 'refused', error: { code: 'payment_failed' } });
+    expect(seller.signed()).toBe(signedBefore + 1);
+    expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBeUndefined();
+  });
+
+  it('puts back the pin of a real payment when an approved change is then not paid, and still guards it', async () => {
+    const agent = await agentFor(4, { BUDGET_ASK_ABOVE_USD: '0.0001' });
+    try {
+      expect(await agent.caller.fetchUrl(quote('?r=1'), answering('accepted'))).toMatchObject({ type: 'success' });
+      expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBe(payTo);
+
+      seller.set({ payTo: otherPayTo });
+      const otherBefore = await paid.balance(otherPayTo);
+      // The change of address is approved, the payment itself declined: nothing goes out to the new address.
+      const questions: string[] = [];
+      const changeOnly: CallOptions = {
+        signal: new AbortController().signal,
+        approve: async (question) => (questions.push(question) === 1 ? 'accepted' : 'declined'),
+      };
+      const declined = await agent.caller.fetchUrl(quote('?r=2'), changeOnly);
+      expect(declined).toMatchObject({ type: 'refused', error: { code: 'payment_not_approved' } });
+      expect(questions).toHaveLength(2);
+      expect(await agent.spends.payToPin(seller.url, LOCAL_NETWORK)).toBe(payTo);
+
+      const refusedCall = await agent.caller.fetchUrl(quote('?r=3'), answering('unavailable'));
+      expect(refusedCall).toMatchObject({
+        type: 'refused',
+        error: { code: 'payment_not_approved', details: { rule: 'pay_to_changed', pinned: payTo, asked: otherPayTo } },
+      });
+      expect(await paid.balance(otherPayTo)).toBe(otherBefore);
     } finally {
       seller.set({ payTo });
     }

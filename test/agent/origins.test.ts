@@ -147,4 +147,44 @@ describe.each(databases)("the spending ledger's per-origin part on %s", (_name, 
     expect(await spends.lastSettledPrice('fetch', pin.origin, '/missing')).toBeUndefined();
     expect(await spends.lastSettledPrice('annuity', pin.origin, '/quote')).toBeUndefined();
   });
+
+  it('keeps a held pin once its payment went out, and drops it, hands it on or puts back the one it replaced otherwise', async () => {
+    const spends = await open();
+    const origin = 'https://held.example';
+    const network = 'eip155:84532';
+    const [a, b] = ['0x1111111111111111111111111111111111111111', '0x2222222222222222222222222222222222222222'];
+    const hold = async (s: NewSpend, replace = false) => {
+      await spends.claimSpend(s, 1_000_000);
+      return spends.pinPayTo({ origin, network, payTo: s.payTo!, spendId: s.id }, replace);
+    };
+    // Released (declined, refused) or failed: the pin goes with it.
+    const declined = spend(origin, 10, { payTo: a });
+    expect(await hold(declined)).toBe(a);
+    await spends.releaseSpend(declined.id, 'declined');
+    expect(await spends.payToPin(origin, network)).toBeUndefined();
+    const failed = spend(origin, 10, { payTo: b });
+    expect(await hold(failed)).toBe(b);
+    await spends.completeSpend(failed.id, { status: 'failed', note: 'settlement failed' });
+    expect(await spends.payToPin(origin, network)).toBeUndefined();
+
+    // Two concurrent payments to one address: the first fails, the second still holds the pin and keeps it.
+    const [first, second] = [spend(origin, 10, { payTo: a }), spend(origin, 10, { payTo: a })];
+    expect(await hold(first)).toBe(a);
+    expect(await hold(second)).toBe(a);
+    await spends.releaseSpend(first.id, 'refused');
+    expect(await spends.payToPin(origin, network)).toBe(a);
+    await spends.completeSpend(second.id, { status: 'settled' });
+    expect(await spends.payToPin(origin, network)).toBe(a);
+
+    // An approved change whose payment never goes out puts the paid pin back; one that settles stays.
+    const change = spend(origin, 10, { payTo: b });
+    expect(await hold(change, true)).toBe(b);
+    await spends.completeSpend(change.id, { status: 'failed' });
+    expect(await spends.payToPin(origin, network)).toBe(a);
+    const paidChange = spend(origin, 10, { payTo: b });
+    expect(await hold(paidChange, true)).toBe(b);
+    await spends.completeSpend(paidChange.id, { status: 'pending' });
+    await spends.releaseSpend(paidChange.id, 'the chain shows it unused');
+    expect(await spends.payToPin(origin, network)).toBe(b);
+  });
 });

@@ -9,7 +9,7 @@ import type { Agent } from '../../src/agent/agent.js';
 import type { CallOptions } from '../../src/agent/call.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
 import { formatSpending, spendingReport } from '../../src/agent/spending.js';
-import { runCli } from '../support/agent.js';
+import { runCli, spawnAgent } from '../support/agent.js';
 import { agentOfPayer } from '../support/agent-of-payer.js';
 import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
@@ -21,13 +21,20 @@ import { thirdPartyPayerEnv } from '../support/third-party.js';
 
 let paid: PaidEnvironment;
 let honest: OfficialSeller;
-let liar: { url: string; close(): Promise<void> };
+/** The lying seller; `signatures` are the payments it was sent, kept so a test can settle one late. */
+interface LyingSeller {
+  url: string;
+  signatures: string[];
+  close(): Promise<void>;
+}
+let liar: LyingSeller;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const dirs: string[] = [];
 const agents: Agent[] = [];
 
 /** A seller that passes on the official seller's real challenge, then claims every payment settled without settling it. */
-async function startLyingSeller(challenger: string): Promise<{ url: string; close(): Promise<void> }> {
+async function startLyingSeller(challenger: string): Promise<LyingSeller> {
+  const signatures: string[] = [];
   const server: Server = createServer((req, res) => {
     const signature = req.headers['payment-signature'];
     if (typeof signature !== 'string') {
@@ -37,6 +44,7 @@ async function startLyingSeller(challenger: string): Promise<{ url: string; clos
       });
       return;
     }
+    signatures.push(signature);
     const payment = decodePaymentSignatureHeader(signature);
     const from = (payment.payload as { authorization: { from: string } }).authorization.from;
     const receipt = encodePaymentResponseHeader({
@@ -51,6 +59,7 @@ async function startLyingSeller(challenger: string): Promise<{ url: string; clos
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    signatures,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -59,7 +68,7 @@ async function startLyingSeller(challenger: string): Promise<{ url: string; clos
 }
 
 beforeAll(async () => {
-  paid = await startPaidEnvironment(5);
+  paid = await startPaidEnvironment(7);
   honest = await startOfficialSeller(paid, payTo);
   liar = await startLyingSeller(honest.url);
 }, 120_000);
@@ -153,5 +162,75 @@ describe('receipts of paid calls are checked on chain where the network has an R
     expect(spending.code, spending.stderr).toBe(0);
     expect(spending.stdout).toContain('NOT CONFIRMED ON CHAIN: The seller said this payment was settled');
     expect(spending.stdout).toContain('$0.001 spent of $1.00');
+  }, 60_000);
+});
+
+/** The seller settles late: the payment the liar kept is handed to the honest seller, which settles it on chain. */
+async function settleLate(signature: string): Promise<void> {
+  const answer = await fetch(`${honest.url}/quote`, { headers: { 'payment-signature': signature } });
+  expect(answer.status).toBe(200);
+}
+
+describe('a receipt the chain did not show at first is checked again', () => {
+  it('a settlement that lands after the check: not_seen, then confirmed by the re-check, counted once', async () => {
+    const agent = await agentFor(5);
+    const before = await paid.balance(paid.payers[5]!.address);
+    const spend = await payQuote(agent, liar.url);
+    expect(spend).toMatchObject({ status: 'settled', chainCheck: 'not_seen' });
+    expect(await agent.receiptChecks.recheck()).toBe(0);
+    expect((await agent.spends.listSpends())[0]!.chainCheck).toBe('not_seen');
+    await settleLate(liar.signatures.at(-1)!);
+    expect(await paid.balance(paid.payers[5]!.address)).toBe(before - 1000n);
+    expect(await agent.receiptChecks.recheck()).toBe(1);
+    expect(await agent.spends.listSpends()).toMatchObject([
+      { id: spend.id, status: 'settled', chainCheck: 'confirmed' },
+    ]);
+    expect(await agent.spends.spendsToRecheck(20)).toEqual([]);
+    const report = await spendingReport(agent.spends, agent.settings.budget, { limit: 50, json: false });
+    expect(report.today.spent).toBe('$0.001');
+    expect(report.entries[0]!.warning).toBeUndefined();
+  });
+
+  it('a confirmed receipt keeps no signed payment and is not asked about again', async () => {
+    const agent = await agentFor(0);
+    const spend = await payQuote(agent, honest.url);
+    expect(spend.chainCheck).toBe('confirmed');
+    expect(spend.payload).toBeUndefined();
+    expect(await agent.spends.spendsToRecheck(20)).toEqual([]);
+  });
+
+  it('tollbooth spending re-checks before printing: a late settlement shows as confirmed on chain', async () => {
+    const env = thirdPartyPayerEnv(paid, 6, dirs);
+    const run = await runCli(['fetch', `${liar.url}/quote`], env);
+    expect(run.code, run.stderr).toBe(0);
+    const first = await runCli(['spending'], env);
+    expect(first.stdout).toContain('NOT CONFIRMED ON CHAIN');
+    await settleLate(liar.signatures.at(-1)!);
+    const spending = await runCli(['spending'], env);
+    expect(spending.code, spending.stderr).toBe(0);
+    expect(spending.stdout).toContain('(confirmed on chain)');
+    expect(spending.stdout).not.toContain('NOT CONFIRMED ON CHAIN');
+    expect(spending.stdout).toContain('$0.001 spent of $1.00');
+  }, 60_000);
+
+  it('remote mode re-checks when it starts: the late settlement shows as confirmed in its spending-history', async () => {
+    const env = thirdPartyPayerEnv(paid, 3, dirs);
+    const run = await runCli(['fetch', `${liar.url}/quote`], env);
+    expect(run.code, run.stderr).toBe(0);
+    await settleLate(liar.signatures.at(-1)!);
+    const agent = await spawnAgent(['--remote', honest.url], env);
+    try {
+      // The start's re-check runs in the background: its outcome is awaited by asking (a bounded number of times).
+      let payments: Array<Record<string, unknown>> = [];
+      for (let i = 0; i < 40 && payments[0]?.chainCheck !== 'confirmed'; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        const history = await agent.client.callTool({ name: 'spending-history', arguments: {} });
+        payments = (history.structuredContent as { payments: Array<Record<string, unknown>> }).payments;
+      }
+      expect(payments).toMatchObject([{ status: 'settled', chainCheck: 'confirmed', origin: liar.url }]);
+      expect(payments[0]!.warning).toBeUndefined();
+    } finally {
+      await agent.close();
+    }
   }, 60_000);
 });

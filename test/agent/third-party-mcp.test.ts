@@ -24,6 +24,7 @@ const SELLERS = [
     pkg: 'x402-mcp',
     script: 'x402-mcp-seller.mjs',
     env: { PRICE: '$0.001' } as Record<string, string>,
+    raised: { PRICE: '$0.002' } as Record<string, string>,
     answer: { quote: 'mcp knowledge' },
   },
   {
@@ -33,6 +34,7 @@ const SELLERS = [
     pkg: 'agents',
     script: 'cloudflare-agents-seller.mjs',
     env: { PRICE_USD: '0.001' } as Record<string, string>,
+    raised: { PRICE_USD: '0.002' } as Record<string, string>,
     answer: { quote: 'workers knowledge' },
   },
 ];
@@ -66,7 +68,7 @@ for (const s of SELLERS) {
     let proxy: AnswerProxy;
 
     beforeAll(async () => {
-      paid = await startPaidEnvironment(3);
+      paid = await startPaidEnvironment(4);
       facilitator = await serveFacilitator(officialFacilitator(paid));
       seller = await startThirdPartySeller(s.script, { ...s.env, PAY_TO: payTo, FACILITATOR_URL: facilitator.url });
       proxy = await startAnswerProxy(seller.url);
@@ -130,6 +132,31 @@ for (const s of SELLERS) {
       const { payments, budget } = await history(agent);
       expect(payments).toEqual([]);
       expect(budget).toMatchObject({ spentToday: '$0.00' });
+    });
+
+    it('a seller that raised its price above the drift tolerance is refused before signing: nothing verified, settled or booked', async () => {
+      // The same origin (the proxy) answered first by the seller at $0.001, then by the same script restarted at $0.002.
+      const env = { ...s.raised, PAY_TO: payTo, FACILITATOR_URL: facilitator.url };
+      const dearer = await startThirdPartySeller(s.script, env);
+      try {
+        const agent = await agentOf(3, proxy.url);
+        const first = await agent.client.callTool({ name: TOOL, arguments: {} });
+        expect(first.isError, JSON.stringify(first)).toBeFalsy();
+        proxy.switchTo(dearer.url);
+        const before = { ...(await standing(3)), dearerRuns: await dearer.runs() };
+        const refused = await agent.client.callTool({ name: TOOL, arguments: {} });
+        expect(errorOf(refused), JSON.stringify(refused)).toMatchObject({
+          code: 'budget_exceeded',
+          details: { rule: 'price_drift', expected: '$0.001', asked: '$0.002' },
+        });
+        expect({ ...(await standing(3)), dearerRuns: await dearer.runs() }).toEqual(before);
+        const { payments, budget } = await history(agent);
+        expect(payments.map((p) => [p.status, p.amount])).toEqual([['settled', '1000']]);
+        expect(budget).toMatchObject({ spentToday: '$0.001' });
+      } finally {
+        proxy.switchTo(seller.url);
+        await dearer.close();
+      }
     });
   });
 }

@@ -57,7 +57,7 @@ describeWithThirdParty(
   'tollbooth fetch pays a seller built with the legacy x402-express 1.2.0 (x402 v1)',
   () => {
     beforeAll(async () => {
-      paid = await startPaidEnvironment(3);
+      paid = await startPaidEnvironment(4);
       facilitator = await serveFacilitator(officialFacilitator(paid));
       seller = await startThirdPartySeller('x402-express-v1-seller.mjs', {
         PAY_TO: payTo,
@@ -123,6 +123,34 @@ describeWithThirdParty(
       const report = await spending(env);
       expect(report.today.spent).toBe('$0.00');
       expect(report.entries).toEqual([]);
+    });
+
+    it('a seller that raised its price above the drift tolerance is refused before signing: exit 3, nothing verified, settled or booked', async () => {
+      // The same origin (the proxy) answered first by the seller at $0.001, then by the same script restarted at $0.002.
+      const dearer = await startThirdPartySeller('x402-express-v1-seller.mjs', {
+        PAY_TO: payTo,
+        PRICE: '$0.002',
+        FACILITATOR_URL: facilitator.url,
+      });
+      try {
+        const env = agentEnv(3);
+        const first = await runCli(['fetch', `${proxy.url}/quote`], env);
+        expect(first.code, first.stderr).toBe(0);
+        proxy.switchTo(dearer.url);
+        const before = { ...(await standing(3)), dearerRuns: await dearer.runs() };
+        const run = await runCli(['fetch', `${proxy.url}/quote`], env);
+        expect(run.code, run.stderr).toBe(3);
+        expect(noted(run, 'error')).toMatchObject({
+          error: { code: 'budget_exceeded', details: { rule: 'price_drift', expected: '$0.001', asked: '$0.002' } },
+        });
+        expect({ ...(await standing(3)), dearerRuns: await dearer.runs() }).toEqual(before);
+        const report = await spending(env);
+        expect(report.today.spent).toBe('$0.001');
+        expect(report.entries.map((e) => [e.state, e.usd])).toEqual([['settled', '$0.001']]);
+      } finally {
+        proxy.switchTo(seller.url);
+        await dearer.close();
+      }
     });
   },
 );

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_MAINNET } from '../../src/shared/networks.js';
 import { agentDataDir, runCli, type CliRun } from '../support/agent.js';
+import { startAnswerProxy } from '../support/answer-proxy.js';
 import { startBaseEnvironment, type BaseEnvironment } from '../support/chain/permit2-env.js';
 import { startMppSeller, type MppSeller } from '../support/mpp-seller.js';
 
@@ -14,7 +15,7 @@ let seller: MppSeller;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  base = await startBaseEnvironment(3);
+  base = await startBaseEnvironment(4);
   seller = await startMppSeller(base, { price: '0.001' });
 }, 120_000);
 afterAll(async () => {
@@ -100,5 +101,36 @@ describe('tollbooth fetch pays an MPP seller built with mppx', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ type: 'ordinary' });
     expect(await base.balance(payer)).toBe(before.balance - PRICE);
+  });
+});
+
+describe('the price-drift guard against an mppx seller that raised its price', () => {
+  it('a price more than AGENT_PRICE_DRIFT above the last one paid at the same origin is refused before signing: exit 3, nothing paid or booked', async () => {
+    // One origin (a proxy) answered first by the seller at $0.001, then by one asking $0.002: the seller raised its price.
+    const dearer = await startMppSeller(base, { price: '0.002' });
+    const origin = await startAnswerProxy(seller.url);
+    try {
+      const payer = base.payers[3]!.address;
+      const env = agentEnv(3);
+      const post = ['fetch', `${origin.url}/api/annuity`, '-X', 'POST', '-H', 'Content-Type: application/json'];
+      const first = await runCli([...post, '-d', input], env);
+      expect(first.code, first.stderr).toBe(0);
+      origin.switchTo(dearer.url);
+      const balance = await base.balance(payer);
+      const raised = await runCli([...post, '-d', input], env);
+      expect(raised.code, raised.stderr).toBe(3);
+      expect(stderrJson(raised, 'error')).toMatchObject({
+        error: { code: 'budget_exceeded', details: { rule: 'price_drift', expected: '$0.001', asked: '$0.002' } },
+      });
+      expect(await base.balance(payer)).toBe(balance);
+      expect(dearer.paidAttempts()).toBe(0);
+      const spending = await runCli(['spending', '--json'], env);
+      const report = JSON.parse(spending.stdout) as { today: { spent: string }; entries: { state: string }[] };
+      expect(report.today.spent).toBe('$0.001');
+      expect(report.entries.map((e) => e.state)).toEqual(['settled']);
+    } finally {
+      await origin.close();
+      await dearer.close();
+    }
   });
 });

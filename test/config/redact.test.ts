@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configuredSecrets, redactingLogger, Redactor } from '../../src/config/redact.js';
+import { configuredSecrets } from '../../src/config/redact.js';
+import { redactingLogger, Redactor } from '../../src/shared/redact.js';
 
 const SECRET = 'sk_live-Zq81/x+7Kp3mVa9Rt2Lw';
 const redactor = new Redactor([SECRET, 'Basic dTdLcTpQYTU1d29yZC1vZi10aGUtcGFuZWw=']);

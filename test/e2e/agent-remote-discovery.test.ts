@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentDataDir, errorOf, runCli, spawnAgent, type AgentProcess } from '../support/agent.js';
 import { startOfficialSeller, type OfficialSeller } from '../support/official-seller.js';
 import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { startRestSeller, type RestSeller } from '../support/rest-seller.js';
 import { startX402Catalog, x402Document, type X402Catalog } from '../support/x402-catalog.js';
 
 const PRICE = 1000n;
@@ -13,12 +14,14 @@ let paid: PaidEnvironment;
 let seller: OfficialSeller;
 let catalog: X402Catalog;
 let openApiCatalog: X402Catalog;
+let rest: RestSeller;
 const dirs: string[] = [];
 const agents: AgentProcess[] = [];
 
 beforeAll(async () => {
-  paid = await startPaidEnvironment(5);
+  paid = await startPaidEnvironment(6);
   seller = await startOfficialSeller(paid, payTo);
+  rest = await startRestSeller(paid, payTo);
   catalog = await startX402Catalog(
     x402Document([
       {
@@ -37,6 +40,7 @@ afterAll(async () => {
   await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
   await catalog?.close();
   await openApiCatalog?.close();
+  await rest?.close();
   await seller?.close();
   await paid?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -201,5 +205,55 @@ describe('remote mode over the same seller published only as OpenAPI with x-paym
     expect(errorOf(result).message).toMatch(/asks \$0\.001, more than 10% above the catalog's price \(\$0\.0001\)/);
     expect(await paid.balance(payer)).toBe(before.payer);
     expect(seller.runs()).toBe(before.runs);
+  });
+});
+
+describe('remote mode over a REST seller that publishes only a YAML OpenAPI document (PUT, DELETE, a header)', () => {
+  it('lists both operations with their path, header and body fields, and pays each with its method and header', async () => {
+    const agent = await agentFor(5, {}, rest.url);
+    const { tools } = await agent.client.listTools();
+    const tenant = { type: 'string', description: 'Whose notes' };
+    expect(tools.slice(0, 2).map(({ name, inputSchema }) => ({ name, inputSchema }))).toEqual([
+      {
+        name: 'quotes_putNote',
+        inputSchema: {
+          type: 'object',
+          properties: { text: { type: 'string' }, id: { type: 'string' }, 'X-Tenant': tenant },
+          required: ['text', 'id', 'X-Tenant'],
+        },
+      },
+      {
+        name: 'quotes_deleteNote',
+        inputSchema: {
+          type: 'object',
+          properties: { id: { type: 'string' }, 'X-Tenant': tenant },
+          required: ['id', 'X-Tenant'],
+        },
+      },
+    ]);
+    const payer = paid.payers[5]!.address;
+    const before = { payer: await paid.balance(payer), payTo: await paid.balance(payTo) };
+    const put = await agent.client.callTool({
+      name: 'quotes_putNote',
+      arguments: { id: 'n1', 'X-Tenant': 'acme', text: 'hello' },
+    });
+    expect(put.isError, JSON.stringify(put)).toBeFalsy();
+    const del = await agent.client.callTool({ name: 'quotes_deleteNote', arguments: { id: 'n1', 'X-Tenant': 'acme' } });
+    expect(del.isError, JSON.stringify(del)).toBeFalsy();
+    expect(rest.calls()).toEqual([
+      { method: 'PUT', id: 'n1', tenant: 'acme', body: { id: 'n1', text: 'hello' } },
+      { method: 'DELETE', id: 'n1', tenant: 'acme', body: undefined },
+    ]);
+    expect(await paid.balance(payer)).toBe(before.payer - 3000n);
+    expect(await paid.balance(payTo)).toBe(before.payTo + 3000n);
+    const history = (await agent.client.callTool({ name: 'spending-history', arguments: {} })).structuredContent as {
+      payments: Array<Record<string, unknown>>;
+    };
+    expect(history.payments.map(({ tool, resource, amount, status }) => ({ tool, resource, amount, status }))).toEqual(
+      expect.arrayContaining([
+        { tool: 'quotes_putNote', resource: `${rest.url}/notes/n1`, amount: '1000', status: 'settled' },
+        { tool: 'quotes_deleteNote', resource: `${rest.url}/notes/n1`, amount: '2000', status: 'settled' },
+      ]),
+    );
   });
 });

@@ -25,11 +25,13 @@ describe('MCP encoding of call results', () => {
     expect(result._meta?.['x402/payment-response']).toEqual(receipt);
   });
 
-  it('returns only the payment error when settlement failed: no output, no receipt to tempt a second payment', () => {
+  it('returns only the payment error when settlement failed, with the failed settle response in _meta', () => {
     const failed = {
       success: false,
       errorReason: 'invalid_exact_evm_insufficient_balance',
-      transaction: '',
+      errorMessage: 'facilitator says: balance 0 at node rpc-7 (internal)',
+      payer: '0xpayer',
+      transaction: '0xnot-ours',
       network: 'eip155:8453',
     } as const;
     const result = encode({
@@ -39,8 +41,27 @@ describe('MCP encoding of call results', () => {
     });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ x402Version: 2, error: 'invalid_exact_evm_insufficient_balance' });
-    expect(result._meta?.['x402/payment-response']).toBeUndefined();
+    expect(result._meta?.['x402/payment-response']).toEqual({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      payer: '0xpayer',
+      transaction: '',
+      network: 'eip155:8453',
+    });
     expect(JSON.stringify(result)).not.toContain('km');
+    expect(JSON.stringify(result)).not.toContain('facilitator says');
+  });
+
+  it('never passes on a settle failure reason that is text rather than a code', () => {
+    const failed = {
+      success: false,
+      errorReason: 'Node error: nonce too low',
+      transaction: '',
+      network: 'eip155:8453',
+    };
+    const result = encode({ type: 'settlement_failed', receipt: failed as never, challenge });
+    expect(result._meta?.['x402/payment-response']).toMatchObject({ errorReason: 'settlement_failed' });
+    expect(JSON.stringify(result._meta)).not.toContain('nonce too low');
   });
 
   it('puts a refused payment’s reason and advice next to the requirements', () => {

@@ -441,6 +441,36 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect((await spends.listSpends())[0]?.payload).toBeUndefined();
       });
 
+      it('keeps the signed payment of a settled payment for its receipt re-checks until the chain confirms it or the check is final', async () => {
+        const [a, b, c, d] = [spend(), spend(), spend(), spend()];
+        for (const s of [a, b, c, d]) await spends.claimSpend(s, 1_000_000);
+        const payload = { x402Version: 2, payload: { authorization: { from: '0xPayer', nonce: '0x01' } } };
+        await spends.completeSpend(a.id, { status: 'settled', transaction: '0xa', payload });
+        await tick();
+        await spends.completeSpend(b.id, { status: 'settled', transaction: '0xb', payload });
+        await spends.completeSpend(c.id, { status: 'settled', transaction: '0xc' });
+        await spends.completeSpend(d.id, { status: 'pending', payload });
+        const toRecheck = async () => (await spends.spendsToRecheck(10)).map((s) => s.id);
+        expect(await toRecheck()).toEqual([a.id, b.id]);
+        expect((await spends.spendsToRecheck(1)).map((s) => [s.id, s.payload])).toEqual([[a.id, payload]]);
+        await tick();
+        await spends.setChainCheck(a.id, 'not_seen');
+        // The longest unchanged first: a, just checked again, comes after b.
+        expect(await toRecheck()).toEqual([b.id, a.id]);
+        await spends.setChainCheck(b.id, 'confirmed');
+        expect(await toRecheck()).toEqual([a.id]);
+        // A check that read the chain before the settlement landed never turns a confirmed payment back.
+        await spends.setChainCheck(b.id, 'not_seen');
+        await spends.setChainCheck(a.id, 'not_seen', true);
+        expect(await toRecheck()).toEqual([]);
+        const byId = new Map((await spends.listSpends()).map((s) => [s.id, s]));
+        expect(byId.get(a.id)).toMatchObject({ status: 'settled', chainCheck: 'not_seen' });
+        expect(byId.get(a.id)?.payload).toBeUndefined();
+        expect(byId.get(b.id)).toMatchObject({ status: 'settled', chainCheck: 'confirmed' });
+        expect(byId.get(b.id)?.payload).toBeUndefined();
+        expect(await spends.spentOn(a.day)).toBe(4 * a.usdMicros);
+      });
+
       it('never reopens a payment that ended: a late cancel or finish leaves it as it was', async () => {
         const s = spend();
         await spends.claimSpend(s, 1_000_000);

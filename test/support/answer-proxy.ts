@@ -18,6 +18,11 @@ export interface AnswerProxy {
   arm(fault: AnswerFault, n?: number): void;
   /** Paid requests a fault was applied to so far. */
   applied(): number;
+  /**
+   * Sends what comes to the proxy to another seller from now on (the same origin, answered by `target`: as a seller
+   * restarted with other settings); the open connections are closed, so the next request reaches `target`.
+   */
+  switchTo(target: string): void;
   close(): Promise<void>;
 }
 
@@ -56,7 +61,7 @@ function relay(chunk: Buffer, fault: AnswerFault | undefined, link: Link): void 
 
 /** Starts the proxy on 127.0.0.1 in front of `target` (an http:// base URL). */
 export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
-  const { hostname, port } = new URL(target);
+  let { hostname, port } = new URL(target);
   let armed: { fault: AnswerFault; left: number } | undefined;
   let applied = 0;
   const sockets = new Set<Socket>();
@@ -95,6 +100,11 @@ export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     arm: (fault, n = 1) => void (armed = { fault, left: n }),
     applied: () => applied,
+    switchTo: (next) => {
+      ({ hostname, port } = new URL(next));
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t);

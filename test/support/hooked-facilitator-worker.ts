@@ -3,7 +3,9 @@
  * src/payments/facilitators/facilitator-worker.ts: the real in-process facilitator, except that with
  * TOLLBOOTH_TEST_VERIFY_ERROR=<reason> every verification throws an x402 VerifyError with that reason (as a remote
  * facilitator's client does), and with TOLLBOOTH_TEST_SETTLE_GATE=<file> every settlement waits until that file
- * exists before it goes to the chain (the thread keeps answering other messages meanwhile).
+ * exists before it goes to the chain (the thread keeps answering other messages meanwhile); with
+ * TOLLBOOTH_TEST_SETTLE_ERROR=<reason> every settlement fails with that reason and a facilitator's own error text,
+ * sending nothing to the chain.
  */
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +23,11 @@ await serveFacilitatorThread((facilitator) => ({
   settle: async (payload, requirements) => {
     const gate = process.env.TOLLBOOTH_TEST_SETTLE_GATE;
     while (gate && !existsSync(gate)) await sleep(20);
+    const reason = process.env.TOLLBOOTH_TEST_SETTLE_ERROR;
+    if (reason) {
+      const errorMessage = 'facilitator internal: node rpc-7 rejected the transfer';
+      return { success: false, errorReason: reason, errorMessage, transaction: '', network: requirements.network };
+    }
     return facilitator.settle(payload, requirements);
   },
 }));

@@ -53,8 +53,12 @@ export function inProcessFacilitator(paid: PaidEnvironment): FacilitatorClient {
   } as FacilitatorClient;
 }
 
-/** Starts the seller on 127.0.0.1 on a free port, paying `payTo`. */
-export async function startOfficialSeller(paid: PaidEnvironment, payTo: Address): Promise<OfficialSeller> {
+/** Starts the seller on 127.0.0.1 on a free port, paying `payTo`, selling `GET /quote` at `price` (default $0.001). */
+export async function startOfficialSeller(
+  paid: PaidEnvironment,
+  payTo: Address,
+  price = '$0.001',
+): Promise<OfficialSeller> {
   const resourceServer = new x402ResourceServer(inProcessFacilitator(paid)).register(
     LOCAL_NETWORK as `${string}:${string}`,
     new ExactEvmScheme(),
@@ -65,7 +69,7 @@ export async function startOfficialSeller(paid: PaidEnvironment, payTo: Address)
     paymentMiddleware(
       {
         'GET /quote': {
-          accepts: { scheme: 'exact', price: '$0.001', network: LOCAL_NETWORK as `${string}:${string}`, payTo },
+          accepts: { scheme: 'exact', price, network: LOCAL_NETWORK as `${string}:${string}`, payTo },
           description: 'A quote (third-party seller)',
           mimeType: 'application/json',
         },

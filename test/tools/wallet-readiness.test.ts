@@ -7,6 +7,7 @@ import { walletReadiness } from '../../tools/wallet-readiness.js';
 import { testContext } from '../support/context.js';
 import { cdpTestKey, startCdpLookalike, type CdpLookalike, type CdpTestKey } from '../support/upstreams/cdp-faucet.js';
 import { rpcMethod, startCannedEvmRpc, type EvmRpcProxy } from '../support/upstreams/evm-rpc.js';
+import { baseSepoliaEntry } from '../support/chain/token.js';
 
 const ADDRESS = '0x742d35Cc6634C0532925a3b844Bc454e4438f44e';
 
@@ -35,16 +36,7 @@ afterAll(async () => {
 });
 
 function context(env: Record<string, string> = {}) {
-  const network = {
-    id: 'eip155:84532',
-    family: 'evm',
-    asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-    decimals: 6,
-    name: 'USDC',
-    version: '2',
-    rpcUrl: rpc.url,
-    label: 'Base Sepolia (look-alike)',
-  };
+  const network = baseSepoliaEntry(rpc.url, 'Base Sepolia (look-alike)');
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     NETWORKS_JSON: JSON.stringify({ networks: [network] }),

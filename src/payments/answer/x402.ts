@@ -88,6 +88,31 @@ function paymentError(structured: Record<string, unknown>): McpWrite {
   return { result, meta: { [X402_META.error]: paymentErrorMeta(structured) } };
 }
 
+/** A facilitator's `errorReason` that reads as a code (x402's snake_case reasons); anything else is not passed on. */
+const REASON_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * The failed settle response an MCP result carries in `_meta["x402/payment-response"]` (x402 MCP transport): success
+ * false, the reason as a code (never the facilitator's text), the network, no transaction, the payer when known.
+ */
+function failedSettleMeta(receipt: SettleResponse | undefined, challenge: Challenge): SettleResponse {
+  const reason = receipt?.errorReason;
+  const network = receipt?.network || challenge.accepts[0]?.network || '';
+  return {
+    success: false,
+    errorReason: (reason && REASON_CODE.test(reason) ? reason : 'settlement_failed') as SettleResponse['errorReason'],
+    ...(receipt?.payer ? { payer: receipt.payer } : {}),
+    transaction: '',
+    network: network as SettleResponse['network'],
+  };
+}
+
+/** A settlement failure's result: the challenge to pay again, and in `_meta` what came of this payment (nothing settled). */
+function settleFailedError(structured: Record<string, unknown>, response: SettleResponse): McpWrite {
+  const failed = paymentError(structured);
+  return { ...failed, meta: { ...failed.meta, [X402_META.paymentResponse]: response } };
+}
+
 const text = (value: unknown): McpResultFields => ({
   isError: true,
   content: [{ type: 'text', text: JSON.stringify(value) }],
@@ -138,8 +163,9 @@ export function x402Part(tool: string, version: 1 | 2): AnswerPart {
         case 'settlement_pending':
           return receipt ? { meta: { [X402_META.paymentResponse]: receipt } } : {};
         case 'payment_required':
-        case 'settlement_failed':
           return paymentError(asMcp());
+        case 'settlement_failed':
+          return settleFailedError(asMcp(), failedSettleMeta(receipt, answer.challenges.x402!));
         case 'payment_rejected':
           // A 402 or 412 is the challenge again, its message as the broker wrote it (x402 MCP clients read it there).
           if (answersWithChallenge(answer.status)) return paymentError({ ...asMcp(), message: refusal!.message });

@@ -18,7 +18,8 @@ import type { BatchChannels } from '../../store/channels.js';
 import type { AnyPaidToolDefinition } from '../../tool/tool.js';
 import { MAX_TIMEOUT_SECONDS, type Challenge } from '../challenges/requirements.js';
 import { BATCH_SCHEME, CUMULATIVE_MISMATCH, channelPayment, type BatchOffer } from './kinds.js';
-import { officialChannelStorage } from './storage.js';
+import { checkVouchersNatively } from './local-voucher.js';
+import { ReservationLeases } from './lease.js';
 
 /** The `kinds` of a facilitator's `/supported` answer. */
 type Kinds = SupportedResponse['kinds'];
@@ -36,13 +37,17 @@ const hookContext = (payload: PaymentPayload, requirements: PaymentRequirements)
 export class BatchSeller implements BatchOffer {
   private readonly schemes = new Map<string, BatchSettlementEvmScheme>();
   private readonly entries = new Map<string, PaymentRequirements>();
+  /** The lease of the channel reservations the schemes write, renewed while this instance runs their calls. */
+  private readonly leases: ReservationLeases;
 
   constructor(
     private readonly config: Config,
     /** The store's channels the schemes run on (the reconciler reads them too). */
     readonly channels: BatchChannels,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.leases = new ReservationLeases(channels, config.batch.reservationLease * 1000, log);
+  }
 
   /** The networks offered, in the table's order. */
   get networks(): string[] {
@@ -76,10 +81,11 @@ export class BatchSeller implements BatchOffer {
         continue;
       }
       const scheme = new BatchSettlementEvmScheme(this.config.payTo.evm as `0x${string}`, {
-        storage: officialChannelStorage(this.channels),
+        storage: this.leases.storage(),
         withdrawDelay: this.config.batch.withdrawDelay,
         ...(signer ? { receiverAuthorizerSigner: signer } : {}),
       });
+      checkVouchersNatively(scheme);
       for (const amount of pricesOn(net, tools)) {
         const entry = await scheme.enhancePaymentRequirements(baseEntry(this.config, net, amount), kind, []);
         this.entries.set(`${net.id}|${amount}`, entry);
@@ -120,6 +126,21 @@ export class BatchSeller implements BatchOffer {
     if (out && 'skip' in out && out.skip) return out.result;
     const reason = out && 'abort' in out ? out.reason : 'settlement_failed';
     return { success: false, errorReason: reason, transaction: '', network: requirements.network };
+  }
+
+  /**
+   * A verified call holds its channel (the reservation the scheme wrote at verification) while it runs here: its
+   * lease is renewed until {@link letGo} (lease.ts), so only a dead instance's reservation lapses.
+   */
+  hold(payload: PaymentPayload, requirements: PaymentRequirements): void {
+    const pendingId = this.schemes.get(requirements.network)?.readRequestContext(payload)?.pendingId;
+    const channelId = channelPayment(payload)?.channelId;
+    if (pendingId && channelId) this.leases.hold(payload, channelId, pendingId);
+  }
+
+  /** The call of `payload` ended (committed, settled or released): its reservation is no longer renewed. */
+  letGo(payload: PaymentPayload): void {
+    this.leases.end(payload);
   }
 
   /** A verified call that did not complete: its reservation is released; the channel's charged amount is unchanged. */

@@ -250,10 +250,16 @@ function allAcceptsFor(config: Config, tool: AnyPaidToolDefinition, book: Challe
       );
       return [...exact, ...batchAccepts([base], { default: tool.price.default }, book)];
     }
-    case 'base-short-name':
+    case 'base-short-name': {
       // SMM_ORDER_CANONICAL_V2=on: the same payment on Base as a canonical v2 entry, which stock v2 clients select.
-      if (config.smmOrderCanonicalV2) return [entryFor(config, fixed(config).base, 'exact', tool.price.default, book)];
-      return [shortNameEntry(config, tool, resourceUrl(config, tool))];
+      const { base } = fixed(config);
+      const seed = config.smmOrderCanonicalV2
+        ? entryFor(config, base, 'exact', tool.price.default, book)
+        : shortNameEntry(config, tool, resourceUrl(config, tool));
+      // BATCH_SETTLEMENT=on: batch-settlement is v2 on CAIP-2 networks only, so after the seed-form entry (unchanged)
+      // comes the canonical `eip155:8453` batch entry; a `base-v1` challenge is version 1 and gets none.
+      return [seed, ...batchAccepts([base], { default: tool.price.default }, book)];
+    }
     case 'base-v1':
       return v1Challenge(config, tool, PAYMENT_REQUIRED_ERROR).accepts as unknown as PaymentRequirements[];
   }

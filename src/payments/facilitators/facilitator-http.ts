@@ -26,7 +26,7 @@ import {
   type Answer,
   type FacilitatorOperation,
 } from './facilitator-answers.js';
-import { Redactor } from '../../config/redact.js';
+import { Redactor } from '../../shared/redact.js';
 import { requestOnce, type OneShotAnswer } from './one-shot.js';
 import { afterIoTurn, openFacilitatorPool, resendable, type FacilitatorPool } from './facilitator-pool.js';
 

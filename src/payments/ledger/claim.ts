@@ -91,11 +91,7 @@ export class PaymentClaims {
       case 'claimed':
         return this.verify(tool, ticket);
       case 'in_flight':
-        return this.reject(
-          tool,
-          'payment_in_flight',
-          'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.',
-        );
+        return this.inFlight(tool, ticket, reconciled);
       case 'spent':
         if (claim.undelivered?.requestHash === ticket.requestHash) {
           if (!claim.transaction && !isChannelKey(ticket.replayKey)) return this.withoutTransaction(tool, ticket);
@@ -129,6 +125,24 @@ export class PaymentClaims {
         }
       }
     }
+  }
+
+  /**
+   * A payment whose claim is held by a call still running: refused (409), unless it is a voucher's claim a stopped
+   * process left, which its channel decides now (released, or spent) before the payment is claimed again.
+   */
+  private async inFlight(
+    tool: AnyPaidToolDefinition,
+    ticket: PaymentTicket,
+    reconciled: boolean,
+  ): Promise<BeginOutcome> {
+    const abandoned = reconciled ? undefined : await this.reconciler.abandonedVoucher(ticket.replayKey);
+    if (abandoned && abandoned.type !== 'pending') return this.claimAndVerify(tool, ticket, true);
+    return this.reject(
+      tool,
+      'payment_in_flight',
+      'This payment is already paying for a call that is still running; wait for that call, and sign a new authorization for any further call.',
+    );
   }
 
   /** A result recorded as settled without its transaction: not answered as settled until the chain names it. */

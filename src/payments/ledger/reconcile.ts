@@ -168,6 +168,20 @@ export class Reconciler {
   }
 
   /**
+   * A voucher's claim found in flight when the same voucher comes again: if it is older than a live call can be
+   * without holding its channel (the facilitator's verify timeout plus one reservation lease, BATCH_RESERVATION_LEASE),
+   * a stopped process left it, and its channel decides it now (as {@link reconcileStale}) rather than at a later pass;
+   * undefined when it is not such a claim.
+   */
+  async abandonedVoucher(replayKey: string): Promise<Reconciled | undefined> {
+    if (!this.channels || !isChannelKey(replayKey)) return undefined;
+    const liveMs = this.config.facilitator.timeoutMs + this.config.batch.reservationLease * 1000;
+    const stale = await this.ledger.listStaleClaims(new Date(Date.now() - liveMs).toISOString());
+    const claim = stale.find((c) => c.replayKey === replayKey);
+    return claim && claim.payload !== undefined && claim.payload !== null ? this.reconcileStale(claim) : undefined;
+  }
+
+  /**
    * Reconciles every pending settlement, and every claim abandoned before `staleBefore` (ISO time); returns how
    * many ended each way, and logs once the ones still in doubt, with why.
    */

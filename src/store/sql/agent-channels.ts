@@ -32,13 +32,27 @@ function insertSpend(kind: 'deposit' | 'voucher', s: NewDeposit, status: string)
   };
 }
 
-async function claimDeposit(port: SqlPort, d: NewDeposit, dayLimitMicros: number): Promise<boolean> {
+async function claimDeposit(
+  port: SqlPort,
+  d: NewDeposit,
+  dayLimitMicros: number,
+  originDayLimitMicros?: number,
+): Promise<boolean> {
   const insert = insertSpend('deposit', d, 'reserved');
+  // The origin's day counts its deposits (still committed) and its vouchers' charges, as ./spends.ts claims a payment.
+  const origin =
+    originDayLimitMicros === undefined || d.origin === undefined
+      ? { sql: '', args: [] }
+      : {
+          sql: `AND (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND origin = ? AND ${COUNTED}) + ? <= ?`,
+          args: [d.day, d.origin, d.usdMicros, originDayLimitMicros],
+        };
   const result = await port.writeLocked('agent_spends', {
     sql: `${insert.sql}
           WHERE (SELECT COALESCE(SUM(usd_micros), 0) FROM agent_spends WHERE day = ? AND ${COUNTED}) + ? <= ?
+          ${origin.sql}
           RETURNING id`,
-    args: [...insert.args, d.day, d.usdMicros, dayLimitMicros],
+    args: [...insert.args, d.day, d.usdMicros, dayLimitMicros, ...origin.args],
   });
   return result.rows.length === 1;
 }
@@ -188,7 +202,7 @@ export function sqlAgentChannels(port: SqlPort): AgentChannelBook {
         [n.channelId, n.network, n.asset, n.payTo, n.resource, n.decimals, json(n.channelConfig), at, at, at],
       );
     },
-    claimDeposit: (deposit, limit) => claimDeposit(port, deposit, limit),
+    claimDeposit: (deposit, limit, originLimit) => claimDeposit(port, deposit, limit, originLimit),
     endDeposit: async (id, outcome) => {
       await port.write(
         `UPDATE agent_spends SET status = ?, transaction_id = COALESCE(?, transaction_id), note = ?, updated_at = ?

@@ -42,15 +42,57 @@ async function lastSettledPrice(
 
 async function pinPayTo(port: SqlPort, pin: PayToPin, replace: boolean): Promise<string> {
   const now = new Date().toISOString();
+  // A replaced pin is kept until the payment that replaced it goes out, to be put back if it never does.
   const onConflict = replace
-    ? 'DO UPDATE SET pay_to = excluded.pay_to, updated_at = excluded.updated_at'
+    ? `DO UPDATE SET pay_to = excluded.pay_to, spend_id = excluded.spend_id, updated_at = excluded.updated_at,
+         replaced_pay_to = CASE WHEN agent_pay_to_pins.spend_id IS NULL THEN agent_pay_to_pins.pay_to
+           ELSE agent_pay_to_pins.replaced_pay_to END`
     : 'DO NOTHING';
   await port.write(
-    `INSERT INTO agent_pay_to_pins (origin, network, pay_to, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO agent_pay_to_pins (origin, network, pay_to, spend_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (origin, network) ${onConflict}`,
-    [pin.origin, pin.network, pin.payTo, now, now],
+    [pin.origin, pin.network, pin.payTo, pin.spendId ?? null, now, now],
   );
   return (await payToPin(port, pin.origin, pin.network)) ?? pin.payTo;
+}
+
+/** Makes the pin held by a payment final: the payment went out (settled, or pending with its outcome unknown). */
+export async function keepPin(port: SqlPort, spendId: string): Promise<void> {
+  await port.write(
+    'UPDATE agent_pay_to_pins SET spend_id = NULL, replaced_pay_to = NULL, updated_at = ? WHERE spend_id = ?',
+    [new Date().toISOString(), spendId],
+  );
+}
+
+/**
+ * Gives up the pin held by a payment that never went out (released or failed): another live payment to the same
+ * address takes it over, else the pin it replaced comes back, else it is dropped.
+ */
+export async function dropPin(port: SqlPort, spendId: string): Promise<void> {
+  const [pin] = await port.read(
+    'SELECT origin, network, pay_to, replaced_pay_to FROM agent_pay_to_pins WHERE spend_id = ?',
+    [spendId],
+  );
+  if (!pin) return;
+  const now = new Date().toISOString();
+  const [heir] = await port.read(
+    `SELECT id, status FROM agent_spends WHERE origin = ? AND network = ? AND pay_to = ? AND id <> ?
+       AND status IN ('reserved', 'settled', 'pending') ORDER BY created_at ASC, seq ASC LIMIT 1`,
+    [pin.origin, pin.network, pin.pay_to, spendId],
+  );
+  if (heir) {
+    const holder = heir.status === 'reserved' ? String(heir.id) : null;
+    await port.write('UPDATE agent_pay_to_pins SET spend_id = ?, updated_at = ? WHERE spend_id = ?', [
+      holder,
+      now,
+      spendId,
+    ]);
+  } else if (pin.replaced_pay_to) {
+    await port.write(
+      'UPDATE agent_pay_to_pins SET pay_to = replaced_pay_to, replaced_pay_to = NULL, spend_id = NULL, updated_at = ? WHERE spend_id = ?',
+      [now, spendId],
+    );
+  } else await port.write('DELETE FROM agent_pay_to_pins WHERE spend_id = ?', [spendId]);
 }
 
 async function payToPin(port: SqlPort, origin: string, network: string): Promise<string | undefined> {

@@ -229,4 +229,12 @@ export const MIGRATIONS: readonly Migration[] = [
         CONSTRAINT agent_spends_chain_check_check CHECK (chain_check IN ('confirmed', 'not_seen'))`,
     ],
   },
+  {
+    version: 14,
+    name: 'a pay-to pin held for a payment not yet sent (dropped, or the replaced pin put back, if it never goes out)',
+    sql: [
+      `ALTER TABLE agent_pay_to_pins ADD COLUMN spend_id TEXT`,
+      `ALTER TABLE agent_pay_to_pins ADD COLUMN replaced_pay_to TEXT`,
+    ],
+  },
 ];

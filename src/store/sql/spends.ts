@@ -8,7 +8,7 @@ import type {
   SpendUpdate,
 } from '../../shared/spends.js';
 import type { SqlPort } from './port.js';
-import { originSpentOn, payToPins } from './pay-to-pins.js';
+import { dropPin, keepPin, originSpentOn, payToPins } from './pay-to-pins.js';
 import { json, spendFromRow } from './rows.js';
 
 /** Statuses whose amount counts against the day's budget. */
@@ -69,11 +69,13 @@ async function completeSpend(port: SqlPort, id: string, u: SpendUpdate): Promise
       u.payer ?? null,
       u.transaction ?? null,
       u.note ?? null,
-      u.status === 'pending' ? json(u.payload) : null,
+      u.status === 'pending' || u.status === 'settled' ? json(u.payload) : null,
       new Date().toISOString(),
       id,
     ],
   );
+  // A pin held for this payment stays only if the payment went out.
+  await (u.status === 'failed' ? dropPin(port, id) : keepPin(port, id));
 }
 
 async function listSpends(
@@ -100,13 +102,25 @@ export function sqlSpendLedger(port: SqlPort): SpendLedger {
         `UPDATE agent_spends SET status = 'cancelled', note = ?, payload = NULL, updated_at = ? WHERE id = ? AND ${OPEN}`,
         [note, new Date().toISOString(), id],
       );
+      await dropPin(port, id);
     },
-    setChainCheck: async (id, check) => {
-      await port.write(`UPDATE agent_spends SET chain_check = ?, updated_at = ? WHERE id = ?`, [
+    setChainCheck: async (id, check, final) => {
+      const drop = check === 'confirmed' || final === true ? ', payload = NULL' : '';
+      // A used authorization stays used: a check that read the chain earlier never turns `confirmed` back.
+      const keep = check === 'confirmed' ? '' : " AND (chain_check IS NULL OR chain_check <> 'confirmed')";
+      await port.write(`UPDATE agent_spends SET chain_check = ?${drop}, updated_at = ? WHERE id = ?${keep}`, [
         check,
         new Date().toISOString(),
         id,
       ]);
+    },
+    spendsToRecheck: async (limit) => {
+      const rows = await port.read(
+        `SELECT * FROM agent_spends WHERE status = 'settled' AND kind = 'payment' AND payload IS NOT NULL
+           AND (chain_check IS NULL OR chain_check = 'not_seen') ORDER BY updated_at ASC, seq ASC LIMIT ?`,
+        [limit],
+      );
+      return rows.map(spendFromRow);
     },
     listSpends: (options) => listSpends(port, options),
     spentOn: (day) => spentOn(port, day),

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
-import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
+import type { PaymentPayload, SettleResponse, VerifyResponse } from '@x402/core/types';
+import { signVoucher } from '@x402/evm/batch-settlement/client';
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/server';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { officialChannelStorage } from '../../../src/payments/batch/storage.js';
 import { SqliteStore } from '../../../src/store/dialects/sqlite/store.js';
+import { NETWORK, PRICE, RECEIVER, payerChannel, requirements } from '../../support/batch-channel.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-batch-storage-'));
 const stores: SqliteStore[] = [];
@@ -16,34 +16,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const NETWORK = 'eip155:84532';
-const PRICE = '1000';
-const RECEIVER = '0x00000000000000000000000000000000000000b2';
-const AUTHORIZER = '0x00000000000000000000000000000000000000c3';
-const TOKEN = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
-
-const requirements: PaymentRequirements = {
-  scheme: 'batch-settlement',
-  network: NETWORK,
-  amount: PRICE,
-  asset: TOKEN,
-  payTo: RECEIVER,
-  maxTimeoutSeconds: 60,
-  extra: { name: 'USDC', version: '2', receiverAuthorizer: AUTHORIZER, withdrawDelay: 900 },
-};
-
-const payer = privateKeyToAccount(generatePrivateKey());
-const channelConfig = {
-  payer: payer.address,
-  payerAuthorizer: payer.address,
-  receiver: RECEIVER,
-  receiverAuthorizer: AUTHORIZER,
-  token: TOKEN,
-  withdrawDelay: 900,
-  salt: `0x${'00'.repeat(32)}`,
-} as const;
-const channelId = computeChannelId(channelConfig, NETWORK);
+const { payer, channelConfig, channelId } = payerChannel();
 
 /** What the facilitator's `/verify` answers for a first voucher: valid, with the escrow's on-chain state. */
 const facilitatorVerified: VerifyResponse = {

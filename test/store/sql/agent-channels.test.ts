@@ -51,6 +51,18 @@ function describeBook(open: () => Promise<SqlStore>): void {
     expect(await again.agentChannels.list()).toMatchObject([{ channelId: CHANNEL }]);
   });
 
+  it('claims a deposit within its origin’s day cap only, counting that origin’s deposits but no other’s', async () => {
+    const { agentChannels: book, spends } = await open();
+    const origin = 'http://seller.test:1';
+    const other = (await spends.originSpentOn(origin, today)) + 5000;
+    expect(await book.claimDeposit(deposit(4000, { origin }), 1_000_000, other)).toBe(true);
+    expect(await book.claimDeposit(deposit(2000, { origin }), 1_000_000, other)).toBe(false);
+    expect(await book.claimDeposit(deposit(2000, { origin: 'http://other.test:1' }), 1_000_000, 1000)).toBe(false);
+    expect(await book.claimDeposit(deposit(2000, { origin: 'http://other.test:1' }), 1_000_000, 2000)).toBe(true);
+    expect(await book.claimDeposit(deposit(1000, { origin }), 1_000_000, other)).toBe(true);
+    expect(await spends.originSpentOn(origin, today)).toBe(other);
+  });
+
   it('claims a deposit within the day’s budget only, then moves voucher charges from committed to spent and releases the rest', async () => {
     const { agentChannels: book, spends } = await open();
     expect(await book.claimDeposit(deposit(3000), 2000)).toBe(false);

@@ -19,6 +19,20 @@ import type { LocalChain } from './node.js';
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 /** Real USDC on Base Sepolia (EIP-712 name "USDC", version "2"). */
 export const BASE_SEPOLIA_USDC: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+
+/** A network-table entry (NETWORKS_JSON) for Base Sepolia's USDC, with the given RPC URL and label. */
+export function baseSepoliaEntry(rpcUrl: string, label = 'Base Sepolia') {
+  return {
+    id: 'eip155:84532',
+    family: 'evm',
+    asset: BASE_SEPOLIA_USDC,
+    decimals: 6,
+    name: 'USDC',
+    version: '2',
+    rpcUrl,
+    label,
+  };
+}
 /** Real USDC on Base mainnet (EIP-712 name "USD Coin", version "2"). */
 export const BASE_USDC: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 

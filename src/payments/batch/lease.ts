@@ -1,0 +1,94 @@
+/**
+ * The lease of a paid call's channel reservation. The official server scheme reserves a channel when it verifies a
+ * payment (its `pendingRequest`), for the entry's `maxTimeoutSeconds` (300 s in our challenges), so that a second
+ * request on the channel waits; a reservation left by a dead process (`kill -9`) would block its channel that long.
+ * Here a new reservation lasts BATCH_RESERVATION_LEASE seconds from its write, and the instance running the call
+ * renews it every third of a lease until the call ends (its charge committed, its reservation released, its deposit
+ * or refund settled): a live call keeps its channel, and a dead instance's reservation lapses within one lease.
+ * Money is safe either way: a charge is committed only under the reservation's own `pendingId` (the scheme's check),
+ * so a call whose reservation lapsed and was taken is refused its charge, never charged twice.
+ */
+import type { PaymentPayload } from '@x402/core/types';
+import type { ChannelStorage } from '@x402/evm/batch-settlement/server';
+import type { Logger } from '../../shared/log.js';
+import type { BatchChannels, ChannelRecord } from '../../store/channels.js';
+import { officialChannelStorage } from './storage.js';
+
+/** The longest one call's reservation is renewed: longer than any call runs, so a call lost track of stops holding. */
+const MAX_RENEWED_MS = 15 * 60_000;
+
+/** A record about to be written: a reservation new in it (another `pendingId`) expires at most one lease from now. */
+function leased(
+  next: ChannelRecord | undefined,
+  current: ChannelRecord | undefined,
+  leaseMs: number,
+): ChannelRecord | undefined {
+  const pending = next?.pendingRequest;
+  if (!next || !pending || pending.pendingId === current?.pendingRequest?.pendingId) return next;
+  return { ...next, pendingRequest: { ...pending, expiresAt: Math.min(pending.expiresAt, Date.now() + leaseMs) } };
+}
+
+/** The reservations' lease over the store's channels, and the renewals of the calls this instance runs. */
+export class ReservationLeases {
+  private readonly renewals = new Map<PaymentPayload, NodeJS.Timeout>();
+
+  constructor(
+    private readonly channels: BatchChannels,
+    /** BATCH_RESERVATION_LEASE in milliseconds. */
+    private readonly leaseMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** The store's channels as the official scheme's storage, every reservation it writes bounded by the lease. */
+  storage(): ChannelStorage {
+    const { channels, leaseMs } = this;
+    return officialChannelStorage({
+      get: (channelId) => channels.get(channelId),
+      list: () => channels.list(),
+      updateChannel: (channelId, update) =>
+        channels.updateChannel(channelId, (current) => leased(update(current), current, leaseMs)),
+    });
+  }
+
+  /** Renews the reservation `pendingId` of a channel, written for `payload`'s call, until {@link end} (or it is gone). */
+  hold(payload: PaymentPayload, channelId: string, pendingId: string): void {
+    if (this.renewals.has(payload)) return;
+    const until = Date.now() + MAX_RENEWED_MS;
+    const timer = setInterval(
+      () => {
+        if (Date.now() > until) return this.end(payload);
+        this.renew(channelId, pendingId).then(
+          (held) => {
+            if (!held) this.end(payload);
+          },
+          (err: unknown) =>
+            this.log.warn('renewing a channel reservation failed; it is tried again', {
+              channelId,
+              error: String((err as Error)?.message ?? err),
+            }),
+        );
+      },
+      Math.max(200, Math.floor(this.leaseMs / 3)),
+    );
+    timer.unref();
+    this.renewals.set(payload, timer);
+  }
+
+  /** Stops renewing the reservation of `payload`'s call (its call ended). */
+  end(payload: PaymentPayload): void {
+    clearInterval(this.renewals.get(payload));
+    this.renewals.delete(payload);
+  }
+
+  /** One renewal: the reservation, if still this call's, expires one lease from now; false when it is gone. */
+  private async renew(channelId: string, pendingId: string): Promise<boolean> {
+    let held = false;
+    await this.channels.updateChannel(channelId, (current) => {
+      const pending = current?.pendingRequest;
+      held = pending?.pendingId === pendingId;
+      if (!current || !pending || !held) return current;
+      return { ...current, pendingRequest: { ...pending, expiresAt: Date.now() + this.leaseMs } };
+    });
+    return held;
+  }
+}

@@ -1,16 +1,12 @@
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, type Agent } from '../../src/agent/agent.js';
+import type { Agent } from '../../src/agent/agent.js';
 import { targetOf } from '../../src/agent/mcp.js';
-import { loadAgentConfig } from '../../src/agent/settings.js';
-import { createLogger } from '../../src/shared/log.js';
-import { openStore } from '../../src/store/open.js';
 import type { AnyToolDefinition } from '../../src/tool/tool.js';
 import { annuity } from '../../tools/annuity.js';
-import { agentDataDir } from '../support/agent.js';
+import { agentOfStellarPayer } from '../support/agent-of-payer.js';
 import { startStellarEnvironment, type StellarEnvironment } from '../support/chain/stellar.js';
+import { startHookedProxy, type HookedProxy } from '../support/hooked-proxy.js';
 import { countingTools } from '../support/paid.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -33,7 +29,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await Promise.all(agents.map((a) => a.close()));
-  await new Promise((resolve) => proxy?.server.close(resolve));
+  await proxy?.close();
   await server?.close();
   await stellar?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -43,64 +39,28 @@ afterAll(async () => {
  * An HTTP proxy in front of the server that, while armed, forwards the next paid request (one carrying
  * PAYMENT-SIGNATURE), reads the whole answer (the tool ran and the payment settled) and then drops the connection.
  */
-interface CuttingProxy {
-  server: Server;
-  url: string;
+interface CuttingProxy extends HookedProxy {
   armed: number;
   cuts: number;
 }
 
-async function bodyOf(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 async function startCuttingProxy(target: string): Promise<CuttingProxy> {
-  const proxy = { armed: 0, cuts: 0 } as CuttingProxy;
-  proxy.server = createServer((req, res) => {
-    void (async () => {
-      const body = await bodyOf(req);
-      const headers = Object.entries(req.headers).filter(
-        ([k]) => !['host', 'connection', 'content-length'].includes(k),
-      );
-      const upstream = await fetch(target + req.url, {
-        method: req.method!,
-        headers: headers as [string, string][],
-        ...(body.length > 0 ? { body } : {}),
-      });
-      const answer = Buffer.from(await upstream.arrayBuffer());
-      if (proxy.armed > 0 && req.headers['payment-signature']) {
-        proxy.armed--;
-        proxy.cuts++;
-        req.socket.destroy();
-        return;
-      }
-      const kept = [...upstream.headers].filter(([k]) => !['content-encoding', 'content-length'].includes(k));
-      res.writeHead(upstream.status, Object.fromEntries(kept)).end(answer);
-    })().catch(() => req.socket.destroy());
+  const cutting = { armed: 0, cuts: 0 } as CuttingProxy;
+  const hooked = await startHookedProxy(target, {
+    after: ({ req }) => {
+      if (cutting.armed === 0 || !req.headers['payment-signature']) return false;
+      cutting.armed--;
+      cutting.cuts++;
+      req.socket.destroy();
+      return true;
+    },
   });
-  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
-  return proxy;
+  return Object.assign(cutting, hooked);
 }
 
 /** The agent of payer `i`, in process: the same composition `tollbooth call` runs, with its own store. */
-async function agentOf(i: number, env: Record<string, string> = {}): Promise<Agent> {
-  const dataDir = agentDataDir();
-  dirs.push(dataDir);
-  const config = loadAgentConfig({
-    DATA_DIR: dataDir,
-    REMOTE_URL: proxy.url,
-    NETWORKS_JSON: stellar.env.NETWORKS_JSON!,
-    WALLET_STELLAR_SECRET: stellar.payers[i]!.secret(),
-    BUDGET_NETWORKS: stellar.network,
-    ...env,
-  });
-  const agent = await createAgent(config, createLogger('error'), openStore);
-  agents.push(agent);
-  return agent;
-}
+const agentOf = (i: number, env: Record<string, string> = {}) =>
+  agentOfStellarPayer(stellar, i, { REMOTE_URL: proxy.url, ...env }, { agents, dirs });
 
 const call = (agent: Agent, input: Record<string, number>) =>
   agent.caller.call(targetOf(annuity), input, {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { bodyOf } from '../hooked-proxy.js';
 
 /** An RPC in front of a node whose `eth_getLogs` is limited as public providers limit it. */
 export interface LogLimitedRpc {
@@ -13,11 +14,7 @@ export interface LogLimitedRpc {
   stop(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const readBody = async (req: IncomingMessage): Promise<string> => (await bodyOf(req)).toString('utf8');
 
 /** Starts the proxy on 127.0.0.1 in front of `target`; everything but `eth_getLogs` is forwarded as is. */
 export async function startLogLimitedRpc(target: string, maxBlocks = 1_000_000n): Promise<LogLimitedRpc> {

@@ -8,7 +8,7 @@ import { refundChannels } from './batch-refund.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
 import { closeMcpRemotes } from './mcp-remote.js';
-import { ReceiptChecks } from './receipt-check.js';
+import { ReceiptChecks, receiptCheckWaits } from './receipt-check.js';
 import { hasRemote, type AgentConfig } from './settings.js';
 import { loadWallets, type Wallets } from './wallets.js';
 
@@ -52,7 +52,13 @@ export async function createAgent(config: AgentConfig, log: Logger, openSpends: 
     await opened.close();
     throw err;
   }
-  const receiptChecks = new ReceiptChecks({ spends, networks, log, enabled: settings.checkReceipts !== false });
+  const receiptChecks = new ReceiptChecks({
+    spends,
+    networks,
+    log,
+    enabled: settings.checkReceipts !== false,
+    ...(settings.receiptCheckSeconds !== undefined ? { waits: receiptCheckWaits(settings.receiptCheckSeconds) } : {}),
+  });
   const deps = { settings, networks, spends, wallets, budget, log, receiptChecks };
   const caller = new RemoteCaller({ ...deps, ...(batch ? { batch } : {}) });
   // Channels idle for AGENT_BATCH_IDLE_REFUND_MINUTES are refunded once at start (in the background; close waits).

@@ -34,6 +34,11 @@ export const NOT_SEEN_WARNING =
 
 /** Milliseconds waited before each try: at once, then a few seconds for a transaction not visible yet. */
 const DEFAULT_WAITS: readonly number[] = [0, 1_000, 2_000, 4_000];
+
+/** The waits of a check that keeps looking for `seconds` (AGENT_RECEIPT_CHECK_SECONDS): the default's shape, scaled. */
+export function receiptCheckWaits(seconds: number): number[] {
+  return DEFAULT_WAITS.map((ms) => (ms * seconds) / 7);
+}
 /** Upper bound on one RPC request of a check. */
 const CHECK_TIMEOUT_MS = 10_000;
 

@@ -48,6 +48,7 @@ export const AgentEnvSchema = z.object({
   AGENT_PRICE_DRIFT: optional(z.string()),
   AGENT_DISCOVERY_URLS: optional(z.string()),
   AGENT_CHECK_RECEIPTS: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
+  AGENT_RECEIPT_CHECK_SECONDS: optional(z.coerce.number().nonnegative().max(600)),
 } satisfies Record<AgentSettingName | SharedSettingName, z.ZodType>);
 
 /** The validated agent environment. */
@@ -96,6 +97,8 @@ export interface AgentSettings {
   discovery?: string[];
   /** AGENT_CHECK_RECEIPTS=off: a seller's success receipt is not checked on chain (absent: checked where an RPC is set). */
   checkReceipts?: boolean;
+  /** AGENT_RECEIPT_CHECK_SECONDS: how long one receipt check keeps looking for the settlement (absent: 7 s). */
+  receiptCheckSeconds?: number;
 }
 
 /** How the agent pays with `batch-settlement` (docs/agents.md, Batch settlement). */
@@ -213,6 +216,7 @@ function agentSettings(env: AgentEnv, table: readonly { id: string; family: stri
     origins: originSettings(env),
     ...(list(env.AGENT_DISCOVERY_URLS) ? { discovery: list(env.AGENT_DISCOVERY_URLS) } : {}),
     ...(env.AGENT_CHECK_RECEIPTS === 'off' ? { checkReceipts: false } : {}),
+    ...(env.AGENT_RECEIPT_CHECK_SECONDS !== undefined ? { receiptCheckSeconds: env.AGENT_RECEIPT_CHECK_SECONDS } : {}),
     batch: {
       enabled: env.AGENT_BATCH_SETTLEMENT === 'on',
       ...(env.AGENT_BATCH_DEPOSIT_USD !== undefined ? { depositUsd: env.AGENT_BATCH_DEPOSIT_USD } : {}),

@@ -167,6 +167,7 @@ export const AGENT_SETTING_GROUPS = {
     AGENT_PRICE_DRIFT: plain('10 (%)'),
     AGENT_DISCOVERY_URLS: plain('— (no index: search finds nothing)'),
     AGENT_CHECK_RECEIPTS: plain('on'),
+    AGENT_RECEIPT_CHECK_SECONDS: plain('7'),
   },
 } as const satisfies Record<string, Record<string, SettingInfo>>;
 

@@ -47,7 +47,8 @@ function expire(header: string): void {
 }
 
 /** The agent of the Algorand payer, in process, with the environment's network table (its algod URL) and its own store. */
-const algorandAgent = () => agentOfAlgorandPayer(algo, 0, { REMOTE_URL: liar.url }, { agents, dirs });
+const algorandAgent = () =>
+  agentOfAlgorandPayer(algo, 0, { REMOTE_URL: liar.url, AGENT_RECEIPT_CHECK_SECONDS: '0.35' }, { agents, dirs });
 
 describe('receipts of paid calls on Algorand are checked on algod', () => {
   it('a call Tollbooth settled on Algorand: the spend is marked confirmed', async () => {

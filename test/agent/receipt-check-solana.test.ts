@@ -42,7 +42,8 @@ afterAll(async () => {
 });
 
 /** The agent of the Solana payer, in process, with the environment's network table (its RPC URL) and its own store. */
-const solanaAgent = () => agentOfSolanaPayer(sol, payerSecret, { REMOTE_URL: liar.url }, { agents, dirs });
+const solanaAgent = () =>
+  agentOfSolanaPayer(sol, payerSecret, { REMOTE_URL: liar.url, AGENT_RECEIPT_CHECK_SECONDS: '0.35' }, { agents, dirs });
 
 describe('receipts of paid calls on Solana are checked on the chain', () => {
   it('a call Tollbooth settled on Solana: the spend is marked confirmed', async () => {

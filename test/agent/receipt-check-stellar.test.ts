@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 /** The agent of the Stellar payer, in process, with the environment's network table (its RPC URL) and its own store. */
-const stellarAgent = () => agentOfStellarPayer(stellar, 0, { REMOTE_URL: liar.url }, { agents, dirs });
+const stellarAgent = () =>
+  agentOfStellarPayer(stellar, 0, { REMOTE_URL: liar.url, AGENT_RECEIPT_CHECK_SECONDS: '0.35' }, { agents, dirs });
 
 describe('receipts of paid calls on Stellar are checked on the ledger', () => {
   it('a call Tollbooth settled on Stellar: the spend is marked confirmed', async () => {

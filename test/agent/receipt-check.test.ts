@@ -87,7 +87,10 @@ function withoutRpc(): string {
 }
 
 /** The agent side of payer `i` with its own store, as `tollbooth fetch` builds it. */
-const agentFor = (i: number, env: Record<string, string> = {}) => agentOfPayer(paid, i, env, { agents, dirs });
+/** A receipt check that gives up after 0.35 s instead of 7 (AGENT_RECEIPT_CHECK_SECONDS): the chain here is local. */
+const QUICK = { AGENT_RECEIPT_CHECK_SECONDS: '0.35' };
+const agentFor = (i: number, env: Record<string, string> = {}) =>
+  agentOfPayer(paid, i, { ...QUICK, ...env }, { agents, dirs });
 
 const options: CallOptions = { signal: new AbortController().signal, approve: async () => 'accepted' };
 
@@ -154,7 +157,7 @@ describe('receipts of paid calls are checked on chain where the network has an R
   });
 
   it('tollbooth fetch waits for the check before exiting, and tollbooth spending flags the unconfirmed receipt', async () => {
-    const env = thirdPartyPayerEnv(paid, 4, dirs);
+    const env = { ...thirdPartyPayerEnv(paid, 4, dirs), ...QUICK };
     const run = await runCli(['fetch', `${liar.url}/quote`], env);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ quote: 'made-up knowledge' });
@@ -200,7 +203,7 @@ describe('a receipt the chain did not show at first is checked again', () => {
   });
 
   it('tollbooth spending re-checks before printing: a late settlement shows as confirmed on chain', async () => {
-    const env = thirdPartyPayerEnv(paid, 6, dirs);
+    const env = { ...thirdPartyPayerEnv(paid, 6, dirs), ...QUICK };
     const run = await runCli(['fetch', `${liar.url}/quote`], env);
     expect(run.code, run.stderr).toBe(0);
     const first = await runCli(['spending'], env);
@@ -214,7 +217,7 @@ describe('a receipt the chain did not show at first is checked again', () => {
   }, 60_000);
 
   it('remote mode re-checks when it starts: the late settlement shows as confirmed in its spending-history', async () => {
-    const env = thirdPartyPayerEnv(paid, 3, dirs);
+    const env = { ...thirdPartyPayerEnv(paid, 3, dirs), ...QUICK };
     const run = await runCli(['fetch', `${liar.url}/quote`], env);
     expect(run.code, run.stderr).toBe(0);
     await settleLate(liar.signatures.at(-1)!);

@@ -6,6 +6,7 @@
  * Two earlier dialects are spoken too: Vercel's `x402-mcp` (`_meta["x402.payment"]`, a base64 string) and Cloudflare's
  * `agents` (x402 offered only in `_meta["x402/error"]`, `_meta["x402/payment"]` read as a base64 string).
  */
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SettleResponse } from '@x402/core/types';
@@ -61,13 +62,27 @@ interface McpRemote {
 /** The endpoints this process opened, by URL (one entry per remote; all closed and forgotten by `closeMcpRemotes`). */
 const remotes = new Map<string, McpRemote>();
 
+/**
+ * The remote's tool schemas are a seller's data, never compiled: left to itself the SDK client compiles every
+ * `outputSchema` of `tools/list` with Ajv (generated code, and any `pattern` a seller writes). Results are passed on
+ * to the host as the seller sent them; the host validates what it asked for.
+ */
+const SCHEMAS_NOT_COMPILED: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+
 async function connect(url: string, timeoutMs: number): Promise<Client> {
   const [{ Client }, { StreamableHTTPClientTransport }, { VERSION }] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('../shared/version.js'),
   ]);
-  const client = new Client({ name: 'tollbooth-agent', version: VERSION });
+  const client = new Client(
+    { name: 'tollbooth-agent', version: VERSION },
+    { jsonSchemaValidator: SCHEMAS_NOT_COMPILED },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: timeoutMs });
   return client;
 }

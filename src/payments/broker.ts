@@ -23,7 +23,7 @@ import { Reconciler } from './ledger/reconcile.js';
 import type { Challenge, ChallengeBook } from './challenges/requirements.js';
 import type { SettledOutbox } from './ledger/settled-outbox.js';
 import { ownSettlement } from './ledger/verdicts.js';
-import { BATCH_SCHEME, CUMULATIVE_MISMATCH, isVoucherReceipt } from './batch/kinds.js';
+import { BATCH_SCHEME, CUMULATIVE_MISMATCH, channelPayment, isVoucherReceipt } from './batch/kinds.js';
 import type { BatchSeller } from './batch/seller.js';
 import { isRefundRequest, refundAcknowledgement, refundRefusal } from './batch/refund.js';
 
@@ -138,8 +138,9 @@ export class PaymentBroker {
   async settle(tool: AnyPaidToolDefinition, ticket: PaymentTicket, output: unknown): Promise<SettleOutcome> {
     // The claim (with what it pays for) is on disk before any money can move, so a crash after the settlement is
     // always reconciled. A store that cannot say so refuses to settle: the claim is released, nothing is charged.
+    // A voucher moves no money here: its charge is a write to the same store, made durable itself after the claim's.
     try {
-      await this.ledger.durable();
+      if (!isVoucher(ticket)) await this.ledger.durable();
     } catch (err) {
       await this.release(ticket).catch(() => undefined);
       throw err;
@@ -262,3 +263,7 @@ export class PaymentBroker {
     }
   }
 }
+
+/** A batch-settlement voucher: its settlement is the charge committed to the channel in our own store. */
+const isVoucher = (ticket: PaymentTicket): boolean =>
+  ticket.requirements.scheme === BATCH_SCHEME && channelPayment(ticket.payload)?.type === 'voucher';

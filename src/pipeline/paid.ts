@@ -46,7 +46,12 @@ async function runCall(deps: InvokeDeps, req: PaidCallRequest, trace: Trace): Pr
     return { type: 'payment_required', challenge: broker.challenge(tool) };
   }
   const parsed = tool.input.safeParse(req.input ?? {});
-  if (!parsed.success) return { type: 'error', error: inputError(parsed.error) };
+  if (!parsed.success) {
+    // A channel's refund request buys no call and reads no input: it needs no valid arguments (MCP, POST).
+    if (req.proof && req.proof.source !== 'mpp' && broker.isRefundProof(req.proof))
+      return runRefundOnly(deps, { ...req, refundOnly: true }, trace);
+    return { type: 'error', error: inputError(parsed.error) };
+  }
   // A call that cannot succeed on this server (an upstream or key not configured) is never asked to pay.
   const missing = unconfigured(deps, tool, parsed.data);
   if (missing) return { type: 'error', error: missing };

@@ -28,9 +28,19 @@ function leased(
   return { ...next, pendingRequest: { ...pending, expiresAt: Math.min(pending.expiresAt, Date.now() + leaseMs) } };
 }
 
+/** A reservation this instance holds for a call that is running here. */
+interface Held {
+  channelId: string;
+  pendingId: string;
+  /** Epoch milliseconds after which it is no longer renewed. */
+  until: number;
+}
+
 /** The reservations' lease over the store's channels, and the renewals of the calls this instance runs. */
 export class ReservationLeases {
-  private readonly renewals = new Map<PaymentPayload, NodeJS.Timeout>();
+  private readonly held = new Map<PaymentPayload, Held>();
+  /** One timer renews every held reservation, running only while some call holds one. */
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly channels: BatchChannels,
@@ -52,32 +62,41 @@ export class ReservationLeases {
 
   /** Renews the reservation `pendingId` of a channel, written for `payload`'s call, until {@link end} (or it is gone). */
   hold(payload: PaymentPayload, channelId: string, pendingId: string): void {
-    if (this.renewals.has(payload)) return;
-    const until = Date.now() + MAX_RENEWED_MS;
-    const timer = setInterval(
-      () => {
-        if (Date.now() > until) return this.end(payload);
-        this.renew(channelId, pendingId).then(
-          (held) => {
-            if (!held) this.end(payload);
-          },
-          (err: unknown) =>
-            this.log.warn('renewing a channel reservation failed; it is tried again', {
-              channelId,
-              error: String((err as Error)?.message ?? err),
-            }),
-        );
-      },
-      Math.max(200, Math.floor(this.leaseMs / 3)),
-    );
-    timer.unref();
-    this.renewals.set(payload, timer);
+    if (this.held.has(payload)) return;
+    this.held.set(payload, { channelId, pendingId, until: Date.now() + MAX_RENEWED_MS });
+    if (this.timer) return;
+    this.timer = setInterval(() => this.renewAll(), Math.max(200, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
   }
 
   /** Stops renewing the reservation of `payload`'s call (its call ended). */
   end(payload: PaymentPayload): void {
-    clearInterval(this.renewals.get(payload));
-    this.renewals.delete(payload);
+    this.held.delete(payload);
+    if (this.held.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** One round: each held reservation, if still its call's, expires one lease from now; the others are let go. */
+  private renewAll(): void {
+    const now = Date.now();
+    for (const [payload, { channelId, pendingId, until }] of this.held) {
+      if (now > until) {
+        this.end(payload);
+        continue;
+      }
+      this.renew(channelId, pendingId).then(
+        (held) => {
+          if (!held) this.end(payload);
+        },
+        (err: unknown) =>
+          this.log.warn('renewing a channel reservation failed; it is tried again', {
+            channelId,
+            error: String((err as Error)?.message ?? err),
+          }),
+      );
+    }
   }
 
   /** One renewal: the reservation, if still this call's, expires one lease from now; false when it is gone. */

@@ -21,13 +21,15 @@ function fromRow(row: Record<string, unknown>): ChannelRecord {
   return JSON.parse(String(row.record)) as ChannelRecord;
 }
 
-/** The columns written for a record: the record itself and the fields listings and metrics read without parsing it. */
-function columns(next: ChannelRecord, revision: string): unknown[] {
+/** The columns listings read without parsing the record that never change for a channel: payer, receiver, token. */
+function configColumns(next: ChannelRecord): unknown[] {
+  const { payer, receiver, token } = next.channelConfig;
+  return [payer.toLowerCase(), receiver.toLowerCase(), token.toLowerCase()];
+}
+
+/** The record itself and the state columns listings and metrics read without parsing it. */
+function stateColumns(next: ChannelRecord): unknown[] {
   return [
-    revision,
-    next.channelConfig.payer.toLowerCase(),
-    next.channelConfig.receiver.toLowerCase(),
-    next.channelConfig.token.toLowerCase(),
     next.balance,
     next.chargedCumulativeAmount,
     next.totalClaimed,
@@ -38,36 +40,107 @@ function columns(next: ChannelRecord, revision: string): unknown[] {
   ];
 }
 
-/** The one conditional write that turns the state read (`revision`, or no row) into `next` (a record, or none). */
-function conditionalWrite(key: string, revision: string | undefined, next: ChannelRecord | undefined): Statement {
+/**
+ * The one conditional write that turns the state read (`revision` of `current`, or no row) into `next` (a record, or
+ * none). The payer, receiver and token columns are written with the row: a channel's config never changes (its id is
+ * the config's hash), so an update leaves them, and the index on them, alone.
+ */
+function conditionalWrite(
+  key: string,
+  stored: Known | undefined,
+  next: ChannelRecord | undefined,
+): Statement & { revision?: string } {
   if (next === undefined) {
     return {
       sql: 'DELETE FROM batch_channels WHERE channel_id = ? AND revision = ? RETURNING channel_id',
-      args: [key, revision],
+      args: [key, stored?.revision],
     };
   }
-  const values = columns(next, randomUUID());
-  if (revision === undefined) {
+  const revision = randomUUID();
+  if (stored === undefined) {
     return {
+      revision,
       sql: `INSERT INTO batch_channels (channel_id, revision, payer, receiver, token, balance, charged, claimed,
               last_request_at, pending_until, record, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel_id) DO NOTHING RETURNING channel_id`,
-      args: [key, ...values],
+      args: [key, revision, ...configColumns(next), ...stateColumns(next)],
+    };
+  }
+  if (!sameConfig(stored.channel, next)) {
+    return {
+      revision,
+      sql: `UPDATE batch_channels SET revision = ?, payer = ?, receiver = ?, token = ?, balance = ?, charged = ?,
+              claimed = ?, last_request_at = ?, pending_until = ?, record = ?, updated_at = ?
+            WHERE channel_id = ? AND revision = ? RETURNING channel_id`,
+      args: [revision, ...configColumns(next), ...stateColumns(next), key, stored.revision],
     };
   }
   return {
-    sql: `UPDATE batch_channels SET revision = ?, payer = ?, receiver = ?, token = ?, balance = ?, charged = ?, claimed = ?,
-            last_request_at = ?, pending_until = ?, record = ?, updated_at = ?
+    revision,
+    sql: `UPDATE batch_channels SET revision = ?, balance = ?, charged = ?, claimed = ?, last_request_at = ?,
+            pending_until = ?, record = ?, updated_at = ?
           WHERE channel_id = ? AND revision = ? RETURNING channel_id`,
-    args: [...values, key, revision],
+    args: [revision, ...stateColumns(next), key, stored.revision],
   };
 }
 
-/** The batch-settlement channels of one database (see {@link BatchChannels}). */
+const sameConfig = (a: ChannelRecord, b: ChannelRecord) =>
+  a.channelConfig === b.channelConfig || JSON.stringify(a.channelConfig) === JSON.stringify(b.channelConfig);
+
+/** A channel row as this process last read or wrote it. */
+interface Known {
+  revision: string;
+  channel: ChannelRecord;
+}
+
+/** How many channels' last known rows a process keeps (the oldest is forgotten first). */
+const KNOWN_LIMIT = 10_000;
+
+/**
+ * True when a write must survive a power loss before its caller answers: it changes what was charged or signed, the
+ * on-chain view, or the channel's existence. A reservation or its release alone need not: losing it to a power loss
+ * releases the channel, and the call it held was never answered.
+ */
+export function writeMustBeDurable(current: ChannelRecord | undefined, next: ChannelRecord | undefined): boolean {
+  if (!current || !next) return true;
+  const { pendingRequest: _a, lastRequestTimestamp: _b, onchainSyncedAt: _c, ...money } = next;
+  const { pendingRequest: _d, lastRequestTimestamp: _e, onchainSyncedAt: _f, ...before } = current;
+  return JSON.stringify(money) !== JSON.stringify(before);
+}
+
+/**
+ * The batch-settlement channels of one database (see {@link BatchChannels}). An update first tries the row this
+ * process last read or wrote (its revision makes the write conditional, so a stale copy is never written over a newer
+ * row); a decision to leave the channel alone, and every retry, is made on a fresh read.
+ */
 export function sqlBatchChannels(port: SqlPort): BatchChannels {
+  const known = new Map<string, Known>();
+  const remember = (key: string, state: Known | undefined) => {
+    known.delete(key);
+    if (state) known.set(key, state);
+    if (known.size > KNOWN_LIMIT) known.delete(known.keys().next().value!);
+  };
   const read = async (key: string) => {
     const [row] = await port.read('SELECT revision, record FROM batch_channels WHERE channel_id = ?', [key]);
-    return row ? { revision: String(row.revision), channel: fromRow(row) } : undefined;
+    const state = row ? { revision: String(row.revision), channel: fromRow(row) } : undefined;
+    remember(key, state);
+    return state;
+  };
+  /** One try on `stored`: the outcome, or undefined when the row moved on (or a no-op was decided on a copy). */
+  const attempt = async (key: string, stored: Known | undefined, fresh: boolean, update: Update) => {
+    const current = stored?.channel;
+    const next = update(current);
+    const unchanged = next === current || (next === undefined && stored === undefined);
+    if (unchanged) return fresh ? { channel: current, status: 'unchanged' as const } : undefined;
+    const write = conditionalWrite(key, stored, next);
+    const written = await port.write(write.sql, write.args);
+    if (written.rows.length !== 1) return undefined;
+    remember(key, next && { revision: write.revision!, channel: next });
+    // The answer that follows may promise the charge: it must outlive a crash first.
+    if (writeMustBeDurable(current, next)) await port.durable();
+    return next === undefined
+      ? { channel: undefined, status: 'deleted' as const }
+      : { channel: next, status: 'updated' as const };
   };
   return {
     async get(channelId) {
@@ -79,24 +152,31 @@ export function sqlBatchChannels(port: SqlPort): BatchChannels {
     },
     async updateChannel(channelId, update): Promise<ChannelUpdateOutcome> {
       const key = channelKey(channelId);
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const stored = await read(key);
-        const current = stored?.channel;
-        const next = update(current);
-        if (next === current) return { channel: current, status: 'unchanged' };
-        if (next === undefined && stored === undefined) return { channel: undefined, status: 'unchanged' };
-        const written = await port.write(...sqlOf(conditionalWrite(key, stored?.revision, next)));
-        if (written.rows.length === 1) {
-          // The answer that follows may promise the charge: it must outlive a crash first.
-          await port.durable();
-          return next === undefined ? { channel: undefined, status: 'deleted' } : { channel: next, status: 'updated' };
-        }
+      const copy = known.get(key);
+      // A decision on a stale copy that throws is made again on a fresh read, which decides.
+      const first = copy && (await attempt(key, copy, false, onCopy(update)));
+      if (first) return first;
+      for (let tries = 1; tries <= MAX_ATTEMPTS; tries++) {
+        const done = await attempt(key, await read(key), true, update);
+        if (done) return done;
         // Another writer got there first: back off a little (more as the race goes on) and decide again on its state.
-        await sleep(Math.random() * Math.min(attempt, 20));
+        await sleep(Math.random() * Math.min(tries, 20));
       }
       throw new Error(`channel ${key} is too contended to update; retry the request`);
     },
   };
 }
 
-const sqlOf = (s: Statement): [string, readonly unknown[]] => [s.sql, s.args];
+/** A caller's decision on the stored channel (see {@link BatchChannels.updateChannel}). */
+type Update = (current: ChannelRecord | undefined) => ChannelRecord | undefined;
+
+/** The decision on a copy: one that throws leaves the copy as it is (no write), so a fresh read decides again. */
+const onCopy =
+  (update: Update): Update =>
+  (current) => {
+    try {
+      return update(current);
+    } catch {
+      return current;
+    }
+  };

@@ -1,12 +1,12 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { signVoucher } from '@x402/evm/batch-settlement/client';
 import { BatchSettlementEvmScheme, InMemoryChannelStorage } from '@x402/evm/batch-settlement/server';
-import { recoverTypedDataAddress } from 'viem';
+import { hashTypedData, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BATCH_SETTLEMENT_ADDRESS, BATCH_SETTLEMENT_DOMAIN, voucherTypes } from '@x402/evm';
 import { describe, expect, it } from 'vitest';
 import { checkVouchersNatively } from '../../../src/payments/batch/local-voucher.js';
-import { voucherSigner } from '../../../src/payments/batch/voucher-signer.js';
+import { voucherDigest, voucherSigner } from '../../../src/payments/batch/voucher-signer.js';
 import { NETWORK, RECEIVER, payerChannel, requirements } from '../../support/batch-channel.js';
 
 const { payer, channelConfig, channelId } = payerChannel();
@@ -68,6 +68,26 @@ describe('the native voucher signer', () => {
       const zeroOne = `${signed.signature.slice(0, 130)}0${v - 27}`;
       expect(voucherSigner({ ...signed, signature: zeroOne }, 84532)).toBe(account.address.toLowerCase());
     }
+  });
+
+  it('signs over the same EIP-712 digest as viem on every chain, and refuses fields outside their types', () => {
+    const amounts = ['0', '1', '1000', '18446744073709551616', ((1n << 128n) - 1n).toString()];
+    for (const chainId of [1, 8453, 84532, 31337]) {
+      for (const amount of amounts) {
+        const id = `0x${Buffer.from(privateKeyToAccount(generatePrivateKey()).address.slice(2).repeat(2), 'hex').toString('hex').slice(0, 64)}`;
+        const viemSays = hashTypedData({
+          domain: { ...BATCH_SETTLEMENT_DOMAIN, chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS as `0x${string}` },
+          types: voucherTypes,
+          primaryType: 'Voucher',
+          message: { channelId: id as `0x${string}`, maxClaimableAmount: BigInt(amount) },
+        });
+        const ours = voucherDigest({ channelId: id as `0x${string}`, maxClaimableAmount: amount }, chainId);
+        expect(`0x${ours!.toString('hex')}`).toBe(viemSays);
+      }
+    }
+    expect(voucherDigest({ channelId, maxClaimableAmount: (1n << 128n).toString() }, 1)).toBeUndefined();
+    expect(voucherDigest({ channelId, maxClaimableAmount: '-1' }, 1)).toBeUndefined();
+    expect(voucherDigest({ channelId: '0x1234', maxClaimableAmount: '1' }, 1)).toBeUndefined();
   });
 
   it('tells a malformed or unrecoverable signature apart from another signer', async () => {

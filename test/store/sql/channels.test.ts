@@ -6,6 +6,7 @@ import type { ChannelRecord, ChannelUpdateOutcome } from '../../../src/store/cha
 import { PostgresStore } from '../../../src/store/dialects/postgres/store.js';
 import { SqliteStore } from '../../../src/store/dialects/sqlite/store.js';
 import type { SqlStore } from '../../../src/store/sql/store.js';
+import { writeMustBeDurable } from '../../../src/store/sql/channels.js';
 import { createTestSchema, describeWithPostgres, type TestSchema } from '../../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-channels-'));
@@ -101,6 +102,20 @@ function describeChannels(open: () => Promise<SqlStore>): void {
     expect(stored?.refundNonce).toBe(50);
   });
 
+  it("decide on the stored row, never on an instance's own older copy of it", async () => {
+    const [a, b] = [await open(), await open()];
+    await a.channels.updateChannel(ID, () => channel({ chargedCumulativeAmount: '5' }));
+    await b.channels.updateChannel(ID, charge(3n));
+    // a last wrote 5: its copy is stale, so its update is decided again on the stored 8.
+    expect((await a.channels.updateChannel(ID, charge(1n))).channel?.chargedCumulativeAmount).toBe('9');
+    await b.channels.updateChannel(ID, charge(1n));
+    // A decision to leave the channel alone is made on a fresh read only: on a's copy (9) it would keep it.
+    const onlyAtTen = (c: ChannelRecord | undefined) =>
+      c?.chargedCumulativeAmount === '10' ? { ...c, chargedCumulativeAmount: '11' } : c;
+    expect(await a.channels.updateChannel(ID, onlyAtTen)).toMatchObject({ status: 'updated' });
+    expect((await b.channels.get(ID))?.chargedCumulativeAmount).toBe('11');
+  });
+
   it('keep a committed update when the instance that wrote it is closed and the database opened again', async () => {
     const a = await open();
     await a.channels.updateChannel(ID, () => channel({ chargedCumulativeAmount: '42' }));
@@ -147,4 +162,17 @@ describe('the batch-settlement channels on a SQLite file', () => {
 
 describeWithPostgres('the batch-settlement channels on PostgreSQL', () => {
   describeChannels(perTest(postgresOpener));
+});
+
+describe('which channel writes wait for the disk', () => {
+  it('a charge, a signature, the chain view, a new or deleted channel do; a reservation or its release alone does not', () => {
+    const reserved = channel({ pendingRequest: { pendingId: 'p1', signedMaxClaimable: '10', expiresAt: 5 } });
+    expect(writeMustBeDurable(channel(), reserved)).toBe(false);
+    expect(writeMustBeDurable(reserved, channel({ lastRequestTimestamp: 9 }))).toBe(false);
+    expect(writeMustBeDurable(reserved, channel({ chargedCumulativeAmount: '10' }))).toBe(true);
+    expect(writeMustBeDurable(reserved, { ...reserved, signedMaxClaimable: '10', signature: '0x01' })).toBe(true);
+    expect(writeMustBeDurable(channel(), channel({ balance: '5', totalClaimed: '1' }))).toBe(true);
+    expect(writeMustBeDurable(undefined, channel())).toBe(true);
+    expect(writeMustBeDurable(channel(), undefined)).toBe(true);
+  });
 });

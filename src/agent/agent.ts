@@ -7,7 +7,7 @@ import { BatchPayer } from './batch-pay.js';
 import { refundChannels } from './batch-refund.js';
 import { Budget } from './budget.js';
 import { RemoteCaller } from './caller.js';
-import { closeMcpRemotes } from './mcp-remote.js';
+import { McpRemotes } from './mcp-remote.js';
 import { ReceiptChecks, receiptCheckWaits } from './receipt-check.js';
 import { hasRemote, type AgentConfig } from './settings.js';
 import { loadWallets, type Wallets } from './wallets.js';
@@ -35,8 +35,17 @@ export function agentProblems(config: AgentConfig, tools: readonly Pick<ToolEndp
   return problems;
 }
 
-/** Opens the spending ledger with `openSpends` (the store's opener, given by the composition root) and loads the wallets. */
-export async function createAgent(config: AgentConfig, log: Logger, openSpends: OpenSpends): Promise<Agent> {
+/**
+ * Opens the spending ledger with `openSpends` (the store's opener, given by the composition root) and loads the
+ * wallets; remote MCP endpoints are reached through `mcp` (the one the catalog was listed with, if any), which the
+ * agent's `close` closes.
+ */
+export async function createAgent(
+  config: AgentConfig,
+  log: Logger,
+  openSpends: OpenSpends,
+  mcp: McpRemotes = new McpRemotes(),
+): Promise<Agent> {
   const opened = await openSpends(config.store, log);
   const { settings, networks } = config;
   const spends = opened.spends;
@@ -59,7 +68,7 @@ export async function createAgent(config: AgentConfig, log: Logger, openSpends: 
     enabled: settings.checkReceipts !== false,
     ...(settings.receiptCheckSeconds !== undefined ? { waits: receiptCheckWaits(settings.receiptCheckSeconds) } : {}),
   });
-  const deps = { settings, networks, spends, wallets, budget, log, receiptChecks };
+  const deps = { settings, networks, spends, wallets, budget, log, receiptChecks, mcp };
   const caller = new RemoteCaller({ ...deps, ...(batch ? { batch } : {}) });
   // Channels idle for AGENT_BATCH_IDLE_REFUND_MINUTES are refunded once at start (in the background; close waits).
   const idleMinutes = settings.batch.idleRefundMinutes;
@@ -73,7 +82,7 @@ export async function createAgent(config: AgentConfig, log: Logger, openSpends: 
     await sweep;
     // A process's ledger is complete before it ends: the receipt checks still running are waited for (bounded).
     await receiptChecks.close();
-    await closeMcpRemotes();
+    await mcp.close();
     await opened.close();
   };
   return { ...deps, caller, close, ...(batch ? { batch } : {}) };

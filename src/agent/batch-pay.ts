@@ -207,7 +207,7 @@ export class BatchPayer {
     sent: Sent,
   ): Promise<CallOutcome> {
     const { payload, draw, deposit, spend } = sent;
-    const answer = await send(pay.request, deps.settings.timeoutMs, new AbortController().signal, {
+    const answer = await send(deps.mcp, pay.request, deps.settings.timeoutMs, new AbortController().signal, {
       protocol: 'x402',
       payload,
     });

@@ -5,6 +5,7 @@ import type { NetworkEntry } from '../shared/networks.js';
 import type { NewSpend } from '../shared/spends.js';
 import type { VoucherDraw } from '../shared/agent-channels.js';
 import type { Offers, PricedOption } from './choose.js';
+import type { McpRemotes } from './mcp-remote.js';
 import type { OriginSettings } from './origins.js';
 import type { RemoteRequest } from './remote.js';
 import type { AgentSettings } from './settings.js';
@@ -13,6 +14,8 @@ import type { Wallets } from './wallets.js';
 /** What a batch-settlement call runs on (the caller's dependencies; declared here so the caller can hold a BatchPayer). */
 export interface BatchCallDeps {
   settings: AgentSettings;
+  /** The remote MCP endpoints the agent talks to (a call to one goes through its client). */
+  mcp: McpRemotes;
   networks: readonly NetworkEntry[];
   wallets: Wallets;
 }

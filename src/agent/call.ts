@@ -6,6 +6,7 @@ import type { ToolGroup } from '../shared/tool-endpoint.js';
 import type { SpendLedger } from '../shared/spends.js';
 import type { BatchPayer } from './batch-pay.js';
 import type { Budget } from './budget.js';
+import type { McpRemotes } from './mcp-remote.js';
 import type { ReceiptChecks } from './receipt-check.js';
 import type { RemoteRequest } from './remote.js';
 import type { AgentSettings } from './settings.js';
@@ -50,6 +51,8 @@ export interface CallerDeps {
   wallets: Wallets;
   budget: Budget;
   log: Logger;
+  /** The remote MCP endpoints the agent talks to (a call to one goes through its client). */
+  mcp: McpRemotes;
   /** Pays `batch-settlement` entries (AGENT_BATCH_SETTLEMENT=on with a store that keeps channels). */
   batch?: BatchPayer;
   /** Checks on chain the payments sellers report settled (AGENT_CHECK_RECEIPTS). */

@@ -136,7 +136,7 @@ export class RemoteCaller {
     const notAllowed = originRefusal(this.deps, target, request.url);
     if (notAllowed) return notAllowed;
     // MPP challenges are read only when they may be needed (reading them loads mppx): see `offersToWeigh`.
-    const probe = await send(request, this.deps.settings.timeoutMs, options.signal, undefined, false);
+    const probe = await send(this.deps.mcp, request, this.deps.settings.timeoutMs, options.signal, undefined, false);
     switch (probe.type) {
       case 'no_answer':
         return refused(
@@ -230,7 +230,7 @@ export class RemoteCaller {
   }
 
   private async free(target: CallTarget, request: RemoteRequest, options: CallOptions): Promise<CallOutcome> {
-    const answer = await send(request, this.deps.settings.timeoutMs, options.signal);
+    const answer = await send(this.deps.mcp, request, this.deps.settings.timeoutMs, options.signal);
     switch (answer.type) {
       case 'ok':
         return checkedOutput(target, answer.body);

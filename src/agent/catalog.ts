@@ -10,6 +10,7 @@ import type { ToolGroup } from '../shared/tool-endpoint.js';
 import type { CallTarget } from './call.js';
 import { publishedPriceMicros } from './origins.js';
 import { depthWithin } from './documents.js';
+import type { McpRemotes } from './mcp-remote.js';
 import { probeOpenApi } from './openapi-source.js';
 import { probeMcp, probeWellKnown, type SourceItem, type SourceLimits, type SourceResult } from './sources.js';
 
@@ -77,11 +78,15 @@ function sourcesFor(url: string): ReadonlyArray<(typeof SOURCES)[number]> {
 }
 
 /** Probes one remote's sources in order (see {@link sourcesFor}); the reasons when none answered. */
-async function probe(url: string, limits: SourceLimits): Promise<SourceResult | { reasons: string[] }> {
+async function probe(
+  url: string,
+  limits: SourceLimits,
+  mcp: McpRemotes,
+): Promise<SourceResult | { reasons: string[] }> {
   const reasons: string[] = [];
   for (const [kind, source] of sourcesFor(url)) {
     try {
-      return await source(url, limits);
+      return await source(url, limits, mcp);
     } catch (err) {
       reasons.push(`${kind}: ${(err as Error).message.split('\n', 1)[0]!.slice(0, 300)}`);
     }
@@ -145,8 +150,10 @@ function addItems(spec: RemoteSpec, items: SourceItem[], taken: Set<string>, out
 /**
  * Builds the tool list of `remotes`, in their order (a name already taken, by an earlier remote or by one of
  * `reserved`, is left out); probes run in parallel, each within the probe time limit (or `timeoutMs` when shorter).
+ * MCP endpoints are listed through `mcp` (its connections stay open for the calls).
  */
 export async function loadCatalog(
+  mcp: McpRemotes,
   remotes: readonly RemoteSpec[],
   timeoutMs: number,
   log: Logger,
@@ -157,7 +164,7 @@ export async function loadCatalog(
     maxTools: CATALOG_LIMITS.maxTools,
     maxDocumentBytes: CATALOG_LIMITS.maxDocumentBytes,
   };
-  const probed = await Promise.all(remotes.map((spec) => probe(spec.url, limits)));
+  const probed = await Promise.all(remotes.map((spec) => probe(spec.url, limits, mcp)));
   const taken = new Set(reserved);
   const out: CatalogTool[] = [];
   remotes.forEach((spec, i) => {

@@ -14,7 +14,7 @@ import type { RemoteChallenge } from './http.js';
 import type { MppChallenge } from './mpp.js';
 import type { CallOutcome } from './outcome.js';
 import { targetOf } from './mcp.js';
-import { closeMcpRemotes } from './mcp-remote.js';
+import { McpRemotes } from './mcp-remote.js';
 import { agentLogger, writeErr, writeOut } from './output.js';
 import { loadAgentConfig, type AgentConfig } from './settings.js';
 
@@ -115,9 +115,11 @@ function print(outcome: CallOutcome, full = false): void {
 
 /**
  * The call target of `name`: a tool of `tools` (the registry, as the composition root gives it), else one the remotes
- * publish (their MCP tools/list or `/.well-known/x402`, src/agent/catalog.ts); undefined when neither has it.
+ * publish (their MCP tools/list or `/.well-known/x402`, src/agent/catalog.ts, listed through `mcp`); undefined when
+ * neither has it.
  */
 async function resolveTarget(
+  mcp: McpRemotes,
   name: string,
   tools: readonly ToolEndpoint[],
   config: AgentConfig,
@@ -125,9 +127,9 @@ async function resolveTarget(
 ): Promise<{ target?: CallTarget; known: string[] }> {
   const tool = tools.find((t) => t.name === name);
   if (tool) return { target: targetOf(tool), known: tools.map((t) => t.name) };
-  const catalog = await loadCatalog(remotesOfSettings(config.settings.remote), config.settings.timeoutMs, log);
+  const catalog = await loadCatalog(mcp, remotesOfSettings(config.settings.remote), config.settings.timeoutMs, log);
   const found = catalog.find((t) => t.target.name === name);
-  if (!found) await closeMcpRemotes();
+  if (!found) await mcp.close();
   return { ...(found ? { target: found.target } : {}), known: catalog.map((t) => t.target.name) };
 }
 
@@ -143,7 +145,8 @@ export async function runCall(
   const config = loadAgentConfig({ ...process.env, ...parsed.env });
   // Quiet by default: stderr carries the receipt; LOG_LEVEL=info shows the logs too.
   const log = agentLogger(config, process.env.LOG_LEVEL ? config.logLevel : 'warn');
-  const { target, known } = await resolveTarget(parsed.tool, tools, config, log);
+  const mcp = new McpRemotes();
+  const { target, known } = await resolveTarget(mcp, parsed.tool, tools, config, log);
   if (!target) {
     writeErr(`tollbooth call: unknown tool "${parsed.tool}". Tools: ${known.join(', ')}\n`);
     return CALL_EXIT.usage;
@@ -151,7 +154,7 @@ export async function runCall(
   const problems = agentProblems(config, [...tools, target]);
   if (problems.length > 0)
     throw new ConfigError(`Invalid configuration for tollbooth call:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  const agent = await createAgent(config, log, openSpends);
+  const agent = await createAgent(config, log, openSpends, mcp);
   try {
     const outcome = await agent.caller.call(target, parsed.input, {
       signal: new AbortController().signal,

@@ -9,6 +9,7 @@ import type { SettleResponse } from '@x402/core/types';
 import { classifyAnswer } from './after-payment.js';
 import { delivered, errorAfterPayment, keepPending, refusedAfterPayment, type DeliveryContext } from './booking.js';
 import { send } from './http.js';
+import type { McpRemotes } from './mcp-remote.js';
 import type { CallOutcome } from './outcome.js';
 import type { RemoteAnswer, SignedPayment } from './remote.js';
 
@@ -104,11 +105,17 @@ function stillOpen(code: string, receipt?: SettleResponse): string {
     : 'the remote is still running the call';
 }
 
-/** Sends the payment until its outcome is known or the retry limits are reached; books the outcome in the spending ledger. */
-export async function deliver(ctx: DeliveryContext, payload: SignedPayment): Promise<CallOutcome> {
+/**
+ * Sends the payment (an MCP call through `ctx.mcp`) until its outcome is known or the retry limits are reached; books
+ * the outcome in the spending ledger.
+ */
+export async function deliver(
+  ctx: DeliveryContext & { mcp: McpRemotes },
+  payload: SignedPayment,
+): Promise<CallOutcome> {
   const tries: Tries = { noAnswer: 0, inFlight: 0, pending: 0 };
   for (;;) {
-    const answer = await send(ctx.request, ctx.timeoutMs, SEE_THROUGH, payload);
+    const answer = await send(ctx.mcp, ctx.request, ctx.timeoutMs, SEE_THROUGH, payload);
     switch (answer.type) {
       case 'ok':
         return delivered(ctx, payload, answer.body, answer.receipt, answer.mppReceipt);

@@ -6,7 +6,7 @@
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import { ToolError } from '../shared/errors.js';
-import { isMcpEndpoint, sendMcp } from './mcp-remote.js';
+import { isMcpEndpoint, type McpRemotes } from './mcp-remote.js';
 import { offersMpp, readMppOffers, readMppReceipt } from './mpp.js';
 import { readChallenge, type RemoteAnswer, type RemoteRequest, type SignedPayment } from './remote.js';
 
@@ -188,8 +188,12 @@ async function readAnswer(res: Response, text: string, readMpp: boolean): Promis
   };
 }
 
-/** Sends one request, with an optional payment, within `timeoutMs`; never throws for a network failure. `readMpp: false` ignores MPP challenges. */
+/**
+ * Sends one request (an MCP one through `remotes`), with an optional payment, within `timeoutMs`; never throws for a
+ * network failure. `readMpp: false` ignores MPP challenges.
+ */
 export async function send(
+  remotes: McpRemotes,
   req: RemoteRequest,
   timeoutMs: number,
   signal: AbortSignal,
@@ -197,7 +201,7 @@ export async function send(
   readMpp = true,
 ): Promise<RemoteAnswer> {
   // Over MCP the challenges come as JSON objects (mppx is not needed to read them): they are always read.
-  if (req.mcp) return sendMcp({ ...req, mcp: req.mcp }, timeoutMs, signal, payment, true);
+  if (req.mcp) return remotes.call({ ...req, mcp: req.mcp }, timeoutMs, signal, payment, true);
   const headers = headersOf(payment);
   const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;

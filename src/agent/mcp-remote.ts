@@ -2,7 +2,8 @@
  * Tool calls to a remote MCP endpoint (a remote base URL whose path ends in `/mcp`): the same answers as over HTTP
  * (`RemoteAnswer`), read from tool results. A payment travels in `_meta`: x402 in `_meta["x402/payment"]`, MPP in
  * `_meta["org.paymentauth/credential"]` (the MPP MCP binding); an unpaid result offers x402 in `structuredContent` and
- * MPP in `_meta["org.paymentauth/payment-required"]` (or as a JSON-RPC -32042 error). One client per endpoint.
+ * MPP in `_meta["org.paymentauth/payment-required"]` (or as a JSON-RPC -32042 error). One client per endpoint, held
+ * by the agent's `McpRemotes`.
  * Two earlier dialects are spoken too: Vercel's `x402-mcp` (`_meta["x402.payment"]`, a base64 string) and Cloudflare's
  * `agents` (x402 offered only in `_meta["x402/error"]`, `_meta["x402/payment"]` read as a base64 string).
  */
@@ -48,7 +49,7 @@ export function isMcpEndpoint(base: string): boolean {
   }
 }
 
-/** One remote MCP endpoint this process talks to: its client (reconnected when lost) and what was learnt of it. */
+/** One remote MCP endpoint an agent talks to: its client (reconnected when lost) and what was learnt of it. */
 interface McpRemote {
   url: string;
   client?: Promise<Client>;
@@ -58,9 +59,6 @@ interface McpRemote {
    */
   base64Payments: boolean;
 }
-
-/** The endpoints this process opened, by URL (one entry per remote; all closed and forgotten by `closeMcpRemotes`). */
-const remotes = new Map<string, McpRemote>();
 
 /**
  * The remote's tool schemas are a seller's data, never compiled: left to itself the SDK client compiles every
@@ -87,15 +85,6 @@ async function connect(url: string, timeoutMs: number): Promise<Client> {
   return client;
 }
 
-function remoteOf(url: string): McpRemote {
-  let remote = remotes.get(url);
-  if (!remote) {
-    remote = { url, base64Payments: false };
-    remotes.set(url, remote);
-  }
-  return remote;
-}
-
 function clientOf(remote: McpRemote, timeoutMs: number): Promise<Client> {
   if (!remote.client) {
     const client = connect(remote.url, timeoutMs);
@@ -108,12 +97,52 @@ function clientOf(remote: McpRemote, timeoutMs: number): Promise<Client> {
 }
 
 /**
+ * The remote MCP endpoints one agent talks to, by URL: one client each (reused by every listing and call, reconnected
+ * after a failure) and what was learnt of each; created by whoever builds the agent, closed with it.
+ */
+export class McpRemotes {
+  private readonly remotes = new Map<string, McpRemote>();
+
+  /** The tools the endpoint at `url` lists (at most `max`, over at most 10 pages). */
+  listTools(url: string, timeoutMs: number, max: number): Promise<Tool[]> {
+    return listTools(this.remoteOf(url), timeoutMs, max);
+  }
+
+  /** Calls one tool of a remote MCP endpoint, with an optional payment, within `timeoutMs`; never throws for a network failure. */
+  call(
+    req: RemoteRequest & { mcp: { tool: string; args: unknown } },
+    timeoutMs: number,
+    signal: AbortSignal,
+    payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
+    readMpp: boolean,
+  ): Promise<RemoteAnswer> {
+    return callTool(this.remoteOf(req.url), req, timeoutMs, signal, payment, readMpp);
+  }
+
+  /** Closes every connection opened so far and forgets the endpoints (a later call connects again). */
+  async close(): Promise<void> {
+    const open = [...this.remotes.values()].flatMap((r) => (r.client ? [r.client] : []));
+    this.remotes.clear();
+    await Promise.all(open.map(async (c) => (await c.catch(() => undefined))?.close().catch(() => undefined)));
+  }
+
+  private remoteOf(url: string): McpRemote {
+    let remote = this.remotes.get(url);
+    if (!remote) {
+      remote = { url, base64Payments: false };
+      this.remotes.set(url, remote);
+    }
+    return remote;
+  }
+}
+
+/**
  * The tools a remote MCP endpoint lists (at most `max`, over at most 10 pages). Sent as a raw tools/list request: the
  * SDK's `listTools` would compile each output schema the remote sent into a validator.
  */
-export async function listMcpTools(url: string, timeoutMs: number, max: number): Promise<Tool[]> {
+async function listTools(remote: McpRemote, timeoutMs: number, max: number): Promise<Tool[]> {
   const { ListToolsResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const client = await clientOf(remoteOf(url), timeoutMs);
+  const client = await clientOf(remote, timeoutMs);
   const tools: Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 10 && tools.length < max; page++) {
@@ -127,13 +156,6 @@ export async function listMcpTools(url: string, timeoutMs: number, max: number):
     if (!cursor) break;
   }
   return tools.slice(0, max);
-}
-
-/** Closes every MCP connection this process opened (on the agent's close). */
-export async function closeMcpRemotes(): Promise<void> {
-  const open = [...remotes.values()].flatMap((r) => (r.client ? [r.client] : []));
-  remotes.clear();
-  await Promise.all(open.map(async (c) => (await c.catch(() => undefined))?.close().catch(() => undefined)));
 }
 
 function bodyOf(result: CallToolResult): unknown {
@@ -193,15 +215,15 @@ function paymentMeta(
   };
 }
 
-/** Calls one tool of a remote MCP endpoint, with an optional payment, within `timeoutMs`; never throws for a network failure. */
-export async function sendMcp(
+/** One tools/call on `remote` (see {@link McpRemotes.call}). */
+async function callTool(
+  remote: McpRemote,
   req: RemoteRequest & { mcp: { tool: string; args: unknown } },
   timeoutMs: number,
   signal: AbortSignal,
   payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
   readMpp: boolean,
 ): Promise<RemoteAnswer> {
-  const remote = remoteOf(req.url);
   const meta = paymentMeta(payment, remote);
   let result: CallToolResult;
   try {

@@ -18,6 +18,7 @@ import type { CallerDeps, CallOptions, CallTarget } from './call.js';
 import { atomicCap, usd, type Offers, type PricedOption } from './choose.js';
 import { deliver } from './deliver.js';
 import { optionLabel } from './explain.js';
+import type { McpRemotes } from './mcp-remote.js';
 import { checkPayTo, originDayCapMicros, pinPayTo, requestOrigin } from './origins-guard.js';
 import { signMppCredential } from './mpp.js';
 import { tableEntry } from './networks.js';
@@ -42,9 +43,10 @@ export function deliveryContext(
   request: RemoteRequest,
   spend: NewSpend,
   resumed: boolean,
-): DeliveryContext {
-  const { spends, budget, log, settings, networks, receiptChecks } = deps;
+): DeliveryContext & { mcp: McpRemotes } {
+  const { spends, budget, log, settings, networks, receiptChecks, mcp } = deps;
   return {
+    mcp,
     spends,
     budget,
     log,

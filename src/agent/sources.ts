@@ -7,7 +7,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { httpResource, isObject, readWellKnown, type Json } from './documents.js';
 import { buildRequest } from './http.js';
-import { listMcpTools } from './mcp-remote.js';
+import type { McpRemotes } from './mcp-remote.js';
 import type { RemoteRequest } from './remote.js';
 
 /** One tool as a source publishes it, before it gets its local name. */
@@ -49,10 +49,13 @@ export function mcpUrlOf(url: string): string {
   return /\/mcp$/.test(new URL(trimmed).pathname) ? trimmed : `${trimmed}/mcp`;
 }
 
-/** Reads a remote MCP endpoint's tools/list; each call is a tools/call of the same tool on the same endpoint. */
-export async function probeMcp(url: string, limits: SourceLimits): Promise<SourceResult> {
+/**
+ * Reads a remote MCP endpoint's tools/list through `remotes`; each call is a tools/call of the same tool on the same
+ * endpoint.
+ */
+export async function probeMcp(url: string, limits: SourceLimits, remotes: McpRemotes): Promise<SourceResult> {
   const at = mcpUrlOf(url);
-  const tools = await listMcpTools(at, limits.timeoutMs, limits.maxTools);
+  const tools = await remotes.listTools(at, limits.timeoutMs, limits.maxTools);
   const items = tools.map((tool): SourceItem => ({
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),

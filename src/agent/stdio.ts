@@ -11,7 +11,7 @@ import { micros } from './budget.js';
 import { AGENT_TOOLS } from './agent-tools.js';
 import { DISCOVER_TOOLS } from './discover-tools.js';
 import { loadCatalog, remotesOfSettings, shownUrl, type RemoteSpec } from './catalog.js';
-import { closeMcpRemotes } from './mcp-remote.js';
+import { McpRemotes } from './mcp-remote.js';
 import { catalogExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
 import type { AgentConfig } from './settings.js';
 
@@ -35,16 +35,18 @@ const DRAIN_MS = 120_000;
 export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: RemoteStdioParts): Promise<void> {
   const remotes = parts.remotes ?? remotesOfSettings(config.settings.remote);
   const reserved = [...AGENT_TOOLS, ...DISCOVER_TOOLS].map((t) => t.name);
-  const catalog = await loadCatalog(remotes, config.settings.timeoutMs, log, reserved);
+  // The connections the catalog opens are the ones calls use: the agent holds them and closes them.
+  const mcp = new McpRemotes();
+  const catalog = await loadCatalog(mcp, remotes, config.settings.timeoutMs, log, reserved);
   const problems = agentProblems(
     config,
     catalog.map((t) => t.target),
   );
   if (problems.length > 0) {
-    await closeMcpRemotes();
+    await mcp.close();
     throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
-  const agent = await createAgent(config, log, parts.openSpends);
+  const agent = await createAgent(config, log, parts.openSpends, mcp);
   agent.receiptChecks.recheckEvery(RECHECK_INTERVAL_MS);
   const remote = catalogExecutor(agent.caller, agent, catalog);
   // The remote tools' calls are counted while they pay and run, so closing waits for them.

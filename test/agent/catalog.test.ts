@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LIMITS, loadCatalog } from '../../src/agent/catalog.js';
-import { closeMcpRemotes } from '../../src/agent/mcp-remote.js';
+import { McpRemotes } from '../../src/agent/mcp-remote.js';
 import type { Logger } from '../../src/shared/log.js';
 import { startX402Catalog, x402Document, type X402Catalog } from '../support/x402-catalog.js';
 
@@ -44,6 +44,8 @@ async function startListingMcp(tools: Tool[]): Promise<{ url: string; close(): P
 
 const quoteSchema = { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] };
 let catalog: X402Catalog;
+/** The MCP connections the catalogs open, closed after each test. */
+const mcpRemotes = new McpRemotes();
 
 beforeAll(async () => {
   catalog = await startX402Catalog({});
@@ -52,7 +54,7 @@ afterAll(async () => {
   await catalog.close();
 });
 afterEach(async () => {
-  await closeMcpRemotes();
+  await mcpRemotes.close();
 });
 
 describe('building remote mode tools from what a remote publishes', () => {
@@ -69,7 +71,7 @@ describe('building remote mode tools from what a remote publishes', () => {
     ]);
     try {
       const log = recordingLogger();
-      const tools = await loadCatalog([{ url: mcp.url, prefix: 'weather' }], 5000, log);
+      const tools = await loadCatalog(mcpRemotes, [{ url: mcp.url, prefix: 'weather' }], 5000, log);
       expect(tools.map((t) => t.entry)).toEqual([
         {
           name: 'weather_forecast',
@@ -87,7 +89,7 @@ describe('building remote mode tools from what a remote publishes', () => {
         expect.objectContaining({ level: 'info', fields: expect.objectContaining({ source: 'mcp', tools: 1 }) }),
       ]);
     } finally {
-      await mcp.close();
+      await mcpRemotes.close();
     }
   });
 
@@ -99,7 +101,7 @@ describe('building remote mode tools from what a remote publishes', () => {
       ]),
     );
     const log = recordingLogger();
-    const tools = await loadCatalog([{ url: catalog.url }], 5000, log);
+    const tools = await loadCatalog(mcpRemotes, [{ url: catalog.url }], 5000, log);
     expect(tools.map((t) => [t.entry.name, t.entry.inputSchema])).toEqual([
       ['quote', quoteSchema],
       ['report', { type: 'object' }],
@@ -132,7 +134,7 @@ describe('building remote mode tools from what a remote publishes', () => {
       ]),
     );
     const log = recordingLogger();
-    const tools = await loadCatalog([{ url: catalog.url }], 5000, log, ['wallet-status']);
+    const tools = await loadCatalog(mcpRemotes, [{ url: catalog.url }], 5000, log, ['wallet-status']);
     expect(tools).toHaveLength(CATALOG_LIMITS.maxTools - 3);
     expect(tools.map((t) => t.entry.name)).not.toContain('huge');
     expect(log.lines[0]).toMatchObject({ fields: { skipped: 3 } });
@@ -142,35 +144,40 @@ describe('building remote mode tools from what a remote publishes', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < CATALOG_LIMITS.maxSchemaDepth / 2 + 1; i++) deep = { type: 'object', properties: { a: deep } };
     catalog.publish(x402Document([{ resource: 'http://127.0.0.1:9/deep', name: 'deep', inputSchema: deep }]));
-    expect(await loadCatalog([{ url: catalog.url }], 5000, recordingLogger())).toEqual([]);
+    expect(await loadCatalog(mcpRemotes, [{ url: catalog.url }], 5000, recordingLogger())).toEqual([]);
     catalog.publish(x402Document([{ resource: 'http://127.0.0.1:9/ok', name: 'ok', inputSchema: { type: 'object' } }]));
-    expect((await loadCatalog([{ url: catalog.url }], 5000, recordingLogger())).map((t) => t.entry.name)).toEqual([
-      'ok',
-    ]);
+    expect(
+      (await loadCatalog(mcpRemotes, [{ url: catalog.url }], 5000, recordingLogger())).map((t) => t.entry.name),
+    ).toEqual(['ok']);
   });
 
   it('keeps the first of two remotes publishing the same name, unless a prefix sets them apart', async () => {
     catalog.publish(x402Document([{ resource: 'http://127.0.0.1:9/quote', name: 'quote' }]));
-    const same = await loadCatalog([{ url: catalog.url }, { url: catalog.url }], 5000, recordingLogger());
+    const same = await loadCatalog(mcpRemotes, [{ url: catalog.url }, { url: catalog.url }], 5000, recordingLogger());
     expect(same.map((t) => t.entry.name)).toEqual(['quote']);
-    const apart = await loadCatalog([{ url: catalog.url }, { url: catalog.url, prefix: 'b' }], 5000, recordingLogger());
+    const apart = await loadCatalog(
+      mcpRemotes,
+      [{ url: catalog.url }, { url: catalog.url, prefix: 'b' }],
+      5000,
+      recordingLogger(),
+    );
     expect(apart.map((t) => t.entry.name)).toEqual(['quote', 'b_quote']);
   });
 
   it('reads only the discovery document when the URL names it', async () => {
     catalog.publish(x402Document([{ resource: '/quote', name: 'quote' }]));
     const log = recordingLogger();
-    const tools = await loadCatalog([{ url: `${catalog.url}/.well-known/x402` }], 5000, log);
+    const tools = await loadCatalog(mcpRemotes, [{ url: `${catalog.url}/.well-known/x402` }], 5000, log);
     expect(tools[0]!.target.request!({})).toEqual({ url: `${catalog.url}/quote`, method: 'GET' });
     catalog.publish('not json');
-    expect(await loadCatalog([{ url: `${catalog.url}/.well-known/x402` }], 5000, log)).toEqual([]);
+    expect(await loadCatalog(mcpRemotes, [{ url: `${catalog.url}/.well-known/x402` }], 5000, log)).toEqual([]);
     expect(log.lines[1]!.fields!.reasons).toEqual([expect.stringMatching(/^\/\.well-known\/x402: /)]);
   });
 
   it('says in one warning why a remote serves no tools, and lists none for it', async () => {
     catalog.publish('not json');
     const log = recordingLogger();
-    expect(await loadCatalog([{ url: catalog.url }], 5000, log)).toEqual([]);
+    expect(await loadCatalog(mcpRemotes, [{ url: catalog.url }], 5000, log)).toEqual([]);
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]).toMatchObject({ level: 'warn', fields: { remote: `${catalog.url}/` } });
     const reasons = log.lines[0]!.fields!.reasons as string[];

@@ -4,6 +4,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, readChallenge, send } from '../../src/agent/http.js';
+import { McpRemotes } from '../../src/agent/mcp-remote.js';
 
 const challenge: PaymentRequired = {
   x402Version: 2,
@@ -90,6 +91,8 @@ afterAll(async () => {
 });
 
 const signal = new AbortController().signal;
+/** The MCP endpoints `send` would reach (none here: every request is plain HTTP). */
+const remotes = new McpRemotes();
 
 describe('building the request of a call from the tool definition', () => {
   it('puts a GET input in the query string (arrays repeated, objects as JSON, nulls left out)', () => {
@@ -163,7 +166,13 @@ describe('sending a request to the remote', () => {
       from: '0x1111111111111111111111111111111111111111' as const,
       nonce: '0x00' as const,
     };
-    const answer = await send({ url: `${base}/ok`, method: 'POST', body: '{"a":1}' }, 5_000, signal, credential);
+    const answer = await send(
+      remotes,
+      { url: `${base}/ok`, method: 'POST', body: '{"a":1}' },
+      5_000,
+      signal,
+      credential,
+    );
     expect(answer).toEqual({ type: 'ok', status: 200, body: { echo: '{"a":1}' }, receipt });
     expect(seen.at(-1)?.headers).toMatchObject({
       authorization: 'Payment c2lnbmVk',
@@ -172,22 +181,22 @@ describe('sending a request to the remote', () => {
   });
 
   it('reads 402 challenges (both versions), and an error with its Retry-After', async () => {
-    expect(await send({ url: `${base}/paid`, method: 'GET' }, 5_000, signal)).toMatchObject({
+    expect(await send(remotes, { url: `${base}/paid`, method: 'GET' }, 5_000, signal)).toMatchObject({
       type: 'challenge',
       status: 402,
       challenge,
     });
-    expect(await send({ url: `${base}/v1`, method: 'GET' }, 5_000, signal)).toMatchObject({
+    expect(await send(remotes, { url: `${base}/v1`, method: 'GET' }, 5_000, signal)).toMatchObject({
       type: 'challenge',
       challenge: { x402Version: 1 },
     });
-    expect(await send({ url: `${base}/pending`, method: 'GET' }, 5_000, signal)).toEqual({
+    expect(await send(remotes, { url: `${base}/pending`, method: 'GET' }, 5_000, signal)).toEqual({
       type: 'error',
       status: 503,
       retryAfterSeconds: 10,
       body: { error: { code: 'settlement_pending', message: 'later', retryable: true } },
     });
-    expect(await send({ url: `${base}/nowhere`, method: 'GET' }, 5_000, signal)).toEqual({
+    expect(await send(remotes, { url: `${base}/nowhere`, method: 'GET' }, 5_000, signal)).toEqual({
       type: 'error',
       status: 404,
       body: 'nothing here',
@@ -199,12 +208,12 @@ describe('sending a request to the remote', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    expect(await send({ url: `http://127.0.0.1:${port}/x`, method: 'GET' }, 5_000, signal)).toMatchObject({
+    expect(await send(remotes, { url: `http://127.0.0.1:${port}/x`, method: 'GET' }, 5_000, signal)).toMatchObject({
       type: 'no_answer',
       timedOut: false,
       message: 'ECONNREFUSED',
     });
-    expect(await send({ url: `${base}/hang`, method: 'GET' }, 200, signal)).toEqual({
+    expect(await send(remotes, { url: `${base}/hang`, method: 'GET' }, 200, signal)).toEqual({
       type: 'no_answer',
       timedOut: true,
       message: 'no answer within 200 ms',

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { generateProxy } from 'mppx/discovery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LIMITS, loadCatalog } from '../../src/agent/catalog.js';
+import { McpRemotes } from '../../src/agent/mcp-remote.js';
 import { probeOpenApi } from '../../src/agent/openapi-source.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { paidTools } from '../../tools/index.js';
@@ -86,6 +87,8 @@ function paidBody(schema: unknown, components: Record<string, unknown> = {}): Re
 }
 
 let catalog: X402Catalog;
+/** The MCP connections the catalogs probe. */
+const mcp = new McpRemotes();
 let tollbooth: TestServer;
 
 beforeAll(async () => {
@@ -93,13 +96,14 @@ beforeAll(async () => {
   tollbooth = await startTestServer();
 });
 afterAll(async () => {
+  await mcp.close();
   await catalog?.close();
   await tollbooth?.close();
 });
 
 describe('remote mode tools from an OpenAPI document with x-payment-info', () => {
   it('turns each paid operation into a tool after finding no MCP endpoint and no /.well-known/x402', async () => {
-    const tools = await loadCatalog([{ url: catalog.url, prefix: 'q' }], 5000, silentLogger);
+    const tools = await loadCatalog(mcp, [{ url: catalog.url, prefix: 'q' }], 5000, silentLogger);
     expect(tools.map((t) => t.entry)).toEqual([
       {
         name: 'q_Get_Quote',
@@ -155,7 +159,7 @@ describe('remote mode tools from an OpenAPI document with x-payment-info', () =>
     const doc = (await (await fetch(`${tollbooth.url}/openapi.json`)).json()) as {
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     };
-    const tools = await loadCatalog([{ url: `${tollbooth.url}/openapi.json` }], 5000, silentLogger);
+    const tools = await loadCatalog(mcp, [{ url: `${tollbooth.url}/openapi.json` }], 5000, silentLogger);
     expect(tools.map((t) => t.entry.name).sort()).toEqual(paidTools.map((t) => t.name).sort());
     for (const tool of tools) expect(JSON.stringify(tool.entry.inputSchema)).not.toContain('"$ref"');
     const annuity = tools.find((t) => t.entry.name === 'annuity')!;
@@ -211,7 +215,7 @@ describe('a hostile OpenAPI document', () => {
   const refused = async (document: unknown, reason: RegExp, timeoutMs = 5000) => {
     catalog.publish(document);
     await expect(probeOpenApi(catalog.url, { ...limits, timeoutMs })).rejects.toThrow(reason);
-    expect(await loadCatalog([{ url: catalog.url }], timeoutMs, silentLogger)).toEqual([]);
+    expect(await loadCatalog(mcp, [{ url: catalog.url }], timeoutMs, silentLogger)).toEqual([]);
   };
 
   it('is refused when it is not JSON', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/agent/agent.js';
 import type { CallOptions } from '../../src/agent/call.js';
 import { loadCatalog } from '../../src/agent/catalog.js';
+import { McpRemotes } from '../../src/agent/mcp-remote.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { agentOfPayer } from '../support/agent-of-payer.js';
@@ -16,12 +17,15 @@ let seller: OriginSeller;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const dirs: string[] = [];
 const agents: Agent[] = [];
+/** The MCP connections the catalogs probe. */
+const mcp = new McpRemotes();
 
 beforeAll(async () => {
   paid = await startPaidEnvironment(7);
   seller = await startOriginSeller(paid, payTo);
 }, 120_000);
 afterAll(async () => {
+  await mcp.close();
   for (const agent of agents) await agent.close();
   await seller?.close();
   await paid?.stop();
@@ -182,7 +186,7 @@ describe("the price-drift guard against a remote catalog's published price", () 
       ]),
     );
     try {
-      const [tool] = await loadCatalog([{ url: catalog.url }], 10_000, silentLogger);
+      const [tool] = await loadCatalog(mcp, [{ url: catalog.url }], 10_000, silentLogger);
       expect(tool?.target.expectedUsdMicros).toBe(500);
       const agent = await agentFor(6);
       const before = await state(agent, 6);

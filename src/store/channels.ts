@@ -53,7 +53,9 @@ export interface ChannelUpdateOutcome {
 /**
  * The channels of every instance that shares the store. `updateChannel` is atomic across all of them: the callback
  * sees the channel as stored and its result is written only if nobody wrote the channel in between (else it runs
- * again on the newer state), and the write is durable before the promise resolves. The callback must be pure apart
+ * again on the newer state), and a write that changes what was charged, signed or seen on chain (or creates or deletes
+ * the channel) is durable before the promise resolves; a reservation or its release alone is not waited on the disk
+ * (a power loss drops it, which releases the channel of a call never answered). The callback must be pure apart
  * from recording its decision, since it may run more than once; if it throws, nothing is written.
  */
 export interface BatchChannels {

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Express, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ToolError } from '../shared/errors.js';
 import type { InvokeDeps } from '../pipeline/invoke.js';
 import type { CarriedPayment } from '../payments/answer/types.js';
@@ -10,6 +10,10 @@ import { sendError, writeAnswer } from './encode.js';
 
 const DEFAULT_BODY_LIMIT = 64 * 1024;
 
+/** The CORS header values, written once (every answer carries the first). */
+const EXPOSED = `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_HEADERS.challenge}, ${MPP_HEADERS.receipt}`;
+const ALLOWED = `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_HEADERS.credential}`;
+
 /**
  * CORS for browsers: every answer may be read from any origin and exposes the payment headers; what a request may
  * send (headers, methods) is said on the preflight (OPTIONS) only, the one answer a browser reads it from (Fetch
@@ -17,15 +21,9 @@ const DEFAULT_BODY_LIMIT = 64 * 1024;
  */
 const cors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader(
-    'Access-Control-Expose-Headers',
-    `PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Retry-After, ${MPP_HEADERS.challenge}, ${MPP_HEADERS.receipt}`,
-  );
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED);
   if (req.method === 'OPTIONS') {
-    res.setHeader(
-      'Access-Control-Allow-Headers',
-      `Content-Type, PAYMENT-SIGNATURE, X-PAYMENT, ${MPP_HEADERS.credential}`,
-    );
+    res.setHeader('Access-Control-Allow-Headers', ALLOWED);
     res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
     res.status(204).end();
     return;
@@ -161,24 +159,89 @@ function methodNotAllowed(method: string, path: string, methods: readonly string
   return new ToolError('method_not_allowed', `${method} is not allowed on ${path}:${deletes} use ${use}.`);
 }
 
+/** One handler of a route: a request handler, or an error handler that only errors before it reach. */
+type Step = { run: RequestHandler } | { onError: ErrorRequestHandler };
+
+/** A route's handlers as Express runs them: `next(err)` skips to the next error handler, `next()` to the next one. */
+function runSteps(steps: readonly Step[], req: Request, res: Response, done: NextFunction): void {
+  let at = 0;
+  const next = (err?: unknown): void => {
+    if (err === 'route') return done();
+    if (err === 'router') return done(err);
+    const step = steps[at++];
+    if (!step) return done(err);
+    const failed = err !== undefined && err !== null;
+    if (failed !== 'onError' in step) return next(err);
+    try {
+      const ran: unknown = 'run' in step ? step.run(req, res, next) : step.onError(err, req, res, next);
+      if (ran instanceof Promise) ran.catch((cause: unknown) => next(cause ?? new Error('Rejected promise')));
+    } catch (cause) {
+      next(cause);
+    }
+  };
+  next();
+}
+
+/** Whether Express would route `path` to a path with parameters (`/v1/order/:id`): segments equal or a parameter's. */
+function paramRouteMatches(pattern: string, path: string): boolean {
+  const want = pattern.toLowerCase().split('/');
+  const got = path.toLowerCase().split('/');
+  return want.length === got.length && want.every((part, i) => part === got[i] || part.startsWith(':'));
+}
+
+/**
+ * The routes of parameterless paths, found with one lookup by method and path instead of Express testing every route
+ * in turn (the unpaid 402 is the hot path): matched as Express matches them (case-insensitive, one trailing slash
+ * ignored, HEAD answered by GET's route when there is no HEAD route), run as a route runs its handlers.
+ */
+class ExactRoutes {
+  private readonly routes = new Map<string, Step[]>();
+
+  /** Adds a route; the first one of a method and path is the one that answers, as in Express. */
+  add(method: string, path: string, steps: Step[]): void {
+    const key = `${method} ${path.toLowerCase()}`;
+    if (!this.routes.has(key)) this.routes.set(key, steps);
+  }
+
+  readonly handler: RequestHandler = (req, res, next) => {
+    const raw = req.path;
+    const path = (raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw).toLowerCase();
+    const steps =
+      this.routes.get(`${req.method} ${path}`) ?? (req.method === 'HEAD' ? this.routes.get(`GET ${path}`) : undefined);
+    if (steps) runSteps(steps, req, res, next);
+    else next();
+  };
+}
+
+/** Whether a path has parameters or other path-to-regexp syntax (routed by Express itself). */
+const routedByExpress = (path: string) => /[:*?+(){}]/.test(path);
+
 /**
  * Adds every tool of the registry at its exact method and path (a paid GET also answers HEAD as a probe; a paid POST
  * answers a channel refund's GET; a free tool takes path parameters), plus 404/405 answers and error handling.
  */
 export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyToolDefinition[]): void {
   const methodsByPath = new Map<string, string[]>();
+  const exact = new ExactRoutes();
+  const params = tools.filter((tool) => routedByExpress(tool.path)).map((tool) => tool.path);
+  app.use(exact.handler);
   for (const tool of tools) {
+    const plain = !routedByExpress(tool.path) && !params.some((pattern) => paramRouteMatches(pattern, tool.path));
+    const add = (method: 'head' | 'get' | 'post' | 'options', steps: Step[]) => {
+      if (plain) exact.add(method.toUpperCase(), tool.path, steps);
+      else app[method](tool.path, ...steps.map((step) => ('run' in step ? step.run : step.onError)));
+    };
     const handler = route(deps, tool);
     if (tool.method === 'GET') {
-      if (isPaid(tool)) app.head(tool.path, cors, probe(deps, tool));
-      app.get(tool.path, cors, handler);
+      if (isPaid(tool)) add('head', [{ run: cors }, { run: probe(deps, tool) }]);
+      add('get', [{ run: cors }, { run: handler }]);
     } else {
       const limit = tool.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
-      app.post(tool.path, cors, jsonBody(limit), bodyErrors, handler);
+      add('post', [{ run: cors }, { run: jsonBody(limit) }, { onError: bodyErrors }, { run: handler }]);
       const getToo = tools.some((other) => other.path === tool.path && other.method === 'GET');
-      if (isPaid(tool) && !getToo) app.get(tool.path, cors, refundRoute(deps, tool));
+      if (isPaid(tool) && !getToo) add('get', [{ run: cors }, { run: refundRoute(deps, tool) }]);
     }
-    app.options(tool.path, cors);
+    add('options', [{ run: cors }]);
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }
   for (const [path, methods] of methodsByPath) {

@@ -25,7 +25,28 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  * so that `null` or `"hi"` is answered "must be a JSON object" rather than "not JSON".
  */
 export function jsonBody(limit: number): RequestHandler {
-  return turnTakingJson({ limit, strict: false, type: () => true, verify: countBodyBytes });
+  const json = turnTakingJson({ limit, strict: false, type: () => true, verify: countBodyBytes });
+  return (req, res, next) => (declaresNoBody(req) ? noBody(req, next) : json(req, res, next));
+}
+
+/**
+ * A request that says it has no body and nothing to decode it with (`Content-Length: 0` alone: the bare probes of
+ * discovery crawlers): answered as express.json answers an empty body (`{}`, 0 bytes), without reading the stream.
+ */
+function declaresNoBody(req: Request): boolean {
+  const { headers } = req;
+  return (
+    headers['content-length'] === '0' &&
+    headers['transfer-encoding'] === undefined &&
+    headers['content-encoding'] === undefined &&
+    headers['content-type'] === undefined
+  );
+}
+
+function noBody(req: Request, next: () => void): void {
+  (req as WithBodyBytes)[BODY_BYTES] = 0;
+  req.body = {};
+  next();
 }
 
 const encodings = 'identity (no Content-Encoding), gzip, deflate or br';
@@ -113,17 +134,18 @@ export type BodyInput =
  * a JSON Content-Type and must be a JSON object.
  */
 export function readBody(tool: { path: string; input: unknown }, req: Request): BodyInput {
-  const fieldsTaken = inputFields(tool);
-  const query = Object.keys(req.query);
+  const fieldsTaken = () => inputFields(tool);
+  // Without a `?` the query is empty: not parsed for the bare probes of the hot path.
+  const query = req.url.includes('?') ? Object.keys(req.query) : [];
   if (query.length > 0) {
-    const message = `Unknown query parameter${query.length > 1 ? 's' : ''}: ${query.join(', ')}. POST ${tool.path} reads its input only from the JSON body (fields: ${fieldsTaken.join(', ') || 'none'}); move the fields into the body.`;
+    const message = `Unknown query parameter${query.length > 1 ? 's' : ''}: ${query.join(', ')}. POST ${tool.path} reads its input only from the JSON body (fields: ${fieldsTaken().join(', ') || 'none'}); move the fields into the body.`;
     return { type: 'refused', error: new ToolError('invalid_input', message, { field: query[0] }) };
   }
   if (((req as WithBodyBytes)[BODY_BYTES] ?? 0) === 0) return { type: 'absent' };
   if (!isJsonContentType(req.header('content-type'))) return { type: 'refused', error: wrongContentType(req) };
   const body: unknown = req.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    const message = `The request body must be a JSON object of fields (${fieldsTaken.join(', ') || 'none'}), not ${kindOf(body)}.`;
+    const message = `The request body must be a JSON object of fields (${fieldsTaken().join(', ') || 'none'}), not ${kindOf(body)}.`;
     return { type: 'refused', error: new ToolError('invalid_input', message, { field: '(body)' }) };
   }
   return { type: 'present', fields: body as Record<string, unknown> };

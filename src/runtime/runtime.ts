@@ -14,15 +14,14 @@ import { observedUpkeep } from './observed-upkeep.js';
 import { CallTracker, createCallObserver } from '../observe/observe.js';
 import { PaymentBroker } from '../payments/broker.js';
 import { mppStartProblem } from '../payments/mpp/settings.js';
-import { createFacilitator, type Facilitator } from '../payments/facilitators/facilitator.js';
-import { settleableOnly } from '../payments/facilitators/facilitator-support.js';
+import type { Facilitator } from '../payments/facilitators/facilitator.js';
 import { startBatchSeller } from '../payments/batch/start.js';
 import { SettledOutbox } from '../payments/ledger/settled-outbox.js';
 import { createProviders } from '../providers/index.js';
 import { redactingLogger, Redactor } from '../shared/redact.js';
 import type { ServerDeps } from './server-deps.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
-import { openStore } from '../store/open.js';
+import { openStoreAndBook } from './store-and-book.js';
 import type { PaymentLedger } from '../store/ledger.js';
 import type { Store } from '../store/store.js';
 import { isPaid, type AnyToolDefinition } from '../tool/tool.js';
@@ -69,14 +68,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const log = redactingLogger(options.log ?? createLogger(config.logLevel), new Redactor(config.secrets ?? []));
   const tools = options.tools ?? registry;
   const paid = tools.filter(isPaid);
-  const store = options.store ?? (await openStore(config, log));
-  const facilitator = await createFacilitator(config, undefined, options.facilitatorEntry);
-  // Before any challenge is built: the challenge book withholds what no facilitator can settle (or start is refused).
-  const book = await settleableOnly(config, facilitator, log, paid).catch(async (err: unknown) => {
-    await facilitator.close();
-    if (!options.store) await store.close();
-    throw new ConfigError((err as Error).message);
-  });
+  const { store, facilitator, book } = await openStoreAndBook(config, log, paid, options);
   // Each consumer gets its part of the store: the broker the payment ledger, handlers the tool state, limits the buckets.
   // Before serving: outcomes journaled while the store was down are stored first (so no claim looks abandoned).
   const outbox = await SettledOutbox.open(config.dataDir, store.ledger, log);

@@ -94,6 +94,21 @@ describe('HTTP routing', () => {
     expect((await errorOf(res)).code).toBe('method_not_allowed');
   });
 
+  it('finds a route as Express matches paths: any letter case, one trailing slash, HEAD by the GET route', async () => {
+    for (const path of ['/api/annuity', '/API/Annuity', '/api/annuity/'])
+      expect((await post(path, '')).status, path).toBe(402);
+    expect((await post('/api/annuity//', '')).status).toBe(404);
+    const head = await fetch(server.url + '/Api/Development-Indicator/', { method: 'HEAD' });
+    expect(head.status).toBe(402);
+    expect(head.headers.get('payment-required')).not.toBeNull();
+    const options = await fetch(server.url + '/api/annuity/', { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('access-control-allow-headers')).toMatch(/PAYMENT-SIGNATURE/);
+    // A path with a parameter is still Express's: any order id reaches the tool, which says it placed no such order.
+    const status = await fetch(server.url + '/v1/smm-order/abc');
+    expect((await errorOf(status)).field).toBe('orderId');
+  });
+
   it('answers an unknown path with a JSON 404', async () => {
     const res = await fetch(server.url + '/api/nope');
     expect(res.status).toBe(404);

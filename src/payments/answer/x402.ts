@@ -118,8 +118,18 @@ const text = (value: unknown): McpResultFields => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],
 });
 
+/** The parts made so far, by version and tool: a part holds nothing of a call, so every answer of a tool shares one. */
+const parts = new Map<string, AnswerPart>();
+
 /** x402 speaking for an answer: the caller paid with x402, or did not pay (a free tool's answer too). */
 export function x402Part(tool: string, version: 1 | 2): AnswerPart {
+  const key = `${version} ${tool}`;
+  let part = parts.get(key);
+  if (!part) parts.set(key, (part = newX402Part(tool, version)));
+  return part;
+}
+
+function newX402Part(tool: string, version: 1 | 2): AnswerPart {
   const receiptHeader = (receipt: SettleResponse) => [X402_HEADERS.response[version], toBase64Json(receipt)] as const;
   const challengeWrite = (challenge: Challenge, message?: string): HttpWrite => {
     const { header, body } = encode(challenge);

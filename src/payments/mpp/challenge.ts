@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomFillSync, type Hash } from 'node:crypto';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Challenge } from 'mppx';
 import { checksumAddress } from '../reading/evm-address.js';
@@ -103,20 +103,79 @@ export interface ChallengeBinding {
 /** Bytes of the random salt that makes each challenge unique. */
 const SALT_BYTES = 12;
 
+/** HMAC-SHA256 keyed once: the inner hash with the key and a fixed message prefix absorbed, and the outer one keyed. */
+interface KeyedPrefix {
+  inner: Hash;
+  outer: Hash;
+}
+
+/** SHA-256's block size in bytes (RFC 2104's B). */
+const SHA256_BLOCK = 64;
+
+/** HMAC-SHA256 (RFC 2104) of `key` with `prefix` absorbed: the key's pads are hashed once, not for every challenge. */
+function keyedPrefix(key: string, prefix: string): KeyedPrefix {
+  let bytes = Buffer.from(key, 'utf8');
+  if (bytes.length > SHA256_BLOCK) bytes = createHash('sha256').update(bytes).digest();
+  const pad = (byte: number) => {
+    const block = Buffer.alloc(SHA256_BLOCK);
+    bytes.copy(block);
+    for (let i = 0; i < SHA256_BLOCK; i++) block[i]! ^= byte;
+    return block;
+  };
+  return {
+    inner: createHash('sha256').update(pad(0x36)).update(prefix, 'utf8'),
+    outer: createHash('sha256').update(pad(0x5c)),
+  };
+}
+
+/** The keyed prefixes of each offer, per settings (one secret key and realm each). */
+const prefixes = new WeakMap<MppSettings, WeakMap<MppOffer, KeyedPrefix>>();
+
+function prefixOf(settings: MppSettings, offer: MppOffer): KeyedPrefix {
+  let byOffer = prefixes.get(settings);
+  if (!byOffer) prefixes.set(settings, (byOffer = new WeakMap()));
+  let keyed = byOffer.get(offer);
+  if (!keyed) {
+    keyed = keyedPrefix(settings.secretKey, `${settings.realm}|${MPP_METHOD}|${MPP_INTENT}|${offer.key}|`);
+    byOffer.set(offer, keyed);
+  }
+  return keyed;
+}
+
 /**
  * The id of a challenge as mppx computes it (`Challenge.from` with a secret key): HMAC-SHA256 over
- * `realm|method|intent|request|expires|digest|opaque`, base64url without padding. Computed here with node:crypto
- * and precomputed request encodings, because issuing goes with every unpaid 402 (a test keeps it equal to mppx's).
+ * `realm|method|intent|request|expires|digest|opaque`, base64url without padding. Computed here with node:crypto,
+ * the key and the offer's constant prefix hashed once per offer, because issuing goes with every unpaid 402 (a test
+ * keeps it equal to mppx's).
  */
-function challengeId(secretKey: string, realm: string, request: string, expires: string, opaque: string): string {
-  return createHmac('sha256', secretKey)
-    .update(`${realm}|${MPP_METHOD}|${MPP_INTENT}|${request}|${expires}||${opaque}`)
-    .digest('base64url');
+function challengeId(keyed: KeyedPrefix, expires: string, opaque: string): string {
+  const inner = keyed.inner.copy().update(`${expires}||${opaque}`, 'utf8').digest();
+  return keyed.outer.copy().update(inner).digest('base64url');
 }
+
+/** The last expiry written, by the whole second it names: every 402 of that second shares the string. */
+let lastExpiry = { second: NaN, text: '' };
 
 /** An expiry in whole seconds, as RFC 3339 writes it without a fraction (`2026-11-25T12:05:00Z`): 4 bytes shorter. */
 function expiresAt(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastExpiry.second)
+    lastExpiry = { second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z') };
+  return lastExpiry.text;
+}
+
+/** Random bytes drawn in blocks: one call to the CSPRNG serves many challenges' salts instead of one call each. */
+const randomPool = { bytes: Buffer.alloc(4096), used: 4096 };
+
+/** `count` fresh random bytes (base64url), never handed out twice. */
+function randomSalt(count: number): string {
+  if (randomPool.used + count > randomPool.bytes.length) {
+    randomFillSync(randomPool.bytes);
+    randomPool.used = 0;
+  }
+  const salt = randomPool.bytes.toString('base64url', randomPool.used, randomPool.used + count);
+  randomPool.used += count;
+  return salt;
 }
 
 /**
@@ -134,14 +193,13 @@ export function issueChallenges(
   now = Date.now(),
 ): IssuedChallenge[] {
   const expires = expiresAt(now + ttlSeconds * 1000);
-  const salts = randomBytes(SALT_BYTES * offers.length);
-  const { realm, secretKey } = settings;
+  const { realm } = settings;
   const tool = JSON.stringify(binding.tool);
-  return offers.map((offer, i) => {
-    const salt = salts.subarray(i * SALT_BYTES, (i + 1) * SALT_BYTES).toString('base64url');
+  return offers.map((offer) => {
+    const salt = randomSalt(SALT_BYTES);
     // JCS of {s: salt, t: tool}: keys in order, strings as JSON writes them (the salt is base64url, the tool name ours).
     const opaque = Buffer.from(`{"s":"${salt}","t":${tool}}`, 'utf8').toString('base64url');
-    const id = challengeId(secretKey, realm, offer.key, expires, opaque);
+    const id = challengeId(prefixOf(settings, offer), expires, opaque);
     const challenge = {
       id,
       realm,

@@ -1,0 +1,39 @@
+import { ConfigError, type Config } from '../config/config.js';
+import type { ChallengeBook } from '../payments/challenges/requirements.js';
+import { createFacilitator, type Facilitator } from '../payments/facilitators/facilitator.js';
+import { settleableOnly } from '../payments/facilitators/facilitator-support.js';
+import type { Logger } from '../shared/log.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
+import type { AnyPaidToolDefinition } from '../tool/tool.js';
+import type { WorkerEntry } from '../workers/pool.js';
+
+/**
+ * The store, the facilitator and the challenge book, the store opened while the facilitator starts and is asked what
+ * it settles (a remote one answers over the network, a local one starts its thread): neither waits for the other.
+ * The book withholds what no facilitator can settle (or start is refused) before any challenge is built. A failure
+ * closes what was opened; the store's own failure is reported first, as when the store was opened first.
+ */
+export async function openStoreAndBook(
+  config: Config,
+  log: Logger,
+  paid: readonly AnyPaidToolDefinition[],
+  options: { store?: Store | undefined; facilitatorEntry?: WorkerEntry | undefined },
+): Promise<{ store: Store; facilitator: Facilitator; book: ChallengeBook }> {
+  const facilitating = createFacilitator(config, undefined, options.facilitatorEntry).then((facilitator) => ({
+    facilitator,
+    booking: settleableOnly(config, facilitator, log, paid).then(
+      (book) => ({ type: 'book' as const, book }),
+      (err: unknown) => ({ type: 'refused' as const, err }),
+    ),
+  }));
+  const [opened, started] = await Promise.allSettled([options.store ?? openStore(config, log), facilitating]);
+  const booked = started.status === 'fulfilled' ? await started.value.booking : undefined;
+  if (opened.status === 'fulfilled' && started.status === 'fulfilled' && booked?.type === 'book')
+    return { store: opened.value, facilitator: started.value.facilitator, book: booked.book };
+  if (started.status === 'fulfilled') await started.value.facilitator.close();
+  if (opened.status === 'fulfilled' && !options.store) await opened.value.close();
+  if (opened.status === 'rejected') throw opened.reason;
+  if (started.status === 'rejected') throw started.reason;
+  throw new ConfigError(((booked as { err: unknown }).err as Error).message);
+}

@@ -54,6 +54,16 @@ export function channelPayment(payload: PaymentPayload): ChannelPayment | undefi
 }
 
 /**
+ * The payment as a claim keeps it: a voucher without the `resource` and `extensions` it echoes (a voucher is decided
+ * from the channel and its own fields, never sent on; the echo is most of its bytes), anything else whole.
+ */
+export function claimedPayload(payload: PaymentPayload, requirements: PaymentRequirements): PaymentPayload {
+  if (requirements.scheme !== BATCH_SCHEME || channelPayment(payload)?.type !== 'voucher') return payload;
+  const { resource: _resource, extensions: _extensions, ...kept } = payload;
+  return kept as PaymentPayload;
+}
+
+/**
  * The replay key and payer of a channel payment. A signed voucher pays once: its key is the channel and the cumulative
  * amount it signs (`batch:<network>:<channelId>:<maxClaimableAmount>`), so the same voucher committed once never pays
  * again, and a retry of a call whose answer was lost finds its stored result.

@@ -10,7 +10,7 @@ import type { PaymentReader } from '../reading/reader.js';
 import { settledReceipt } from './receipt-records.js';
 import type { Reconciler } from './reconcile.js';
 import { notVerifiedMessage, ownReason, samePayer } from './verdicts.js';
-import { CUMULATIVE_MISMATCH, channelPayment, isChannelKey } from '../batch/kinds.js';
+import { CUMULATIVE_MISMATCH, channelPayment, claimedPayload, isChannelKey } from '../batch/kinds.js';
 
 /** The ledger steps before a handler runs: bind the idempotency id, claim the payment in the replay guard, verify it. */
 export class PaymentClaims {
@@ -76,7 +76,11 @@ export class PaymentClaims {
     reconciled = false,
   ): Promise<BeginOutcome> {
     const { requirements } = ticket;
-    const details = { payload: ticket.payload, requirements, requestHash: ticket.requestHash };
+    const details = {
+      payload: claimedPayload(ticket.payload, requirements),
+      requirements,
+      requestHash: ticket.requestHash,
+    };
     const claim = await this.ledger.claimPayment({
       replayKey: ticket.replayKey,
       tool: tool.name,

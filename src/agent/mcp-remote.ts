@@ -96,6 +96,15 @@ function clientOf(remote: McpRemote, timeoutMs: number): Promise<Client> {
   return remote.client;
 }
 
+/** A tools/call on a remote: the request, its time limit, its cancel signal, the payment (if any), whether MPP is read. */
+type CallArgs = [
+  req: RemoteRequest & { mcp: { tool: string; args: unknown } },
+  timeoutMs: number,
+  signal: AbortSignal,
+  payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
+  readMpp: boolean,
+];
+
 /**
  * The remote MCP endpoints one agent talks to, by URL: one client each (reused by every listing and call, reconnected
  * after a failure) and what was learnt of each; created by whoever builds the agent, closed with it.
@@ -109,14 +118,8 @@ export class McpRemotes {
   }
 
   /** Calls one tool of a remote MCP endpoint, with an optional payment, within `timeoutMs`; never throws for a network failure. */
-  call(
-    req: RemoteRequest & { mcp: { tool: string; args: unknown } },
-    timeoutMs: number,
-    signal: AbortSignal,
-    payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
-    readMpp: boolean,
-  ): Promise<RemoteAnswer> {
-    return callTool(this.remoteOf(req.url), req, timeoutMs, signal, payment, readMpp);
+  call(...args: CallArgs): Promise<RemoteAnswer> {
+    return callTool(this.remoteOf(args[0].url), ...args);
   }
 
   /** Closes every connection opened so far and forgets the endpoints (a later call connects again). */
@@ -218,11 +221,7 @@ function paymentMeta(
 /** One tools/call on `remote` (see {@link McpRemotes.call}). */
 async function callTool(
   remote: McpRemote,
-  req: RemoteRequest & { mcp: { tool: string; args: unknown } },
-  timeoutMs: number,
-  signal: AbortSignal,
-  payment: { protocol: 'x402'; payload: unknown } | MppCredential | undefined,
-  readMpp: boolean,
+  ...[req, timeoutMs, signal, payment, readMpp]: CallArgs
 ): Promise<RemoteAnswer> {
   const meta = paymentMeta(payment, remote);
   let result: CallToolResult;

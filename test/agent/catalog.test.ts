@@ -1,12 +1,9 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LIMITS, loadCatalog } from '../../src/agent/catalog.js';
 import { McpRemotes } from '../../src/agent/mcp-remote.js';
 import type { Logger } from '../../src/shared/log.js';
+import { startMcpLookAlike, type McpLookAlike } from '../support/mcp-lookalike.js';
 import { startX402Catalog, x402Document, type X402Catalog } from '../support/x402-catalog.js';
 
 /** A logger keeping every line. */
@@ -18,28 +15,9 @@ function recordingLogger(): Logger & {
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** A stateless MCP server at POST /mcp listing `tools` (it answers nothing else). */
-async function startListingMcp(tools: Tool[]): Promise<{ url: string; close(): Promise<void> }> {
-  const http: HttpServer = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const server = new Server({ name: 'listing', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => void transport.close().then(() => server.close()));
-      await server.connect(transport);
-      await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
-    })().catch(() => res.writeHead(500).end());
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
+/** A stateless MCP server listing `tools` (it answers nothing else). */
+function startListingMcp(tools: Tool[]): Promise<McpLookAlike> {
+  return startMcpLookAlike((server) => server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools })));
 }
 
 const quoteSchema = { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] };

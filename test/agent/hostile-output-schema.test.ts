@@ -1,10 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, type Agent } from '../../src/agent/agent.js';
@@ -13,6 +9,7 @@ import { McpRemotes } from '../../src/agent/mcp-remote.js';
 import { loadAgentConfig } from '../../src/agent/settings.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { openStore } from '../../src/store/open.js';
+import { startMcpLookAlike, type McpLookAlike } from '../support/mcp-lookalike.js';
 
 /**
  * A seller's MCP tool schemas are its data: remote mode lists and calls a tool whose `outputSchema` would hang or
@@ -59,35 +56,19 @@ const tool: Tool = {
   outputSchema: hostileSchema,
 };
 
-/** A stateless MCP seller at POST /mcp listing `tool` and answering each call with `violating`. */
-async function startSeller(): Promise<{ url: string; close(): Promise<void> }> {
-  const http: HttpServer = createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const server = new Server({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool] }));
-      server.setRequestHandler(CallToolRequestSchema, async () => ({
-        content: [{ type: 'text', text: JSON.stringify(violating) }],
-        structuredContent: violating,
-      }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => void transport.close().then(() => server.close()));
-      await server.connect(transport);
-      await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
-    })().catch(() => res.writeHead(500).end());
+/** The seller at POST /mcp: it lists `tool` and answers each call with `violating`. */
+async function startSeller(): Promise<McpLookAlike> {
+  const seller = await startMcpLookAlike((server) => {
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool] }));
+    server.setRequestHandler(CallToolRequestSchema, async () => ({
+      content: [{ type: 'text', text: JSON.stringify(violating) }],
+      structuredContent: violating,
+    }));
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
+  return { ...seller, url: `${seller.url}/mcp` };
 }
 
-let seller: Awaited<ReturnType<typeof startSeller>>;
+let seller: McpLookAlike;
 let agent: Agent;
 let dataDir: string;
 const mcp = new McpRemotes();

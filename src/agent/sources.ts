@@ -6,7 +6,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { httpResource, isObject, readWellKnown, type Json } from './documents.js';
-import { buildRequest } from './http.js';
+import { buildRequest, type ToolMethod } from './http.js';
 import type { McpRemotes } from './mcp-remote.js';
 import type { RemoteRequest } from './remote.js';
 
@@ -68,6 +68,9 @@ export async function probeMcp(url: string, limits: SourceLimits, remotes: McpRe
   return { source: 'mcp', at, items };
 }
 
+/** The methods a discovery item may name (as for OpenAPI operations): the query carries GET and DELETE inputs. */
+const ITEM_METHODS: readonly ToolMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 /**
  * The input schema an x402 discovery item publishes: its own `inputSchema`, else the bazaar extension's (its
  * `info.input.inputSchema`, or the query or body part of its declaration schema); else any object.
@@ -82,21 +85,22 @@ function itemInputSchema(item: Json, method: string): Tool['inputSchema'] {
   const schema = isObject(bazaar) && isObject(bazaar.schema) ? bazaar.schema : undefined;
   const input = schema && isObject(schema.properties) ? schema.properties.input : undefined;
   const fields = isObject(input) && isObject(input.properties) ? input.properties : undefined;
-  const part = fields ? (method === 'GET' ? fields.queryParams : fields.body) : undefined;
+  const part = fields ? (method === 'GET' || method === 'DELETE' ? fields.queryParams : fields.body) : undefined;
   if (isObject(part) && part.type === 'object') return part as Tool['inputSchema'];
   return { type: 'object' };
 }
 
 /**
  * One HTTP item of a discovery document as a tool (undefined when it is not one: no http(s) URL, a method other than
- * GET/POST); a relative resource is resolved against the document's URL `at`.
+ * GET, POST, PUT, PATCH or DELETE); a relative resource is resolved against the document's URL `at`.
  */
 function httpItem(raw: unknown, at: string): SourceItem | undefined {
   const found = httpResource(raw, at);
   if (!found) return undefined;
   const { item, url: resource } = found;
-  const method = typeof item.method === 'string' ? item.method.toUpperCase() : 'GET';
-  if (method !== 'GET' && method !== 'POST') return undefined;
+  const named = typeof item.method === 'string' ? item.method.toUpperCase() : 'GET';
+  const method = ITEM_METHODS.find((m) => m === named);
+  if (!method) return undefined;
   const lastSegment = resource.pathname.split('/').filter(Boolean).pop() ?? resource.hostname;
   const name = typeof item.name === 'string' && item.name ? item.name : lastSegment;
   const price = isObject(item.price) ? { 'x402/price': item.price } : {};

@@ -76,14 +76,26 @@ describe('building remote mode tools from what a remote publishes', () => {
       x402Document([
         { resource: 'http://127.0.0.1:9/quote', method: 'GET', name: 'quote', inputSchema: quoteSchema },
         { resource: 'http://127.0.0.1:9/api/report', method: 'POST', description: 'A report' },
+        { resource: 'http://127.0.0.1:9/api/hold', method: 'delete', name: 'release-hold' },
+        { resource: 'http://127.0.0.1:9/api/profile', method: 'PUT', name: 'profile' },
+        { resource: 'http://127.0.0.1:9/api/trace', method: 'TRACE', name: 'trace' },
       ]),
     );
     const log = recordingLogger();
     const tools = await loadCatalog(mcpRemotes, [{ url: catalog.url }], 5000, log);
+    // Every method an OpenAPI operation may have is read from discovery items too; another (TRACE) is left out.
     expect(tools.map((t) => [t.entry.name, t.entry.inputSchema])).toEqual([
       ['quote', quoteSchema],
       ['report', { type: 'object' }],
+      ['release-hold', { type: 'object' }],
+      ['profile', { type: 'object' }],
     ]);
+    expect(tools[2]!.target.request!({ id: 7 })).toEqual({ url: 'http://127.0.0.1:9/api/hold?id=7', method: 'DELETE' });
+    expect(tools[3]!.target.request!({ name: 'x' })).toMatchObject({
+      url: 'http://127.0.0.1:9/api/profile',
+      method: 'PUT',
+      body: '{"name":"x"}',
+    });
     expect(tools[0]!.target.request!({ symbol: 'A B' })).toEqual({
       url: 'http://127.0.0.1:9/quote?symbol=A+B',
       method: 'GET',
@@ -93,7 +105,7 @@ describe('building remote mode tools from what a remote publishes', () => {
       method: 'POST',
       body: '{"n":1}',
     });
-    expect(log.lines[0]).toMatchObject({ level: 'info', fields: { source: 'x402-discovery', tools: 2 } });
+    expect(log.lines[0]).toMatchObject({ level: 'info', fields: { source: 'x402-discovery', tools: 4 } });
     expect(String(log.lines[0]!.fields!.remote)).toBe(`${catalog.url}/`);
   });
 

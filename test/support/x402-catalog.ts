@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 /** One HTTP resource of the catalog. */
 export interface CatalogItem {
   resource: string;
-  method?: 'GET' | 'POST';
+  /** The method the item names (any text: a reader keeps the methods it knows). */
+  method?: string;
   name?: string;
   description?: string;
   inputSchema?: Record<string, unknown>;

@@ -1,109 +1,32 @@
-import { createServer, request, type Server } from 'node:http';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { paidTools } from '../../tools/index.js';
+import { getFrom, headerBytes, probe, proxiedFleet, type HeldUpstream } from '../support/behind-proxy.js';
 import { asMcpChallenge, connectHttpClient, postInitialize } from '../support/mcp.js';
 import { describeWithNginx, startNginx, type RunningNginx } from '../support/nginx.js';
-import { LOCAL_NETWORK, startPaidEnvironment, type PaidEnvironment } from '../support/paid.js';
+import { LOCAL_NETWORK, type PaidEnvironment } from '../support/paid.js';
 import { encodePayment, signExactPayment } from '../support/payer.js';
 import { decodeHeader } from '../support/server.js';
-import { spawnServe, type SpawnedServer } from '../support/spawn.js';
+import type { SpawnedServer } from '../support/spawn.js';
 
 /** The site file operators copy, loaded as shipped (only its upstream servers and listen address replaced). */
 const TEMPLATE = readFileSync(new URL('../../deploy/nginx/tollbooth.conf', import.meta.url), 'utf8');
-/** As docs/deploy.md says for one nginx in front: believe the one X-Forwarded-For entry it appends. */
-const BEHIND_ONE_PROXY = { TRUST_PROXY: '1' };
-
-/** The unpaid answer of a paid tool: the route's method and path, no body, no payment. */
-const probe = (base: string, tool: (typeof paidTools)[number]) => fetch(base + tool.path, { method: tool.method });
-
-/** Bytes of all response headers as they go over the wire (name, ": ", value, CRLF). */
-function headerBytes(res: Response): number {
-  let total = 0;
-  for (const [name, value] of res.headers) total += name.length + value.length + 4;
-  return total;
-}
-
-/** A GET sent from a chosen local address (all of 127.0.0.0/8 is loopback), so nginx sees that client address. */
-function getFrom(localAddress: string, url: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { localAddress, headers, agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode!));
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
-
-/** An upstream that holds every request until released, then fails it: keeps a tool's handler running on demand. */
-async function startHeldUpstream(): Promise<{ url: string; release(): void; close(): Promise<void> }> {
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    void released.then(() => res.writeHead(503).end());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    release,
-    close: async () => {
-      release();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describeWithNginx('Tollbooth behind nginx with deploy/nginx/tollbooth.conf', () => {
+  // Two paying instances behind nginx, and a rate-limited one behind its own nginx (see ProxiedFleet).
+  const fleet = proxiedFleet((upstreams) => startNginx(TEMPLATE, upstreams));
   let paid: PaidEnvironment;
-  let instances: SpawnedServer[] = [];
+  let instances: SpawnedServer[];
   let nginx: RunningNginx;
-  // A third instance behind its own nginx, allowing two requests per client address and then 429 for a long while:
-  // which requests share a bucket tells which client address the server counted.
-  let limited: SpawnedServer;
   let limitedNginx: RunningNginx;
-  // Every chain RPC and the onramp API of the wallet tools: wallet-readiness runs until the test lets it finish.
-  let held: Awaited<ReturnType<typeof startHeldUpstream>>;
+  let held: HeldUpstream;
   beforeAll(async () => {
-    held = await startHeldUpstream();
-    const heldChains = Object.fromEntries(
-      ['base', 'base-sepolia', 'solana', 'solana-devnet'].map((c) => [c, held.url]),
-    );
-    const wallets = {
-      RPC_URLS: JSON.stringify(heldChains),
-      CDP_API_URL: held.url,
-      WALLET_STEP_TIMEOUT_MS: '600000',
-      UPSTREAM_TIMEOUT_MS: '600000',
-      UPSTREAM_RETRIES: '0',
-      WALLET_READINESS_NETWORKS: 'eip155:8453',
-    };
-    // The chain, then the two paying instances and their nginx; beside them the limited instance and its nginx.
-    const paying = async () => {
-      paid = await startPaidEnvironment(1);
-      instances = await Promise.all([1, 2].map(() => spawnServe({ ...paid.env, ...wallets, ...BEHIND_ONE_PROXY })));
-      nginx = await startNginx(
-        TEMPLATE,
-        instances.map((i) => new URL(i.url).host),
-      );
-    };
-    const limiting = async () => {
-      limited = await spawnServe({ ...BEHIND_ONE_PROXY, RATE_LIMIT_IP_BURST: '2', RATE_LIMIT_IP_PER_MINUTE: '0.1' });
-      limitedNginx = await startNginx(TEMPLATE, [new URL(limited.url).host]);
-    };
-    await Promise.all([paying(), limiting()]);
+    await fleet.start();
+    ({ paid, instances, proxy: nginx, limitedProxy: limitedNginx, held } = fleet);
   }, 120_000);
-  afterAll(async () => {
-    await Promise.all([nginx?.stop(), limitedNginx?.stop()]);
-    await Promise.all([...instances, limited].map((i) => i?.stop()));
-    await Promise.all([paid?.stop(), held?.close()]);
-  });
+  afterAll(() => fleet.stop());
 
   it('passes on the 402 of every paid tool with its payment headers as the instance sent them', async () => {
     const [direct] = instances;

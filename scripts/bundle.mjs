@@ -74,4 +74,8 @@ await build({
     js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);",
   },
   logLevel: 'warning',
+  // Whitespace and syntax only: 22% fewer bytes for V8 to decode and pre-parse at every start (measured ~15 ms of a
+  // server's ~550 ms to its first 402); identifiers keep their names, so stack traces still name every function.
+  minifyWhitespace: true,
+  minifySyntax: true,
 });

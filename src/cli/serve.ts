@@ -3,6 +3,7 @@ import { stringOption } from './command.js';
 import { TESTNET_OPTION, TESTNET_USAGE } from './testnet-flag.js';
 import { BATCH_OPTION, BATCH_USAGE, serveSwitchSettings } from './batch-flag.js';
 import { isPaidEndpoint } from '../shared/tool-endpoint.js';
+import type { RunningServer, Runtime } from '../runtime/runtime.js';
 
 /** `tollbooth serve`: HTTP routes and MCP streamable HTTP at /mcp until SIGTERM/SIGINT. */
 export const serveCommand: CliCommand = {
@@ -44,7 +45,8 @@ ${BATCH_USAGE}
       import('../runtime/process-policy.js'),
       import('./lifecycle.js'),
     ]);
-    const runtime = await createRuntime(config);
+    // The store opens once the server answers (unpaid requests never wait for it; paid ones do).
+    const runtime = await createRuntime(config, { openStoreLater: true });
     warnLookalikes(lookalikes, runtime.log);
     warnDevelopment(config, runtime.log);
     const running = await listen(runtime).catch(async (err: unknown) => {
@@ -59,12 +61,7 @@ ${BATCH_USAGE}
       facilitator: runtime.facilitator.mode,
       tools: runtime.serverDeps.tools.filter(isPaidEndpoint).length, // the paid tools
     });
-    // A server that can settle loads the light server parts of the rails it offers now, in the background, and not on
-    // its first paid call (the facilitator side of the chain SDKs stays unloaded on this thread).
-    const { modes } = runtime.facilitator;
-    const offered = offeredNetworks(config, runtime.serverDeps.broker.book);
-    const preload = config.networks.filter((n) => modes[n.family] !== 'none' && offered.includes(n.id));
-    if (preload.length > 0) void import('../payments/rails/index.js').then(({ preloadRails }) => preloadRails(preload));
+    preloadOfferedRails(runtime, offeredNetworks(config, runtime.serverDeps.broker.book));
     // Stop listening, let running calls finish and settle (bounded by SHUTDOWN_TIMEOUT_MS), end MCP sessions, close the store.
     const stop = onStop(runtime.log, async (signal) => {
       const inFlight = runtime.calls.inFlight;
@@ -77,6 +74,26 @@ ${BATCH_USAGE}
     });
     stopOnSignals(stop);
     installProcessPolicy(runtime.log, runtime.metrics, stop);
+    await startedOrStopped(runtime, running);
     return undefined;
   },
 };
+
+/**
+ * A server that can settle loads the light server parts of the rails it offers now, in the background, and not on
+ * its first paid call (the facilitator side of the chain SDKs stays unloaded on this thread).
+ */
+function preloadOfferedRails(runtime: Runtime, offered: readonly string[]): void {
+  const { modes } = runtime.facilitator;
+  const preload = runtime.config.networks.filter((n) => modes[n.family] !== 'none' && offered.includes(n.id));
+  if (preload.length > 0) void import('../payments/rails/index.js').then(({ preloadRails }) => preloadRails(preload));
+}
+
+/** Opens what waits for the first answer; a store that cannot be opened stops the server as a failed start does. */
+async function startedOrStopped(runtime: Runtime, running: RunningServer): Promise<void> {
+  await runtime.started().catch(async (err: unknown) => {
+    await running.close();
+    await runtime.close();
+    throw err;
+  });
+}

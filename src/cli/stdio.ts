@@ -74,7 +74,8 @@ async function serveLocal(config: Config): Promise<void> {
     import('../runtime/process-policy.js'),
     import('./lifecycle.js'),
   ]);
-  const runtime = await createRuntime(config);
+  // The store opens once the MCP server answers (tools/list never waits for it; paid calls do).
+  const runtime = await createRuntime(config, { openStoreLater: true });
   warnDevelopment(config, runtime.log);
   const server = await newMcpServer(runtime);
   const transport = new BoundedStdioServerTransport({
@@ -103,5 +104,11 @@ async function serveLocal(config: Config): Promise<void> {
     networkSet: config.networkSet,
     networks: offeredNetworks(config, runtime.serverDeps.broker.book),
     facilitator: runtime.facilitator.mode,
+  });
+  // A store that cannot be opened stops the server as a failed start does.
+  await runtime.started().catch(async (err: unknown) => {
+    await server.close();
+    await runtime.close();
+    throw err;
   });
 }

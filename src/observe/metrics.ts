@@ -20,6 +20,8 @@ export interface Metrics {
   unhandledRejection(): void;
   /** The sink the `/mcp` session table reports to: sessions open, sessions it ended itself. */
   mcpSessions: McpSessionMetrics;
+  /** Registers the process metrics (memory, CPU, GC, event loop) once: when the server answers, or at the first scrape. */
+  collectProcess(): void;
 }
 
 /** What the `/mcp` session table reports: the sessions open, and each session it ended itself and why. */
@@ -179,7 +181,7 @@ function recordCallEvent(m: CallMetrics, event: CallEvent): void {
 /** Creates the registry with the process metrics and Tollbooth's own: calls, revenue, latencies, upstreams, replays. */
 export function createMetrics(): Metrics {
   const registry = new promClient.Registry();
-  collectProcessMetrics(registry);
+  let processCollected = false;
   collectEventLoopDelay(registry);
   const registers = [registry];
   registerBuildInfo(registers);
@@ -191,6 +193,11 @@ export function createMetrics(): Metrics {
     upstream,
     unhandledRejection: () => unhandled.inc(),
     mcpSessions: registerMcpSessionMetrics(registers),
+    // prom-client's process metrics load a dozen modules: not on the way to a server's first answer.
+    collectProcess: () => {
+      if (!processCollected) collectProcessMetrics(registry);
+      processCollected = true;
+    },
   };
 }
 
@@ -225,6 +232,7 @@ export function metricsHandler(metrics: Metrics, token: string | undefined): Req
       res.status(error.httpStatus).json(error.toBody());
       return;
     }
+    metrics.collectProcess();
     metrics.registry.metrics().then((text) => {
       res.setHeader('Content-Type', metrics.registry.contentType);
       res.end(text);

@@ -45,6 +45,8 @@ export interface Runtime {
   limits: Limits;
   /** Settles when the start-up reconciliation of pending settlements has finished. */
   reconciled: Promise<void>;
+  /** Runs what waits until the server answers (process metrics; opening a store left for later); rejects if it fails. */
+  started(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,8 @@ export interface RuntimeOptions {
   workerEntry?: WorkerEntry;
   /** The facilitator thread's entry module (tests: one that wraps the facilitator); defaults to `facilitator-worker.js`. */
   facilitatorEntry?: WorkerEntry;
+  /** Open the store in {@link Runtime.started} (or on first use) instead of before the runtime is returned. */
+  openStoreLater?: boolean;
 }
 
 /** The composition root: store → facilitator → broker → pipeline dependencies. */
@@ -68,7 +72,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const log = redactingLogger(options.log ?? createLogger(config.logLevel), new Redactor(config.secrets ?? []));
   const tools = options.tools ?? registry;
   const paid = tools.filter(isPaid);
-  const { store, facilitator, book } = await openStoreAndBook(config, log, paid, options);
+  const { store, facilitator, book, deferred } = await openStoreAndBook(config, log, paid, options);
   // Each consumer gets its part of the store: the broker the payment ledger, handlers the tool state, limits the buckets.
   // Before serving: outcomes journaled while the store was down are stored first (so no claim looks abandoned).
   const outbox = await SettledOutbox.open(config.dataDir, store.ledger, log);
@@ -92,7 +96,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     admit: limits.admit,
     workers: new ToolWorkers(tools, config.workers, options.workerEntry, metrics.registry),
   };
-  const upkeep = startUpkeep(broker, store.ledger, log, staleClaimMs(config));
+  const upkeep = startUpkeep(broker, store.ledger, log, staleClaimMs(config), deferred?.opened);
   return {
     config,
     store,
@@ -103,6 +107,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     calls,
     limits,
     reconciled: upkeep.reconciled,
+    started: async () => {
+      metrics.collectProcess();
+      await deferred?.open();
+    },
     close: async () => {
       limits.close();
       await serverDeps.workers?.close();
@@ -129,8 +137,20 @@ function staleClaimMs(config: Config): number {
 const RECONCILE_INTERVAL_MS = 60_000;
 
 /** Reconciles pending settlements and stale claims at start-up and every minute; purges expired idempotency records hourly. */
-function startUpkeep(broker: PaymentBroker, ledger: PaymentLedger, log: Logger, staleClaimMs: number) {
-  let running: Promise<void> = Promise.resolve();
+function startUpkeep(
+  broker: PaymentBroker,
+  ledger: PaymentLedger,
+  log: Logger,
+  staleClaimMs: number,
+  storeOpened: Promise<unknown> = Promise.resolve(),
+) {
+  // The first pass waits for a store opened later (if it fails to open, the pass fails and says so); stopping
+  // before the store was ever opened waits for nothing.
+  let begun = false;
+  let running: Promise<void> = storeOpened.then(
+    () => void (begun = true),
+    () => void (begun = true),
+  );
   const reconcile = () => {
     running = running.then(() =>
       broker.reconciler.reconcileAll(new Date(Date.now() - staleClaimMs).toISOString()).then(
@@ -147,14 +167,14 @@ function startUpkeep(broker: PaymentBroker, ledger: PaymentLedger, log: Logger, 
       .purgeIdempotency(new Date().toISOString())
       .catch((err: unknown) => log.warn('purging idempotency records failed', { error: String(err) }));
   };
-  purge();
+  void running.then(purge);
   const timers = [setInterval(purge, PURGE_INTERVAL_MS), setInterval(() => void reconcile(), RECONCILE_INTERVAL_MS)];
   for (const t of timers) t.unref();
   return {
     reconciled,
     stop: async () => {
       for (const t of timers) clearInterval(t);
-      await running;
+      if (begun) await running;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ChallengeBook } from '../payments/challenges/requirements.js';
 import { createFacilitator, type Facilitator } from '../payments/facilitators/facilitator.js';
 import { settleableOnly } from '../payments/facilitators/facilitator-support.js';
 import type { Logger } from '../shared/log.js';
+import { deferredStore, type DeferredStore } from '../store/deferred.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { AnyPaidToolDefinition } from '../tool/tool.js';
@@ -12,14 +13,15 @@ import type { WorkerEntry } from '../workers/pool.js';
  * The store, the facilitator and the challenge book, the store opened while the facilitator starts and is asked what
  * it settles (a remote one answers over the network, a local one starts its thread): neither waits for the other.
  * The book withholds what no facilitator can settle (or start is refused) before any challenge is built. A failure
- * closes what was opened; the store's own failure is reported first, as when the store was opened first.
+ * closes what was opened; the store's own failure is reported first, as when the store was opened first. With
+ * `openStoreLater`, the store is not opened here: `deferred` opens it when asked (once the server answers) or on first use.
  */
 export async function openStoreAndBook(
   config: Config,
   log: Logger,
   paid: readonly AnyPaidToolDefinition[],
-  options: { store?: Store | undefined; facilitatorEntry?: WorkerEntry | undefined },
-): Promise<{ store: Store; facilitator: Facilitator; book: ChallengeBook }> {
+  options: { store?: Store | undefined; facilitatorEntry?: WorkerEntry | undefined; openStoreLater?: boolean },
+): Promise<{ store: Store; facilitator: Facilitator; book: ChallengeBook; deferred?: DeferredStore }> {
   const facilitating = createFacilitator(config, undefined, options.facilitatorEntry).then((facilitator) => ({
     facilitator,
     booking: settleableOnly(config, facilitator, log, paid).then(
@@ -27,12 +29,14 @@ export async function openStoreAndBook(
       (err: unknown) => ({ type: 'refused' as const, err }),
     ),
   }));
-  const [opened, started] = await Promise.allSettled([options.store ?? openStore(config, log), facilitating]);
+  const deferred = options.openStoreLater && !options.store ? deferredStore(() => openStore(config, log)) : undefined;
+  const given = options.store ?? deferred?.store;
+  const [opened, started] = await Promise.allSettled([given ?? openStore(config, log), facilitating]);
   const booked = started.status === 'fulfilled' ? await started.value.booking : undefined;
   if (opened.status === 'fulfilled' && started.status === 'fulfilled' && booked?.type === 'book')
-    return { store: opened.value, facilitator: started.value.facilitator, book: booked.book };
+    return { store: opened.value, facilitator: started.value.facilitator, book: booked.book, deferred };
   if (started.status === 'fulfilled') await started.value.facilitator.close();
-  if (opened.status === 'fulfilled' && !options.store) await opened.value.close();
+  if (opened.status === 'fulfilled' && !given) await opened.value.close();
   if (opened.status === 'rejected') throw opened.reason;
   if (started.status === 'rejected') throw started.reason;
   throw new ConfigError(((booked as { err: unknown }).err as Error).message);

@@ -117,11 +117,24 @@ function byteForms(bytes: Uint8Array): Array<{ text: string; anyCase: boolean }>
   ];
 }
 
-/** Replaces every run of `text` that starts with MIN_PREFIX characters of `form` and follows it, by MARK. */
-function blank(text: string, form: { text: string; anyCase: boolean }): string {
-  const haystack = form.anyCase ? text.toLowerCase() : text;
+/** A form as it is searched for: lower-cased when any case matches, and the head every match starts with. */
+interface Needle {
+  anyCase: boolean;
+  needle: string;
+  head: string;
+}
+
+/** The needle of one form (computed once per secret, not per line). */
+function needleOf(form: { text: string; anyCase: boolean }): Needle {
   const needle = form.anyCase ? form.text.toLowerCase() : form.text;
-  const head = needle.slice(0, Math.min(MIN_PREFIX, needle.length));
+  return { anyCase: form.anyCase, needle, head: needle.slice(0, Math.min(MIN_PREFIX, needle.length)) };
+}
+
+/**
+ * Replaces every run of `text` that starts with MIN_PREFIX characters of the form and follows it, by MARK; `haystack`
+ * is `text`, lower-cased for a form matched in any case.
+ */
+function blank(text: string, haystack: string, { needle, head }: Needle): string {
   let at = haystack.indexOf(head);
   if (at < 0) return text;
   let out = '';
@@ -141,8 +154,10 @@ function blank(text: string, form: { text: string; anyCase: boolean }): string {
 
 /** Blanks configured credentials out of text (see the module comment). */
 export class Redactor {
-  private readonly forms: Array<{ text: string; anyCase: boolean }>;
+  private readonly forms: Needle[];
   private readonly phrases: RegExp[];
+  /** The shortest text any form can match in: shorter strings (most log fields) are left as they are at once. */
+  private readonly shortest: number;
 
   constructor(secrets: readonly Secret[]) {
     this.phrases = secrets.flatMap((s) => {
@@ -156,14 +171,25 @@ export class Redactor {
     // Longest first, so a longer form is blanked before a shorter one cuts into it.
     this.forms = forms
       .filter((f) => !seen.has(f.text) && seen.add(f.text))
-      .sort((a, b) => b.text.length - a.text.length);
+      .sort((a, b) => b.text.length - a.text.length)
+      .map(needleOf);
+    this.shortest = Math.min(...this.forms.map((f) => f.head.length));
   }
 
   /** `text` with every form of every secret (and their prefixes of 8 characters or more) blanked. */
   redact(text: string): string {
     let out = text;
     for (const phrase of this.phrases) out = out.replace(phrase, MARK);
-    for (const form of this.forms) out = blank(out, form);
+    if (out.length < this.shortest) return out;
+    // Lower-cased once per text, again only after a form changed it.
+    let lower: string | undefined;
+    for (const form of this.forms) {
+      const haystack = form.anyCase ? (lower ??= out.toLowerCase()) : out;
+      const blanked = blank(out, haystack, form);
+      if (blanked === out) continue;
+      out = blanked;
+      lower = undefined;
+    }
     return out;
   }
 

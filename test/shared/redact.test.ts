@@ -87,3 +87,19 @@ describe('the credentials of one variable', () => {
     expect(urlSecrets('https://rpc.example/v3/an-api-key-in-the-path-0001')).toEqual(['an-api-key-in-the-path-0001']);
   });
 });
+
+describe('the shared redactor on short values and mixed case', () => {
+  it('blanks a secret of 6 characters in a value exactly that long, and leaves shorter values alone', () => {
+    const r = new Redactor(['Zq9!x7']);
+    expect(r.redact('Zq9!x7')).toBe('[redacted]');
+    expect(r.redact('Zq9!x')).toBe('Zq9!x');
+    expect(r.deep({ a: 'Zq9!x7', b: 'ok', c: 7 })).toEqual({ a: '[redacted]', b: 'ok', c: 7 });
+  });
+
+  it('blanks a hex key in any case after an earlier form changed the same text', () => {
+    const hex = 'ab'.repeat(32);
+    const r = new Redactor(['a-configured-api-token-1234', `0x${hex}`]);
+    const text = `token a-configured-api-token-1234 then key ${hex.toUpperCase()} and 0x${hex}`;
+    expect(r.redact(text)).toBe('token [redacted] then key [redacted] and [redacted]');
+  });
+});

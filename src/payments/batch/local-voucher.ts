@@ -10,11 +10,11 @@
  * native binding — goes to the official hook, which decides as before; so this can only make an accepted voucher
  * cheaper, never accept one the official check would refuse.
  */
-import { randomBytes } from 'node:crypto';
 import type { PaymentPayload, PaymentRequirements, VerifyResponse } from '@x402/core/types';
 import { isBatchSettlementVoucherPayload, type ChannelConfig } from '@x402/evm';
 import type { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/server';
 import { voucherSigner } from './voucher-signer.js';
+import { randomText } from '../random-pool.js';
 
 /** The hook's context, as far as this check reads it. */
 interface VerifyContext {
@@ -64,7 +64,7 @@ async function localVoucher(scheme: BatchSettlementEvmScheme, ctx: VerifyContext
 
 /** Records the request as the official hook does for a locally verified voucher, and its valid verify answer. */
 function accepted(scheme: BatchSettlementEvmScheme, payload: PaymentPayload, channel: Stored, payer: string) {
-  const pendingId = `0x${randomBytes(32).toString('hex')}`;
+  const pendingId = `0x${randomText(32, 'hex')}`;
   scheme.mergeRequestContext(payload, { channelId: channel.channelId, pendingId, channelSnapshot: channel });
   scheme.mergeRequestContext(payload, { localVerify: true });
   const result: VerifyResponse = {

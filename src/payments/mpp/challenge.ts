@@ -1,4 +1,5 @@
-import { createHash, randomFillSync, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+import { randomText } from '../random-pool.js';
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Challenge } from 'mppx';
 import { checksumAddress } from '../reading/evm-address.js';
@@ -164,18 +165,9 @@ function expiresAt(ms: number): string {
   return lastExpiry.text;
 }
 
-/** Random bytes drawn in blocks: one call to the CSPRNG serves many challenges' salts instead of one call each. */
-const randomPool = { bytes: Buffer.alloc(4096), used: 4096 };
-
 /** `count` fresh random bytes (base64url), never handed out twice. */
 function randomSalt(count: number): string {
-  if (randomPool.used + count > randomPool.bytes.length) {
-    randomFillSync(randomPool.bytes);
-    randomPool.used = 0;
-  }
-  const salt = randomPool.bytes.toString('base64url', randomPool.used, randomPool.used + count);
-  randomPool.used += count;
-  return salt;
+  return randomText(count, 'base64url');
 }
 
 /**

@@ -52,6 +52,25 @@ const jsonAsString = {
   },
 };
 
+/**
+ * iconv-lite's double-byte code pages (Shift JIS, EUC-JP, GBK, Big5…: 450 KB of tables) are required only to decode a
+ * body in one of those charsets, and no body Tollbooth reads is: its JSON parser answers any charset but UTF-8/16/32
+ * with 415 before decoding. Bundled, they were text every start decoded and kept in memory; here a table throws if a
+ * future change ever asks for one.
+ */
+const noCodePageTables = {
+  name: 'no-code-page-tables',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^\.\/tables\/[\w-]+\.json$/ }, (args) =>
+      /[\\/]iconv-lite[\\/]encodings$/.test(args.resolveDir) ? { path: args.path, namespace: 'no-table' } : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'no-table' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`iconv-lite table ${args.path} is not bundled (Tollbooth decodes UTF-8/16/32 bodies only)`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 await build({
   // The CLI, and the worker threads' entries, which src/workers/entry.ts finds beside the chunk that starts them:
@@ -68,7 +87,7 @@ await build({
   format: 'esm',
   target: 'node20.19',
   external,
-  plugins: [englishOnly, jsonAsString],
+  plugins: [englishOnly, noCodePageTables, jsonAsString],
   // Bundled CommonJS packages (express) call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);",

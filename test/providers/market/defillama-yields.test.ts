@@ -7,13 +7,17 @@ import { generatePools, startYieldsLookalike, type PoolRow } from '../../support
 const POOLS = generatePools(3_000, 7);
 let lookalike: Lookalike;
 beforeAll(async () => {
-  lookalike = await startYieldsLookalike({ pools: POOLS, slowMs: 400 });
+  lookalike = await startYieldsLookalike({ pools: POOLS, slowMs: 3_000 });
 });
 afterAll(async () => {
   await lookalike?.stop();
 });
 
-const fresh = () => createYieldsProvider(upstreamFor('yields', lookalike.url, { timeoutMs: 250 }));
+/**
+ * A provider with its own cache; its timeout is generous (a loaded machine takes more than 250 ms to serve and parse
+ * 3,000 pools, and a timed-out first fetch is retried: two requests where one is expected) but for the slow case.
+ */
+const fresh = (timeoutMs = 10_000) => createYieldsProvider(upstreamFor('yields', lookalike.url, { timeoutMs }));
 const pool = (over: Partial<PoolRow>): PoolRow => ({ ...POOLS[10]!, ...over });
 
 describe('the DefiLlama yields provider', () => {
@@ -99,7 +103,7 @@ describe('the DefiLlama yields provider', () => {
   ] as const;
   for (const [label, mode, times, code] of failures) {
     it(`answers ${label} with ${code} and caches nothing`, async () => {
-      const provider = fresh();
+      const provider = fresh(mode === 'slow' ? 1_000 : undefined);
       lookalike.failNext(mode, times);
       const err = await toolFailure(provider.pools());
       expect(err.code).toBe(code);

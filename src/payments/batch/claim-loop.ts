@@ -52,6 +52,7 @@ export class ClaimLoop implements BatchChannelsSource {
           network as `${string}:${string}`,
           token as `0x${string}`,
         ),
+        facilitator: deps.facilitator,
         network,
         token: token.toLowerCase(),
         receiver: scheme.getReceiverAddress().toLowerCase(),

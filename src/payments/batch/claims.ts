@@ -7,11 +7,15 @@
  * receipt with the transaction hash, or failed with our own reason (the facilitator's text goes to the operator's log
  * only) and retried at the next round; rows a stopped process left pending are closed by the next round (./op-ledger.ts).
  */
+import type { FacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { computeChannelId } from '@x402/evm/batch-settlement/client';
 import type { BatchSettlementChannelManager } from '@x402/evm/batch-settlement/server';
+import { getAddress } from 'viem';
 import type { BatchMetrics, BatchOperation } from '../../observe/metrics-batch.js';
 import type { Logger } from '../../shared/log.js';
 import type { ChannelRecord } from '../../store/channels.js';
+import { BATCH_SCHEME } from './kinds.js';
 import { type OperationLedger, OperationRows, ROUND_LEASE_MS } from './op-ledger.js';
 
 /** The manager's batch size (its default): vouchers per claim transaction. */
@@ -22,6 +26,8 @@ const NOTHING_TO_SETTLE = 'invalid_batch_settlement_evm_nothing_to_settle';
 /** What a round works with. */
 export interface ClaimRoundDeps {
   manager: BatchSettlementChannelManager;
+  /** The manager's facilitator: the round asks it to settle itself, to learn the amount the chain settled. */
+  facilitator: FacilitatorClient;
   network: string;
   /** The token (lower case) and receiver (lower case) whose channels this round claims. */
   token: string;
@@ -185,11 +191,18 @@ export class ClaimRound {
     const row = await this.rows.begin('settle', { amount });
     const started = performance.now();
     try {
-      const { transaction } = await this.deps.manager.settle();
+      const { transaction, swept } = await this.sweep();
       this.observe('settle', started, true);
       this.owed -= amount;
       out.settleTransaction = transaction;
-      await this.rows.settled(row, transaction);
+      // The chain sweeps everything claimed, also what a claim whose answer was lost (its process stopped) claimed.
+      if (swept !== undefined && swept !== amount)
+        this.deps.log.warn('batch-settlement settle swept another amount than the claims recorded', {
+          network: this.deps.network,
+          recorded: amount.toString(),
+          swept: swept.toString(),
+        });
+      await this.rows.settled({ ...row, amount: (swept ?? amount).toString() }, transaction);
     } catch (err) {
       this.observe('settle', started, false);
       if (String((err as Error)?.message).includes(NOTHING_TO_SETTLE)) {
@@ -204,6 +217,29 @@ export class ClaimRound {
       });
       await this.rows.failed(row, 'settle_failed');
     }
+  }
+
+  /**
+   * `settle(receiver, token)` through the facilitator, as the manager's `settle()` asks it, keeping the amount the
+   * facilitator read from the `Settled` event (undefined when it names none).
+   */
+  private async sweep(): Promise<{ transaction: string; swept?: bigint }> {
+    const { network, facilitator } = this.deps;
+    const [token, receiver] = [getAddress(this.deps.token), getAddress(this.deps.receiver)];
+    const requirements: PaymentRequirements = {
+      scheme: BATCH_SCHEME,
+      network: network as PaymentRequirements['network'],
+      asset: token,
+      amount: '0',
+      payTo: receiver,
+      maxTimeoutSeconds: 0,
+      extra: {},
+    };
+    const payload = { x402Version: 2, accepted: requirements, payload: { type: 'settle', receiver, token } };
+    const response = await facilitator.settle(payload as PaymentPayload, requirements);
+    if (!response.success)
+      throw new Error(`Settle failed: ${response.errorReason ?? 'unknown'} — ${response.errorMessage ?? ''}`);
+    return { transaction: response.transaction, ...(response.amount ? { swept: BigInt(response.amount) } : {}) };
   }
 
   private observe(op: BatchOperation, started: number, ok: boolean): void {

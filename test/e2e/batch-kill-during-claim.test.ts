@@ -1,0 +1,290 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { x402Client } from '@x402/core/client';
+import type { PaymentPayload } from '@x402/core/types';
+import { toClientEvmSigner } from '@x402/evm';
+import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { createPublicClient, parseAbi, parseEventLogs, type Hex } from 'viem';
+import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchOperationKind } from '../../src/payments/batch/kinds.js';
+import { pendingOperations, ROUND_LEASE_MS } from '../../src/payments/batch/op-ledger.js';
+import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
+import type { Store } from '../../src/store/store.js';
+import {
+  clockAhead,
+  startClaimHoldingProxy,
+  type ClaimHoldingProxy,
+  type ClaimHoldPoint,
+} from '../support/batch-claim-hold.js';
+import {
+  readOnchainChannel,
+  readReceiverTotals,
+  startBatchSettlementEnvironment,
+  type BatchSettlementEnvironment,
+} from '../support/chain/batch-settlement.js';
+import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settlement-parties.js';
+import { localTransport, localViemChain } from '../support/chain/token.js';
+import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
+import { decodeHeader } from '../support/server.js';
+import { spawnServe, type SpawnedServer } from '../support/spawn.js';
+
+/**
+ * `kill -9` of `tollbooth serve` (the built CLI, SQLite) while its claim loop's claim transaction is in flight: held by
+ * a proxy in front of the facilitator either before the facilitator saw it or after it landed on chain (its answer
+ * never reaching the seller). The same store then serves a restart at once (the dead round's lease still runs: the
+ * claim stays in doubt, calls go on) and a restart past the round lease (its clock ten minutes on, test/support/
+ * clock-offset.mjs), whose loop closes the abandoned claim and claims and settles the rest.
+ */
+const PAYERS = 2;
+const BEFORE_KILL = 4; // paid calls per payer on the killed process
+const AFTER_RESTART = 3; // paid calls per payer on the first restart
+const ARGS = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 });
+const MINUTE = 60_000;
+const CLAIMED = parseAbi([
+  'event Claimed(bytes32 indexed channelId, address indexed receiver, uint128 amount, uint128 totalClaimed)',
+]);
+
+/** One payer's official client and the highest cumulative amount it signed, per channel. */
+interface Lane {
+  account: PrivateKeyAccount;
+  pay: typeof fetch;
+  signed: Map<string, bigint>;
+  ok: number;
+}
+
+let env: BatchSettlementEnvironment;
+let facilitator: HttpFacilitator;
+let proxy: ClaimHoldingProxy;
+const authorizerKey = generatePrivateKey();
+const spawned: SpawnedServer[] = [];
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  env = await startBatchSettlementEnvironment(PAYERS * 2);
+  facilitator = await serveFacilitator((await startBatchParties(env, 1000n)).facilitator);
+  proxy = await startClaimHoldingProxy(facilitator.url);
+}, 120_000);
+
+afterAll(async () => {
+  for (const server of spawned) await server.stop();
+  await proxy?.close();
+  await facilitator?.close();
+  await env?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A payer whose official client deposits for 100 calls and records the cumulative amount of each voucher it sends. */
+function lane(account: PrivateKeyAccount): Lane {
+  const reader = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
+  const scheme = new BatchClientScheme(toClientEvmSigner(account, reader), {
+    depositStrategy: ({ requestAmount }) => BigInt(requestAmount) * 100n,
+  });
+  const signed = new Map<string, bigint>();
+  const recording: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const header = request.headers.get('payment-signature');
+    if (header) {
+      const { voucher } = (decodeHeader(header) as PaymentPayload).payload as {
+        voucher: { channelId: string; maxClaimableAmount: string };
+      };
+      const id = voucher.channelId.toLowerCase();
+      signed.set(
+        id,
+        [signed.get(id) ?? 0n, BigInt(voucher.maxClaimableAmount)].reduce((a, b) => (a > b ? a : b)),
+      );
+    }
+    return fetch(request);
+  };
+  return {
+    account,
+    signed,
+    ok: 0,
+    pay: wrapFetchWithPayment(recording, new x402Client().register(BASE_NETWORK, scheme)),
+  };
+}
+
+/** `count` paid calls of `l` in a row, each answered 200. */
+async function pay(l: Lane, url: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const res = await l.pay(`${url}/api/annuity`, {
+      method: 'POST',
+      body: ARGS,
+      headers: { 'content-type': 'application/json' },
+    });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    l.ok++;
+  }
+}
+
+/** `tollbooth serve` on `dataDir`'s store, the facilitator behind the proxy, a claim check every ten seconds that claims any charge. */
+async function serve(dataDir: string, extra: Record<string, string> = {}): Promise<SpawnedServer> {
+  const { FACILITATOR_EVM_PRIVATE_KEY: _remote, ...chainEnv } = env.env;
+  const server = await spawnServe({
+    ...chainEnv,
+    FACILITATOR_URL: proxy.url,
+    MPP: 'off',
+    BATCH_SETTLEMENT: 'on',
+    BATCH_RECEIVER_AUTHORIZER_KEY: authorizerKey,
+    BATCH_CLAIM_INTERVAL: '10',
+    BATCH_CLAIM_THRESHOLD: '1',
+    RATE_LIMIT_IP_PER_MINUTE: '0',
+    RATE_LIMIT_PAYER_PER_MINUTE: '0',
+    RATE_LIMIT_TOOL_PER_MINUTE: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
+  spawned.push(server);
+  return server;
+}
+
+/** Runs `read` on the store file (its own connection, beside a running process or none). */
+async function withStore<T>(dataDir: string, read: (store: Store) => Promise<T>): Promise<T> {
+  const store = await SqliteStore.open(join(dataDir, 'tollbooth.db'));
+  try {
+    return await read(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Polls the store (no deadline) until every channel is claimed up to its charge and no operation is in doubt. */
+async function untilClaimedAndSettled(dataDir: string): Promise<void> {
+  for (;;) {
+    const done = await withStore(dataDir, async (store) => {
+      const channels = await store.channels!.list();
+      const claimed = channels.every((c) => c.totalClaimed === c.chargedCumulativeAmount);
+      const inDoubt = pendingOperations(await store.ledger.listPending());
+      const totals = await readReceiverTotals(env.chain, env.payTo, env.token);
+      return claimed && inDoubt.length === 0 && totals.totalClaimed === totals.totalSettled;
+    });
+    if (done) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const POINTS: [ClaimHoldPoint, string][] = [
+  ['after-send', 'after the claim landed on chain, before the seller recorded it'],
+  ['before-send', 'before the claim reached the facilitator'],
+];
+
+describe('kill -9 of the seller while its claim transaction is in flight', () => {
+  for (const [index, [point, when]] of POINTS.entries()) {
+    it(`${when}: claims nothing twice and settles exactly the charges once restarted`, async () => {
+      const lanes = env.payers.slice(index * PAYERS, (index + 1) * PAYERS).map(lane);
+      await killDuringClaim(point, lanes);
+    }, 240_000);
+  }
+});
+
+/** The scenario: calls, a held claim, `kill -9`, a restart within the round lease, a restart past it. */
+async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-batch-kill-claim-'));
+  dirs.push(dataDir);
+  const payToBefore = await env.balance(env.payTo);
+  const first = await serve(dataDir);
+
+  // The test holds the round lease while the payers deposit and pay (one relayer account: no claim beside a
+  // deposit), so the loop's first claim after its release takes every charge at once; that claim is held.
+  const holding = await withStore(dataDir, async (store) => {
+    while (!(await store.batchUpkeep!.takeLease('batch-claims', Date.now() + 600_000, Date.now())))
+      await new Promise((r) => setTimeout(r, 50));
+    for (const l of lanes) await pay(l, first.url, 1); // deposits, one after the other
+    await Promise.all(lanes.map((l) => pay(l, first.url, BEFORE_KILL - 1)));
+    const held = proxy.holdNextClaim(point);
+    await store.batchUpkeep!.releaseLease('batch-claims');
+    return held;
+  });
+  const { transaction: landed } = await holding;
+  first.child.kill('SIGKILL');
+  expect(await first.exited).toBe('SIGKILL');
+
+  const before = lanes.reduce((sum, l) => sum + l.ok, 0);
+  /** What the answered calls charged, all of them or those of the killed process (`1`). */
+  const charged = (of?: 1) => BigInt(of ? before : lanes.reduce((sum, l) => sum + l.ok, 0)) * 1000n;
+  const onchainClaimed = (await readReceiverTotals(env.chain, env.payTo, env.token)).totalClaimed;
+  // The dead process left its claim in doubt: one pending claim row for every charge so far.
+  const [left] = await withStore(dataDir, async (store) => pendingOperations(await store.ledger.listPending()));
+  expect(batchOperationKind(left!.replayKey)).toBe('claim');
+  expect(left!.amount).toBe(charged().toString());
+  if (point === 'after-send') expect(landed).toMatch(/^0x[0-9a-f]{64}$/);
+
+  // A restart at once, its clock six minutes on: past the mirrors' freshness (five minutes), so the facilitator
+  // verifies each channel's next voucher and the store mirrors the claimed total on chain; inside the dead round's
+  // lease (ten minutes from its start, seconds ago), so its loop claims nothing and the dead claim stays in doubt.
+  const second = await serve(dataDir, clockAhead(6 * MINUTE));
+  await Promise.all(lanes.map((l) => pay(l, second.url, AFTER_RESTART)));
+  second.child.kill('SIGTERM');
+  await second.exited;
+  await withStore(dataDir, async (store) => {
+    const stillLeft = pendingOperations(await store.ledger.listPending());
+    expect(stillLeft.map((p) => p.replayKey)).toEqual([left!.replayKey]);
+    const mirrored = (await store.channels!.list()).reduce((sum, c) => sum + BigInt(c.totalClaimed), 0n);
+    expect(mirrored).toBe(point === 'after-send' ? charged(1) : 0n);
+  });
+
+  // A restart past the round lease: its loop closes the abandoned claim, claims what is unclaimed and settles.
+  const third = await serve(dataDir, clockAhead(ROUND_LEASE_MS + 2 * MINUTE));
+  await untilClaimedAndSettled(dataDir);
+  expect(third.logs().map((l) => l.msg)).toContain(
+    'a batch-settlement operation left pending by a stopped process is closed; this round redoes it',
+  );
+  third.child.kill('SIGTERM');
+  await third.exited;
+
+  await withStore(dataDir, async (store) => {
+    const channels = await store.channels!.list();
+    expect(channels).toHaveLength(PAYERS);
+    for (const l of lanes) {
+      const channel = channels.find((c) => c.channelConfig.payer.toLowerCase() === l.account.address.toLowerCase())!;
+      const highest = l.signed.get(channel.channelId.toLowerCase())!;
+      // Every answered call charged once; on chain, the channel's claimed total is its charge, never above a voucher.
+      expect(BigInt(channel.chargedCumulativeAmount)).toBe(BigInt(l.ok) * 1000n);
+      expect(BigInt(channel.chargedCumulativeAmount)).toBeLessThanOrEqual(highest);
+      const onchain = await readOnchainChannel(env.chain, channel.channelId as Hex);
+      expect(onchain.totalClaimed).toBe(BigInt(channel.chargedCumulativeAmount));
+    }
+    // The pay-to received exactly the charges; the receiver's claims on chain are all settled.
+    expect(await env.balance(env.payTo)).toBe(payToBefore + charged());
+    const totals = await readReceiverTotals(env.chain, env.payTo, env.token);
+    expect(totals.totalSettled).toBe(totals.totalClaimed);
+    expect(totals.totalClaimed - onchainClaimed).toBe(
+      point === 'after-send' ? charged() - BigInt(left!.amount) : charged(),
+    );
+
+    // The ledger: the in-flight claim closed once (abandoned: its answer was never seen), nothing in doubt, no
+    // transaction recorded twice, and the settled settles add up to what the pay-to received.
+    expect(pendingOperations(await store.ledger.listPending())).toEqual([]);
+    const ops = (await store.ledger.listReceipts({ limit: 1000 })).filter((r) => r.tool === 'batch-settlement');
+    expect(ops.filter((r) => r.replayKey === left!.replayKey)).toMatchObject([
+      { kind: 'claim', status: 'failed', errorReason: 'claim_abandoned', amount: left!.amount },
+    ]);
+    const settled = ops.filter((r) => r.status === 'settled');
+    const hashes = settled.map((r) => r.transaction);
+    expect(new Set(hashes).size).toBe(hashes.length);
+    const sum = (kind: string) => settled.filter((r) => r.kind === kind).reduce((s, r) => s + BigInt(r.amount), 0n);
+    expect(sum('settle')).toBe(charged());
+    // Each recorded claim claimed on chain what it says; with the claim that landed unanswered they cover every
+    // charge exactly once (that one is on chain, in its `Claimed` events, not named by a receipt it never saw).
+    for (const claim of settled.filter((r) => r.kind === 'claim'))
+      expect(await claimedBy(claim.transaction as Hex)).toBe(BigInt(claim.amount));
+    const unanswered = landed ? await claimedBy(landed as Hex) : 0n;
+    expect(unanswered).toBe(point === 'after-send' ? BigInt(left!.amount) : 0n);
+    expect(sum('claim') + unanswered).toBe(charged());
+  });
+}
+
+/** What transaction `hash` claimed for the pay-to, per its `Claimed` events (it must have succeeded). */
+async function claimedBy(hash: Hex): Promise<bigint> {
+  const chain = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
+  const receipt = await chain.getTransactionReceipt({ hash });
+  expect(receipt.status).toBe('success');
+  const events = parseEventLogs({ abi: CLAIMED, eventName: 'Claimed', logs: receipt.logs });
+  return events
+    .filter((e) => e.args.receiver.toLowerCase() === env.payTo.toLowerCase())
+    .reduce((sum, e) => sum + e.args.amount, 0n);
+}

@@ -111,8 +111,11 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** An agent paying `remote` from the funded payer, whose network table points the chain check at a dead RPC. */
-async function agentFor(remote: string): Promise<Agent> {
+/**
+ * An agent paying `remote` from the funded payer, whose network table points the chain check at a dead RPC. Its
+ * remote timeout is short only where a seller never answers (a loaded machine can take longer than that to verify).
+ */
+async function agentFor(remote: string, remoteTimeoutMs = 10_000): Promise<Agent> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-'));
   dirs.push(dataDir);
   const [network] = (JSON.parse(paid.env.NETWORKS_JSON!) as { networks: Array<Record<string, unknown>> }).networks;
@@ -123,7 +126,7 @@ async function agentFor(remote: string): Promise<Agent> {
     WALLET_EVM_PRIVATE_KEY: key,
     BUDGET_NETWORKS: LOCAL_NETWORK,
     REMOTE_URL: remote,
-    REMOTE_TIMEOUT_MS: '400',
+    REMOTE_TIMEOUT_MS: String(remoteTimeoutMs),
     LOG_LEVEL: 'silent',
   });
   const agent = await createAgent(config, silentLogger, openStore);
@@ -186,7 +189,7 @@ describe('a refusal before settlement, with the chain out of reach', () => {
 
 describe('an answer that leaves the payment open, with the chain out of reach', () => {
   it('keeps a payment whose answer never came pending (the same payment re-sent each time) and counted', async () => {
-    const agent = await agentFor(seller.url);
+    const agent = await agentFor(seller.url, 400);
     seller.mode = 'hang';
     const before = seller.signatures.length;
     const outcome = await call(agent);

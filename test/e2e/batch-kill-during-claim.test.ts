@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { x402Client } from '@x402/core/client';
-import type { PaymentPayload } from '@x402/core/types';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -28,7 +27,7 @@ import {
 import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settlement-parties.js';
 import { localTransport, localViemChain } from '../support/chain/token.js';
 import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
-import { decodeHeader } from '../support/server.js';
+import { recordSignedVoucher } from '../support/batch-pay.js';
 import { spawnServe, type SpawnedServer } from '../support/spawn.js';
 
 /**
@@ -85,17 +84,7 @@ function lane(account: PrivateKeyAccount): Lane {
   const signed = new Map<string, bigint>();
   const recording: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
-    const header = request.headers.get('payment-signature');
-    if (header) {
-      const { voucher } = (decodeHeader(header) as PaymentPayload).payload as {
-        voucher: { channelId: string; maxClaimableAmount: string };
-      };
-      const id = voucher.channelId.toLowerCase();
-      signed.set(
-        id,
-        [signed.get(id) ?? 0n, BigInt(voucher.maxClaimableAmount)].reduce((a, b) => (a > b ? a : b)),
-      );
-    }
+    recordSignedVoucher(signed, request.headers.get('payment-signature'));
     return fetch(request);
   };
   return {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { x402Client } from '@x402/core/client';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import type { PaymentRequired } from '@x402/core/types';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -23,6 +23,7 @@ import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settleme
 import { localTransport, localViemChain } from '../support/chain/token.js';
 import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
 import { createTestSchema, describeWithPostgres } from '../support/postgres.js';
+import { recordSignedVoucher } from '../support/batch-pay.js';
 import { decodeHeader } from '../support/server.js';
 import { spawnServe, type SpawnedServer } from '../support/spawn.js';
 
@@ -129,14 +130,7 @@ function lane(account: PrivateKeyAccount): Lane {
   const recording: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
     const header = request.headers.get('payment-signature');
-    if (header) {
-      const { voucher } = (decodeHeader(header) as PaymentPayload).payload as {
-        voucher: { channelId: string; maxClaimableAmount: string };
-      };
-      const id = voucher.channelId.toLowerCase();
-      const max = BigInt(voucher.maxClaimableAmount);
-      if (max > (signed.get(id) ?? 0n)) signed.set(id, max);
-    }
+    recordSignedVoucher(signed, header);
     const res = await fetch(request);
     if (header && res.status === 402) corrected.count++;
     return res;

@@ -3,10 +3,11 @@
  * over MCP (the 402, its payload in `_meta["x402/payment"]`, the receipt handed back to the client's channel state).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { expect } from 'vitest';
 import type { BatchPayer } from './chain/batch-settlement-parties.js';
+import { decodeHeader } from './server.js';
 
 /** One MCP call of `tool` paid by `payer`; returns the receipt the server answered with. */
 export async function payOverMcp(mcp: Client, payer: BatchPayer, tool: string): Promise<SettleResponse> {
@@ -27,4 +28,15 @@ export async function payOverMcp(mcp: Client, payer: BatchPayer, tool: string): 
 export function payOverHttp(payer: BatchPayer, url: string): () => Promise<Response> {
   const pay = wrapFetchWithPayment(fetch, payer.client);
   return () => pay(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+}
+
+/** Records in `signed` the cumulative amount of the voucher a payment header carries, keeping each channel's highest. */
+export function recordSignedVoucher(signed: Map<string, bigint>, header: string | null): void {
+  if (!header) return;
+  const { voucher } = (decodeHeader(header) as PaymentPayload).payload as {
+    voucher: { channelId: string; maxClaimableAmount: string };
+  };
+  const id = voucher.channelId.toLowerCase();
+  const max = BigInt(voucher.maxClaimableAmount);
+  if (max > (signed.get(id) ?? 0n)) signed.set(id, max);
 }

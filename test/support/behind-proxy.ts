@@ -7,6 +7,14 @@ import { spawnServe, type SpawnedServer } from './spawn.js';
 /** As docs/deploy.md says for one proxy in front: believe the one X-Forwarded-For entry it sets or appends. */
 const BEHIND_ONE_PROXY = { TRUST_PROXY: '1' };
 
+/** Every test request comes from one address: the paying instances allow more of them than the default 300 at once. */
+const MANY_REQUESTS = {
+  RATE_LIMIT_IP_BURST: '5000',
+  RATE_LIMIT_IP_PER_MINUTE: '60000',
+  RATE_LIMIT_TOOL_BURST: '5000',
+  RATE_LIMIT_TOOL_PER_MINUTE: '60000',
+};
+
 /** The unpaid answer of a paid tool: the route's method and path, no body, no payment. */
 export const probe = (base: string, tool: (typeof paidTools)[number]) =>
   fetch(base + tool.path, { method: tool.method });
@@ -111,7 +119,7 @@ export function proxiedFleet<P extends StartedProxy>(
     const paying = async () => {
       fleet.paid = await startPaidEnvironment(1);
       fleet.instances = await Promise.all(
-        [1, 2].map(() => spawnServe({ ...fleet.paid.env, ...wallets, ...BEHIND_ONE_PROXY })),
+        [1, 2].map(() => spawnServe({ ...fleet.paid.env, ...wallets, ...BEHIND_ONE_PROXY, ...MANY_REQUESTS })),
       );
       fleet.proxy = await startProxy(hosts(fleet.instances));
     };

@@ -97,16 +97,32 @@ interface Known {
 const KNOWN_LIMIT = 10_000;
 
 /**
- * True when a write must survive a power loss before its caller answers: it changes what was charged or signed, the
- * on-chain view, or the channel's existence. A reservation or its release alone need not: losing it to a power loss
- * releases the channel, and the call it held was never answered.
+ * True when a write must survive a power loss before its caller answers: it changes what was charged or claimed, the
+ * on-chain view, a signature kept apart from a reservation, or the channel's existence. A reservation (with the
+ * voucher it holds) or its release need not: losing it to a power loss releases the channel, the call it held was
+ * never answered, and the charge that follows it writes that voucher again and waits for the disk itself (a WAL
+ * fsync covers every write before it).
  */
 export function writeMustBeDurable(current: ChannelRecord | undefined, next: ChannelRecord | undefined): boolean {
   if (!current || !next) return true;
-  const { pendingRequest: _a, lastRequestTimestamp: _b, onchainSyncedAt: _c, ...money } = next;
-  const { pendingRequest: _d, lastRequestTimestamp: _e, onchainSyncedAt: _f, ...before } = current;
-  return JSON.stringify(money) !== JSON.stringify(before);
+  const before = current as unknown as Record<string, unknown>;
+  const after = next as unknown as Record<string, unknown>;
+  const reserving =
+    next.pendingRequest !== undefined && next.pendingRequest.pendingId !== current.pendingRequest?.pendingId;
+  const losable = reserving ? RESERVATION : NOT_MONEY;
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (losable.has(key) || before[key] === after[key]) continue;
+    // A field the update copied keeps its value (the same reference); anything else is compared by value.
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) return true;
+  }
+  return false;
 }
+
+/** The record fields a reservation or its release changes, which a power loss may lose (see writeMustBeDurable). */
+const NOT_MONEY: ReadonlySet<string> = new Set(['pendingRequest', 'lastRequestTimestamp', 'onchainSyncedAt']);
+
+/** What a new reservation may change without the disk: the above and the voucher it holds until its charge. */
+const RESERVATION: ReadonlySet<string> = new Set([...NOT_MONEY, 'signature', 'signedMaxClaimable']);
 
 /**
  * The batch-settlement channels of one database (see {@link BatchChannels}). An update first tries the row this

@@ -175,4 +175,27 @@ describe('which channel writes wait for the disk', () => {
     expect(writeMustBeDurable(undefined, channel())).toBe(true);
     expect(writeMustBeDurable(channel(), undefined)).toBe(true);
   });
+
+  it('a new reservation holding the next voucher does not (the charge writes it again and waits), one changing the charge does', () => {
+    const committed = channel({ signedMaxClaimable: '10', signature: '0x01', chargedCumulativeAmount: '10' });
+    const reserving = (over: Partial<ChannelRecord>) =>
+      channel({ ...committed, pendingRequest: { pendingId: 'p2', signedMaxClaimable: '20', expiresAt: 5 }, ...over });
+    expect(writeMustBeDurable(committed, reserving({ signedMaxClaimable: '20', signature: '0x02' }))).toBe(false);
+    expect(writeMustBeDurable(committed, reserving({ chargedCumulativeAmount: '20' }))).toBe(true);
+    expect(writeMustBeDurable(committed, reserving({ totalClaimed: '10' }))).toBe(true);
+    // The charge of that reservation: the same voucher, now charged.
+    const held = reserving({ signedMaxClaimable: '20', signature: '0x02' });
+    expect(writeMustBeDurable(held, { ...held, chargedCumulativeAmount: '20', pendingRequest: undefined })).toBe(true);
+  });
+
+  it('compares by value: a copied config is no change, a field that appears or disappears is', () => {
+    const signed = { ...channel(), signature: '0x01' };
+    expect(writeMustBeDurable(signed, { ...signed, channelConfig: structuredClone(signed.channelConfig) })).toBe(false);
+    expect(writeMustBeDurable(channel(), signed)).toBe(true);
+    const { signature: _dropped, ...unsigned } = signed;
+    expect(writeMustBeDurable(signed, unsigned as ChannelRecord)).toBe(true);
+    expect(writeMustBeDurable(signed, { ...signed, channelConfig: { ...signed.channelConfig, salt: '0x02' } })).toBe(
+      true,
+    );
+  });
 });

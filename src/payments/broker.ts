@@ -23,7 +23,7 @@ import { Reconciler } from './ledger/reconcile.js';
 import type { Challenge, ChallengeBook } from './challenges/requirements.js';
 import type { SettledOutbox } from './ledger/settled-outbox.js';
 import { ownSettlement } from './ledger/verdicts.js';
-import { BATCH_SCHEME, CUMULATIVE_MISMATCH, channelPayment, isVoucherReceipt } from './batch/kinds.js';
+import { BATCH_SCHEME, CUMULATIVE_MISMATCH, isVoucherPayment, isVoucherReceipt } from './batch/kinds.js';
 import type { BatchSeller } from './batch/seller.js';
 import { isRefundRequest, refundAcknowledgement, refundRefusal } from './batch/refund.js';
 
@@ -265,5 +265,4 @@ export class PaymentBroker {
 }
 
 /** A batch-settlement voucher: its settlement is the charge committed to the channel in our own store. */
-const isVoucher = (ticket: PaymentTicket): boolean =>
-  ticket.requirements.scheme === BATCH_SCHEME && channelPayment(ticket.payload)?.type === 'voucher';
+const isVoucher = (ticket: PaymentTicket): boolean => isVoucherPayment(ticket.requirements, ticket.payload);

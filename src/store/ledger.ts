@@ -20,6 +20,11 @@ export interface PaymentClaim {
   protocol?: PaymentProtocol;
   /** What the payment paid for, kept with the claim so a claim abandoned by a crash can still be reconciled. */
   details?: ClaimDetails;
+  /**
+   * False when nothing settles this claim before a later durable write to the same store (a batch-settlement
+   * voucher): the sync the claim otherwise starts at once, ahead of its settlement, is then left to that write.
+   */
+  syncEarly?: boolean;
 }
 
 /** The payment and request a claim is for (JSON). */

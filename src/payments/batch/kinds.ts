@@ -35,6 +35,11 @@ interface ChannelPayment {
   payer: string;
 }
 
+/** A batch-settlement voucher: its settlement is the charge committed to the channel in our own store (no money moves). */
+export function isVoucherPayment(requirements: PaymentRequirements, payload: PaymentPayload): boolean {
+  return requirements.scheme === BATCH_SCHEME && channelPayment(payload)?.type === 'voucher';
+}
+
 /** A channel payment's type, channel, cumulative amount and payer, or undefined when the payload is not one. */
 export function channelPayment(payload: PaymentPayload): ChannelPayment | undefined {
   const raw = payload.payload as {

@@ -3,14 +3,14 @@ import { VerifyError, type SettleResponse } from '@x402/core/types';
 import type { Config } from '../../config/config.js';
 import type { PaymentCode, RefusalStatus } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
-import type { PaymentLedger } from '../../store/ledger.js';
+import type { PaymentClaim, PaymentLedger } from '../../store/ledger.js';
 import type { AnyPaidToolDefinition } from '../../tool/tool.js';
 import { openSettlement, type BeginOutcome, type PaymentRejection, type PaymentTicket } from './outcomes.js';
 import type { PaymentReader } from '../reading/reader.js';
 import { settledReceipt } from './receipt-records.js';
 import type { Reconciler } from './reconcile.js';
 import { notVerifiedMessage, ownReason, samePayer } from './verdicts.js';
-import { CUMULATIVE_MISMATCH, channelPayment, claimedPayload, isChannelKey } from '../batch/kinds.js';
+import { CUMULATIVE_MISMATCH, channelPayment, claimedPayload, isChannelKey, isVoucherPayment } from '../batch/kinds.js';
 
 /** The ledger steps before a handler runs: bind the idempotency id, claim the payment in the replay guard, verify it. */
 export class PaymentClaims {
@@ -75,22 +75,7 @@ export class PaymentClaims {
     ticket: PaymentTicket,
     reconciled = false,
   ): Promise<BeginOutcome> {
-    const { requirements } = ticket;
-    const details = {
-      payload: claimedPayload(ticket.payload, requirements),
-      requirements,
-      requestHash: ticket.requestHash,
-    };
-    const claim = await this.ledger.claimPayment({
-      replayKey: ticket.replayKey,
-      tool: tool.name,
-      network: requirements.network,
-      payer: ticket.payer,
-      amount: requirements.amount,
-      transport: ticket.transport,
-      protocol: ticket.protocol ?? 'x402',
-      details,
-    });
+    const claim = await this.ledger.claimPayment(claimOf(tool, ticket));
     switch (claim.type) {
       case 'claimed':
         return this.verify(tool, ticket);
@@ -230,4 +215,21 @@ export class PaymentClaims {
       ? this.reader.reject(tool, reason as PaymentCode, message)
       : this.reader.reject(tool, reason, message, status);
   }
+}
+
+/** The replay-guard row of a ticket, with what reconciling it after a crash needs. */
+function claimOf(tool: AnyPaidToolDefinition, ticket: PaymentTicket): PaymentClaim {
+  const { requirements } = ticket;
+  return {
+    replayKey: ticket.replayKey,
+    tool: tool.name,
+    network: requirements.network,
+    payer: ticket.payer,
+    amount: requirements.amount,
+    transport: ticket.transport,
+    protocol: ticket.protocol ?? 'x402',
+    details: { payload: claimedPayload(ticket.payload, requirements), requirements, requestHash: ticket.requestHash },
+    // A voucher moves no money: its charge, a later write to the same store, waits for the disk itself.
+    syncEarly: !isVoucherPayment(requirements, ticket.payload),
+  };
 }

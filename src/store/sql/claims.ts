@@ -46,7 +46,7 @@ export async function claimPayment(port: SqlPort, claim: PaymentClaim): Promise<
     );
     if (inserted.rows.length === 1) {
       // The claim must be on disk before its settlement: start now, while the payment is verified and the tool runs.
-      port.durable().catch(() => undefined);
+      if (claim.syncEarly !== false) port.durable().catch(() => undefined);
       return { type: 'claimed' };
     }
     const [row] = await port.read('SELECT * FROM payment_claims WHERE replay_key = ?', [claim.replayKey]);

@@ -140,7 +140,7 @@ export class PaymentBroker {
     // always reconciled. A store that cannot say so refuses to settle: the claim is released, nothing is charged.
     // A voucher moves no money here: its charge is a write to the same store, made durable itself after the claim's.
     try {
-      if (!isVoucher(ticket)) await this.ledger.durable();
+      if (!isVoucherPayment(ticket.requirements, ticket.payload)) await this.ledger.durable();
     } catch (err) {
       await this.release(ticket).catch(() => undefined);
       throw err;
@@ -263,6 +263,3 @@ export class PaymentBroker {
     }
   }
 }
-
-/** A batch-settlement voucher: its settlement is the charge committed to the channel in our own store. */
-const isVoucher = (ticket: PaymentTicket): boolean => isVoucherPayment(ticket.requirements, ticket.payload);

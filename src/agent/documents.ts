@@ -17,6 +17,8 @@ export interface ReadLimits {
   timeoutMs: number;
   /** Largest document read, in bytes; a longer answer is refused without reading the rest. */
   maxBytes: number;
+  /** A deadline shared with other reads (it fires after `timeoutMs` from the first of them); by default, one per read. */
+  deadline?: AbortSignal;
 }
 
 /** The error of a document longer than the byte limit (the rest was not read). */
@@ -74,7 +76,7 @@ async function readText(
   limits: ReadLimits,
   accept: string,
 ): Promise<{ text: string; bytes: number; type: string }> {
-  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const timeout = limits.deadline ?? AbortSignal.timeout(limits.timeoutMs);
   let res: Response;
   try {
     res = await fetch(url, { headers: { accept }, signal: timeout });

@@ -208,14 +208,18 @@ function operationsOf(doc: Json, at: string, limits: SourceLimits): SourceResult
 
 /** Reads the first OpenAPI document among {@link openApiCandidates} (all within one time limit) and its paid operations. */
 export async function probeOpenApi(url: string, limits: SourceLimits): Promise<SourceResult> {
-  const deadline = Date.now() + limits.timeoutMs;
+  // One deadline for every candidate; a reason names the whole limit the caller set.
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
   const reasons: string[] = [];
   for (const at of openApiCandidates(url)) {
-    const timeoutMs = deadline - Date.now();
-    if (timeoutMs <= 0) break;
+    if (deadline.aborted) break;
     let doc: Json;
     try {
-      doc = await readJsonOrYamlObject(at, { timeoutMs, maxBytes: limits.maxDocumentBytes });
+      doc = await readJsonOrYamlObject(at, {
+        timeoutMs: limits.timeoutMs,
+        maxBytes: limits.maxDocumentBytes,
+        deadline,
+      });
     } catch (err) {
       reasons.push((err as Error).message);
       continue;

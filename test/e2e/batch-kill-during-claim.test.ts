@@ -5,11 +5,12 @@ import { x402Client } from '@x402/core/client';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { createPublicClient, parseAbi, parseEventLogs, type Hex } from 'viem';
+import { createPublicClient, type Hex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchOperationKind } from '../../src/payments/batch/kinds.js';
 import { pendingOperations, ROUND_LEASE_MS } from '../../src/payments/batch/op-ledger.js';
+import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
 import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
 import {
@@ -19,6 +20,7 @@ import {
   type ClaimHoldPoint,
 } from '../support/batch-claim-hold.js';
 import {
+  claimedByTransaction,
   readOnchainChannel,
   readReceiverTotals,
   startBatchSettlementEnvironment,
@@ -28,10 +30,11 @@ import { BASE_NETWORK, startBatchParties } from '../support/chain/batch-settleme
 import { localTransport, localViemChain } from '../support/chain/token.js';
 import { serveFacilitator, type HttpFacilitator } from '../support/http-facilitator.js';
 import { recordSignedVoucher } from '../support/batch-pay.js';
+import { createTestSchema, describeWithPostgres } from '../support/postgres.js';
 import { spawnServe, type SpawnedServer } from '../support/spawn.js';
 
 /**
- * `kill -9` of `tollbooth serve` (the built CLI, SQLite) while its claim loop's claim transaction is in flight: held by
+ * `kill -9` of `tollbooth serve` (the built CLI, on a SQLite file and on PostgreSQL) while its claim loop's claim transaction is in flight: held by
  * a proxy in front of the facilitator either before the facilitator saw it or after it landed on chain (its answer
  * never reaching the seller). The same store then serves a restart at once (the dead round's lease still runs: the
  * claim stays in doubt, calls go on) and a restart past the round lease (its clock ten minutes on, test/support/
@@ -42,9 +45,11 @@ const BEFORE_KILL = 4; // paid calls per payer on the killed process
 const AFTER_RESTART = 3; // paid calls per payer on the first restart
 const ARGS = JSON.stringify({ payment: 100, ratePerPeriod: 0.05, periods: 10 });
 const MINUTE = 60_000;
-const CLAIMED = parseAbi([
-  'event Claimed(bytes32 indexed channelId, address indexed receiver, uint128 amount, uint128 totalClaimed)',
-]);
+/** Where the claim is held when the seller is killed. */
+const POINTS: [ClaimHoldPoint, string][] = [
+  ['after-send', 'after the claim landed on chain, before the seller recorded it'],
+  ['before-send', 'before the claim reached the facilitator'],
+];
 
 /** One payer's official client and the highest cumulative amount it signed, per channel. */
 interface Lane {
@@ -60,15 +65,53 @@ let proxy: ClaimHoldingProxy;
 const authorizerKey = generatePrivateKey();
 const spawned: SpawnedServer[] = [];
 const dirs: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+/** The store one scenario's processes share (a SQLite file under its DATA_DIR, or a PostgreSQL schema), and how the test opens it. */
+interface RunStore {
+  dataDir: string;
+  /** What the server's environment adds (DATABASE_URL for PostgreSQL). */
+  env: Record<string, string>;
+  open(): Promise<Store>;
+}
+
+/** A fresh DATA_DIR for one scenario. */
+function freshDir(): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-batch-kill-claim-'));
+  dirs.push(dataDir);
+  return dataDir;
+}
+
+/** The stores the scenario runs on: the SQLite file, and a fresh PostgreSQL schema (skipped when none answers). */
+const STORES = [
+  {
+    name: 'SQLite',
+    describe,
+    prepare: async (): Promise<RunStore> => {
+      const dataDir = freshDir();
+      return { dataDir, env: {}, open: () => SqliteStore.open(join(dataDir, 'tollbooth.db')) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    describe: describeWithPostgres,
+    prepare: async (): Promise<RunStore> => {
+      const schema = await createTestSchema('batch_kill_claim');
+      cleanups.push(() => schema.drop());
+      return { dataDir: freshDir(), env: { DATABASE_URL: schema.url }, open: () => PostgresStore.open(schema.url) };
+    },
+  },
+];
 
 beforeAll(async () => {
-  env = await startBatchSettlementEnvironment(PAYERS * 2);
+  env = await startBatchSettlementEnvironment(PAYERS * POINTS.length * STORES.length);
   facilitator = await serveFacilitator((await startBatchParties(env, 1000n)).facilitator);
   proxy = await startClaimHoldingProxy(facilitator.url);
 }, 120_000);
 
 afterAll(async () => {
   for (const server of spawned) await server.stop();
+  for (const cleanup of cleanups) await cleanup();
   await proxy?.close();
   await facilitator?.close();
   await env?.stop();
@@ -109,8 +152,8 @@ async function pay(l: Lane, url: string, count: number): Promise<void> {
   }
 }
 
-/** `tollbooth serve` on `dataDir`'s store, the facilitator behind the proxy, a claim check every ten seconds that claims any charge. */
-async function serve(dataDir: string, extra: Record<string, string> = {}): Promise<SpawnedServer> {
+/** `tollbooth serve` on the run's store, the facilitator behind the proxy, a claim check every ten seconds that claims any charge. */
+async function serve(run: RunStore, extra: Record<string, string> = {}): Promise<SpawnedServer> {
   const { FACILITATOR_EVM_PRIVATE_KEY: _remote, ...chainEnv } = env.env;
   const server = await spawnServe({
     ...chainEnv,
@@ -123,7 +166,8 @@ async function serve(dataDir: string, extra: Record<string, string> = {}): Promi
     RATE_LIMIT_IP_PER_MINUTE: '0',
     RATE_LIMIT_PAYER_PER_MINUTE: '0',
     RATE_LIMIT_TOOL_PER_MINUTE: '0',
-    DATA_DIR: dataDir,
+    DATA_DIR: run.dataDir,
+    ...run.env,
     LOG_LEVEL: 'info',
     ...extra,
   });
@@ -132,8 +176,8 @@ async function serve(dataDir: string, extra: Record<string, string> = {}): Promi
 }
 
 /** Runs `read` on the store file (its own connection, beside a running process or none). */
-async function withStore<T>(dataDir: string, read: (store: Store) => Promise<T>): Promise<T> {
-  const store = await SqliteStore.open(join(dataDir, 'tollbooth.db'));
+async function withStore<T>(run: RunStore, read: (store: Store) => Promise<T>): Promise<T> {
+  const store = await run.open();
   try {
     return await read(store);
   } finally {
@@ -142,9 +186,9 @@ async function withStore<T>(dataDir: string, read: (store: Store) => Promise<T>)
 }
 
 /** Polls the store (no deadline) until every channel is claimed up to its charge and no operation is in doubt. */
-async function untilClaimedAndSettled(dataDir: string): Promise<void> {
+async function untilClaimedAndSettled(run: RunStore): Promise<void> {
   for (;;) {
-    const done = await withStore(dataDir, async (store) => {
+    const done = await withStore(run, async (store) => {
       const channels = await store.channels!.list();
       const claimed = channels.every((c) => c.totalClaimed === c.chargedCumulativeAmount);
       const inDoubt = pendingOperations(await store.ledger.listPending());
@@ -156,30 +200,26 @@ async function untilClaimedAndSettled(dataDir: string): Promise<void> {
   }
 }
 
-const POINTS: [ClaimHoldPoint, string][] = [
-  ['after-send', 'after the claim landed on chain, before the seller recorded it'],
-  ['before-send', 'before the claim reached the facilitator'],
-];
-
-describe('kill -9 of the seller while its claim transaction is in flight', () => {
-  for (const [index, [point, when]] of POINTS.entries()) {
-    it(`${when}: claims nothing twice and settles exactly the charges once restarted`, async () => {
-      const lanes = env.payers.slice(index * PAYERS, (index + 1) * PAYERS).map(lane);
-      await killDuringClaim(point, lanes);
-    }, 240_000);
-  }
-});
+for (const [s, kind] of STORES.entries()) {
+  kind.describe(`kill -9 of the seller while its claim transaction is in flight (${kind.name} store)`, () => {
+    for (const [p, [point, when]] of POINTS.entries()) {
+      it(`${when}: claims nothing twice and settles exactly the charges once restarted`, async () => {
+        const first = (s * POINTS.length + p) * PAYERS;
+        const lanes = env.payers.slice(first, first + PAYERS).map(lane);
+        await killDuringClaim(point, lanes, await kind.prepare());
+      }, 240_000);
+    }
+  });
+}
 
 /** The scenario: calls, a held claim, `kill -9`, a restart within the round lease, a restart past it. */
-async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[]): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-batch-kill-claim-'));
-  dirs.push(dataDir);
+async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[], run: RunStore): Promise<void> {
   const payToBefore = await env.balance(env.payTo);
-  const first = await serve(dataDir);
+  const first = await serve(run);
 
   // The test holds the round lease while the payers deposit and pay (one relayer account: no claim beside a
   // deposit), so the loop's first claim after its release takes every charge at once; that claim is held.
-  const holding = await withStore(dataDir, async (store) => {
+  const holding = await withStore(run, async (store) => {
     while (!(await store.batchUpkeep!.takeLease('batch-claims', Date.now() + 600_000, Date.now())))
       await new Promise((r) => setTimeout(r, 50));
     for (const l of lanes) await pay(l, first.url, 1); // deposits, one after the other
@@ -197,7 +237,7 @@ async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[]): Promise<vo
   const charged = (of?: 1) => BigInt(of ? before : lanes.reduce((sum, l) => sum + l.ok, 0)) * 1000n;
   const onchainClaimed = (await readReceiverTotals(env.chain, env.payTo, env.token)).totalClaimed;
   // The dead process left its claim in doubt: one pending claim row for every charge so far.
-  const [left] = await withStore(dataDir, async (store) => pendingOperations(await store.ledger.listPending()));
+  const [left] = await withStore(run, async (store) => pendingOperations(await store.ledger.listPending()));
   expect(batchOperationKind(left!.replayKey)).toBe('claim');
   expect(left!.amount).toBe(charged().toString());
   if (point === 'after-send') expect(landed).toMatch(/^0x[0-9a-f]{64}$/);
@@ -205,11 +245,11 @@ async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[]): Promise<vo
   // A restart at once, its clock six minutes on: past the mirrors' freshness (five minutes), so the facilitator
   // verifies each channel's next voucher and the store mirrors the claimed total on chain; inside the dead round's
   // lease (ten minutes from its start, seconds ago), so its loop claims nothing and the dead claim stays in doubt.
-  const second = await serve(dataDir, clockAhead(6 * MINUTE));
+  const second = await serve(run, clockAhead(6 * MINUTE));
   await Promise.all(lanes.map((l) => pay(l, second.url, AFTER_RESTART)));
   second.child.kill('SIGTERM');
   await second.exited;
-  await withStore(dataDir, async (store) => {
+  await withStore(run, async (store) => {
     const stillLeft = pendingOperations(await store.ledger.listPending());
     expect(stillLeft.map((p) => p.replayKey)).toEqual([left!.replayKey]);
     const mirrored = (await store.channels!.list()).reduce((sum, c) => sum + BigInt(c.totalClaimed), 0n);
@@ -217,15 +257,15 @@ async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[]): Promise<vo
   });
 
   // A restart past the round lease: its loop closes the abandoned claim, claims what is unclaimed and settles.
-  const third = await serve(dataDir, clockAhead(ROUND_LEASE_MS + 2 * MINUTE));
-  await untilClaimedAndSettled(dataDir);
+  const third = await serve(run, clockAhead(ROUND_LEASE_MS + 2 * MINUTE));
+  await untilClaimedAndSettled(run);
   expect(third.logs().map((l) => l.msg)).toContain(
     'a batch-settlement operation left pending by a stopped process is closed; this round redoes it',
   );
   third.child.kill('SIGTERM');
   await third.exited;
 
-  await withStore(dataDir, async (store) => {
+  await withStore(run, async (store) => {
     const channels = await store.channels!.list();
     expect(channels).toHaveLength(PAYERS);
     for (const l of lanes) {
@@ -260,20 +300,9 @@ async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[]): Promise<vo
     // Each recorded claim claimed on chain what it says; with the claim that landed unanswered they cover every
     // charge exactly once (that one is on chain, in its `Claimed` events, not named by a receipt it never saw).
     for (const claim of settled.filter((r) => r.kind === 'claim'))
-      expect(await claimedBy(claim.transaction as Hex)).toBe(BigInt(claim.amount));
-    const unanswered = landed ? await claimedBy(landed as Hex) : 0n;
+      expect(await claimedByTransaction(env.chain, env.payTo, claim.transaction as Hex)).toBe(BigInt(claim.amount));
+    const unanswered = landed ? await claimedByTransaction(env.chain, env.payTo, landed as Hex) : 0n;
     expect(unanswered).toBe(point === 'after-send' ? BigInt(left!.amount) : 0n);
     expect(sum('claim') + unanswered).toBe(charged());
   });
-}
-
-/** What transaction `hash` claimed for the pay-to, per its `Claimed` events (it must have succeeded). */
-async function claimedBy(hash: Hex): Promise<bigint> {
-  const chain = createPublicClient({ chain: localViemChain(env.chain), transport: localTransport(env.chain) });
-  const receipt = await chain.getTransactionReceipt({ hash });
-  expect(receipt.status).toBe('success');
-  const events = parseEventLogs({ abi: CLAIMED, eventName: 'Claimed', logs: receipt.logs });
-  return events
-    .filter((e) => e.args.receiver.toLowerCase() === env.payTo.toLowerCase())
-    .reduce((sum, e) => sum + e.args.amount, 0n);
 }

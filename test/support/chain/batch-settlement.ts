@@ -7,6 +7,7 @@ import {
   createWalletClient,
   getAddress,
   parseAbi,
+  parseEventLogs,
   publicActions,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -92,6 +93,19 @@ export async function readReceiverTotals(
     args: [receiver, token],
   });
   return { totalClaimed, totalSettled };
+}
+
+const claimedEvent = parseAbi([
+  'event Claimed(bytes32 indexed channelId, address indexed receiver, uint128 amount, uint128 totalClaimed)',
+]);
+
+/** What the successful transaction `hash` claimed for `receiver`, per its `Claimed` events (0 when it failed). */
+export async function claimedByTransaction(chain: LocalChain, receiver: Address, hash: Hex): Promise<bigint> {
+  const receipt = await publicClient(chain).getTransactionReceipt({ hash });
+  if (receipt.status !== 'success') return 0n;
+  return parseEventLogs({ abi: claimedEvent, eventName: 'Claimed', logs: receipt.logs })
+    .filter((e) => e.args.receiver.toLowerCase() === receiver.toLowerCase())
+    .reduce((sum, e) => sum + e.args.amount, 0n);
 }
 
 /** Moves the chain's clock forward by `seconds` and mines a block (for timed withdrawals). */

@@ -44,18 +44,18 @@ export async function readDiscoveryPages(
   limits: PageLimits,
   enough: (items: readonly unknown[], at: string) => boolean,
 ): Promise<PagesRead> {
-  const deadline = Date.now() + limits.timeoutMs;
+  // One deadline for every page; a reason names the whole limit the caller set.
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
   const first = pageUrl(base, limits.pageSize, 0);
   const items: unknown[] = [];
   let offset = 0;
   let bytes = 0;
   for (let page = 0; page < limits.maxPages; page++) {
-    const timeoutMs = deadline - Date.now();
-    if (timeoutMs <= 0 || bytes >= limits.maxBytes) break;
+    if (deadline.aborted || bytes >= limits.maxBytes) break;
     const at = pageUrl(base, limits.pageSize, offset);
     let read: Awaited<ReturnType<typeof readJsonPage>>;
     try {
-      read = await readJsonPage(at, { timeoutMs, maxBytes: limits.maxBytes - bytes });
+      read = await readJsonPage(at, { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes - bytes, deadline });
     } catch (err) {
       if (page === 0) throw err;
       if (err instanceof OversizeError) break;

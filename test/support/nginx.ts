@@ -5,31 +5,18 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, it } from 'vitest';
+import { describeWithProgram } from './proxy-process.js';
 
 /** The distribution's nginx (Debian's `nginx` package); NGINX_BIN points elsewhere. */
 export const NGINX_BIN = process.env.NGINX_BIN || '/usr/sbin/nginx';
 
-/** Set by `.ci/run` once it installed nginx: then a missing nginx fails the tests instead of skipping them. */
-const required = process.env.TOLLBOOTH_TEST_NGINX === 'required';
-
-/**
- * `describe` for tests that run nginx. Without it the block is one skipped test whose name says so (or a failing one
- * when `.ci/run` required nginx).
- */
-export function describeWithNginx(name: string, body: () => void): void {
-  if (existsSync(NGINX_BIN)) return void describe(name, body);
-  const note = `nginx is not installed at ${NGINX_BIN} (apt-get install nginx, as \`.ci/run\` does, or set NGINX_BIN)`;
-  describe(name, () => {
-    if (required) {
-      it('needs nginx (TOLLBOOTH_TEST_NGINX=required)', () => {
-        throw new Error(note);
-      });
-    } else {
-      it.skip(`SKIPPED — ${note}`, () => undefined);
-    }
-  });
-}
+/** `describe` for tests that run nginx: skipped without it, failing instead once `.ci/run` installed it. */
+export const describeWithNginx = describeWithProgram({
+  name: 'nginx',
+  bin: NGINX_BIN,
+  requiredEnv: 'TOLLBOOTH_TEST_NGINX',
+  hint: 'apt-get install nginx, as `.ci/run` does, or set NGINX_BIN',
+});
 
 /** A free TCP port of 127.0.0.1 (bound once and released). */
 export async function freePort(): Promise<number> {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'vitest';
 
 /** Whether something accepts TCP connections on 127.0.0.1:port. */
-export function acceptsConnections(port: number): Promise<boolean> {
+function acceptsConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {
@@ -20,7 +20,7 @@ export function acceptsConnections(port: number): Promise<boolean> {
  * Waits until a proxy started as `child` accepts connections on `port` (it binds its listener once its configuration
  * loaded); throws with its log when it exits first or takes over ten seconds.
  */
-export async function untilListening(
+async function untilListening(
   child: ChildProcess,
   port: number,
   name: string,

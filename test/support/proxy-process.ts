@@ -20,12 +20,7 @@ function acceptsConnections(port: number): Promise<boolean> {
  * Waits until a proxy started as `child` accepts connections on `port` (it binds its listener once its configuration
  * loaded); throws with its log when it exits first or takes over ten seconds.
  */
-async function untilListening(
-  child: ChildProcess,
-  port: number,
-  name: string,
-  log: () => string,
-): Promise<void> {
+async function untilListening(child: ChildProcess, port: number, name: string, log: () => string): Promise<void> {
   for (let i = 0; !(await acceptsConnections(port)); i++) {
     if (child.exitCode !== null || i > 400) {
       child.kill('SIGTERM');

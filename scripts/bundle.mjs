@@ -71,6 +71,26 @@ const noCodePageTables = {
   },
 };
 
+/**
+ * An ESM `import` of a Node built-in makes Node build an ES module facade of it at start-up, and the facade reads
+ * every export once: on Node 22 `node:http`'s `WebSocket` getter then loads Node's own copy of undici (34 ms and
+ * megabytes of heap at every start, though Tollbooth never uses it: its facilitator client is the `undici` package),
+ * and `node:fs`'s stream getters load the streams. Bundled, our imports of built-ins become `require()` (CommonJS
+ * interop reads an export only where the code uses it), as the bundled CommonJS packages already do.
+ */
+const builtinsRequired = {
+  name: 'builtins-required',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) =>
+      args.kind === 'import-statement' ? { path: args.path, namespace: 'builtin-required' } : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'builtin-required' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 await build({
   // The CLI, and the worker threads' entries, which src/workers/entry.ts finds beside the chunk that starts them:
@@ -87,7 +107,7 @@ await build({
   format: 'esm',
   target: 'node20.19',
   external,
-  plugins: [englishOnly, noCodePageTables, jsonAsString],
+  plugins: [englishOnly, noCodePageTables, jsonAsString, builtinsRequired],
   // Bundled CommonJS packages (express) call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);",

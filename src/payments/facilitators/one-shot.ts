@@ -3,7 +3,7 @@
  * `GET /supported` uses, so that undici (over a third of the instructions a start executes) loads with the first
  * payment instead of before the first 402. Same answer shape as the pool's: status, headers, a body read as text.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { FacilitatorTimeoutError } from '@x402/core/server';
 
 /** The request: method, full URL, headers, an optional body and the time limit for the whole answer. */
@@ -28,9 +28,10 @@ export interface OneShotAnswer {
 
 /** Sends the request on a fresh connection (closed after the answer); a time-out rejects with FacilitatorTimeoutError. */
 export async function requestOnce(request: OneShotRequest): Promise<OneShotAnswer> {
-  const client = request.url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // https (and TLS with it) loads only for a facilitator that uses it; http is the server's own module.
+  const send = request.url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise<OneShotAnswer>((resolve, reject) => {
-    const req = client.request(request.url, { method: request.method, headers: request.headers, agent: false });
+    const req = send(request.url, { method: request.method, headers: request.headers, agent: false });
     let response: IncomingMessage | undefined;
     const timer = setTimeout(() => {
       const err = new FacilitatorTimeoutError(request.operation, request.timeoutMs);

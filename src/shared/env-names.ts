@@ -132,6 +132,35 @@ const nearEnough = (name: string) => (name.length < 6 ? 1 : 2);
 /** How many edits still make a known name worth suggesting: a third of the name, at least {@link nearEnough}. */
 const suggestable = (name: string) => Math.max(nearEnough(name), Math.floor(name.length / 3));
 
+/** How many times each character occurs in an upper-case name (letters, digits, `_`; anything else counts as `_`). */
+function letterCounts(name: string): Uint8Array {
+  const counts = new Uint8Array(37);
+  for (let i = 0; i < name.length; i += 1) {
+    const c = name.charCodeAt(i);
+    const slot = c >= 65 && c <= 90 ? c - 65 : c >= 48 && c <= 57 ? c - 22 : 36;
+    counts[slot] = counts[slot]! + 1;
+  }
+  return counts;
+}
+
+/**
+ * A lower bound of the edit distance from the letter counts: an edit changes them by at most two (a substitution
+ * takes one character away and adds another; an insertion or deletion changes one; a transposition none).
+ */
+function countsBound(a: Uint8Array, b: Uint8Array): number {
+  let differ = 0;
+  for (let i = 0; i < a.length; i += 1) differ += Math.abs(a[i]! - b[i]!);
+  return Math.ceil(differ / 2);
+}
+
+/** The letter counts of a list of known names, computed once per list. */
+const countsOfKnown = new WeakMap<readonly string[], Uint8Array[]>();
+function knownCounts(known: readonly string[]): Uint8Array[] {
+  let counts = countsOfKnown.get(known);
+  if (!counts) countsOfKnown.set(known, (counts = known.map(letterCounts)));
+  return counts;
+}
+
 /** The known name closest to `name` within `max` edits (in upper case, digits read as the letters they stand for). */
 function closestKnown(
   name: string,
@@ -146,11 +175,20 @@ function closestKnown(
     .replace(/_(SVM|SOL)(?=_|$)/, '_SOLANA')
     .replace(/_ALGO(?=_|$)/, '_ALGORAND')
     .replace(/_XLM(?=_|$)/, '_STELLAR');
+  const counts = [letterCounts(upper), ...(wanted !== upper ? [letterCounts(wanted)] : [])];
+  const names = [upper, wanted];
   let best: { name: string; distance: number } | undefined;
   let bound = max;
-  for (const candidate of known) {
-    let distance = editDistance(upper, candidate, bound);
-    if (wanted !== upper) distance = Math.min(distance, editDistance(wanted, candidate, bound));
+  const candidates = knownCounts(known);
+  for (let i = 0; i < known.length; i += 1) {
+    const candidate = known[i]!;
+    let distance = bound + 1;
+    for (let j = 0; j < counts.length; j += 1) {
+      // Most pairs are far apart: the letter counts rule them out before the table is filled.
+      if (Math.abs(names[j]!.length - candidate.length) > bound || countsBound(counts[j]!, candidates[i]!) > bound)
+        continue;
+      distance = Math.min(distance, editDistance(names[j]!, candidate, bound));
+    }
     if (distance <= bound && (!best || distance < best.distance)) {
       best = { name: candidate, distance };
       bound = distance;

@@ -3,6 +3,7 @@ import { AgentEnvSchema } from '../../src/agent/settings.js';
 import { knownVariables, loadServerConfig, unknownVariables } from '../../src/cli/env-check.js';
 import { ConfigError } from '../../src/config/config.js';
 import { EnvSchema } from '../../src/config/env.js';
+import { editDistance } from '../../src/shared/env-names.js';
 import { PAY_TO_ENV } from '../support/pay-to.js';
 
 const closestOf = (env: Record<string, string>) =>
@@ -72,6 +73,25 @@ describe('unknown environment variables that look like ours', () => {
       expect(known).toContain(`${name}_FILE`);
     }
     expect(unknownVariables(Object.fromEntries(known.map((name) => [name, 'x'])))).toEqual([]);
+  });
+
+  it('name every known setting typed with one substitution, transposition or missing letter (none is passed over)', () => {
+    const known = knownVariables();
+    const typos = known.flatMap((name) => {
+      const at = Math.floor(name.length / 2);
+      return [
+        `${name.slice(0, at)}Q${name.slice(at + 1)}`,
+        `${name.slice(0, at - 1)}${name[at]}${name[at - 1]}${name.slice(at + 1)}`,
+        `${name.slice(0, at)}${name.slice(at + 1)}`,
+      ].filter((typo) => !known.includes(typo));
+    });
+    const env = Object.fromEntries(typos.map((typo) => [typo, 'x']));
+    const closest = closestOf(env);
+    for (const typo of typos) {
+      // Another known name may be as close as the one mistyped: whichever is named, it is one edit away.
+      expect(closest[typo], typo).toBeDefined();
+      expect(editDistance(typo, closest[typo]!), typo).toBeLessThanOrEqual(1);
+    }
   });
 });
 

@@ -153,18 +153,14 @@ function countsBound(a: Uint8Array, b: Uint8Array): number {
   return Math.ceil(differ / 2);
 }
 
-/** The letter counts of a list of known names, computed once per list. */
-const countsOfKnown = new WeakMap<readonly string[], Uint8Array[]>();
-function knownCounts(known: readonly string[]): Uint8Array[] {
-  let counts = countsOfKnown.get(known);
-  if (!counts) countsOfKnown.set(known, (counts = known.map(letterCounts)));
-  return counts;
-}
-
-/** The known name closest to `name` within `max` edits (in upper case, digits read as the letters they stand for). */
+/**
+ * The known name closest to `name` within `max` edits (in upper case, digits read as the letters they stand for);
+ * `knownCounts` holds the {@link letterCounts} of `known`, in the same order.
+ */
 function closestKnown(
   name: string,
   known: readonly string[],
+  knownCounts: readonly Uint8Array[],
   max: number,
 ): { name: string; distance: number } | undefined {
   const upper = name.toUpperCase();
@@ -175,19 +171,18 @@ function closestKnown(
     .replace(/_(SVM|SOL)(?=_|$)/, '_SOLANA')
     .replace(/_ALGO(?=_|$)/, '_ALGORAND')
     .replace(/_XLM(?=_|$)/, '_STELLAR');
-  const counts = [letterCounts(upper), ...(wanted !== upper ? [letterCounts(wanted)] : [])];
-  const names = [upper, wanted];
+  const forms = wanted === upper ? [upper] : [upper, wanted];
+  const formCounts = forms.map(letterCounts);
   let best: { name: string; distance: number } | undefined;
   let bound = max;
-  const candidates = knownCounts(known);
   for (let i = 0; i < known.length; i += 1) {
     const candidate = known[i]!;
     let distance = bound + 1;
-    for (let j = 0; j < counts.length; j += 1) {
+    for (let j = 0; j < forms.length; j += 1) {
       // Most pairs are far apart: the letter counts rule them out before the table is filled.
-      if (Math.abs(names[j]!.length - candidate.length) > bound || countsBound(counts[j]!, candidates[i]!) > bound)
+      if (Math.abs(forms[j]!.length - candidate.length) > bound || countsBound(formCounts[j]!, knownCounts[i]!) > bound)
         continue;
-      distance = Math.min(distance, editDistance(names[j]!, candidate, bound));
+      distance = Math.min(distance, editDistance(forms[j]!, candidate, bound));
     }
     if (distance <= bound && (!best || distance < best.distance)) {
       best = { name: candidate, distance };
@@ -205,12 +200,13 @@ function closestKnown(
  */
 export function lookalikeVariables(env: NodeJS.ProcessEnv, known: readonly string[]): Lookalike[] {
   const knownSet = new Set(known);
+  const knownCounts = known.map(letterCounts);
   const found: Lookalike[] = [];
   for (const name of Object.keys(env).sort()) {
     const upper = name.toUpperCase();
     if (knownSet.has(name) || NOT_OURS.has(upper) || NOT_OURS_PREFIXES.some((p) => name.startsWith(p))) continue;
     const ourPrefix = OUR_PREFIXES.some((prefix) => upper.startsWith(prefix));
-    const closest = closestKnown(name, known, ourPrefix ? suggestable(name) : nearEnough(name));
+    const closest = closestKnown(name, known, knownCounts, ourPrefix ? suggestable(name) : nearEnough(name));
     if (!ourPrefix && !closest) continue;
     // A name that is the start of known ones (BASE_URL for BASE_URL_TOOLS…) is answered with them.
     const longer = known.filter((k) => k.startsWith(`${upper}_`) && !k.endsWith('_FILE'));

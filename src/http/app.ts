@@ -245,7 +245,8 @@ export function mountTools(app: Express, deps: InvokeDeps, tools: readonly AnyTo
     methodsByPath.set(tool.path, [...(methodsByPath.get(tool.path) ?? []), tool.method]);
   }
   for (const [path, methods] of methodsByPath) {
-    app.all(path, (req, res) => {
+    // One layer for every method (`app.all` adds one per HTTP method Node knows, each compiling its path: 34 × 16).
+    app.route(path).all((req, res) => {
       res.setHeader('Allow', [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '));
       sendError(res, methodNotAllowed(req.method, path, methods));
     });

@@ -131,7 +131,7 @@ export function createMcpRouter(
   const router = express.Router();
   router.use(hostHeaderValidation(deps.config.mcpAllowedHosts), originValidation(deps.config.mcpAllowedHosts));
   router.use(turnTakingJson({ limit: '1mb' }), bodyErrors);
-  router.all('/', (req, res, next) => {
+  router.route('/').all((req, res, next) => {
     handle(deps, table, req, res).catch(next);
   });
   return { router, close: () => table.close() };

@@ -25,6 +25,8 @@ export interface BatchUpkeep {
   summaries(): Promise<ChannelSummary[]>;
   /** Takes `name` until `until` (epoch ms) if nobody holds it at `now`; resolves whether it was taken. */
   takeLease(name: string, until: number, now: number): Promise<boolean>;
-  /** Gives `name` back before it runs out. */
-  releaseLease(name: string): Promise<void>;
+  /** Moves a lease held until `held` (epoch ms) on to `until`; false when it is no longer held until `held`. */
+  renewLease(name: string, held: number, until: number): Promise<boolean>;
+  /** Gives `name` back before it runs out, if it is still held until `held` (nobody else's lease is given back). */
+  releaseLease(name: string, held: number): Promise<void>;
 }

@@ -66,8 +66,8 @@ describe("the server's claim loop with the in-process facilitator as receiver-au
     // The test holds the round's lease while it pays, as another instance running the round would: the loop's checks
     // skip meanwhile, so its first claim after the release takes every charge at once.
     const upkeep = server.runtime.store.batchUpkeep!;
-    while (!(await upkeep.takeLease('batch-claims', Date.now() + 600_000, Date.now())))
-      await new Promise((r) => setTimeout(r, 50));
+    const held = Date.now() + 600_000;
+    while (!(await upkeep.takeLease('batch-claims', held, Date.now()))) await new Promise((r) => setTimeout(r, 50));
     const call = payOverHttp(
       batchPayer(env, env.payers[0]!, { depositMultiplier: 2 * CALLS }),
       `${server.url}${tool.path}`,
@@ -77,7 +77,7 @@ describe("the server's claim loop with the in-process facilitator as receiver-au
     const [channel] = await server.runtime.store.channels!.list();
     expect(channel).toMatchObject({ chargedCumulativeAmount: String(BigInt(CALLS) * PRICE), totalClaimed: '0' });
     const payToBefore = await env.balance(env.payTo);
-    await upkeep.releaseLease('batch-claims');
+    await upkeep.releaseLease('batch-claims', held);
 
     const rows = await claimAndSettle();
     const sum = BigInt(CALLS) * PRICE;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { x402Client } from '@x402/core/client';
 import { toClientEvmSigner } from '@x402/evm';
 import { BatchSettlementEvmScheme as BatchClientScheme } from '@x402/evm/batch-settlement/client';
@@ -9,7 +10,8 @@ import { createPublicClient, type Hex } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchOperationKind } from '../../src/payments/batch/kinds.js';
-import { pendingOperations, ROUND_LEASE_MS } from '../../src/payments/batch/op-ledger.js';
+import { pendingOperations } from '../../src/payments/batch/op-ledger.js';
+import { ROUND_LEASE_MS } from '../../src/payments/batch/round-lease.js';
 import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
 import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
@@ -36,9 +38,9 @@ import { spawnServe, type SpawnedServer } from '../support/spawn.js';
 /**
  * `kill -9` of `tollbooth serve` (the built CLI, on a SQLite file and on PostgreSQL) while its claim loop's claim transaction is in flight: held by
  * a proxy in front of the facilitator either before the facilitator saw it or after it landed on chain (its answer
- * never reaching the seller). The same store then serves a restart at once (the dead round's lease still runs: the
- * claim stays in doubt, calls go on) and a restart past the round lease (its clock ten minutes on, test/support/
- * clock-offset.mjs), whose loop closes the abandoned claim and claims and settles the rest.
+ * never reaching the seller). The same store then serves a restart at once while another instance holds the round
+ * lease (the claim stays in doubt, calls go on) and a restart past the dead round's lease (its clock 45 s on,
+ * test/support/clock-offset.mjs), whose loop closes the abandoned claim and claims and settles the rest.
  */
 const PAYERS = 2;
 const BEFORE_KILL = 4; // paid calls per payer on the killed process
@@ -212,7 +214,7 @@ for (const [s, kind] of STORES.entries()) {
   });
 }
 
-/** The scenario: calls, a held claim, `kill -9`, a restart within the round lease, a restart past it. */
+/** The scenario: calls, a held claim, `kill -9`, a restart while the round lease is held, a restart past it. */
 async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[], run: RunStore): Promise<void> {
   const payToBefore = await env.balance(env.payTo);
   const first = await serve(run);
@@ -220,12 +222,12 @@ async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[], run: RunSto
   // The test holds the round lease while the payers deposit and pay (one relayer account: no claim beside a
   // deposit), so the loop's first claim after its release takes every charge at once; that claim is held.
   const holding = await withStore(run, async (store) => {
-    while (!(await store.batchUpkeep!.takeLease('batch-claims', Date.now() + 600_000, Date.now())))
-      await new Promise((r) => setTimeout(r, 50));
+    const lease = Date.now() + 600_000;
+    while (!(await store.batchUpkeep!.takeLease('batch-claims', lease, Date.now()))) await sleep(50);
     for (const l of lanes) await pay(l, first.url, 1); // deposits, one after the other
     await Promise.all(lanes.map((l) => pay(l, first.url, BEFORE_KILL - 1)));
     const held = proxy.holdNextClaim(point);
-    await store.batchUpkeep!.releaseLease('batch-claims');
+    await store.batchUpkeep!.releaseLease('batch-claims', lease);
     return held;
   });
   const { transaction: landed } = await holding;
@@ -243,21 +245,30 @@ async function killDuringClaim(point: ClaimHoldPoint, lanes: Lane[], run: RunSto
   if (point === 'after-send') expect(landed).toMatch(/^0x[0-9a-f]{64}$/);
 
   // A restart at once, its clock six minutes on: past the mirrors' freshness (five minutes), so the facilitator
-  // verifies each channel's next voucher and the store mirrors the claimed total on chain; inside the dead round's
-  // lease (ten minutes from its start, seconds ago), so its loop claims nothing and the dead claim stays in doubt.
-  const second = await serve(run, clockAhead(6 * MINUTE));
+  // verifies each channel's next voucher and the store mirrors the claimed total on chain. Meanwhile the test holds
+  // the round lease, as another instance running a round would: the restart's loop claims nothing and the dead claim
+  // stays in doubt while calls go on. (The dead round's own lease lapsed on the restart's clock: it was held for
+  // ROUND_LEASE_MS from its last renewal.)
+  const shifted = 6 * MINUTE;
+  const other = Date.now() + shifted + 10 * MINUTE;
+  await withStore(run, async (store) => {
+    expect(await store.batchUpkeep!.takeLease('batch-claims', other, Date.now() + shifted)).toBe(true);
+  });
+  const second = await serve(run, clockAhead(shifted));
   await Promise.all(lanes.map((l) => pay(l, second.url, AFTER_RESTART)));
   second.child.kill('SIGTERM');
   await second.exited;
   await withStore(run, async (store) => {
+    await store.batchUpkeep!.releaseLease('batch-claims', other);
     const stillLeft = pendingOperations(await store.ledger.listPending());
     expect(stillLeft.map((p) => p.replayKey)).toEqual([left!.replayKey]);
     const mirrored = (await store.channels!.list()).reduce((sum, c) => sum + BigInt(c.totalClaimed), 0n);
     expect(mirrored).toBe(point === 'after-send' ? charged(1) : 0n);
   });
 
-  // A restart past the round lease: its loop closes the abandoned claim, claims what is unclaimed and settles.
-  const third = await serve(run, clockAhead(ROUND_LEASE_MS + 2 * MINUTE));
+  // A restart past the round lease (half a minute after the dead round's last renewal; it was ten minutes before the
+  // lease was renewed while held): its loop closes the abandoned claim, claims what is unclaimed and settles.
+  const third = await serve(run, clockAhead(ROUND_LEASE_MS + 15_000));
   await untilClaimedAndSettled(run);
   expect(third.logs().map((l) => l.msg)).toContain(
     'a batch-settlement operation left pending by a stopped process is closed; this round redoes it',

@@ -15,7 +15,8 @@ import type { NetworkEntry } from '../../shared/networks.js';
 import type { BatchUpkeep } from '../../store/batch-upkeep.js';
 import type { BatchChannels } from '../../store/channels.js';
 import type { PaymentLedger } from '../../store/ledger.js';
-import { type OperationLedger, pendingOperations, ROUND_LEASE_MS } from './op-ledger.js';
+import { type OperationLedger, pendingOperations } from './op-ledger.js';
+import { ROUND_LEASE_MS, RoundLease } from './round-lease.js';
 import type { BatchSeller } from './seller.js';
 import { ClaimRound, type RoundOutcome } from './claims.js';
 import { unclaimedByNetwork } from './channel-report.js';
@@ -34,6 +35,8 @@ export interface ClaimLoopDeps {
   settings: Pick<BatchSettings, 'claimInterval' | 'claimThreshold' | 'refundIdle'>;
   log: Logger;
   metrics?: BatchMetrics;
+  /** How long the round lease lasts without a renewal (tests shorten it). */
+  roundLeaseMs?: number;
 }
 
 /** The claim rounds of every offered network, their timer and their leases. */
@@ -76,24 +79,31 @@ export class ClaimLoop implements BatchChannelsSource {
    */
   async tick(now = Date.now()): Promise<RoundOutcome[] | undefined> {
     const { upkeep, settings, log } = this.deps;
-    if (!(await upkeep.takeLease('batch-claims', now + ROUND_LEASE_MS, now))) return undefined;
+    const leaseMs = this.deps.roundLeaseMs ?? ROUND_LEASE_MS;
+    const lease = new RoundLease(upkeep, 'batch-claims', log, leaseMs);
+    if (!(await lease.take(now))) return undefined;
     const outcomes: RoundOutcome[] = [];
     try {
       for (const { network, round } of this.rounds) {
-        const due = await upkeep.takeLease(`batch-claim-due:${network}`, now + settings.claimInterval * 1000, now);
+        if (lease.lost) break;
+        const dueUntil = now + settings.claimInterval * 1000;
+        const due = await upkeep.takeLease(`batch-claim-due:${network}`, dueUntil, now);
         const outcome = await round.run(() => this.deps.channels.list(), {
           due,
           threshold: BigInt(settings.claimThreshold),
           refundIdleSecs: settings.refundIdle,
           now,
+          // Only the round lease's holder gets here: a row older than the lease is no other live round's.
+          abandonedBefore: now - leaseMs,
         });
-        if (outcome.failures.includes('claim')) await upkeep.releaseLease(`batch-claim-due:${network}`);
+        if (due && outcome.failures.includes('claim'))
+          await upkeep.releaseLease(`batch-claim-due:${network}`, dueUntil);
         outcomes.push(outcome);
       }
     } catch (err) {
       log.error('batch-settlement claim round failed', { error: String((err as Error)?.message ?? err) });
     } finally {
-      await upkeep.releaseLease('batch-claims').catch(() => undefined);
+      await lease.release().catch(() => undefined);
     }
     return outcomes;
   }

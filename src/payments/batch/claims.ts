@@ -16,7 +16,7 @@ import type { BatchMetrics, BatchOperation } from '../../observe/metrics-batch.j
 import type { Logger } from '../../shared/log.js';
 import type { ChannelRecord } from '../../store/channels.js';
 import { BATCH_SCHEME } from './kinds.js';
-import { type OperationLedger, OperationRows, ROUND_LEASE_MS } from './op-ledger.js';
+import { type OperationLedger, OperationRows } from './op-ledger.js';
 
 /** The manager's batch size (its default): vouchers per claim transaction. */
 const CLAIMS_PER_BATCH = 100;
@@ -46,6 +46,8 @@ export interface ClaimPolicy {
   /** Seconds since a channel's last request after which it is refunded. */
   refundIdleSecs: number;
   now: number;
+  /** Epoch ms before which a row still pending was left by a stopped process (older than the round lease). */
+  abandonedBefore: number;
 }
 
 /** What a round did. */
@@ -91,7 +93,7 @@ export class ClaimRound {
   async run(list: () => Promise<ChannelRecord[]>, policy: ClaimPolicy): Promise<RoundOutcome> {
     const out: RoundOutcome = { claimed: 0n, claimTransactions: [], refunded: [], failures: [] };
     // Left by a stopped process: a settle's value is settled again (a claim's vouchers are claimed again below).
-    for (const a of await this.rows.closeAbandoned(policy.now - ROUND_LEASE_MS))
+    for (const a of await this.rows.closeAbandoned(policy.abandonedBefore))
       if (a.kind === 'settle') this.owed += a.amount;
     let mine = this.mine(await list());
     const withdrawing = mine.filter((c) => c.withdrawRequestedAt > 0 && unclaimedOf(c) > 0n);

@@ -11,9 +11,6 @@ import type { Logger } from '../../shared/log.js';
 import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../../store/ledger.js';
 import { BATCH_OPERATION_PREFIX, BATCH_SCHEME, batchOperationKind } from './kinds.js';
 
-/** How long the claim loop's round lease lasts: a round never runs longer, so an older pending row is abandoned. */
-export const ROUND_LEASE_MS = 10 * 60_000;
-
 /** What the operation rows use of the ledger. */
 export type OperationLedger = Pick<
   PaymentLedger,

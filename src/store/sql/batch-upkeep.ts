@@ -1,7 +1,8 @@
 /**
  * Channel summaries and claim-round leases over the SQL port (one SQL text for both dialects). A lease is a row of
  * the rate-bucket table under a `lease:` key no limiter uses, its time the epoch millisecond it runs out: the buckets'
- * purge removes it once expired, and one conditional upsert takes it, so two instances never both hold it.
+ * purge removes it once expired, and one conditional upsert takes it, so two instances never both hold it. Its expiry
+ * is also its holder's token: a renewal or a release names the expiry it holds (a later holder's is always later).
  */
 import type { BatchUpkeep, ChannelSummary } from '../batch-upkeep.js';
 import type { SqlPort } from './port.js';
@@ -41,8 +42,16 @@ export function sqlBatchUpkeep(port: SqlPort): BatchUpkeep {
       );
       return written.rows.length === 1;
     },
-    async releaseLease(name) {
-      await port.write('DELETE FROM rate_buckets WHERE key = ?', [`lease:${name}`]);
+    async renewLease(name, held, until) {
+      const written = await port.write('UPDATE rate_buckets SET tat = ? WHERE key = ? AND tat = ? RETURNING key', [
+        until,
+        `lease:${name}`,
+        held,
+      ]);
+      return written.rows.length === 1;
+    },
+    async releaseLease(name, held) {
+      await port.write('DELETE FROM rate_buckets WHERE key = ? AND tat = ?', [`lease:${name}`, held]);
     },
   };
 }

@@ -59,7 +59,7 @@ describeWithPostgres('two instances with their claim loops on one PostgreSQL', (
     expect(await stores[1]!.batchUpkeep.takeLease('batch-claims', now + 60_000, now)).toBe(true);
     const loop = claimLoopOn(env, parties[0]!, stores[0]!, parties[0]!.facilitatorClient);
     expect(await loop.tick(now)).toBeUndefined();
-    await stores[1]!.batchUpkeep.releaseLease('batch-claims');
+    await stores[1]!.batchUpkeep.releaseLease('batch-claims', now + 60_000);
     expect(await loop.tick(now)).toHaveLength(1);
   });
 });

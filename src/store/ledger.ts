@@ -1,6 +1,13 @@
 /** The payment ledger: what the broker and the reconciler keep about payments (claims, pending settlements, receipts, idempotency). */
 import type { PaymentProtocol } from '../shared/spends.js';
 
+/** Which receipts {@link PaymentLedger.listReceipts} returns: at most `limit` (100), created since `since`, of `kinds`. */
+export interface ReceiptQuery {
+  limit?: number;
+  since?: string;
+  kinds?: readonly ReceiptKind[];
+}
+
 /** The kind of a receipt: an `exact`/`upto` transfer, or which batch-settlement step it records. */
 export type ReceiptKind = 'transfer' | 'voucher' | 'deposit' | 'claim' | 'settle' | 'refund';
 
@@ -141,8 +148,8 @@ export interface PaymentLedger {
   listStaleClaims(before: string): Promise<PendingRecord[]>;
   /** Stores a receipt of a failed settlement (the claim is released separately). */
   recordReceipt(receipt: ReceiptRecord): Promise<void>;
-  /** Receipts, most recent first. */
-  listReceipts(options?: { limit?: number }): Promise<ReceiptRecord[]>;
+  /** Receipts, most recent first; with `since` (ISO time) only those created since then, with `kinds` only those. */
+  listReceipts(options?: ReceiptQuery): Promise<ReceiptRecord[]>;
   /** Claims an idempotency id: new (now in flight), still in flight, done with its stored result, or a conflict. Expired records count as absent. */
   claimIdempotency(claim: IdempotencyClaim): Promise<IdempotencyClaimResult>;
   /** Stores the result of the call an in-flight id belongs to. */

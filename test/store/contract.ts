@@ -274,6 +274,17 @@ export function describeStoreContract(label: string, open: () => Promise<Store>,
         expect((await ledger.listReceipts()).map((r) => r.replayKey)).toEqual(['r4', 'r3', 'r2', 'r1']);
         expect((await ledger.listReceipts({ limit: 2 })).map((r) => r.replayKey)).toEqual(['r4', 'r3']);
       });
+
+      it('lists only the receipts created since a time, of the kinds asked for', async () => {
+        const base = Date.now() - 60_000;
+        const at = (i: number) => new Date(base + i * 1000).toISOString();
+        const kinds = ['claim', 'voucher', 'refund', 'claim'] as const;
+        for (const [i, kind] of kinds.entries())
+          await ledger.recordReceipt(receipt(`k${i}`, { kind, createdAt: at(i) }));
+        const listed = await ledger.listReceipts({ since: at(1), kinds: ['claim', 'refund'] });
+        expect(listed.map((r) => r.replayKey)).toEqual(['k3', 'k2']);
+        expect((await ledger.listReceipts({ kinds: [] })).length).toBe(0);
+      });
     });
 
     describe('faucet drips', () => {

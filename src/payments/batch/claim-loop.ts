@@ -19,6 +19,7 @@ import { type OperationLedger, pendingOperations } from './op-ledger.js';
 import { ROUND_LEASE_MS, RoundLease } from './round-lease.js';
 import type { BatchSeller } from './seller.js';
 import { ClaimRound, type RoundOutcome } from './claims.js';
+import { landedClaimsOn } from './landed-claims.js';
 import { unclaimedByNetwork } from './channel-report.js';
 
 /** The longest wait between two checks (the threshold and idle refunds are looked at this often). */
@@ -47,8 +48,11 @@ export class ClaimLoop implements BatchChannelsSource {
 
   constructor(private readonly deps: ClaimLoopDeps) {
     for (const [network, scheme] of deps.seller.schemesByNetwork) {
-      const token = deps.networks.find((n) => n.id === network)?.asset;
-      if (!token) continue;
+      const net = deps.networks.find((n) => n.id === network);
+      const token = net?.asset;
+      if (!net || !token) continue;
+      const receiver = scheme.getReceiverAddress().toLowerCase();
+      const landed = landedClaimsOn(net, receiver);
       const round = new ClaimRound({
         manager: scheme.createChannelManager(
           deps.facilitator,
@@ -58,8 +62,9 @@ export class ClaimLoop implements BatchChannelsSource {
         facilitator: deps.facilitator,
         network,
         token: token.toLowerCase(),
-        receiver: scheme.getReceiverAddress().toLowerCase(),
+        receiver,
         ledger: deps.ledger,
+        ...(landed ? { landed } : {}),
         log: deps.log,
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
       });

@@ -16,6 +16,7 @@ import type { BatchMetrics, BatchOperation } from '../../observe/metrics-batch.j
 import type { Logger } from '../../shared/log.js';
 import type { ChannelRecord } from '../../store/channels.js';
 import { BATCH_SCHEME } from './kinds.js';
+import type { LandedClaims } from './landed-claims.js';
 import { type OperationLedger, OperationRows } from './op-ledger.js';
 
 /** The manager's batch size (its default): vouchers per claim transaction. */
@@ -35,6 +36,8 @@ export interface ClaimRoundDeps {
   ledger: OperationLedger;
   log: Logger;
   metrics?: BatchMetrics;
+  /** The receiver's claims on chain (through the network's RPC, when it has one): names a claim a stopped process sent. */
+  landed?: LandedClaims;
 }
 
 /** When a round claims and refunds. */
@@ -92,9 +95,10 @@ export class ClaimRound {
   /** Runs one round over the channels as `list` reads them from the store. */
   async run(list: () => Promise<ChannelRecord[]>, policy: ClaimPolicy): Promise<RoundOutcome> {
     const out: RoundOutcome = { claimed: 0n, claimTransactions: [], refunded: [], failures: [] };
-    // Left by a stopped process: a settle's value is settled again (a claim's vouchers are claimed again below).
-    for (const a of await this.rows.closeAbandoned(policy.abandonedBefore))
-      if (a.kind === 'settle') this.owed += a.amount;
+    // Left by a stopped process: a settle's value is settled again, as is a claim's found on chain (the rest of a
+    // claim's vouchers are claimed again below).
+    for (const a of await this.rows.closeAbandoned(policy.abandonedBefore, this.deps.landed))
+      if (a.kind === 'settle' || a.transaction) this.owed += a.amount;
     let mine = this.mine(await list());
     const withdrawing = mine.filter((c) => c.withdrawRequestedAt > 0 && unclaimedOf(c) > 0n);
     const unclaimed = mine.reduce((sum, c) => sum + (unclaimedOf(c) > 0n ? unclaimedOf(c) : 0n), 0n);
@@ -122,7 +126,10 @@ export class ClaimRound {
     for (let i = 0; i < claimable.length; i += CLAIMS_PER_BATCH) batches.push(claimable.slice(i, i + CLAIMS_PER_BATCH));
     const amounts = batches.map((batch) => batch.reduce((sum, c) => sum + unclaimedOf(c), 0n));
     const rows = [];
-    for (const amount of amounts) rows.push(await this.rows.begin('claim', { amount }));
+    for (const [i, amount] of amounts.entries()) {
+      const claims = batches[i]!.map((c) => c.channelId.toLowerCase());
+      rows.push(await this.rows.begin('claim', { amount, claims }));
+    }
     const started = performance.now();
     try {
       const results = await this.deps.manager.claim({

@@ -9,24 +9,37 @@ import { randomUUID } from 'node:crypto';
 import type { BatchOperation } from '../../observe/metrics-batch.js';
 import type { Logger } from '../../shared/log.js';
 import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../../store/ledger.js';
+import type { LandedClaim, LandedClaims } from './landed-claims.js';
 import { BATCH_OPERATION_PREFIX, BATCH_SCHEME, batchOperationKind } from './kinds.js';
 
 /** What the operation rows use of the ledger. */
 export type OperationLedger = Pick<
   PaymentLedger,
-  'claimPayment' | 'markPaymentPending' | 'completePayment' | 'releasePending' | 'listPending' | 'durable'
+  | 'claimPayment'
+  | 'markPaymentPending'
+  | 'completePayment'
+  | 'releasePending'
+  | 'listPending'
+  | 'listReceipts'
+  | 'durable'
 >;
+
+/** How far before the oldest abandoned claim the receipts that already name a claim transaction are read. */
+const LOOKBACK_MS = 15 * 60_000;
 
 /** What one operation moves: its amount, and the channel for a refund. */
 export interface OperationDetail {
   amount: bigint;
   channel?: { channelId: string; payer: string; cumulativeAmount: string };
+  /** A claim's channels (lower-case ids): what names its transaction if its process stops before the answer. */
+  claims?: readonly string[];
 }
 
-/** An operation left pending by a stopped process, as its row records it. */
+/** An operation left pending by a stopped process, as its row records it; a claim found on chain has its transaction. */
 export interface Abandoned {
   kind: BatchOperation;
   amount: bigint;
+  transaction?: string;
 }
 
 /** What an operation row stores as its payload (JSON): which round it belongs to. */
@@ -34,6 +47,13 @@ interface OperationPayload {
   type: 'batch-operation';
   token: string;
   receiver: string;
+  claims?: readonly string[];
+}
+
+/** The channels an operation row recorded for its claim (none for rows written before they were recorded). */
+function claimsOf(p: PendingRecord): string[] {
+  const claims = (p.payload as Partial<OperationPayload> | null)?.claims;
+  return Array.isArray(claims) ? claims.filter((id): id is string => typeof id === 'string') : [];
 }
 
 /** The pending rows of the claim loop's operations, from the ledger's pending settlements. */
@@ -68,7 +88,12 @@ export class OperationRows {
       ...(op.channel ? { channelId: op.channel.channelId, cumulativeAmount: op.channel.cumulativeAmount } : {}),
       createdAt: new Date().toISOString(),
     };
-    const payload: OperationPayload = { type: 'batch-operation', token, receiver };
+    const payload: OperationPayload = {
+      type: 'batch-operation',
+      token,
+      receiver,
+      ...(op.claims && { claims: op.claims }),
+    };
     const requirements = { scheme: BATCH_SCHEME, network, asset: token, payTo: receiver, amount: receipt.amount };
     const details = { payload, requirements, requestHash: '' };
     await this.ledger.claimPayment({ ...receipt, details });
@@ -95,9 +120,10 @@ export class OperationRows {
 
   /**
    * Writes the receipts the store refused before, then closes this round's rows left pending before `before` (ms) by
-   * a stopped process as failed (`<kind>_abandoned`: no transaction we did not see is ever named); returns them.
+   * a stopped process: a claim whose transaction `landed` finds on chain (and no receipt names yet) becomes its settled
+   * receipt; anything else fails as `<kind>_abandoned` (no transaction we did not see is ever named). Returns them.
    */
-  async closeAbandoned(before: number): Promise<Abandoned[]> {
+  async closeAbandoned(before: number, landed?: LandedClaims): Promise<Abandoned[]> {
     for (const receipt of [...this.unstored.values()]) await this.end(receipt, 'complete');
     const { network, token, receiver } = this.scope;
     const left = pendingOperations(await this.ledger.listPending()).filter((p) => {
@@ -110,10 +136,21 @@ export class OperationRows {
         !this.unstored.has(p.replayKey)
       );
     });
+    const found = await this.landedFor(left, landed);
     const closed: Abandoned[] = [];
     for (const p of left) {
       const kind = batchOperationKind(p.replayKey) as BatchOperation;
       const row: ReceiptRecord = { ...p, status: 'failed', transaction: '', kind, createdAt: p.createdAt };
+      const onChain = found.get(p.replayKey);
+      if (onChain) {
+        await this.settled({ ...row, amount: onChain.amount.toString() }, onChain.transaction);
+        closed.push({ kind, amount: onChain.amount, transaction: onChain.transaction });
+        this.log.warn('a claim left pending by a stopped process landed on chain; recorded with its transaction', {
+          key: p.replayKey,
+          transaction: onChain.transaction,
+        });
+        continue;
+      }
       await this.failed(row, `${kind}_abandoned`);
       closed.push({ kind, amount: BigInt(p.amount) });
       this.log.warn('a batch-settlement operation left pending by a stopped process is closed; this round redoes it', {
@@ -122,6 +159,40 @@ export class OperationRows {
       });
     }
     return closed;
+  }
+
+  /**
+   * The landed claim transaction of each abandoned claim row, where it is unambiguous: the one transaction found on
+   * chain since the row (that no claim or refund receipt names) whose `Claimed` channels are all among the row's. A
+   * chain that cannot be asked, or a row that did not record its channels, names none (it closes as abandoned).
+   */
+  private async landedFor(left: readonly PendingRecord[], landed?: LandedClaims): Promise<Map<string, LandedClaim>> {
+    const named = new Map<string, LandedClaim>();
+    const rows = left.filter((p) => batchOperationKind(p.replayKey) === 'claim' && claimsOf(p).length > 0);
+    if (!landed || rows.length === 0) return named;
+    const since = Math.min(...rows.map((p) => Date.parse(p.createdAt)));
+    let candidates: LandedClaim[];
+    try {
+      const recorded = await this.ledger.listReceipts({
+        since: new Date(since - LOOKBACK_MS).toISOString(),
+        kinds: ['claim', 'refund'],
+        limit: 100_000,
+      });
+      const seen = new Set(recorded.map((r) => r.transaction.toLowerCase()));
+      candidates = (await landed(since)).filter((c) => !seen.has(c.transaction));
+    } catch (err) {
+      this.log.warn('the chain could not be asked for claims left unanswered; they close as abandoned', {
+        network: this.scope.network,
+        error: String((err as Error)?.message ?? err),
+      });
+      return named;
+    }
+    for (const p of rows) {
+      const mine = new Set(claimsOf(p));
+      const match = candidates.filter((c) => c.channels.length > 0 && c.channels.every((id) => mine.has(id)));
+      if (match.length === 1) named.set(p.replayKey, match[0]!);
+    }
+    return named;
   }
 
   private async end(receipt: ReceiptRecord, how: 'complete' | 'release'): Promise<void> {

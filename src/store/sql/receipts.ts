@@ -1,5 +1,5 @@
 /** Receipts of the payment ledger, over the SQL port (one SQL text for both dialects). */
-import type { ReceiptRecord } from '../ledger.js';
+import type { ReceiptQuery, ReceiptRecord } from '../ledger.js';
 import type { SqlPort, Statement } from './port.js';
 import { receiptFromRow } from './rows.js';
 
@@ -35,10 +35,20 @@ export async function recordReceipt(port: SqlPort, receipt: ReceiptRecord): Prom
   await port.write(sql, args);
 }
 
-/** Receipts, most recent first. */
-export async function listReceipts(port: SqlPort, options: { limit?: number } = {}): Promise<ReceiptRecord[]> {
-  const rows = await port.read('SELECT * FROM receipts ORDER BY created_at DESC, id DESC LIMIT ?', [
-    options.limit ?? 100,
-  ]);
+/** Receipts, most recent first (the `since` bound reads the creation-time index from there on). */
+export async function listReceipts(port: SqlPort, options: ReceiptQuery = {}): Promise<ReceiptRecord[]> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (options.since !== undefined) {
+    where.push('created_at >= ?');
+    args.push(options.since);
+  }
+  if (options.kinds !== undefined) {
+    where.push(`kind IN (${options.kinds.map(() => '?').join(', ') || 'NULL'})`);
+    args.push(...options.kinds);
+  }
+  const filter = where.length ? `WHERE ${where.join(' AND ')} ` : '';
+  const sql = `SELECT * FROM receipts ${filter}ORDER BY created_at DESC, id DESC LIMIT ?`;
+  const rows = await port.read(sql, [...args, options.limit ?? 100]);
   return rows.map(receiptFromRow);
 }

@@ -42,6 +42,7 @@ export interface BlockWindow {
 /** One log as `eth_getLogs` returns it (the fields used here). */
 export interface FoundLog {
   topics: Hex[];
+  data?: Hex;
   transactionHash: Hex;
   blockNumber: Hex;
 }

@@ -231,10 +231,10 @@ function baseUrlsOf(env: z.infer<typeof EnvSchema>, local: string): Config['base
 }
 
 /** The configured credentials among the schema's variables (after *_FILE is read), which logs and answers blank out. */
-function schemaSecrets(rawEnv: NodeJS.ProcessEnv): string[] {
+function schemaSecrets(rawEnv: NodeJS.ProcessEnv, networks: readonly NetworkEntry[]): string[] {
   const names = Object.keys(EnvSchema.shape);
   const read = readSecretFiles(rawEnv, names);
-  return configuredSecrets(Object.fromEntries(names.map((name) => [name, read[name]])));
+  return configuredSecrets(Object.fromEntries(names.map((name) => [name, read[name]])), networks);
 }
 
 /** Parses configuration from the environment once; throws ConfigError with every problem listed. */
@@ -295,6 +295,6 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     limits,
     workers: workerSettings(env),
     mpp,
-    secrets: schemaSecrets(rawEnv),
+    secrets: schemaSecrets(rawEnv, networks),
   });
 }

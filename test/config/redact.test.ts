@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configuredSecrets } from '../../src/config/redact.js';
+import { loadConfig } from '../../src/config/config.js';
 import { redactingLogger, Redactor } from '../../src/shared/redact.js';
 
 const SECRET = 'sk_live-Zq81/x+7Kp3mVa9Rt2Lw';
@@ -69,5 +70,16 @@ describe('the configured credentials', () => {
     );
     expect(secrets).not.toContain('4021');
     expect(secrets.join(' ')).not.toContain('f.example');
+  });
+
+  it("include the key in the path of a network table entry's RPC URL (NETWORKS_JSON), so no log line shows it", () => {
+    const key = 'AbCdEfGhIjKlMnOpQrStUvWx0123';
+    const config = loadConfig({
+      NETWORKS_JSON: JSON.stringify({
+        networks: [{ id: 'eip155:8453', rpcUrl: `https://base-mainnet.rpc.example/v2/${key}` }],
+      }),
+    });
+    expect(config.secrets).toContain(key);
+    expect(config.secrets).not.toContain('v2');
   });
 });

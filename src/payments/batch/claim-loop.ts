@@ -36,8 +36,6 @@ export interface ClaimLoopDeps {
   settings: Pick<BatchSettings, 'claimInterval' | 'claimThreshold' | 'refundIdle'>;
   log: Logger;
   metrics?: BatchMetrics;
-  /** How long the round lease lasts without a renewal (tests shorten it). */
-  roundLeaseMs?: number;
 }
 
 /** The claim rounds of every offered network, their timer and their leases. */
@@ -84,8 +82,7 @@ export class ClaimLoop implements BatchChannelsSource {
    */
   async tick(now = Date.now()): Promise<RoundOutcome[] | undefined> {
     const { upkeep, settings, log } = this.deps;
-    const leaseMs = this.deps.roundLeaseMs ?? ROUND_LEASE_MS;
-    const lease = new RoundLease(upkeep, 'batch-claims', log, leaseMs);
+    const lease = new RoundLease(upkeep, 'batch-claims', log);
     if (!(await lease.take(now))) return undefined;
     const outcomes: RoundOutcome[] = [];
     try {
@@ -99,7 +96,7 @@ export class ClaimLoop implements BatchChannelsSource {
           refundIdleSecs: settings.refundIdle,
           now,
           // Only the round lease's holder gets here: a row older than the lease is no other live round's.
-          abandonedBefore: now - leaseMs,
+          abandonedBefore: now - ROUND_LEASE_MS,
         });
         if (due && outcome.failures.includes('claim'))
           await upkeep.releaseLease(`batch-claim-due:${network}`, dueUntil);

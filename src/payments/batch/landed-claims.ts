@@ -17,7 +17,10 @@ export interface LandedClaim {
   channels: string[];
 }
 
-/** The claim transactions since `sinceMs` (epoch ms, searched from a little before: the chain's clock may differ). */
+/** How long before the asked time the chain is searched (the chain's clock and ours may differ). */
+export const LANDED_SEARCH_SKEW_MS = Number(CLAIM_CLOCK_SKEW_SECONDS) * 1000;
+
+/** The claim transactions since `sinceMs` (epoch ms, searched from {@link LANDED_SEARCH_SKEW_MS} before it). */
 export type LandedClaims = (sinceMs: number) => Promise<LandedClaim[]>;
 
 const CLAIMED = toEventSelector('Claimed(bytes32,address,uint128,uint128)');
@@ -46,7 +49,7 @@ export function landedClaimsOn(net: NetworkEntry, receiver: string): LandedClaim
   }) as PublicClient;
   const topics = [CLAIMED, null, pad(receiver.toLowerCase() as Hex, { size: 32 })];
   return async (sinceMs) => {
-    const since = BigInt(Math.floor(sinceMs / 1000)) - CLAIM_CLOCK_SKEW_SECONDS;
+    const since = BigInt(Math.floor((sinceMs - LANDED_SEARCH_SKEW_MS) / 1000));
     const window = await validityWindow(client, since > 0n ? since : 0n, NO_END);
     const logs: FoundLog[] = [];
     await findLogs(client, BATCH_SETTLEMENT_ADDRESS as Hex, topics, window, async (found) => {

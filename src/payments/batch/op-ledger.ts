@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { BatchOperation } from '../../observe/metrics-batch.js';
 import type { Logger } from '../../shared/log.js';
 import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../../store/ledger.js';
-import type { LandedClaim, LandedClaims } from './landed-claims.js';
+import { LANDED_SEARCH_SKEW_MS, type LandedClaim, type LandedClaims } from './landed-claims.js';
 import { BATCH_OPERATION_PREFIX, BATCH_SCHEME, batchOperationKind } from './kinds.js';
 
 /** What the operation rows use of the ledger. */
@@ -24,8 +24,11 @@ export type OperationLedger = Pick<
   | 'durable'
 >;
 
-/** How far before the oldest abandoned claim the receipts that already name a claim transaction are read. */
-const LOOKBACK_MS = 15 * 60_000;
+/**
+ * How far before the oldest abandoned claim the receipts that already name a claim transaction are read: further back
+ * than the chain search reaches, so every transaction it can find that a receipt names is known.
+ */
+const LOOKBACK_MS = LANDED_SEARCH_SKEW_MS + 5 * 60_000;
 
 /** What one operation moves: its amount, and the channel for a refund. */
 export interface OperationDetail {

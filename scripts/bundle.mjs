@@ -91,6 +91,47 @@ const builtinsRequired = {
   },
 };
 
+/**
+ * mime-types fills its extension and type tables from mime-db's 2,500 entries as it loads, and express's body parsers
+ * load it at every start (about 5 ms on Node 22); the tables are read only to look up a type given as an extension or
+ * a file name, which no Tollbooth answer does. Bundled, the tables are filled on their first read and mime-db is parsed
+ * on its first use; the module's answers are the same. A version whose source differs stops the build.
+ */
+const lazyMimeTables = {
+  name: 'lazy-mime-tables',
+  setup(bundle) {
+    bundle.onLoad({ filter: /[\\/]mime-types[\\/]index\.js$/ }, (args) => {
+      const edits = [
+        [
+          /^var db = require\('mime-db'\)$/m,
+          "var loadedDb\nfunction mimeDb () { return loadedDb || (loadedDb = require('mime-db')) }",
+        ],
+        [/\bdb\[/g, 'mimeDb()['],
+        [/Object\.keys\(db\)/g, 'Object.keys(mimeDb())'],
+        [
+          /^exports\.extensions = Object\.create\(null\)$/m,
+          "Object.defineProperty(exports, 'extensions', { enumerable: true, get: function () { return mimeTables().extensions } })",
+        ],
+        [
+          /^exports\.types = Object\.create\(null\)$/m,
+          "Object.defineProperty(exports, 'types', { enumerable: true, get: function () { return mimeTables().types } })",
+        ],
+        [
+          /^populateMaps\(exports\.extensions, exports\.types\)$/m,
+          'var tables\nfunction mimeTables () {\n  if (!tables) {\n    tables = { extensions: Object.create(null), types: Object.create(null) }\n    populateMaps(tables.extensions, tables.types)\n  }\n  return tables\n}',
+        ],
+      ];
+      let contents = readFileSync(args.path, 'utf8');
+      for (const [pattern, replacement] of edits) {
+        if (!pattern.test(contents)) throw new Error(`lazy-mime-tables: ${pattern} not found in ${args.path}`);
+        pattern.lastIndex = 0;
+        contents = contents.replace(pattern, replacement);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 await build({
   // The CLI, and the worker threads' entries, which src/workers/entry.ts finds beside the chunk that starts them:
@@ -107,7 +148,7 @@ await build({
   format: 'esm',
   target: 'node20.19',
   external,
-  plugins: [englishOnly, noCodePageTables, jsonAsString, builtinsRequired],
+  plugins: [englishOnly, noCodePageTables, lazyMimeTables, jsonAsString, builtinsRequired],
   // Bundled CommonJS packages (express) call require() for Node's built-ins.
   banner: {
     js: "import { createRequire as __tollboothRequire } from 'node:module'; const require = __tollboothRequire(import.meta.url);",

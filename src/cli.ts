@@ -1,24 +1,9 @@
 #!/usr/bin/env node
 import module from 'node:module';
-import { main } from './cli/main.js';
 
 // Node 22+ keeps compiled code on disk between runs (MCP clients start a stdio server per conversation); no-op on 20.
+// Enabled before the CLI itself loads (./cli/start.ts), so the cache covers every module of a start, not only the
+// ones imported after this line ran.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-// A reader that closes early (`tollbooth tools | head`) is not an error.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
-});
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code === undefined) return; // a server: it runs until it is stopped
-    // A failure exits now (whatever may still hold the event loop); success lets stdout drain and exits by itself.
-    if (code !== 0) process.exit(code);
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`tollbooth: ${String((err as Error)?.stack ?? err)}\n`);
-    process.exit(1);
-  },
-);
+await import('./cli/start.js');

@@ -21,7 +21,7 @@ import { createProviders } from '../providers/index.js';
 import { redactingLogger, Redactor } from '../shared/redact.js';
 import type { ServerDeps } from './server-deps.js';
 import { RequestGate, shutdownHttp } from './shutdown.js';
-import { openStoreAndBook } from './store-and-book.js';
+import { afterFirstAnswers, openedLater, openStoreAndBook } from './store-and-book.js';
 import type { PaymentLedger } from '../store/ledger.js';
 import type { Store } from '../store/store.js';
 import { isPaid, type AnyToolDefinition } from '../tool/tool.js';
@@ -45,7 +45,7 @@ export interface Runtime {
   limits: Limits;
   /** Settles when the start-up reconciliation of pending settlements has finished. */
   reconciled: Promise<void>;
-  /** Runs what waits until the server answers (process metrics; opening a store left for later); rejects if it fails. */
+  /** Runs what waits for the first answers (process metrics, a store left for later); rejects if it fails. */
   started(): Promise<void>;
   close(): Promise<void>;
 }
@@ -97,6 +97,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     workers: new ToolWorkers(tools, config.workers, options.workerEntry, metrics.registry),
   };
   const upkeep = startUpkeep(broker, store.ledger, log, staleClaimMs(config), deferred?.opened);
+  let closed = false;
   return {
     config,
     store,
@@ -107,11 +108,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     calls,
     limits,
     reconciled: upkeep.reconciled,
-    started: async () => {
-      metrics.collectProcess();
-      await deferred?.open();
-    },
+    started: () => afterFirstAnswers(() => (closed ? undefined : openedLater(metrics, deferred))),
     close: async () => {
+      closed = true;
       limits.close();
       await serverDeps.workers?.close();
       await upkeep.stop();

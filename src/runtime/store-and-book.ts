@@ -3,6 +3,7 @@ import type { ChallengeBook } from '../payments/challenges/requirements.js';
 import { createFacilitator, type Facilitator } from '../payments/facilitators/facilitator.js';
 import { settleableOnly } from '../payments/facilitators/facilitator-support.js';
 import type { Logger } from '../shared/log.js';
+import type { Metrics } from '../observe/metrics.js';
 import { deferredStore, type DeferredStore } from '../store/deferred.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -40,4 +41,27 @@ export async function openStoreAndBook(
   if (opened.status === 'rejected') throw opened.reason;
   if (started.status === 'rejected') throw started.reason;
   throw new ConfigError(((booked as { err: unknown }).err as Error).message);
+}
+
+/** How long after a server starts answering its store left for later opens, unless a call needs the store sooner. */
+const FIRST_ANSWERS_MS = 100;
+
+/**
+ * Runs `work` (opening a store left for later, reading the process figures) once the requests sent the moment the
+ * server listens were answered (`waitMs` later): an MCP host's first messages, a crawler's or a load balancer's first
+ * probe. Opening the store (loading the driver, opening and migrating the file) is synchronous work that would hold
+ * them back. `work` may decide then that there is nothing left to do (the runtime closed meanwhile).
+ */
+export async function afterFirstAnswers(
+  work: () => Promise<void> | undefined,
+  waitMs = FIRST_ANSWERS_MS,
+): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  await work();
+}
+
+/** What waits for the first answers: the process figures read, and the store left for later opened. */
+export async function openedLater(metrics: Metrics, deferred: DeferredStore | undefined): Promise<void> {
+  metrics.collectProcess();
+  await deferred?.open();
 }

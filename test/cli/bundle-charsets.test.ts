@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PAY_TO_ENV } from '../support/pay-to.js';
 import { spawnServe, type SpawnedServer } from '../support/spawn.js';
 
-// Spawns the built CLI (`npm run build` first): the bundle leaves iconv-lite's code-page tables out (scripts/bundle.mjs).
+// Spawns the built CLI (`npm run build` first): the bundle leaves iconv-lite's code-page tables out and fills
+// mime-types' tables on their first read (scripts/bundle.mjs).
 
 const servers: SpawnedServer[] = [];
 afterAll(async () => {
@@ -26,5 +27,20 @@ describe('the bundled server reading bodies in other charsets', () => {
     const utf16 = await post(`${server.url}/api/annuity`, 'utf-16le', Buffer.from(json, 'utf16le'));
     expect(utf16.status).toBe(402);
     expect(server.stderr()).not.toContain('is not bundled');
+  });
+});
+
+describe('the bundled server naming content types', () => {
+  it('answers a type given by its extension (its mime tables filled on first use) as express does', async () => {
+    const server = await spawnServe({ ...PAY_TO_ENV });
+    servers.push(server);
+    // GET / negotiates `json` against `html` and then sets the type `html`: both looked up in the tables.
+    const html = await fetch(`${server.url}/`, { headers: { accept: 'text/html' } });
+    expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const json = await fetch(`${server.url}/`, { headers: { accept: 'application/json' } });
+    expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(((await json.json()) as { tools?: unknown[] }).tools?.length).toBeGreaterThan(0);
+    const llms = await fetch(`${server.url}/llms.txt`);
+    expect(llms.headers.get('content-type')).toBe('text/plain; charset=utf-8');
   });
 });

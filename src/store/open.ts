@@ -17,10 +17,13 @@ export function storeLocation(config: Pick<Config, 'databaseUrl' | 'dataDir'>): 
 /** Opens the configured store: PostgreSQL when DATABASE_URL is set (several instances), else the embedded SQLite file under DATA_DIR. */
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: Logger): Promise<Store> {
   const location = storeLocation(config);
-  // Each store's driver loads only when it is the one configured (pg is not loaded on SQLite, nor libsql on PostgreSQL).
-  const store = config.databaseUrl
-    ? await (await import('./dialects/postgres/store.js')).PostgresStore.open(config.databaseUrl, { log })
-    : await (await import('./dialects/sqlite/store.js')).SqliteStore.open(location.where);
-  log.info('store opened', { store: location.kind, at: location.where });
+  // Each store's driver loads only when it is the one configured (pg is not loaded on SQLite, nor SQLite on PostgreSQL).
+  if (config.databaseUrl) {
+    const store = await (await import('./dialects/postgres/store.js')).PostgresStore.open(config.databaseUrl, { log });
+    log.info('store opened', { store: location.kind, at: location.where });
+    return store;
+  }
+  const store = await (await import('./dialects/sqlite/store.js')).SqliteStore.open(location.where);
+  log.info('store opened', { store: location.kind, driver: store.driver, at: location.where });
   return store;
 }

@@ -1,5 +1,6 @@
 /**
- * The SQLite file behind the embedded store (its SQL port is ./port.ts): `libsql`'s synchronous (better-sqlite3 style) API with each statement
+ * The SQLite file behind the embedded store (its SQL port is ./port.ts), on a synchronous driver (./driver.ts: Node's
+ * own `node:sqlite`, else `libsql`) with each statement
  * prepared once and reused, group commit (the writes queued during one turn of the event loop run in one transaction)
  * and durability off the event loop: a commit writes the WAL without waiting for the disk (`synchronous = NORMAL`,
  * safe from corruption, and durable across a crash of this process), and {@link SqliteDb.sync} fsyncs the WAL on
@@ -8,10 +9,16 @@
  * second by a background sync.
  */
 import { closeSync, fsync, openSync } from 'node:fs';
-import Database from 'libsql';
+import {
+  availableDrivers,
+  connect,
+  type Row,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+} from './driver.js';
 
-/** A result row, by column name. */
-export type Row = Record<string, unknown>;
+export type { Row };
 
 /** Positional (`?`) or named (`:name`) arguments. */
 export type Args = readonly unknown[] | Record<string, unknown>;
@@ -28,7 +35,7 @@ export interface ResultSet {
   rowsAffected: number;
 }
 
-type Prepared = Database.Statement<unknown[]>;
+type Prepared = SqliteStatement;
 
 /** A write waiting for the next group commit. */
 interface QueuedWrite {
@@ -42,6 +49,20 @@ const WRITES_AND_RETURNS = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 /** How long a commit may wait for the background sync when nothing asks for it sooner. */
 const BACKGROUND_SYNC_MS = 1000;
+
+/**
+ * An argument as both drivers bind it: `undefined` as NULL and a boolean as 1 or 0 (`node:sqlite` refuses both, and
+ * `libsql` aborts the process on a boolean).
+ */
+function bindable(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+function bindableNamed(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, bindable(value)]));
+}
 
 /** One SQLite database file in WAL mode, with a cache of prepared statements, group commit and off-loop fsync. */
 export class SqliteDb {
@@ -58,8 +79,10 @@ export class SqliteDb {
   private readonly timer: NodeJS.Timeout;
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteConnection,
     private readonly path: string,
+    /** The driver this file is open with. */
+    readonly driver: SqliteDriver,
   ) {
     this.timer = setInterval(() => {
       if (this.synced < this.committed) this.sync().catch(() => undefined);
@@ -67,28 +90,36 @@ export class SqliteDb {
     this.timer.unref();
   }
 
-  /** Opens (or creates) the file: WAL journal, full fsync on commit, 5 s wait for a writer in another process. */
-  static open(path: string): SqliteDb {
-    const db = new Database(path, { timeout: 5000 });
+  /**
+   * Opens (or creates) the file: WAL journal, fsync off the event loop (see the module comment), 5 s wait for a writer
+   * in another process; with the preferred driver here unless `driver` names one.
+   */
+  static open(path: string, driver: SqliteDriver = availableDrivers()[0]!): SqliteDb {
+    const db = connect(path, 5000, driver);
     // First: another process may hold the write lock (migrating the file), and switching to WAL has to wait for it.
     db.exec('PRAGMA busy_timeout = 5000');
     db.exec('PRAGMA journal_mode = WAL');
     // A commit does not wait for the disk; sync() does, off the event loop. Checkpoints still sync the WAL first.
     db.exec('PRAGMA synchronous = NORMAL');
-    return new SqliteDb(db, path);
+    return new SqliteDb(db, path, driver);
   }
 
   /** Runs one statement (in its own transaction when it writes). */
   execute(statement: string | Statement): ResultSet {
     const { sql, args } = typeof statement === 'string' ? { sql: statement, args: undefined } : statement;
     const prepared = this.statement(sql);
-    const bound: unknown[] = args === undefined ? [] : Array.isArray(args) ? [...args] : [args];
+    const bound: unknown[] =
+      args === undefined
+        ? []
+        : Array.isArray(args)
+          ? args.map(bindable)
+          : [bindableNamed(args as Record<string, unknown>)];
     if (prepared.reader) {
       const rows = prepared.all(...bound) as Row[];
       if (!this.db.inTransaction && WRITES_AND_RETURNS.test(sql)) this.committed++;
       return { rows, rowsAffected: 0 };
     }
-    const changes = prepared.run(...bound).changes;
+    const changes = Number(prepared.run(...bound).changes);
     if (!this.db.inTransaction) this.committed++; // a write outside a transaction commits by itself
     return { rows: [], rowsAffected: changes };
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../../src/store/dialects/sqlite/store.js';
+import { availableDrivers } from '../../../../src/store/dialects/sqlite/driver.js';
 import { describeStoreContract } from '../../contract.js';
 import type { PaymentClaim, ReceiptRecord } from '../../../../src/store/store.js';
 
@@ -34,13 +35,16 @@ const receipt = (key: string, status: ReceiptRecord['status'] = 'settled'): Rece
   createdAt: new Date().toISOString(),
 });
 
-const contractDir = mkdtempSync(join(tmpdir(), 'tollbooth-contract-'));
-let opened = 0;
-describeStoreContract(
-  'SQLite',
-  () => SqliteStore.open(join(contractDir, `store-${++opened}.db`)),
-  async () => rmSync(contractDir, { recursive: true, force: true }),
-);
+// Every driver this Node has (Node 22.16+: node:sqlite and libsql; Node 20: libsql), each through the whole contract.
+for (const driver of availableDrivers()) {
+  const contractDir = mkdtempSync(join(tmpdir(), 'tollbooth-contract-'));
+  let opened = 0;
+  describeStoreContract(
+    `SQLite on ${driver}`,
+    () => SqliteStore.open(join(contractDir, `store-${++opened}.db`), driver),
+    async () => rmSync(contractDir, { recursive: true, force: true }),
+  );
+}
 
 describe('the SQLite store', () => {
   it('creates its file and directory on first open', async () => {
@@ -49,9 +53,11 @@ describe('the SQLite store', () => {
     await store.close();
   });
 
-  it('gives a claim to exactly one of two processes sharing the file', async () => {
-    const a = await SqliteStore.open(file);
-    const b = await SqliteStore.open(file);
+  it('gives a claim to exactly one of two processes sharing the file, each on a driver of its own where there are two', async () => {
+    const drivers = availableDrivers();
+    const a = await SqliteStore.open(file, drivers[0]);
+    const b = await SqliteStore.open(file, drivers.at(-1));
+    expect([a.driver, b.driver]).toEqual([drivers[0], drivers.at(-1)]);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).ledger.claimPayment(claim('shared'))),
     );

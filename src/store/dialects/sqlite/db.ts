@@ -1,12 +1,11 @@
 /**
  * The SQLite file behind the embedded store (its SQL port is ./port.ts), on a synchronous driver (./driver.ts: Node's
- * own `node:sqlite`, else `libsql`) with each statement
- * prepared once and reused, group commit (the writes queued during one turn of the event loop run in one transaction)
- * and durability off the event loop: a commit writes the WAL without waiting for the disk (`synchronous = NORMAL`,
- * safe from corruption, and durable across a crash of this process), and {@link SqliteDb.sync} fsyncs the WAL on
- * libuv's thread pool, one fsync at a time, each covering every commit before it. What must survive a power loss
- * waits for `sync()` (the store does this for a claim before its settlement); everything else is synced within a
- * second by a background sync.
+ * own `node:sqlite`, else `libsql`): each statement prepared once and reused, group commit (the writes queued during
+ * one turn of the event loop run in one transaction) and durability off the event loop: a commit writes the WAL
+ * without waiting for the disk (`synchronous = NORMAL`, safe from corruption, and durable across a crash of this
+ * process), and {@link SqliteDb.sync} fsyncs the WAL on libuv's thread pool, one fsync at a time, each covering every
+ * commit before it. What must survive a power loss waits for `sync()` (the store does this for a claim before its
+ * settlement); everything else is synced within a second by a background sync.
  */
 import { closeSync, fsync, openSync } from 'node:fs';
 import {

@@ -17,8 +17,6 @@ import {
   type SqliteStatement,
 } from './driver.js';
 
-export type { Row };
-
 /** Positional (`?`) or named (`:name`) arguments. */
 export type Args = readonly unknown[] | Record<string, unknown>;
 
@@ -114,7 +112,7 @@ export class SqliteDb {
           ? args.map(bindable)
           : [bindableNamed(args as Record<string, unknown>)];
     if (prepared.reader) {
-      const rows = prepared.all(...bound) as Row[];
+      const rows = prepared.all(...bound);
       if (!this.db.inTransaction && WRITES_AND_RETURNS.test(sql)) this.committed++;
       return { rows, rowsAffected: 0 };
     }

@@ -11,8 +11,8 @@
  * with a message, when the server's 402 carries no `WWW-Authenticate: Payment` (or BENCH_PAID_MPP=0).
  *
  * Environment: BENCH_PAID_CONNECTIONS (20), BENCH_PAID_SECONDS (10, target length of a timed run), BENCH_PAID_RUNS
- * (3 per server, alternating), BENCH_PAID_WARMUP_SECONDS (12, per server: both servers reach their steady JIT state), BENCH_PAID_STARTS (5 starts per kind for
- * the start-up figures), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run),
+ * (3 per server, alternating), BENCH_PAID_WARMUP_SECONDS (12, per server: both servers reach their steady JIT state), BENCH_PAID_STARTS (15 starts per kind
+ * for the start-up figures: medians of 5 moved by ±8% from one run to the next on a 2-core machine), BENCH_PROFILE=1 (add a --cpu-prof run of Tollbooth) or BENCH_PROFILE=only (just that run),
  * BENCH_PROFILE_TARGET=official|vouchers (profile the official server, or Tollbooth paid by vouchers).
  *
  * Then batch settlement side by side (paid-batch.ts, BENCH_PAID_BATCH=0 skips it, =only runs only it): a Hardhat
@@ -43,7 +43,7 @@ const options = {
   seconds: Number(env.BENCH_PAID_SECONDS ?? 10),
   runs: Math.max(1, Number(env.BENCH_PAID_RUNS ?? 3)),
   warmupSeconds: Number(env.BENCH_PAID_WARMUP_SECONDS ?? 12),
-  starts: Number(env.BENCH_PAID_STARTS ?? 5),
+  starts: Number(env.BENCH_PAID_STARTS ?? 15),
   unpaidSeconds: Number(env.BENCH_PAID_UNPAID_SECONDS ?? 5),
   profile:
     env.BENCH_PROFILE === 'only' ? 'only' : env.BENCH_PROFILE === '1' || env.BENCH_PROFILE === 'true' ? 'also' : 'off',
@@ -213,7 +213,7 @@ async function profile(facilitator: Proc, label: string): Promise<void> {
 }
 
 /** Start-up time and idle memory, and the unpaid 402's req/s, ours against official. */
-async function startupsAndUnpaid(facilitator: Proc): Promise<void> {
+async function startupsAndUnpaid(facilitator: Proc, summary: Record<string, unknown>): Promise<void> {
   const figures = await measureStartups(
     [() => oursSpec(facilitator.url), () => officialSpec(facilitator.url), bareSpec],
     options.starts,
@@ -232,6 +232,12 @@ async function startupsAndUnpaid(facilitator: Proc): Promise<void> {
   );
   const measured = await measureUnpaid([() => oursSpec(facilitator.url), () => officialSpec(facilitator.url)], unpaid);
   for (const line of describeUnpaid(measured)) write('      ' + line);
+  const rps = measured.figures.map((x) => x.rps.reduce((sum, r) => sum + r, 0) / Math.max(1, x.rps.length));
+  summary.startup = {
+    firstAnswer: ours!.ms / official!.ms,
+    idleRss: ours!.mb / official!.mb,
+    unpaidRps: rps[0]! / rps[1]!,
+  };
 }
 
 /** The whole paid comparison; prints its figures and returns whether every check held. */
@@ -250,7 +256,7 @@ export async function runPaidComparison(label = '(g)'): Promise<boolean> {
         problems.push(...figures.problems);
         summary.batch = { ...figures.ratios, problems: figures.problems.length };
       }
-      if (!options.batchOnly) await startupsAndUnpaid(facilitator);
+      if (!options.batchOnly) await startupsAndUnpaid(facilitator, summary);
     }
     if (options.profile !== 'off' && env.BENCH_PROFILE_TARGET === 'vouchers' && batch)
       await profileVouchers(facilitator, batch, options, write);

@@ -5,6 +5,19 @@
  */
 import { median, rssMb, startProc, type ProcSpec } from './paid-procs.js';
 
+/** The value below which a share `q` (0–1) of the values lie, by linear interpolation between the sorted values. */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low);
+}
+
+/** `median (p25–p75)` of a series, to `digits` decimals. */
+const spread = (values: number[], digits: number) =>
+  `${median(values).toFixed(digits)} (p25–p75 ${quantile(values, 0.25).toFixed(digits)}–${quantile(values, 0.75).toFixed(digits)})`;
+
 /** Medians (and all values) of one kind of server. */
 export interface StartupFigures {
   name: string;
@@ -33,9 +46,8 @@ export async function measureStartups(specs: Array<() => ProcSpec>, starts: numb
 
 /** Lines for the start-up table. */
 export function describeStartups(figures: StartupFigures[]): string[] {
-  return figures.map((f) => {
-    const ms = f.firstAnswerMs.map((v) => v.toFixed(0)).join(', ');
-    const mb = f.idleRssMb.map((v) => v.toFixed(0)).join(', ');
-    return `${f.name.padEnd(14)} first 402 ${median(f.firstAnswerMs).toFixed(0).padStart(5)} ms (${ms}); idle RSS ${median(f.idleRssMb).toFixed(1).padStart(6)} MB (${mb})`;
-  });
+  return figures.map(
+    (f) =>
+      `${f.name.padEnd(14)} first 402 ${spread(f.firstAnswerMs, 0)} ms; idle RSS ${spread(f.idleRssMb, 1)} MB (${f.firstAnswerMs.length} starts)`,
+  );
 }

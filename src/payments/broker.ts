@@ -66,8 +66,9 @@ export class PaymentBroker {
       await this.reader.prepareRail(requirements);
       return this.reader.server.settlePayment(payload, requirements);
     };
-    this.reconciler = new Reconciler(config, ledger, log, resettle, rails, batch?.channels);
-    this.claims = new PaymentClaims(config, ledger, this.reader, this.reconciler, log);
+    const owner = batch?.owner;
+    this.reconciler = new Reconciler(config, ledger, log, resettle, rails, batch?.channels, owner?.gone);
+    this.claims = new PaymentClaims(config, ledger, this.reader, this.reconciler, log, owner?.token);
   }
 
   /** The tool's challenge, with `error` set to the given reason. */

@@ -21,6 +21,8 @@ export interface PendingChannelRequest {
   signedMaxClaimable: string;
   /** Epoch milliseconds after which the reservation no longer holds the channel. */
   expiresAt: number;
+  /** The process whose call holds it (src/payments/batch/owner.ts): one known to be gone holds nothing. */
+  owner?: string;
 }
 
 /** One channel as the seller sees it; amounts are decimal strings of token base units. */

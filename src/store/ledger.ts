@@ -32,6 +32,8 @@ export interface PaymentClaim {
    * voucher): the sync the claim otherwise starts at once, ahead of its settlement, is then left to that write.
    */
   syncEarly?: boolean;
+  /** The process whose call holds a voucher's claim (src/payments/batch/owner.ts); absent for other payments. */
+  owner?: string;
 }
 
 /** The payment and request a claim is for (JSON). */

@@ -132,17 +132,22 @@ export function receiptKindOf(
 /**
  * What the store's channel says of a voucher whose call's end was never recorded (its process stopped): charged (the
  * channel's total reached its cumulative amount, which only this voucher's commit can do) → settled, with no
- * transaction as for every voucher; its call still holding the channel → in doubt; else never charged → failed, so the
- * claim is released and the same voucher can pay a retry. A deposit stays in doubt (its transaction is the chain's).
+ * transaction as for every voucher; its call still holding the channel (a reservation whose holder is not known to be
+ * `gone`) → in doubt; else never charged → failed, so the claim is released and the same voucher can pay a retry. A
+ * deposit stays in doubt (its transaction is the chain's).
  */
-export async function channelVerdict(channels: BatchChannels, payload: PaymentPayload): Promise<LookupResult> {
+export async function channelVerdict(
+  channels: BatchChannels,
+  payload: PaymentPayload,
+  gone: (holder: string | undefined) => boolean = () => false,
+): Promise<LookupResult> {
   const read = channelPayment(payload);
   if (read?.type !== 'voucher') return { type: 'pending', reason: 'a deposit is decided by its transaction on chain' };
   const channel = await channels.get(read.channelId);
   const max = BigInt(read.maxClaimableAmount);
   if (channel && BigInt(channel.chargedCumulativeAmount) >= max) return { type: 'settled', transaction: '' };
   const held = channel?.pendingRequest;
-  if (held?.signedMaxClaimable === read.maxClaimableAmount && held.expiresAt > Date.now())
+  if (held?.signedMaxClaimable === read.maxClaimableAmount && held.expiresAt > Date.now() && !gone(held.owner))
     return { type: 'pending', reason: 'its call still holds the channel' };
   return { type: 'failed', reason: 'the channel was never charged for this voucher' };
 }

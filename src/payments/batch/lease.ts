@@ -12,20 +12,34 @@ import type { PaymentPayload } from '@x402/core/types';
 import type { ChannelStorage } from '@x402/evm/batch-settlement/server';
 import type { Logger } from '../../shared/log.js';
 import type { BatchChannels, ChannelRecord } from '../../store/channels.js';
+import type { ProcessOwner } from './owner.js';
 import { officialChannelStorage } from './storage.js';
 
 /** The longest one call's reservation is renewed: longer than any call runs, so a call lost track of stops holding. */
 const MAX_RENEWED_MS = 15 * 60_000;
 
-/** A record about to be written: a reservation new in it (another `pendingId`) expires at most one lease from now. */
+/**
+ * A record about to be written: a reservation new in it (another `pendingId`) expires at most one lease from now and
+ * names this process as its holder.
+ */
 function leased(
   next: ChannelRecord | undefined,
   current: ChannelRecord | undefined,
   leaseMs: number,
+  owner: string | undefined,
 ): ChannelRecord | undefined {
   const pending = next?.pendingRequest;
   if (!next || !pending || pending.pendingId === current?.pendingRequest?.pendingId) return next;
-  return { ...next, pendingRequest: { ...pending, expiresAt: Math.min(pending.expiresAt, Date.now() + leaseMs) } };
+  const { owner: _copied, ...reservation } = pending;
+  const expiresAt = Math.min(pending.expiresAt, Date.now() + leaseMs);
+  return { ...next, pendingRequest: { ...reservation, expiresAt, ...(owner && { owner }) } };
+}
+
+/** The channel as a decision sees it: a reservation whose holder is known to be gone has lapsed (holds nothing). */
+function heldOnlyByLiving(current: ChannelRecord | undefined, owner: ProcessOwner): ChannelRecord | undefined {
+  const pending = current?.pendingRequest;
+  if (!current || !pending || pending.expiresAt <= Date.now() || !owner.gone(pending.owner)) return current;
+  return { ...current, pendingRequest: { ...pending, expiresAt: 0 } };
 }
 
 /** A reservation this instance holds for a call that is running here. */
@@ -47,16 +61,26 @@ export class ReservationLeases {
     /** BATCH_RESERVATION_LEASE in milliseconds. */
     private readonly leaseMs: number,
     private readonly log: Logger,
+    /** This process as the holder of the reservations it writes, and the judge of others' (./owner.ts). */
+    private readonly owner: ProcessOwner,
   ) {}
 
-  /** The store's channels as the official scheme's storage, every reservation it writes bounded by the lease. */
+  /**
+   * The store's channels as the official scheme's storage: every reservation it writes is bounded by the lease and
+   * names this process; one whose holder is known to be gone (a killed process on this machine) has lapsed.
+   */
   storage(): ChannelStorage {
-    const { channels, leaseMs } = this;
+    const { channels, leaseMs, owner } = this;
     return officialChannelStorage({
       get: (channelId) => channels.get(channelId),
       list: () => channels.list(),
       updateChannel: (channelId, update) =>
-        channels.updateChannel(channelId, (current) => leased(update(current), current, leaseMs)),
+        channels.updateChannel(channelId, (current) => {
+          const seen = heldOnlyByLiving(current, owner);
+          const decided = update(seen);
+          // Left as it was seen: left as it is stored (a lapsed reservation is not written for that alone).
+          return leased(decided === seen ? current : decided, current, leaseMs, owner.token);
+        }),
     });
   }
 

@@ -20,6 +20,7 @@ import { MAX_TIMEOUT_SECONDS, type Challenge } from '../challenges/requirements.
 import { BATCH_SCHEME, CUMULATIVE_MISMATCH, channelPayment, type BatchOffer } from './kinds.js';
 import { checkVouchersNatively } from './local-voucher.js';
 import { ReservationLeases } from './lease.js';
+import type { ProcessOwner } from './owner.js';
 
 /** The `kinds` of a facilitator's `/supported` answer. */
 type Kinds = SupportedResponse['kinds'];
@@ -45,8 +46,10 @@ export class BatchSeller implements BatchOffer {
     /** The store's channels the schemes run on (the reconciler reads them too). */
     readonly channels: BatchChannels,
     private readonly log: Logger,
+    /** This process as the holder of its calls' claims and reservations, and the judge of others' (owner.ts). */
+    readonly owner: ProcessOwner,
   ) {
-    this.leases = new ReservationLeases(channels, config.batch.reservationLease * 1000, log);
+    this.leases = new ReservationLeases(channels, config.batch.reservationLease * 1000, log, owner);
   }
 
   /** The networks offered, in the table's order. */

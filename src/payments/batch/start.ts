@@ -38,8 +38,8 @@ export async function startBatchSeller(
     );
     return undefined;
   }
-  const { BatchSeller } = await import('./seller.js');
-  const seller = new BatchSeller(config, store.channels, log);
+  const [{ BatchSeller }, { processOwner }] = await Promise.all([import('./seller.js'), import('./owner.js')]);
+  const seller = new BatchSeller(config, store.channels, log, processOwner());
   await seller.prepare(kinds, tools);
   if (seller.networks.length === 0) {
     log.warn('BATCH_SETTLEMENT=on but no EVM network can offer batch-settlement (the facilitator does not list it)');

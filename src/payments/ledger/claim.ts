@@ -20,6 +20,8 @@ export class PaymentClaims {
     private readonly reader: PaymentReader,
     private readonly reconciler: Reconciler,
     private readonly log: Logger,
+    /** This process as the holder of the voucher claims it makes (batch/owner.ts), when batch settlement is on. */
+    private readonly owner?: string,
   ) {}
 
   /** Claims and verifies a read payment; the handler may run only on `verified`. */
@@ -75,7 +77,7 @@ export class PaymentClaims {
     ticket: PaymentTicket,
     reconciled = false,
   ): Promise<BeginOutcome> {
-    const claim = await this.ledger.claimPayment(claimOf(tool, ticket));
+    const claim = await this.ledger.claimPayment(claimOf(tool, ticket, this.owner));
     switch (claim.type) {
       case 'claimed':
         return this.verify(tool, ticket);
@@ -218,8 +220,9 @@ export class PaymentClaims {
 }
 
 /** The replay-guard row of a ticket, with what reconciling it after a crash needs. */
-function claimOf(tool: AnyPaidToolDefinition, ticket: PaymentTicket): PaymentClaim {
+function claimOf(tool: AnyPaidToolDefinition, ticket: PaymentTicket, owner: string | undefined): PaymentClaim {
   const { requirements } = ticket;
+  const voucher = isVoucherPayment(requirements, ticket.payload);
   return {
     replayKey: ticket.replayKey,
     tool: tool.name,
@@ -230,6 +233,8 @@ function claimOf(tool: AnyPaidToolDefinition, ticket: PaymentTicket): PaymentCla
     protocol: ticket.protocol ?? 'x402',
     details: { payload: claimedPayload(ticket.payload, requirements), requirements, requestHash: ticket.requestHash },
     // A voucher moves no money: its charge, a later write to the same store, waits for the disk itself.
-    syncEarly: !isVoucherPayment(requirements, ticket.payload),
+    syncEarly: !voucher,
+    // A voucher's claim names its holder: a restart on this machine decides it at once if this process is killed.
+    ...(voucher && owner && { owner }),
   };
 }

@@ -17,6 +17,9 @@ export type Reconciled =
 /** Submits a verified payment's settlement again (safe: every rail's payment is single-use on its chain). */
 export type Resettle = (payload: PaymentPayload, requirements: PaymentRequirements) => Promise<SettleResponse>;
 
+/** A time after every claim's last touch: `listStaleClaims` of it lists every claim still `claimed`. */
+const EVERY_CLAIM = '9999-12-31T23:59:59.999Z';
+
 /** At most this many in-doubt claims are named in the one line a pass logs about them. */
 const NAMED_IN_DOUBT = 20;
 
@@ -44,6 +47,8 @@ export class Reconciler {
     private readonly rails: readonly Rail[] = RAILS,
     /** The seller's batch-settlement channels: what decides a voucher's claim (BATCH_SETTLEMENT=on). */
     private readonly channels?: BatchChannels,
+    /** Whether the process named as a voucher claim's or reservation's holder is known to be gone (batch/owner.ts). */
+    private readonly gone: (holder: string | undefined) => boolean = () => false,
   ) {}
 
   /** Asks the chain about one pending settlement and records a definite answer (settled or failed). */
@@ -140,7 +145,7 @@ export class Reconciler {
   async reconcileStale(claim: PendingRecord): Promise<Reconciled> {
     const voucher = this.channels && isChannelKey(claim.replayKey);
     const answer = voucher
-      ? await channelVerdict(this.channels!, claim.payload as PaymentPayload)
+      ? await channelVerdict(this.channels!, claim.payload as PaymentPayload, this.gone)
       : await this.lookup(claim);
     switch (answer.type) {
       case 'pending':
@@ -168,22 +173,29 @@ export class Reconciler {
   }
 
   /**
-   * A voucher's claim found in flight when the same voucher comes again: if it is older than a live call can be
-   * without holding its channel (the facilitator's verify timeout plus one reservation lease, BATCH_RESERVATION_LEASE),
-   * a stopped process left it, and its channel decides it now (as {@link reconcileStale}) rather than at a later pass;
-   * undefined when it is not such a claim.
+   * A voucher's claim found in flight when the same voucher comes again: if its holder is known to be gone (a process
+   * on this machine that was killed), or it is older than a live call can be without holding its channel (the
+   * facilitator's verify timeout plus one reservation lease, BATCH_RESERVATION_LEASE), a stopped process left it, and
+   * its channel decides it now (as {@link reconcileStale}) rather than at a later pass; undefined when it is not such
+   * a claim.
    */
   async abandonedVoucher(replayKey: string): Promise<Reconciled | undefined> {
     if (!this.channels || !isChannelKey(replayKey)) return undefined;
     const liveMs = this.config.facilitator.timeoutMs + this.config.batch.reservationLease * 1000;
-    const stale = await this.ledger.listStaleClaims(new Date(Date.now() - liveMs).toISOString());
-    const claim = stale.find((c) => c.replayKey === replayKey);
+    const claims = await this.ledger.listStaleClaims(EVERY_CLAIM);
+    const claim = claims.find((c) => c.replayKey === replayKey && this.abandoned(c, Date.now() - liveMs));
     return claim && claim.payload !== undefined && claim.payload !== null ? this.reconcileStale(claim) : undefined;
   }
 
+  /** A claim left by a stopped process: last touched before `before` (epoch ms), or a voucher's whose holder is gone. */
+  private abandoned(claim: PendingRecord, before: number): boolean {
+    if (Date.parse(claim.updatedAt) < before) return true;
+    return !!this.channels && isChannelKey(claim.replayKey) && this.gone(claim.owner);
+  }
+
   /**
-   * Reconciles every pending settlement, and every claim abandoned before `staleBefore` (ISO time); returns how
-   * many ended each way, and logs once the ones still in doubt, with why.
+   * Reconciles every pending settlement, and every claim abandoned before `staleBefore` (ISO time) or by a holder known
+   * to be gone; returns how many ended each way, and logs once the ones still in doubt, with why.
    */
   async reconcileAll(staleBefore?: string): Promise<{ settled: number; failed: number; pending: number }> {
     const counts = { settled: 0, failed: 0, pending: 0 };
@@ -193,7 +205,9 @@ export class Reconciler {
       if (result.type === 'pending') inDoubt.push(this.inDoubt(record, state, result.reason));
     };
     for (const pending of await this.ledger.listPending()) note(pending, 'pending', await this.reconcile(pending));
-    for (const claim of staleBefore ? await this.ledger.listStaleClaims(staleBefore) : []) {
+    // Claims touched before `staleBefore`, and voucher claims of a holder known to be gone however young.
+    const claims = staleBefore ? await this.ledger.listStaleClaims(EVERY_CLAIM) : [];
+    for (const claim of claims.filter((c) => this.abandoned(c, Date.parse(staleBefore!)))) {
       if (claim.payload === undefined || claim.payload === null) continue; // claimed by a release that kept no details
       note(claim, 'claimed', await this.reconcileStale(claim));
     }

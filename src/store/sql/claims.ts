@@ -27,8 +27,8 @@ export async function claimPayment(port: SqlPort, claim: PaymentClaim): Promise<
   for (;;) {
     const inserted = await port.write(
       `INSERT INTO payment_claims (replay_key, status, tool, network, payer, amount, transport, protocol, payload,
-         requirements, request_hash, created_at, updated_at)
-       VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (replay_key) DO NOTHING RETURNING replay_key`,
+         requirements, request_hash, owner, created_at, updated_at)
+       VALUES (?, 'claimed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (replay_key) DO NOTHING RETURNING replay_key`,
       [
         claim.replayKey,
         claim.tool,
@@ -40,6 +40,7 @@ export async function claimPayment(port: SqlPort, claim: PaymentClaim): Promise<
         json(claim.details?.payload),
         json(claim.details?.requirements),
         claim.details?.requestHash ?? null,
+        claim.owner ?? null,
         now,
         now,
       ],

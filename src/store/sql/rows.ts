@@ -40,6 +40,7 @@ export function pendingFromRow(row: Row): PendingRecord {
     requirements: fromJson(row.requirements),
     requestHash: String(row.request_hash ?? ''),
     output: fromJson(row.output),
+    ...(row.owner !== null && row.owner !== undefined && { owner: String(row.owner) }),
     createdAt: time(row.created_at),
     updatedAt: time(row.updated_at),
   };

@@ -237,4 +237,9 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE agent_pay_to_pins ADD COLUMN replaced_pay_to TEXT`,
     ],
   },
+  {
+    version: 15,
+    name: "the process holding a voucher's claim, so a restart on the same machine decides a killed process's claim at once",
+    sql: [`ALTER TABLE payment_claims ADD COLUMN owner TEXT`],
+  },
 ];

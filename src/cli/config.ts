@@ -79,7 +79,7 @@ function sourceText(source: SettingSource): string {
 
 /** One problem as a line naming its variable. */
 export const problemLine = (p: ConfigProblem) =>
-  `  - ${p.variable && !p.message.includes(p.variable) ? `${p.variable}: ` : ''}${p.message.replace(/^✖\s*/, '')}`;
+  `  - ${p.variable && !p.message.includes(p.variable) ? `${p.variable}: ` : ''}${p.message.replace(/^\u2716\s*/, '')}`;
 
 /** The problems and warnings as readable lines (or the one line saying the configuration is valid). */
 function verdict(report: ConfigReport): string[] {

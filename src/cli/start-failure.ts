@@ -24,10 +24,10 @@ export const PORT_IN_USE_EXIT = 69;
 export function readableConfigMessage(message: string): string {
   const lines: string[] = [];
   for (const line of message.replace(/^Invalid configuration:\s*/, '').split('\n')) {
-    const at = /^\s*→ at (\S+)/.exec(line);
+    const at = /^\s*\u2192 at (\S+)/.exec(line);
     const last = lines.length - 1;
     if (at && last >= 0) lines[last] = `  - ${at[1]}: ${lines[last]!.replace(/^\s*- /, '')}`;
-    else if (line.trim() !== '') lines.push(`  - ${line.replace(/^\s*[✖-]\s*/, '')}`);
+    else if (line.trim() !== '') lines.push(`  - ${line.replace(/^\s*[\u2716-]\s*/, '')}`);
   }
   return lines.join('\n');
 }

@@ -24,7 +24,7 @@ export function firstSentence(text: string, max = 240): string {
   if (sentence.length <= max) return sentence;
   const cut = sentence.slice(0, max);
   const space = cut.lastIndexOf(' ');
-  return `${(space > 0 ? cut.slice(0, space) : cut.slice(0, max - 1)).replace(/[\s,;:(–-]+$/, '')}…`;
+  return `${(space > 0 ? cut.slice(0, space) : cut.slice(0, max - 1)).replace(/[\s,;:(\u2013-]+$/, '')}…`;
 }
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

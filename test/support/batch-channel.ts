@@ -5,6 +5,7 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { computeChannelId } from '@x402/evm/batch-settlement/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { ChannelRecord } from '../../src/store/channels.js';
 
 /** The network of the unit tests' channels. */
 export const NETWORK = 'eip155:84532';
@@ -40,3 +41,29 @@ export function payerChannel() {
   } as const;
   return { payer, channelConfig, channelId: computeChannelId(channelConfig, NETWORK) };
 }
+
+/** The id of {@link channelRecord}'s channel. */
+export const RECORD_ID = '0x' + 'ab'.repeat(32);
+
+/** A stored channel record for store-level tests (fixed parties, nothing charged, 1 USDC balance), with `over` applied. */
+export const channelRecord = (over: Partial<ChannelRecord> = {}): ChannelRecord => ({
+  channelId: RECORD_ID,
+  channelConfig: {
+    payer: '0x00000000000000000000000000000000000000a1',
+    payerAuthorizer: '0x00000000000000000000000000000000000000a1',
+    receiver: RECEIVER,
+    receiverAuthorizer: AUTHORIZER,
+    token: '0x00000000000000000000000000000000000000d4',
+    withdrawDelay: 900,
+    salt: `0x${'00'.repeat(32)}`,
+  },
+  chargedCumulativeAmount: '0',
+  signedMaxClaimable: '0',
+  signature: '0x',
+  balance: '1000000',
+  totalClaimed: '0',
+  withdrawRequestedAt: 0,
+  refundNonce: 0,
+  lastRequestTimestamp: 1,
+  ...over,
+});

@@ -10,6 +10,7 @@ import { Reconciler } from '../../../src/payments/ledger/reconcile.js';
 import { createLogger } from '../../../src/shared/log.js';
 import { SqliteStore } from '../../../src/store/dialects/sqlite/store.js';
 import type { ChannelRecord } from '../../../src/store/channels.js';
+import { channelRecord, RECORD_ID } from '../../support/batch-channel.js';
 
 /**
  * What a holder known to be gone (src/payments/batch/owner.ts: a killed process on this machine) still holds: its
@@ -17,34 +18,15 @@ import type { ChannelRecord } from '../../../src/store/channels.js';
  * decided by the channel at once however young (src/payments/ledger/reconcile.ts). A holder that runs, or one that
  * cannot be judged, keeps both until the lease and the claim's age say otherwise.
  */
-const ID = '0x' + 'ab'.repeat(32);
-const PAYER = '0x00000000000000000000000000000000000000a1';
+const ID = RECORD_ID;
+const PAYER = channelRecord().channelConfig.payer;
 const LEASE_MS = 600_000;
 const log = createLogger('error');
 /** The judge: `dead` is gone; `alive` and anything else are not. */
 const owner: ProcessOwner = { token: 'me', gone: (holder) => holder === 'dead' };
 
-const channel = (over: Partial<ChannelRecord> = {}): ChannelRecord => ({
-  channelId: ID,
-  channelConfig: {
-    payer: PAYER,
-    payerAuthorizer: PAYER,
-    receiver: '0x00000000000000000000000000000000000000b2',
-    receiverAuthorizer: '0x00000000000000000000000000000000000000c3',
-    token: '0x00000000000000000000000000000000000000d4',
-    withdrawDelay: 900,
-    salt: `0x${'00'.repeat(32)}`,
-  },
-  chargedCumulativeAmount: '1000',
-  signedMaxClaimable: '2000',
-  signature: '0x',
-  balance: '1000000',
-  totalClaimed: '0',
-  withdrawRequestedAt: 0,
-  refundNonce: 0,
-  lastRequestTimestamp: 1,
-  ...over,
-});
+const channel = (over: Partial<ChannelRecord> = {}) =>
+  channelRecord({ chargedCumulativeAmount: '1000', signedMaxClaimable: '2000', ...over });
 
 /** A reservation of the voucher for 2000, held by `holder` for ten minutes by the clock. */
 const reservedBy = (holder: string) =>

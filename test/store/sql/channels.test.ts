@@ -8,6 +8,7 @@ import { SqliteStore } from '../../../src/store/dialects/sqlite/store.js';
 import type { SqlStore } from '../../../src/store/sql/store.js';
 import { writeMustBeDurable } from '../../../src/store/sql/channels.js';
 import { createTestSchema, describeWithPostgres, type TestSchema } from '../../support/postgres.js';
+import { channelRecord, RECORD_ID } from '../../support/batch-channel.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-channels-'));
 const schemas: TestSchema[] = [];
@@ -18,29 +19,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ID = '0x' + 'ab'.repeat(32);
-
-const channel = (over: Partial<ChannelRecord> = {}): ChannelRecord => ({
-  channelId: ID,
-  channelConfig: {
-    payer: '0x00000000000000000000000000000000000000a1',
-    payerAuthorizer: '0x00000000000000000000000000000000000000a1',
-    receiver: '0x00000000000000000000000000000000000000b2',
-    receiverAuthorizer: '0x00000000000000000000000000000000000000c3',
-    token: '0x00000000000000000000000000000000000000d4',
-    withdrawDelay: 900,
-    salt: `0x${'00'.repeat(32)}`,
-  },
-  chargedCumulativeAmount: '0',
-  signedMaxClaimable: '0',
-  signature: '0x',
-  balance: '1000000',
-  totalClaimed: '0',
-  withdrawRequestedAt: 0,
-  refundNonce: 0,
-  lastRequestTimestamp: 1,
-  ...over,
-});
+const ID = RECORD_ID;
+const channel = channelRecord;
 
 /** Adds `amount` to the charged total, as the scheme commits one call; counts commits in `refundNonce`. */
 const charge = (amount: bigint) => (current: ChannelRecord | undefined) => {

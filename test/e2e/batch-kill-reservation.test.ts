@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANNUITY, KLINES, PRICE, startKillScene, type KillScene } from '../support/batch-kill.js';
+import { ANNUITY, PRICE, killDuringVoucherCall, startKillScene, type KillScene } from '../support/batch-kill.js';
 
 /**
  * `kill -9` of `tollbooth serve` (the built CLI, SQLite) while a voucher call holds its channel (its upstream request
@@ -23,19 +23,7 @@ afterAll(async () => {
 
 describe('kill -9 while a voucher call holds its channel', () => {
   it('leaves a reservation that lapses within one lease, after which a restarted server takes the channel’s calls', async () => {
-    const first = await scene.serve();
-    expect((await scene.post(first.url, '/api/annuity', ANNUITY)).status).toBe(200);
-    // A voucher call whose handler waits on its upstream: its channel is reserved while the process dies.
-    const heldAtUpstream = scene.proxy.held();
-    const lost = scene.post(first.url, '/api/perp-klines', KLINES).then(
-      (res) => res.status,
-      () => 'lost',
-    );
-    await heldAtUpstream;
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBe('SIGKILL');
-    const killedAt = Date.now();
-    expect(await lost).toBe('lost');
+    const killedAt = await killDuringVoucherCall(scene);
 
     const { channel: left } = await scene.stored();
     expect(left.chargedCumulativeAmount).toBe(PRICE.toString());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANNUITY, KLINES, PRICE, startKillScene, type KillScene } from '../support/batch-kill.js';
+import { ANNUITY, PRICE, killDuringVoucherCall, startKillScene, type KillScene } from '../support/batch-kill.js';
 
 /**
  * `kill -9` of `tollbooth serve` (the built CLI, SQLite) while a voucher call holds its channel, then a restart on
@@ -22,17 +22,7 @@ afterAll(async () => {
 
 describe('a restart on the same machine after kill -9 while a voucher call holds its channel', () => {
   it('decides the killed call at once: its voucher pays the retry and the channel takes the next calls, without waiting for the lease', async () => {
-    const first = await scene.serve();
-    expect((await scene.post(first.url, '/api/annuity', ANNUITY)).status).toBe(200);
-    const heldAtUpstream = scene.proxy.held();
-    const lost = scene.post(first.url, '/api/perp-klines', KLINES).then(
-      (res) => res.status,
-      () => 'lost',
-    );
-    await heldAtUpstream;
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBe('SIGKILL');
-    expect(await lost).toBe('lost');
+    await killDuringVoucherCall(scene);
 
     const left = await scene.stored();
     // Both the claim and the reservation name the killed process, and would hold for minutes by the clock.

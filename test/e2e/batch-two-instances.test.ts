@@ -3,6 +3,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { channelRecord } from '../support/batch-channel.js';
 import { startListingFacilitator, type ListingFacilitator } from '../support/batch-facilitator.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { createTestSchema, describeWithPostgres, type TestSchema } from '../support/postgres.js';
@@ -61,19 +62,9 @@ describeWithPostgres('batch settlement on two instances sharing one PostgreSQL',
     channelId = computeChannelId(channelConfig, NETWORK);
     // A channel with 1 USDC in escrow whose on-chain state was just read, so every voucher is checked locally.
     const now = Date.now();
-    await servers[0]!.runtime.store.channels!.updateChannel(channelId, () => ({
-      channelId,
-      channelConfig,
-      chargedCumulativeAmount: '0',
-      signedMaxClaimable: '0',
-      signature: '0x',
-      balance: '1000000',
-      totalClaimed: '0',
-      withdrawRequestedAt: 0,
-      refundNonce: 0,
-      onchainSyncedAt: now,
-      lastRequestTimestamp: now,
-    }));
+    await servers[0]!.runtime.store.channels!.updateChannel(channelId, () =>
+      channelRecord({ channelId, channelConfig, onchainSyncedAt: now, lastRequestTimestamp: now }),
+    );
   }, 60_000);
 
   afterAll(async () => {

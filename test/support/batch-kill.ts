@@ -104,3 +104,26 @@ async function readStore(file: string) {
     await store.close();
   }
 }
+
+/**
+ * Starts `tollbooth serve`, pays one annuity call, then kills the process (SIGKILL) while a perp-klines voucher call
+ * waits at its upstream, so its claim and channel reservation are left behind; resolves with the time of the kill
+ * once the process is gone and the call's connection lost.
+ */
+export async function killDuringVoucherCall(scene: KillScene): Promise<number> {
+  const first = await scene.serve();
+  const paid = await scene.post(first.url, '/api/annuity', ANNUITY);
+  if (paid.status !== 200) throw new Error(`the first call answered ${paid.status}`);
+  const heldAtUpstream = scene.proxy.held();
+  const lost = scene.post(first.url, '/api/perp-klines', KLINES).then(
+    (res) => res.status,
+    () => 'lost',
+  );
+  await heldAtUpstream;
+  first.child.kill('SIGKILL');
+  const exited = await first.exited;
+  const killedAt = Date.now();
+  const answer = await lost;
+  if (exited !== 'SIGKILL' || answer !== 'lost') throw new Error(`killed: ${String(exited)}, the call: ${answer}`);
+  return killedAt;
+}

@@ -3,6 +3,7 @@ import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelRecord } from '../../support/batch-channel.js';
 import { startListingFacilitator, type ListingFacilitator } from '../../support/batch-facilitator.js';
 import { connectHttpClient } from '../../support/mcp.js';
 import { decodeHeader, startTestServer, type TestServer } from '../../support/server.js';
@@ -49,19 +50,9 @@ beforeAll(async () => {
   channelId = computeChannelId(config, NETWORK);
   // The channel as a deposit left it: 1 USDC in escrow, nothing charged, the on-chain mirror just read.
   const now = Date.now();
-  await server.runtime.store.channels!.updateChannel(channelId, () => ({
-    channelId,
-    channelConfig: config,
-    chargedCumulativeAmount: '0',
-    signedMaxClaimable: '0',
-    signature: '0x',
-    balance: '1000000',
-    totalClaimed: '0',
-    withdrawRequestedAt: 0,
-    refundNonce: 0,
-    onchainSyncedAt: now,
-    lastRequestTimestamp: now,
-  }));
+  await server.runtime.store.channels!.updateChannel(channelId, () =>
+    channelRecord({ channelId, channelConfig: config, onchainSyncedAt: now, lastRequestTimestamp: now }),
+  );
 });
 
 afterAll(async () => {

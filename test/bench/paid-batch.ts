@@ -180,7 +180,7 @@ async function latencies(ours: Side, connections: number, label: string, write: 
   const voucher = await sequentialSeries(ours.server, SEQUENTIAL, ours.pool);
   const unpaid = await sequentialSeries(ours.server, SEQUENTIAL);
   write(
-    `${label} one caller, ${SEQUENTIAL} calls in a row each: voucher p50 ${f(voucher.p50ms, 2)} ms (p90 ${f(voucher.p90ms, 2)}), unpaid 402 p50 ${f(unpaid.p50ms, 2)} ms (p90 ${f(unpaid.p90ms, 2)})`,
+    `${label} one caller, ${SEQUENTIAL} calls in a row each: voucher p50 ${f(voucher.p50ms, 2)} ms (p90 ${f(voucher.p90ms, 2)}, server CPU ${f(voucher.serverCpuMsPerCall, 2)} ms/call), unpaid 402 p50 ${f(unpaid.p50ms, 2)} ms (p90 ${f(unpaid.p90ms, 2)}, server CPU ${f(unpaid.serverCpuMsPerCall, 2)} ms/call)`,
   );
   const problems =
     voucher.statuses['200'] !== SEQUENTIAL || unpaid.statuses['402'] !== SEQUENTIAL

@@ -5,13 +5,14 @@
  */
 import { Agent, request } from 'node:http';
 import { CALL_BODY, type PaymentPool } from './paid-load.js';
-import type { Proc } from './paid-procs.js';
+import { cpuMs, type Proc } from './paid-procs.js';
 
-/** Latencies of a sequential series, ms, and the answers' statuses. */
+/** Latencies of a sequential series, ms, the answers' statuses, and the server's CPU per call (all its threads). */
 export interface Series {
   p50ms: number;
   p90ms: number;
   statuses: Record<string, number>;
+  serverCpuMsPerCall: number;
 }
 
 function post(agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<number> {
@@ -35,6 +36,7 @@ export async function sequentialSeries(server: Proc, count: number, pool?: Payme
   const statuses: Record<string, number> = {};
   const context: Record<string, unknown> = {};
   pool?.startRun(count, 1);
+  const cpuBefore = cpuMs(server.pid);
   try {
     for (let i = 0; i < count; i++) {
       const payment = pool?.take(context);
@@ -49,6 +51,8 @@ export async function sequentialSeries(server: Proc, count: number, pool?: Payme
   } finally {
     agent.destroy();
   }
+  const serverCpuMsPerCall = (cpuMs(server.pid) - cpuBefore) / count;
   times.sort((a, b) => a - b);
-  return { p50ms: times[Math.floor(times.length / 2)]!, p90ms: times[Math.floor(times.length * 0.9)]!, statuses };
+  const [p50ms, p90ms] = [times[Math.floor(times.length / 2)]!, times[Math.floor(times.length * 0.9)]!];
+  return { p50ms, p90ms, statuses, serverCpuMsPerCall };
 }

@@ -2,10 +2,7 @@
 import { entryKey, entryTime, type OutboxEntry } from '../payments/ledger/settled-journal.js';
 import { batchOperationKind } from '../payments/batch/kinds.js';
 import type { PaymentRow } from './types.js';
-import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../store/ledger.js';
-
-/** Every claim still `claimed`, however recent: `listStaleClaims` lists those touched before a time. */
-const END_OF_TIME = '9999-12-31T23:59:59.999Z';
+import { EVERY_CLAIM, type PaymentLedger, type PendingRecord, type ReceiptRecord } from '../store/ledger.js';
 
 /** What the listing reads from the store. */
 export type ReceiptsLedger = Pick<PaymentLedger, 'listReceipts' | 'listPending' | 'listStaleClaims'>;
@@ -87,7 +84,7 @@ export async function paymentRows(
   const [receipts, pending, claimed] = await Promise.all([
     ledger.listReceipts({ limit }),
     ledger.listPending(),
-    ledger.listStaleClaims(END_OF_TIME),
+    ledger.listStaleClaims(EVERY_CLAIM),
   ]);
   const journaled = new Map(journal.map((entry) => [entryKey(entry), entry]));
   const recorded = new Set(receipts.filter((r) => r.status === 'settled').map((r) => r.replayKey));

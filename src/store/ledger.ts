@@ -14,6 +14,9 @@ export type ReceiptKind = 'transfer' | 'voucher' | 'deposit' | 'claim' | 'settle
 /** The transport a paid call arrived on. */
 export type Transport = 'http' | 'mcp';
 
+/** A time after every claim's last touch: {@link PaymentLedger.listStaleClaims} of it lists every claim still `claimed`. */
+export const EVERY_CLAIM = '9999-12-31T23:59:59.999Z';
+
 /** What the replay guard records when a payment is claimed. */
 export interface PaymentClaim {
   /** What the chain itself makes single-use (see each rail's `identify`). */

@@ -1,7 +1,7 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../shared/log.js';
-import type { PaymentLedger, PendingRecord, ReceiptRecord } from '../../store/ledger.js';
+import { EVERY_CLAIM, type PaymentLedger, type PendingRecord, type ReceiptRecord } from '../../store/ledger.js';
 import { canonicalNetworkId } from '../reading/match.js';
 import { RAILS, railFor } from '../rails/index.js';
 import type { LookupResult, Rail } from '../rails/rail.js';
@@ -16,9 +16,6 @@ export type Reconciled =
 
 /** Submits a verified payment's settlement again (safe: every rail's payment is single-use on its chain). */
 export type Resettle = (payload: PaymentPayload, requirements: PaymentRequirements) => Promise<SettleResponse>;
-
-/** A time after every claim's last touch: `listStaleClaims` of it lists every claim still `claimed`. */
-const EVERY_CLAIM = '9999-12-31T23:59:59.999Z';
 
 /** At most this many in-doubt claims are named in the one line a pass logs about them. */
 const NAMED_IN_DOUBT = 20;

@@ -17,8 +17,7 @@ import { BASE_MAINNET } from '../../src/shared/networks.js';
 import { startBatchSettlementEnvironment, type BatchSettlementEnvironment } from '../support/chain/batch-settlement.js';
 import { BASE_USDC, mint } from '../support/chain/token.js';
 import { loadavg } from 'node:os';
-import { cannon } from './load-harness.js';
-import { sequentialSeries, type Series } from './paid-latency.js';
+import { fsyncP50ms, sequentialSeries, unpaidP50, type Series } from './paid-latency.js';
 import { SignedPool, paidRun, runProblems, type PaidRun, type PaymentPool } from './paid-load.js';
 import { cpuMs, startProc, type Proc, type ProcSpec } from './paid-procs.js';
 import { describeRun, f, Signer, totals, warmUp, type Totals, type WarmUpOptions } from './paid-runs.js';
@@ -88,6 +87,8 @@ export interface BatchFigures {
   unpaidP50ms: number;
   /** One caller alone, one call after the other: median over rounds of each round's p50. */
   sequential: { voucherP50ms: number; unpaidP50ms: number };
+  /** p50 of one WAL-sized fdatasync on the store's disk: the floor under every voucher answer (paid-latency.ts). */
+  fsyncP50ms: number;
   hardhatCpuMs: number;
   loadAverage: number[];
   ratios: {
@@ -99,17 +100,6 @@ export interface BatchFigures {
     cP50Sequential: number;
   };
   problems: string[];
-}
-
-/** p50 of unpaid 402s (bare POST) on a server, `amount` requests over `connections`. */
-async function unpaidP50(server: Proc, amount: number, connections: number): Promise<number> {
-  const result = await cannon({
-    url: `${server.url}/api/annuity`,
-    connections,
-    amount,
-    requests: [{ method: 'POST', headers: { 'content-length': '0' } }],
-  });
-  return result.latency.p50;
 }
 
 /** One server of the comparison: its payments, calls per timed run, timed runs and warm-up 200s. */
@@ -195,12 +185,13 @@ function figuresOf(
   m: {
     unpaid: number[];
     sequential: Array<{ voucher: Series; unpaid: Series }>;
+    fsyncP50ms: number;
     hardhatCpuMs: number;
     loadAverage: number[];
     problems: string[];
   },
 ): BatchFigures {
-  const { unpaid, sequential, hardhatCpuMs, loadAverage, problems } = m;
+  const { unpaid, sequential, fsyncP50ms, hardhatCpuMs, loadAverage, problems } = m;
   const [ours, exact, officialBatch] = sides.map((s) => totals(s.runs)) as [Totals, Totals, Totals];
   const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const unpaidP50ms = mid(unpaid);
@@ -214,6 +205,7 @@ function figuresOf(
     officialBatch,
     unpaidP50ms,
     sequential: one,
+    fsyncP50ms,
     hardhatCpuMs,
     loadAverage,
     ratios: {
@@ -245,6 +237,7 @@ export async function runBatchComparison(
   const sequential: Array<{ voucher: Series; unpaid: Series }> = [];
   const loadAverage: number[] = [];
   let hardhatCpuMs: number;
+  let fsyncMs: number;
   try {
     for (const side of sides) await signer.fill(side.pool, side.amount * options.runs);
     await (sides[0]!.pool as VoucherPool).fillFirst(
@@ -270,10 +263,11 @@ export async function runBatchComparison(
     }
     hardhatCpuMs = cpuMs(setup.env.chain.pid) - hardhatBefore;
     problems.push(...checkStore(dataDir, sides[0]!, deposits, SEQUENTIAL * sequential.length));
+    fsyncMs = fsyncP50ms(dataDir);
   } finally {
     for (const side of sides) await side.server.stop();
   }
-  return figuresOf(sides, { unpaid, sequential, hardhatCpuMs, loadAverage, problems });
+  return figuresOf(sides, { unpaid, sequential, fsyncP50ms: fsyncMs, hardhatCpuMs, loadAverage, problems });
 }
 
 /** The batch figures as report lines, targets marked met or not. */
@@ -290,6 +284,7 @@ export function describeBatch(b: BatchFigures): string[] {
     `=> (a) ours vouchers / official exact: req/s ${f(r.aRps, 2)}x (target >= 4: ${mark(r.aRps >= 4)}), CPU server+facilitator per call ${f(r.aCpuServerPlusFacilitator, 3)}x (target <= 0.25: ${mark(r.aCpuServerPlusFacilitator <= 0.25)})`,
     `=> (b) ours vouchers / official batch (in-memory): req/s ${f(r.bRps, 2)}x (target >= 1.0: ${mark(r.bRps >= 1)}), server CPU per call ${f(r.bServerCpu, 2)}x (target <= 1.0: ${mark(r.bServerCpu <= 1)})`,
     `=> (c) voucher p50 / unpaid 402 p50: one caller ${f(b.sequential.voucherP50ms, 2)} / ${f(b.sequential.unpaidP50ms, 2)} ms = ${f(r.cP50Sequential, 2)}x (target <= 2: ${mark(r.cP50Sequential <= 2)}); under the runs' load (${b.ours.p50ms} / ${b.unpaidP50ms} ms, autocannon's whole ms) ${f(r.cP50, 2)}x`,
+    `   (c)'s floor on this disk: a voucher's 200 waits for one WAL fsync (p50 ${f(b.fsyncP50ms, 2)} ms here), so (fsync + unpaid 402) / unpaid 402 = ${f((b.fsyncP50ms + b.sequential.unpaidP50ms) / b.sequential.unpaidP50ms, 2)}x before any other work`,
     `   load average after each round: ${b.loadAverage.map((l) => f(l, 1)).join(', ')} (2 cores; other processes share them)`,
     b.problems.length === 0
       ? `checks held: every timed voucher 200 a voucher-only receipt of the price for a distinct (channel, cumulative) sent in its run, no facilitator settlement in a run, Tollbooth's store charges = its 200s`

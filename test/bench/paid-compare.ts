@@ -254,7 +254,9 @@ export async function runPaidComparison(label = '(g)'): Promise<boolean> {
         const figures = await runBatchComparison(facilitator, batch, options, write);
         for (const line of describeBatch(figures)) write('    ' + line);
         problems.push(...figures.problems);
-        summary.batch = { ...figures.ratios, problems: figures.problems.length };
+        const { fsyncP50ms, sequential } = figures;
+        const cFloor = (fsyncP50ms + sequential.unpaidP50ms) / sequential.unpaidP50ms;
+        summary.batch = { ...figures.ratios, cFloor, problems: figures.problems.length };
       }
       if (!options.batchOnly) await startupsAndUnpaid(facilitator, summary);
     }

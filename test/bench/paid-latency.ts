@@ -1,9 +1,13 @@
 /**
  * Latency of single calls one after the other on one kept-alive connection (node:http, timed with
  * performance.now(), so sub-millisecond answers keep their resolution): what one caller waits for a voucher call
- * and for an unpaid 402 when the server is not saturated, for the (c) figure of the batch comparison.
+ * and for an unpaid 402 when the server is not saturated, for the (c) figure of the batch comparison; also the unpaid
+ * 402's p50 under load, and the disk's fsync latency (the floor under a durable answer).
  */
+import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { cannon } from './load-harness.js';
 import { CALL_BODY, type PaymentPool } from './paid-load.js';
 import { cpuMs, type Proc } from './paid-procs.js';
 
@@ -55,4 +59,38 @@ export async function sequentialSeries(server: Proc, count: number, pool?: Payme
   times.sort((a, b) => a - b);
   const [p50ms, p90ms] = [times[Math.floor(times.length / 2)]!, times[Math.floor(times.length * 0.9)]!];
   return { p50ms, p90ms, statuses, serverCpuMsPerCall };
+}
+
+/**
+ * p50 of one fdatasync after a 4 KB append to a file in `dir` (the disk the store's WAL is on), ms: what a durable
+ * answer waits for at least, since a voucher's charge must survive a power loss before its 200 promises it.
+ */
+export function fsyncP50ms(dir: string, count = 200): number {
+  const path = join(dir, 'bench-fsync.tmp');
+  const fd = openSync(path, 'w');
+  const block = Buffer.alloc(4096, 1);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      writeSync(fd, block);
+      const t = performance.now();
+      fdatasyncSync(fd);
+      times.push(performance.now() - t);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(path, { force: true });
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}
+
+/** p50 of unpaid 402s (bare POST) on a server, `amount` requests over `connections`. */
+export async function unpaidP50(server: Proc, amount: number, connections: number): Promise<number> {
+  const result = await cannon({
+    url: `${server.url}/api/annuity`,
+    connections,
+    amount,
+    requests: [{ method: 'POST', headers: { 'content-length': '0' } }],
+  });
+  return result.latency.p50;
 }

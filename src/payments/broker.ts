@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { PaymentCode } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { PaymentLedger, Transport } from '../store/ledger.js';
+import { v2FaceOf } from '../tool/price.js';
 import type { AnyPaidToolDefinition } from '../tool/tool.js';
 import { PaymentClaims } from './ledger/claim.js';
 import { decodePayment, type RawPayment, type X402RawPayment } from './reading/decode.js';
@@ -74,6 +75,15 @@ export class PaymentBroker {
   /** The tool's challenge, with `error` set to the given reason. */
   challenge(tool: AnyPaidToolDefinition, error?: string): Challenge {
     return this.reader.challenge(tool, error);
+  }
+
+  /**
+   * The x402 v2 face of a `base-v1` tool when this server offers batch settlement on Base (`exact` and
+   * `batch-settlement` on `eip155:8453`, docs/payments.md): what a version-2 payment of the tool pays; else undefined.
+   */
+  v2Face(tool: AnyPaidToolDefinition): AnyPaidToolDefinition | undefined {
+    const face = v2FaceOf(tool);
+    return face && this.reader.challenge(face).accepts.length > 0 ? face : undefined;
   }
 
   /**

@@ -19,9 +19,9 @@ export interface AnswerRequest extends Omit<CallRequest, 'proof'> {
 
 /** Runs one call (through `invoke`) and answers it; a request carrying both protocols is refused before anything runs. */
 export async function answerCall(deps: InvokeDeps, req: AnswerRequest): Promise<PaymentAnswer> {
-  const { tool, proof: carried, ...rest } = req;
+  const { tool: listed, proof: carried, ...rest } = req;
   // A free tool: no payment is read, and its answer carries no receipt.
-  if (!isPaid(tool)) return answerFor(await invoke(deps, { ...rest, tool }), { tool, version: 2 });
+  if (!isPaid(listed)) return answerFor(await invoke(deps, { ...rest, tool: listed }), { tool: listed, version: 2 });
   if (carried?.protocol === 'both') return bothProtocolsAnswer();
   let proof: RawPayment | undefined;
   let credential: { challengeId?: string } | undefined;
@@ -30,9 +30,32 @@ export async function answerCall(deps: InvokeDeps, req: AnswerRequest): Promise<
     proof = { source: 'mpp', credential: decoded };
     credential = decoded.ok ? { challengeId: decoded.credential.challenge.id } : {};
   } else if (carried) proof = { source: carried.source, value: carried.value };
+  const face = deps.broker.v2Face(listed);
+  const tool = face && paysFace(carried, req.transport) ? face : listed;
   const result = await invoke(deps, { ...rest, tool, proof });
-  const mpp = { gate: deps.broker.mpp, tool };
-  return answerFor(result, { tool, version: x402VersionOf(tool), mpp, ...(credential && { credential }) });
+  // MPP offers stay those of the tool as listed; a bare HTTP probe of a tool with a v2 face shows it in the v2 header.
+  const mpp = { gate: deps.broker.mpp, tool: listed };
+  const companion = face && !carried && tool === listed ? { companion: deps.broker.challenge(face) } : {};
+  return answerFor(result, {
+    tool,
+    version: x402VersionOf(tool),
+    mpp,
+    ...companion,
+    ...(credential && { credential }),
+  });
+}
+
+/**
+ * Whether a call of a `base-v1` tool that has a v2 face pays that face: an x402 version 2 payment (PAYMENT-SIGNATURE,
+ * or a version 2 payload in MCP's `_meta`), or an MCP call without payment (the x402 MCP binding is version 2). A
+ * version 1 payment, an MPP credential and a bare HTTP probe are the tool's as listed.
+ */
+function paysFace(carried: CarriedPayment | undefined, transport: string): boolean {
+  if (carried === undefined) return transport === 'mcp';
+  if (carried.protocol !== 'x402') return false;
+  if (carried.source === 'payment-signature') return true;
+  const value = carried.value as { x402Version?: unknown } | null;
+  return carried.source === 'mcp-meta' && typeof value === 'object' && value?.x402Version === 2;
 }
 
 /**
@@ -41,8 +64,10 @@ export async function answerCall(deps: InvokeDeps, req: AnswerRequest): Promise<
  * a refund request is answered as on a GET route; undefined for any other GET (the transport answers 405).
  */
 export async function answerRefundOnly(deps: InvokeDeps, req: AnswerRequest): Promise<PaymentAnswer | undefined> {
-  const { tool, proof: carried, ...rest } = req;
-  if (!isPaid(tool)) return undefined;
+  const { tool: listed, proof: carried, ...rest } = req;
+  if (!isPaid(listed)) return undefined;
+  // A refund is x402 version 2: a `base-v1` tool takes it on its v2 face.
+  const tool = deps.broker.v2Face(listed) ?? listed;
   if (carried === undefined) {
     if (!deps.broker.refundChallenge(tool)) return undefined;
   } else if (carried.protocol !== 'x402' || carried.source !== 'payment-signature') return undefined;

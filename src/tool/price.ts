@@ -38,13 +38,16 @@ interface AcceptsRule {
  * its `accepts` entries): `every-network`, x402 v2 on every entry of the network table (`exact`, and `upto` where the
  * entry has it), with the payment-identifier and builder-code extensions; `base-and-solana`, x402 v2 `exact` on Base
  * and Solana of the network set; `base-short-name`, one x402 v2 `exact` entry on Base under its version-1 short name,
- * carrying the version-1 fields too (as the first release advertised it); `base-v1`, x402 version 1 `exact` on Base.
+ * carrying the version-1 fields too (as the first release advertised it); `base-v1`, x402 version 1 `exact` on Base;
+ * `base-v1-batch`, not for definitions: the x402 v2 face the server gives a `base-v1` tool when it offers batch
+ * settlement on Base (`exact` and `batch-settlement` on `eip155:8453`; see {@link v2FaceOf}).
  */
 export const ACCEPTS = {
   'every-network': { x402Version: 2, columns: ['default', 'optimism', 'stellar'] },
   'base-and-solana': { x402Version: 2, columns: ['default'] },
   'base-short-name': { x402Version: 2, columns: ['default'] },
   'base-v1': { x402Version: 1, columns: ['default'] },
+  'base-v1-batch': { x402Version: 2, columns: ['default'] },
 } as const satisfies Record<string, AcceptsRule>;
 
 /** The name of a set of payment options a tool accepts (see {@link ACCEPTS}). */
@@ -81,6 +84,19 @@ export function priceTable(policy: PaymentPolicy): PriceTable {
   return table;
 }
 
+/**
+ * The x402 v2 face of a `base-v1` tool: the same tool (name, description, price, handler) under the `base-v1-batch`
+ * policy, for the calls that pay it with version 2 when batch settlement is on (one object per tool); undefined for
+ * any other tool.
+ */
+export function v2FaceOf<T extends { pricing: PaymentPolicy }>(tool: T): T | undefined {
+  if (tool.pricing.accepts !== 'base-v1') return undefined;
+  let face = faces.get(tool) as T | undefined;
+  if (!face) faces.set(tool, (face = { ...tool, pricing: { ...tool.pricing, accepts: 'base-v1-batch' } }));
+  return face;
+}
+const faces = new WeakMap<object, object>();
+
 /** The x402 protocol version a tool speaks: the version of the options its policy accepts. */
 export function x402VersionOf(tool: { pricing: PaymentPolicy }): 1 | 2 {
   return ACCEPTS[tool.pricing.accepts].x402Version;
@@ -102,6 +118,7 @@ export function priceSentence(policy: PaymentPolicy | undefined): string {
     case 'base-short-name':
       return `${costs} (${table.default} USDC units), payable on Base only.`;
     case 'base-v1':
+    case 'base-v1-batch':
       return `${costs} (${table.default} USDC units), payable on Base only, with x402 version 1.`;
   }
 }

@@ -1,10 +1,21 @@
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { rmSync } from 'node:fs';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey } from 'viem/accounts';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/agent/agent.js';
+import { fetchRequest } from '../../src/agent/cli-fetch.js';
+import { loadAgentConfig } from '../../src/agent/settings.js';
+import { silentLogger } from '../../src/shared/log.js';
+import { openStore } from '../../src/store/open.js';
 import { defineTool } from '../../src/tool/tool.js';
+import { agentDataDir } from '../support/agent.js';
 import { startBatchSettlementEnvironment, type BatchSettlementEnvironment } from '../support/chain/batch-settlement.js';
-import { payOverHttp } from '../support/batch-pay.js';
+import { payOverHttp, payOverMcp } from '../support/batch-pay.js';
+import { connectHttpClient } from '../support/mcp.js';
 import { BASE_NETWORK, batchPayer } from '../support/chain/batch-settlement-parties.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
 import { v1Echo } from '../support/tools.js';
@@ -12,7 +23,8 @@ import { v1Echo } from '../support/tools.js';
 /**
  * The fixed-option policies with BATCH_SETTLEMENT=on (src/payments/challenges/requirements.ts): a `base-short-name`
  * tool keeps its seed-form entry byte for byte and also offers the canonical `eip155:8453` batch entry, which the
- * official client pays; a `base-v1` tool's version-1 challenge is what it is with the switch off (no v1 batch scheme).
+ * official client pays; a `base-v1` tool keeps its version-1 body byte for byte and shows its v2 face (`exact` and
+ * `batch-settlement` on `eip155:8453`) in PAYMENT-REQUIRED, which the official client pays over HTTP and MCP.
  */
 let runs = 0;
 const shortNamed = defineTool({
@@ -32,6 +44,24 @@ const shortNamed = defineTool({
   },
 });
 
+let v1Runs = 0;
+const v1Posted = defineTool({
+  name: 'v1-posted',
+  title: 'v1 posted',
+  description: 'Test tool priced under the base-v1 policy.',
+  group: 'transfers',
+  method: 'POST',
+  path: '/api/test/v1-posted',
+  input: z.object({}),
+  output: z.object({ ok: z.boolean() }),
+  pricing: { usd: '0.001', accepts: 'base-v1' },
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  handler: () => {
+    v1Runs++;
+    return { ok: true };
+  },
+});
+
 let env: BatchSettlementEnvironment;
 /** The server with the switch on, and the same server with it off (the seed's challenges). */
 let on: TestServer;
@@ -39,8 +69,8 @@ let off: TestServer;
 
 beforeAll(async () => {
   // The in-process facilitator settles every seed option (v1 `base` too) and batch-settlement on Base.
-  env = await startBatchSettlementEnvironment(1);
-  const tools = [shortNamed, v1Echo];
+  env = await startBatchSettlementEnvironment(3);
+  const tools = [shortNamed, v1Echo, v1Posted];
   const batch = { BATCH_SETTLEMENT: 'on', BATCH_RECEIVER_AUTHORIZER_KEY: generatePrivateKey() };
   on = await startTestServer({ ...env.env, MPP: 'off', ...batch }, { tools });
   off = await startTestServer({ ...env.env, MPP: 'off', BATCH_SETTLEMENT: 'off' }, { tools });
@@ -99,13 +129,124 @@ describe('a base-short-name tool with batch settlement on', () => {
 });
 
 describe('a base-v1 tool with batch settlement on', () => {
-  it('answers the version-1 challenge it answers with the switch off, without a batch entry', async () => {
-    const seed = await unpaid(off, v1Echo.path, 'GET');
-    const now = await unpaid(on, v1Echo.path, 'GET');
-    expect(now).toEqual(seed);
-    expect(now.status).toBe(402);
-    const body = JSON.parse(now.body!) as { x402Version: number; accepts: { scheme: string }[] };
-    expect(body.x402Version).toBe(1);
-    expect(body.accepts.map((a) => a.scheme)).toEqual(['exact']);
+  it('keeps its version-1 body byte for byte and shows its v2 face in PAYMENT-REQUIRED: exact, then batch on Base', async () => {
+    for (const [tool, method] of [
+      [v1Echo, 'GET'],
+      [v1Posted, 'POST'],
+    ] as const) {
+      const seed = await unpaid(off, tool.path, method);
+      const now = await unpaid(on, tool.path, method);
+      expect([seed.status, now.status]).toEqual([402, 402]);
+      expect(now.body).toBe(seed.body);
+      expect(seed.challenge).toBeUndefined();
+      const body = JSON.parse(now.body!) as {
+        x402Version: number;
+        accepts: { scheme: string; network: string; resource: string }[];
+      };
+      expect(body.x402Version).toBe(1);
+      expect(body.accepts.map((a) => [a.scheme, a.network])).toEqual([['exact', 'base']]);
+      expect(now.challenge!.x402Version).toBe(2);
+      expect(now.challenge!.accepts.map((a) => [a.scheme, a.network, a.amount])).toEqual([
+        ['exact', BASE_NETWORK, '1000'],
+        ['batch-settlement', BASE_NETWORK, '1000'],
+      ]);
+      expect(now.challenge!.resource.url).toBe(body.accepts[0]!.resource);
+    }
+  });
+
+  it('is paid by the official client with batch-settlement over HTTP and MCP, one channel, each call charged once', async () => {
+    const payer = batchPayer(env, env.payers[0]!);
+    const charged = async () => {
+      const channels = await on.runtime.store.channels!.list();
+      const mine = channels.filter((c) => c.channelConfig.payer.toLowerCase() === payer.account.address.toLowerCase());
+      return mine.map((c) => BigInt(c.chargedCumulativeAmount));
+    };
+    const before = await charged(); // the channel the base-short-name tool's test opened, if it ran first
+    const call = payOverHttp(payer, `${on.url}${v1Posted.path}`);
+    const first = await call();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-payment-response')).toBeNull();
+    const deposit = decodeHeader(first.headers.get('payment-response')) as SettleResponse;
+    expect(deposit).toMatchObject({ success: true, network: BASE_NETWORK, extra: { chargedAmount: '1000' } });
+    const mcp = await connectHttpClient(on.url);
+    try {
+      const unpaidOverMcp = await mcp.callTool({ name: v1Posted.name, arguments: {} });
+      expect(unpaidOverMcp.structuredContent).toMatchObject({ x402Version: 2 });
+      const receipt = await payOverMcp(mcp, payer, v1Posted.name);
+      expect(receipt).toMatchObject({ success: true, transaction: '', extra: { chargedAmount: '1000' } });
+    } finally {
+      await mcp.close();
+    }
+    const third = await call();
+    expect(third.status).toBe(200);
+    expect(decodeHeader(third.headers.get('payment-response'))).toMatchObject({ success: true, transaction: '' });
+    expect(v1Runs).toBe(3);
+    expect(await charged()).toEqual([(before[0] ?? 0n) + 3000n]);
+  });
+
+  it("is paid by the stock client's default registration (exact, v1 and v2) on the face's v2 exact entry", async () => {
+    const client = registerExactEvmScheme(new x402Client(), { signer: env.payers[1]! });
+    const pay = wrapFetchWithPayment(fetch, client);
+    const before = v1Runs;
+    const res = await pay(`${on.url}${v1Posted.path}`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const receipt = decodeHeader(res.headers.get('payment-response')) as SettleResponse;
+    expect(receipt).toMatchObject({ success: true, network: BASE_NETWORK });
+    expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(v1Runs).toBe(before + 1);
+  });
+
+  it("is paid by Tollbooth's agent side by voucher: it reads the v2 header first and books a deposit and vouchers", async () => {
+    const key = env.chain.accounts.find((a) => a.address === env.payers[2]!.address)!.privateKey;
+    const dir = agentDataDir();
+    const config = loadAgentConfig({
+      DATA_DIR: dir,
+      NETWORKS_JSON: env.env.NETWORKS_JSON!,
+      WALLET_EVM_PRIVATE_KEY: key,
+      BUDGET_NETWORKS: BASE_NETWORK,
+      AGENT_BATCH_SETTLEMENT: 'on',
+    });
+    const agent = await createAgent(config, silentLogger, openStore);
+    try {
+      const options = { signal: new AbortController().signal, approve: async () => 'accepted' as const };
+      const request = () =>
+        fetchRequest({
+          url: `${on.url}${v1Posted.path}`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+      for (let i = 0; i < 2; i++)
+        expect(await agent.caller.fetchUrl(request(), options)).toMatchObject({
+          type: 'success',
+          output: { ok: true },
+        });
+      const kinds = (await agent.spends.listSpends()).map((x) => `${x.kind}:${x.status}`).sort();
+      expect(kinds).toEqual(['deposit:settled', 'voucher:settled', 'voucher:settled']);
+    } finally {
+      await agent.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('still reads a version-1 payment as version 1: X-PAYMENT is refused in its own terms, PAYMENT-SIGNATURE on the face', async () => {
+    const v1 = await fetch(`${on.url}${v1Posted.path}`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'x-payment': 'not base64 json' },
+    });
+    expect(v1.status).toBe(400);
+    expect(((await v1.json()) as { error: { message: string } }).error.message).toMatch(/X-PAYMENT header/);
+    const v2 = await fetch(`${on.url}${v1Posted.path}`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json', 'payment-signature': 'not base64 json' },
+    });
+    expect(v2.status).toBe(400);
+    expect(((await v2.json()) as { error: { message: string } }).error.message).toMatch(/PAYMENT-SIGNATURE header/);
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ACCEPTS, describeTool, priceSentence, priceTable, x402VersionOf, type Accepts } from '../../src/tool/price.js';
+import {
+  ACCEPTS,
+  describeTool,
+  priceSentence,
+  priceTable,
+  v2FaceOf,
+  x402VersionOf,
+  type Accepts,
+} from '../../src/tool/price.js';
 import { defineTool } from '../../src/tool/tool.js';
-import { tools } from '../../tools/index.js';
+import { paidTools, tools } from '../../tools/index.js';
 import { annuity } from '../../tools/annuity.js';
 
 describe('the pricing rules', () => {
@@ -34,7 +42,33 @@ describe('the pricing rules', () => {
         x402VersionOf({ pricing: { usd: '1', accepts } }),
       ]),
     );
-    expect(versions).toEqual({ 'every-network': 2, 'base-and-solana': 2, 'base-short-name': 2, 'base-v1': 1 });
+    expect(versions).toEqual({
+      'every-network': 2,
+      'base-and-solana': 2,
+      'base-short-name': 2,
+      'base-v1': 1,
+      'base-v1-batch': 2,
+    });
+  });
+});
+
+describe('the v2 face of a base-v1 tool', () => {
+  const transfers = paidTools.find((t) => t.pricing.accepts === 'base-v1')!;
+
+  it('is the same tool under the base-v1-batch policy, one object per tool, and x402 version 2', () => {
+    const face = v2FaceOf(transfers)!;
+    expect(face).toBe(v2FaceOf(transfers));
+    expect(face.pricing).toEqual({ ...transfers.pricing, accepts: 'base-v1-batch' });
+    expect(x402VersionOf(face)).toBe(2);
+    const { pricing: _listed, ...rest } = transfers;
+    const { pricing: _face, ...same } = face;
+    expect(same).toEqual(rest);
+    expect(face.handler).toBe(transfers.handler);
+  });
+
+  it('exists for base-v1 tools only', () => {
+    expect(v2FaceOf(annuity)).toBeUndefined();
+    expect(paidTools.filter((t) => v2FaceOf(t))).toEqual([transfers]);
   });
 });
 

@@ -9,6 +9,7 @@ import type { AnyPaidToolDefinition } from '../../tool/tool.js';
 import type { MppGate } from '../mpp/gate.js';
 import { mppRefusalStatus } from '../mpp/problem.js';
 import { mppOffer, mppPart } from './mpp.js';
+import type { Challenge } from '../challenges/requirements.js';
 import type { AnswerPart, PaymentAnswer } from './types.js';
 import { x402Part } from './x402.js';
 
@@ -21,6 +22,8 @@ export interface AnswerContext {
   mpp?: { gate: MppGate; tool: AnyPaidToolDefinition };
   /** Present when the caller paid with an MPP credential (its challenge id when it could be read). */
   credential?: { challengeId?: string };
+  /** A version 1 tool's v2 face's challenge, shown beside its own on a payment-required answer (HTTP's v2 header). */
+  companion?: Challenge;
 }
 
 /** True when the answer is a payment-required one: the place the MPP challenges go. */
@@ -41,6 +44,11 @@ export function bothProtocolsAnswer(): PaymentAnswer {
     speaker: mppPart(undefined),
     beside: [],
   };
+}
+
+/** A payment-required answer's x402 challenges: the tool's, and its v2 face's beside a version 1 one. */
+function required(challenge: Challenge, ctx: AnswerContext): PaymentAnswer['challenges'] {
+  return ctx.companion ? { x402: challenge, companion: ctx.companion } : { x402: challenge };
 }
 
 /** The answer of a pipeline result. */
@@ -64,7 +72,7 @@ export function answerFor(result: CallResult, ctx: AnswerContext): PaymentAnswer
       };
       break;
     case 'payment_required':
-      answer = { ...base, outcome: 'payment_required', status: 402, challenges: { x402: result.challenge } };
+      answer = { ...base, outcome: 'payment_required', status: 402, challenges: required(result.challenge, ctx) };
       break;
     case 'settlement_failed': {
       const { receipt, challenge } = result;

@@ -76,7 +76,12 @@ export interface PaymentAnswer {
   /** The settlement receipt (success, pending, failed). */
   receipt?: SettleResponse;
   /** The challenges offered with a payment-required answer: the x402 one, and fresh MPP ones when MPP is on. */
-  challenges: { x402?: Challenge; mpp?: readonly IssuedChallenge[] };
+  challenges: {
+    x402?: Challenge;
+    /** The v2 challenge of a version 1 tool's v2 face, sent beside its version 1 challenge (HTTP: PAYMENT-REQUIRED). */
+    companion?: Challenge;
+    mpp?: readonly IssuedChallenge[];
+  };
   /** A refused payment's reason and the broker's sentence (which names no transport: each part adds where to pay). */
   refusal?: { reason: string; message: string };
   /** Seconds after which to retry (a pending settlement, a rate limit); absent otherwise. */

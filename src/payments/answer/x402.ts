@@ -131,11 +131,13 @@ export function x402Part(tool: string, version: 1 | 2): AnswerPart {
 
 function newX402Part(tool: string, version: 1 | 2): AnswerPart {
   const receiptHeader = (receipt: SettleResponse) => [X402_HEADERS.response[version], toBase64Json(receipt)] as const;
-  const challengeWrite = (challenge: Challenge, message?: string): HttpWrite => {
+  const challengeWrite = (challenge: Challenge, message?: string, companion?: Challenge): HttpWrite => {
     const { header, body } = encode(challenge);
     const withMessage = message === undefined ? body : JSON.stringify({ ...challenge, message });
+    // Version 2 in its header; a version 1 body may have its tool's v2 face's challenge there (batch settlement).
+    const v2 = challenge.x402Version === 2 ? header : companion && encode(companion).header;
     return {
-      headers: challenge.x402Version === 2 ? [[X402_HEADERS.required, header]] : [],
+      headers: v2 ? [[X402_HEADERS.required, v2]] : [],
       body: { text: withMessage, contentType: JSON_TYPE },
     };
   };
@@ -149,7 +151,7 @@ function newX402Part(tool: string, version: 1 | 2): AnswerPart {
         case 'settlement_pending':
           return { headers: receipt ? [receiptHeader(receipt)] : [] };
         case 'payment_required':
-          return challengeWrite(challenge);
+          return challengeWrite(challenge, undefined, answer.challenges.companion);
         case 'settlement_failed': {
           const written = challengeWrite(challenge);
           return { ...written, headers: [receiptHeader(receipt!), ...written.headers] };

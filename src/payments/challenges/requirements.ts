@@ -257,11 +257,18 @@ function allAcceptsFor(config: Config, tool: AnyPaidToolDefinition, book: Challe
         ? entryFor(config, base, 'exact', tool.price.default, book)
         : shortNameEntry(config, tool, resourceUrl(config, tool));
       // BATCH_SETTLEMENT=on: batch-settlement is v2 on CAIP-2 networks only, so after the seed-form entry (unchanged)
-      // comes the canonical `eip155:8453` batch entry; a `base-v1` challenge is version 1 and gets none.
+      // comes the canonical `eip155:8453` batch entry; a `base-v1` tool offers it on its v2 face (below).
       return [seed, ...batchAccepts([base], { default: tool.price.default }, book)];
     }
     case 'base-v1':
       return v1Challenge(config, tool, PAYMENT_REQUIRED_ERROR).accepts as unknown as PaymentRequirements[];
+    case 'base-v1-batch': {
+      // A `base-v1` tool's v2 face (BATCH_SETTLEMENT=on): the same payment on Base as a canonical v2 `exact` entry
+      // (which the stock v2 client selects, as it reads the v2 header first), then the Base batch entry.
+      const { base } = fixed(config);
+      const batch = batchAccepts([base], { default: tool.price.default }, book);
+      return batch.length === 0 ? [] : [entryFor(config, base, 'exact', tool.price.default, book), ...batch];
+    }
   }
 }
 

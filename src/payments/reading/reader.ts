@@ -192,7 +192,9 @@ export class PaymentReader {
 
   /** A tool's challenge, matcher and echo check, built on the tool's first call and kept. */
   private paymentsOf(tool: AnyPaidToolDefinition): ToolPayments {
-    let found = this.perTool.get(tool.name);
+    // A `base-v1` tool and its v2 face (its name under another policy) have a challenge each.
+    const key = `${tool.name}|${tool.pricing.accepts}`;
+    let found = this.perTool.get(key);
     if (!found) {
       if (!this.registry.has(tool.name)) throw new Error(`tool ${tool.name} is not registered with the payment broker`);
       const challenge = buildChallenge(this.config, tool, undefined, this.book);
@@ -201,7 +203,7 @@ export class PaymentReader {
         match: createMatcher(challenge.accepts as PaymentRequirements[]),
         echo: echoChecker(challenge),
       };
-      this.perTool.set(tool.name, found);
+      this.perTool.set(key, found);
     }
     return found;
   }

@@ -3,6 +3,8 @@ import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../../src/tool/tool.js';
 import { channelRecord } from '../../support/batch-channel.js';
 import { startListingFacilitator, type ListingFacilitator } from '../../support/batch-facilitator.js';
 import { connectHttpClient } from '../../support/mcp.js';
@@ -12,6 +14,21 @@ import { failingTool, sideEffectTool } from '../../support/tools.js';
 const NETWORK = 'eip155:84532';
 const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
 const echo = sideEffectTool('batch-echo', async () => undefined);
+let v1Runs = 0;
+/** A tool of the `base-v1` policy: its vouchers go to its v2 face. */
+const v1Tool = defineTool({
+  name: 'batch-v1',
+  title: 'Batch v1',
+  description: 'Test tool priced under the base-v1 policy.',
+  group: 'transfers',
+  method: 'POST',
+  path: '/api/test/batch-v1',
+  input: z.object({}),
+  output: z.object({ ok: z.boolean() }),
+  pricing: { usd: '0.001', accepts: 'base-v1' },
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  handler: () => ({ ok: ++v1Runs > 0 }),
+});
 const authorizer = generatePrivateKey();
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const payer = privateKeyToAccount(generatePrivateKey());
@@ -33,7 +50,7 @@ let channelConfig: Record<string, unknown>;
 
 beforeAll(async () => {
   facilitator = await startListingFacilitator(NETWORK);
-  server = await startTestServer(env('on', facilitator.url), { tools: [echo, failingTool] });
+  server = await startTestServer(env('on', facilitator.url), { tools: [echo, failingTool, v1Tool] });
   mcp = await connectHttpClient(server.url);
   entry = (await challengeOf(server, echo.path)).accepts.find((a) => a.scheme === 'batch-settlement')!;
   const extra = entry.extra as { receiverAuthorizer: `0x${string}`; withdrawDelay: number };
@@ -101,7 +118,7 @@ describe('the batch-settlement seller path', () => {
         minDeposit: expect.any(String),
       },
     });
-    const off = await startTestServer(env('off', facilitator.url), { tools: [echo, failingTool] });
+    const off = await startTestServer(env('off', facilitator.url), { tools: [echo, failingTool, v1Tool] });
     try {
       const on = await challengeOf(server, echo.path);
       const without = { ...on, accepts: on.accepts.filter((a) => a.scheme !== 'batch-settlement') };
@@ -239,5 +256,26 @@ describe('the batch-settlement seller path', () => {
     expect((await payHttp(echo.path, await voucher('6000'))).status).toBe(200);
     expect(await charged()).toBe('6000');
     expect((await payHttp(echo.path, await voucher('5000'))).status).toBe(402);
+  });
+
+  it("takes the channel's vouchers for a base-v1 tool on its v2 face, over HTTP and MCP, with the v2 corrective 402", async () => {
+    expect((await payHttp(v1Tool.path, await voucher('7000'))).status).toBe(200);
+    expect(await charged()).toBe('7000');
+    const stale = await payHttp(v1Tool.path, await voucher('7500'));
+    expect(stale.status).toBe(402);
+    const body = (await stale.json()) as PaymentRequired;
+    expect(body).toMatchObject({ x402Version: 2, error: MISMATCH });
+    const corrective = decodeHeader(stale.headers.get('payment-required')) as PaymentRequired;
+    expect(corrective.accepts.find((a) => a.scheme === 'batch-settlement')?.extra).toMatchObject({
+      channelState: { chargedCumulativeAmount: '7000' },
+    });
+    const result = await mcp.callTool({
+      name: v1Tool.name,
+      arguments: {},
+      _meta: { 'x402/payment': await voucher('8000') },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(await charged()).toBe('8000');
+    expect(v1Runs).toBe(2);
   });
 });

@@ -19,6 +19,8 @@ export interface PaidEntry {
   price: PriceSummary;
   /** Its MPP offers, from the MPP gate (absent when MPP is off or the tool has no EVM EIP-3009 option). */
   mpp?: MppToolInfo;
+  /** A `base-v1` tool's x402 v2 face (batch settlement on): the options a version 2 payment may pay. */
+  face?: PriceSummary;
 }
 
 /** What the discovery documents say about one free tool (a tool without a price). */
@@ -48,6 +50,7 @@ export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
     const url = resourceUrl(config, tool);
     const parsed = new URL(url);
     const mpp = mppToolInfo(deps.broker.mpp, tool);
+    const face = deps.broker.v2Face(tool);
     return {
       tool,
       url,
@@ -56,6 +59,7 @@ export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
       challenge: deps.broker.challenge(tool),
       price: priceSummary(config, tool, deps.broker.book),
       ...(mpp ? { mpp } : {}),
+      ...(face ? { face: priceSummary(config, face, deps.broker.book) } : {}),
     };
   });
   const realm = paid.find((e) => e.mpp)?.mpp?.realm;

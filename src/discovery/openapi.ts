@@ -1,6 +1,7 @@
 import { inputJsonSchema, outputJsonSchema } from '../tool/tool-schema.js';
 import type { AnyToolDefinition } from '../tool/tool.js';
 import { usdString, type DiscoveryCatalog, type FreeEntry, type PaidEntry } from './catalog.js';
+import type { PriceSummary } from '../payments/challenges/pricing.js';
 import { openApiComponents, schemaObject } from './openapi-components.js';
 import {
   MPP_DESCRIPTION,
@@ -59,6 +60,14 @@ function jsonBody(schemaRef: Json, description: string, example?: unknown): Json
   };
 }
 
+const option = (o: PriceSummary['options'][number]): Json => ({
+  scheme: o.scheme,
+  network: o.network,
+  asset: o.asset,
+  amount: o.amount,
+  usd: usdString(o.usd),
+});
+
 /** The x402scan-style price of an operation, with every accepted option of the challenge behind it, and its MPP offers. */
 function paymentInfo(entry: PaidEntry): Json {
   return {
@@ -67,13 +76,11 @@ function paymentInfo(entry: PaidEntry): Json {
     price: usdString(entry.price.usd),
     currency: 'USD',
     x402Version: entry.price.x402Version,
-    accepts: entry.price.options.map((o) => ({
-      scheme: o.scheme,
-      network: o.network,
-      asset: o.asset,
-      amount: o.amount,
-      usd: usdString(o.usd),
-    })),
+    accepts: [
+      ...entry.price.options.map((o) => option(o)),
+      // A `base-v1` tool's v2 face: these options are paid with x402 version 2 (PAYMENT-SIGNATURE).
+      ...(entry.face?.options.map((o) => ({ ...option(o), x402Version: 2 })) ?? []),
+    ],
     ...(entry.mpp ? mppPaymentInfo(entry.mpp) : {}),
   };
 }
@@ -93,6 +100,7 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
     security: [],
     parameters: [
       { $ref: `#/components/parameters/${v1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE'}` },
+      ...(entry.face ? [{ $ref: '#/components/parameters/PAYMENT-SIGNATURE' }] : []),
       ...(tool.method === 'GET' ? parameters(input, 'query', undefined, tool.example as Json | undefined) : []),
     ],
     ...(tool.method === 'GET'
@@ -105,6 +113,7 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
           [v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE']: {
             $ref: `#/components/headers/${v1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE'}`,
           },
+          ...(entry.face ? { 'PAYMENT-RESPONSE': { $ref: '#/components/headers/PAYMENT-RESPONSE' } } : {}),
           ...(entry.mpp ? MPP_RESPONSE_HEADERS.receipt : {}),
         },
         content: { 'application/json': { schema: ref(`${tool.name}.output`) } },
@@ -113,11 +122,11 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
       '402': {
         description:
           'Payment required (no payment, or the payment was refused; `error` says why): pay one entry of `accepts` and repeat the call.',
-        ...(v1 && !entry.mpp
+        ...(v1 && !entry.mpp && !entry.face
           ? {}
           : {
               headers: {
-                ...(v1 ? {} : { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } }),
+                ...(v1 && !entry.face ? {} : { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } }),
                 ...(entry.mpp ? MPP_RESPONSE_HEADERS.challenge : {}),
               },
             }),

@@ -233,6 +233,35 @@ describe('a base-v1 tool with batch settlement on', () => {
     }
   });
 
+  it('is described in OpenAPI: both payment headers, PAYMENT-REQUIRED on the 402, the face options as version 2', async () => {
+    type Operation = {
+      parameters: { $ref?: string }[];
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+      'x-payment-info': { x402Version: number; accepts: { scheme: string; network: string; x402Version?: number }[] };
+    };
+    const operation = async (server: TestServer) => {
+      const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, Operation>>;
+      };
+      return doc.paths[v1Posted.path]!.post!;
+    };
+    const [seed, now] = [await operation(off), await operation(on)];
+    const refs = (op: Operation) => op.parameters.map((p) => p.$ref);
+    expect(refs(seed)).toEqual(['#/components/parameters/X-PAYMENT']);
+    expect(refs(now)).toEqual(['#/components/parameters/X-PAYMENT', '#/components/parameters/PAYMENT-SIGNATURE']);
+    expect(seed.responses['402']!.headers).toBeUndefined();
+    expect(Object.keys(now.responses['402']!.headers!)).toEqual(['PAYMENT-REQUIRED']);
+    expect(Object.keys(now.responses['200']!.headers!)).toEqual(['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE']);
+    const info = now['x-payment-info'];
+    expect(info.x402Version).toBe(1);
+    expect(info.accepts.map((a) => [a.scheme, a.network, a.x402Version])).toEqual([
+      ['exact', 'base', undefined],
+      ['exact', BASE_NETWORK, 2],
+      ['batch-settlement', BASE_NETWORK, 2],
+    ]);
+    expect(seed['x-payment-info'].accepts).toHaveLength(1);
+  });
+
   it('still reads a version-1 payment as version 1: X-PAYMENT is refused in its own terms, PAYMENT-SIGNATURE on the face', async () => {
     const v1 = await fetch(`${on.url}${v1Posted.path}`, {
       method: 'POST',

@@ -85,6 +85,24 @@ function paymentInfo(entry: PaidEntry): Json {
   };
 }
 
+/** The 402 of a paid operation: the challenge as its body, PAYMENT-REQUIRED where a v2 challenge goes, MPP's too. */
+function paymentRequired(entry: PaidEntry, v1: boolean): Json {
+  const v2Header = !v1 || entry.face !== undefined;
+  return {
+    description:
+      'Payment required (no payment, or the payment was refused; `error` says why): pay one entry of `accepts` and repeat the call.',
+    ...(!v2Header && !entry.mpp
+      ? {}
+      : {
+          headers: {
+            ...(v2Header ? { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } } : {}),
+            ...(entry.mpp ? MPP_RESPONSE_HEADERS.challenge : {}),
+          },
+        }),
+    content: { 'application/json': { schema: ref(v1 ? 'PaymentRequiredV1' : 'PaymentRequired') } },
+  };
+}
+
 function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
   const { tool } = entry;
   const v1 = entry.price.x402Version === 1;
@@ -119,19 +137,7 @@ function paidOperation(entry: PaidEntry, mcpUrl: string): Json {
         content: { 'application/json': { schema: ref(`${tool.name}.output`) } },
       },
       '400': response('BadRequest'),
-      '402': {
-        description:
-          'Payment required (no payment, or the payment was refused; `error` says why): pay one entry of `accepts` and repeat the call.',
-        ...(v1 && !entry.mpp && !entry.face
-          ? {}
-          : {
-              headers: {
-                ...(v1 && !entry.face ? {} : { 'PAYMENT-REQUIRED': { $ref: '#/components/headers/PAYMENT-REQUIRED' } }),
-                ...(entry.mpp ? MPP_RESPONSE_HEADERS.challenge : {}),
-              },
-            }),
-        content: { 'application/json': { schema: ref(v1 ? 'PaymentRequiredV1' : 'PaymentRequired') } },
-      },
+      '402': paymentRequired(entry, v1),
       '409': response('Conflict'),
       ...(accepts.some((a) => a.scheme === 'upto')
         ? {

@@ -3,25 +3,27 @@ import { annuityValues } from '../src/finance/annuity.js';
 import { ToolError } from '../src/shared/errors.js';
 import { defineTool } from '../src/tool/tool.js';
 
-const AnnuityInputSchema = z.object({
-  payment: z.number().finite().describe('Payment per period, in any currency unit.'),
-  ratePerPeriod: z
-    .number()
-    .finite()
-    .gt(-1)
-    .describe('Interest rate per period as a decimal, e.g. 0.01 for 1% per period. 0 is allowed.'),
-  periods: z.number().int().positive().max(100_000).describe('Number of periods; a positive integer.'),
-  type: z
-    .enum(['ordinary', 'due'])
-    .default('ordinary')
-    .describe('`ordinary` (payments at period end, default) or `due` (payments at period start).'),
-});
+const AnnuityInputSchema = () =>
+  z.object({
+    payment: z.number().finite().describe('Payment per period, in any currency unit.'),
+    ratePerPeriod: z
+      .number()
+      .finite()
+      .gt(-1)
+      .describe('Interest rate per period as a decimal, e.g. 0.01 for 1% per period. 0 is allowed.'),
+    periods: z.number().int().positive().max(100_000).describe('Number of periods; a positive integer.'),
+    type: z
+      .enum(['ordinary', 'due'])
+      .default('ordinary')
+      .describe('`ordinary` (payments at period end, default) or `due` (payments at period start).'),
+  });
 
-const AnnuityOutputSchema = z.object({
-  presentValue: z.number().describe('Present value of the payment stream.'),
-  futureValue: z.number().describe('Future value of the payment stream at the end of the last period.'),
-  type: z.enum(['ordinary', 'due']).describe('The annuity type used.'),
-});
+const AnnuityOutputSchema = () =>
+  z.object({
+    presentValue: z.number().describe('Present value of the payment stream.'),
+    futureValue: z.number().describe('Future value of the payment stream at the end of the last period.'),
+    type: z.enum(['ordinary', 'due']).describe('The annuity type used.'),
+  });
 
 /** Present and future value of an ordinary annuity or an annuity due. */
 export const annuity = defineTool({

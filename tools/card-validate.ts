@@ -2,30 +2,32 @@ import { z } from 'zod';
 import { detectBrand } from '../src/cards/brands.js';
 import { defineTool } from '../src/tool/tool.js';
 
-const CardValidateInputSchema = z.object({
-  number: z
-    .string()
-    .max(64, 'number must be at most 64 characters')
-    .regex(/^[0-9 -]*$/, 'number may contain only digits, spaces and dashes')
-    .refine((value) => /[0-9]/.test(value), 'number must contain at least one digit')
-    .describe(
-      'The card number (PAN) to check; digits, optionally grouped with spaces or dashes; at most 64 characters. ' +
-        'Never stored or logged.',
-    ),
-});
+const CardValidateInputSchema = () =>
+  z.object({
+    number: z
+      .string()
+      .max(64, 'number must be at most 64 characters')
+      .regex(/^[0-9 -]*$/, 'number may contain only digits, spaces and dashes')
+      .refine((value) => /[0-9]/.test(value), 'number must contain at least one digit')
+      .describe(
+        'The card number (PAN) to check; digits, optionally grouped with spaces or dashes; at most 64 characters. ' +
+          'Never stored or logged.',
+      ),
+  });
 
-const CardValidateOutputSchema = z.object({
-  valid: z
-    .boolean()
-    .describe('True only if the Luhn checksum passes, the brand is recognised, and the digit count is valid for it.'),
-  brand: z
-    .string()
-    .describe(
-      'Detected brand from the number prefix: visa, mastercard, american-express, discover, diners-club, jcb, ' +
-        'unionpay, maestro, mir, elo, hiper, hipercard, or unknown.',
-    ),
-  length: z.number().int().min(1).describe('Number of digits, after removing spaces and dashes.'),
-});
+const CardValidateOutputSchema = () =>
+  z.object({
+    valid: z
+      .boolean()
+      .describe('True only if the Luhn checksum passes, the brand is recognised, and the digit count is valid for it.'),
+    brand: z
+      .string()
+      .describe(
+        'Detected brand from the number prefix: visa, mastercard, american-express, discover, diners-club, jcb, ' +
+          'unionpay, maestro, mir, elo, hiper, hipercard, or unknown.',
+      ),
+    length: z.number().int().min(1).describe('Number of digits, after removing spaces and dashes.'),
+  });
 
 /** Luhn (mod 10) checksum over a string of ASCII digits. */
 function luhnChecksumPasses(digits: string): boolean {

@@ -19,57 +19,59 @@ function yearSchema(defaultValue: number, which: string) {
     );
 }
 
-const DevelopmentIndicatorInputSchema = z
-  .object({
-    country: z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z]{2,3}$/, 'must be an ISO 3166 alpha-2 or alpha-3 country code, e.g. BR or BRA')
-      .toUpperCase()
-      .describe('ISO-2 or ISO-3 country code, e.g. `BR` or `BRA` (any case; upper-cased).'),
-    indicator: z
-      .string()
-      .trim()
-      .min(1)
-      .max(64)
-      .regex(
-        /^[A-Za-z0-9._]+$/,
-        'must be an indicator code of letters, digits, dots and underscores, e.g. NY.GDP.MKTP.CD',
+const DevelopmentIndicatorInputSchema = () =>
+  z
+    .object({
+      country: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z]{2,3}$/, 'must be an ISO 3166 alpha-2 or alpha-3 country code, e.g. BR or BRA')
+        .toUpperCase()
+        .describe('ISO-2 or ISO-3 country code, e.g. `BR` or `BRA` (any case; upper-cased).'),
+      indicator: z
+        .string()
+        .trim()
+        .min(1)
+        .max(64)
+        .regex(
+          /^[A-Za-z0-9._]+$/,
+          'must be an indicator code of letters, digits, dots and underscores, e.g. NY.GDP.MKTP.CD',
+        )
+        .describe(
+          'Indicator code, case-sensitive, e.g. `NY.GDP.MKTP.CD` (GDP, current US$), `SP.POP.TOTL` (population), ' +
+            '`FP.CPI.TOTL.ZG` (inflation). Letters, digits, dots and underscores; at most 64 characters.',
+        ),
+      startYear: yearSchema(2018, 'First'),
+      endYear: yearSchema(2023, 'Last'),
+    })
+    .superRefine((input, ctx) => {
+      if (typeof input.startYear === 'number' && typeof input.endYear === 'number' && input.startYear > input.endYear) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endYear'],
+          message: `endYear (${input.endYear}) must not be before startYear (${input.startYear}).`,
+        });
+      }
+    });
+
+const DevelopmentIndicatorOutputSchema = () =>
+  z.object({
+    country: z.string().describe('The country code that was queried, upper-cased.'),
+    indicator: z.string().describe('The indicator code that was queried.'),
+    indicatorName: z.string().describe('Human-readable indicator name, e.g. "GDP (current US$)".'),
+    count: z.number().int().describe('Number of entries in `series`.'),
+    series: z
+      .array(
+        z.object({
+          year: z.number().int().describe('Calendar year of the observation.'),
+          value: z.number().describe('Observed value, in the unit named by `indicatorName`.'),
+        }),
       )
-      .describe(
-        'Indicator code, case-sensitive, e.g. `NY.GDP.MKTP.CD` (GDP, current US$), `SP.POP.TOTL` (population), ' +
-          '`FP.CPI.TOTL.ZG` (inflation). Letters, digits, dots and underscores; at most 64 characters.',
-      ),
-    startYear: yearSchema(2018, 'First'),
-    endYear: yearSchema(2023, 'Last'),
-  })
-  .superRefine((input, ctx) => {
-    if (typeof input.startYear === 'number' && typeof input.endYear === 'number' && input.startYear > input.endYear) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['endYear'],
-        message: `endYear (${input.endYear}) must not be before startYear (${input.startYear}).`,
-      });
-    }
+      .describe('Observations, oldest year first; years without an observation are left out.'),
   });
 
-const DevelopmentIndicatorOutputSchema = z.object({
-  country: z.string().describe('The country code that was queried, upper-cased.'),
-  indicator: z.string().describe('The indicator code that was queried.'),
-  indicatorName: z.string().describe('Human-readable indicator name, e.g. "GDP (current US$)".'),
-  count: z.number().int().describe('Number of entries in `series`.'),
-  series: z
-    .array(
-      z.object({
-        year: z.number().int().describe('Calendar year of the observation.'),
-        value: z.number().describe('Observed value, in the unit named by `indicatorName`.'),
-      }),
-    )
-    .describe('Observations, oldest year first; years without an observation are left out.'),
-});
-
 /** Fetches the series; years whose upstream value is null are left out, and an all-empty range is a 404. */
-async function fetchSeries(input: z.output<typeof DevelopmentIndicatorInputSchema>, ctx: ToolContext) {
+async function fetchSeries(input: z.output<ReturnType<typeof DevelopmentIndicatorInputSchema>>, ctx: ToolContext) {
   const provider = ctx.providers.worldbank;
   const { data } = await provider.series(input, ctx.signal);
   if (data.observations.length === 0 || data.indicatorName === null) {

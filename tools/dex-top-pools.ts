@@ -3,44 +3,48 @@ import { ToolError } from '../src/shared/errors.js';
 import type { LiquidityPool } from '../src/providers/market/defillama-yields.js';
 import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
-const DexTopPoolsInputSchema = z.object({
-  chain: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('Chain name, case-insensitive, e.g. Ethereum, Base, Arbitrum, Solana; omit for all chains.'),
-  limit: z.number().int().min(1).max(50).default(10).describe('Pools returned; integer 1–50, default 10.'),
-  project: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('Case-insensitive substring of the project slug, e.g. `uniswap` or `aerodrome`; omit for all projects.'),
-});
+const DexTopPoolsInputSchema = () =>
+  z.object({
+    chain: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Chain name, case-insensitive, e.g. Ethereum, Base, Arbitrum, Solana; omit for all chains.'),
+    limit: z.number().int().min(1).max(50).default(10).describe('Pools returned; integer 1–50, default 10.'),
+    project: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'Case-insensitive substring of the project slug, e.g. `uniswap` or `aerodrome`; omit for all projects.',
+      ),
+  });
 
-const DexTopPoolsOutputSchema = z.object({
-  source: z.string().describe('Name of the upstream data source.'),
-  chain: z.string().describe('Chain filter applied (as the source spells it), or `all`.'),
-  project: z.string().describe('Project filter applied, or `all`.'),
-  count: z.number().int().describe('Number of entries in `pools`.'),
-  pools: z
-    .array(
-      z.object({
-        pool: z.string().describe('Source identifier of the pool.'),
-        chain: z.string(),
-        project: z.string().describe('Project slug, e.g. `uniswap-v3`.'),
-        symbol: z.string().describe('Pool token symbols, e.g. `USDC-WETH`.'),
-        tvlUsd: z.number().int().describe('Total value locked, whole USD.'),
-        apy: z.number().describe('Current total APY in percent (base plus rewards).'),
-      }),
-    )
-    .describe('Pools ranked by TVL, largest first.'),
-});
+const DexTopPoolsOutputSchema = () =>
+  z.object({
+    source: z.string().describe('Name of the upstream data source.'),
+    chain: z.string().describe('Chain filter applied (as the source spells it), or `all`.'),
+    project: z.string().describe('Project filter applied, or `all`.'),
+    count: z.number().int().describe('Number of entries in `pools`.'),
+    pools: z
+      .array(
+        z.object({
+          pool: z.string().describe('Source identifier of the pool.'),
+          chain: z.string(),
+          project: z.string().describe('Project slug, e.g. `uniswap-v3`.'),
+          symbol: z.string().describe('Pool token symbols, e.g. `USDC-WETH`.'),
+          tvlUsd: z.number().int().describe('Total value locked, whole USD.'),
+          apy: z.number().describe('Current total APY in percent (base plus rewards).'),
+        }),
+      )
+      .describe('Pools ranked by TVL, largest first.'),
+  });
 
-type DexTopPoolsInput = z.output<typeof DexTopPoolsInputSchema>;
+type DexTopPoolsInput = z.output<ReturnType<typeof DexTopPoolsInputSchema>>;
 
 /**
  * Walks the cached list, already ranked by TVL, and stops at `limit` matches: a call costs string comparisons only,

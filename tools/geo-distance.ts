@@ -25,15 +25,17 @@ const PointSchema = (name: string) =>
     )
     .describe(`The ${name === 'from' ? 'start' : 'end'} point, as {lat, lng} in decimal degrees (WGS84).`);
 
-const GeoDistanceInputSchema = z.object({
-  from: PointSchema('from'),
-  to: PointSchema('to'),
-});
+const GeoDistanceInputSchema = () =>
+  z.object({
+    from: PointSchema('from'),
+    to: PointSchema('to'),
+  });
 
-const GeoDistanceOutputSchema = z.object({
-  km: z.number().describe('Great-circle distance in kilometres, rounded to 3 decimals (metres).'),
-  miles: z.number().describe('Great-circle distance in international miles, rounded to 3 decimals.'),
-});
+const GeoDistanceOutputSchema = () =>
+  z.object({
+    km: z.number().describe('Great-circle distance in kilometres, rounded to 3 decimals (metres).'),
+    miles: z.number().describe('Great-circle distance in international miles, rounded to 3 decimals.'),
+  });
 
 const toRadians = (degrees: number): number => (degrees * Math.PI) / 180;
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;

@@ -5,31 +5,33 @@ import { defineTool } from '../src/tool/tool.js';
 /** Longest password accepted, in UTF-16 code units, to bound request size. */
 const MAX_PASSWORD_LENGTH = 1024;
 
-const PasswordStrengthInputSchema = z.object({
-  password: z
-    .string()
-    .min(1, 'password must not be empty')
-    .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`)
-    .describe(
-      `The password to assess; 1 to ${MAX_PASSWORD_LENGTH} characters, of which only the first ` +
-        `${MAX_ANALYSED_LENGTH} are analysed. Never stored or logged.`,
-    ),
-});
+const PasswordStrengthInputSchema = () =>
+  z.object({
+    password: z
+      .string()
+      .min(1, 'password must not be empty')
+      .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`)
+      .describe(
+        `The password to assess; 1 to ${MAX_PASSWORD_LENGTH} characters, of which only the first ` +
+          `${MAX_ANALYSED_LENGTH} are analysed. Never stored or logged.`,
+      ),
+  });
 
-const PasswordStrengthOutputSchema = z.object({
-  entropyBits: z
-    .number()
-    .int()
-    .min(0)
-    .describe("Estimated guessing entropy in bits: round(log2(guesses)) from zxcvbn's guess estimate."),
-  score: z.number().int().min(0).max(4).describe('zxcvbn score from 0 (too guessable) to 4 (very unguessable).'),
-  rating: z.enum(RATINGS).describe('The score in words: very weak, weak, fair, strong, very strong (scores 0 to 4).'),
-  crackTime: z
-    .string()
-    .describe(
-      'Estimated time to crack offline against a slow hash at 10,000 guesses per second, e.g. "3 hours", "centuries".',
-    ),
-});
+const PasswordStrengthOutputSchema = () =>
+  z.object({
+    entropyBits: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Estimated guessing entropy in bits: round(log2(guesses)) from zxcvbn's guess estimate."),
+    score: z.number().int().min(0).max(4).describe('zxcvbn score from 0 (too guessable) to 4 (very unguessable).'),
+    rating: z.enum(RATINGS).describe('The score in words: very weak, weak, fair, strong, very strong (scores 0 to 4).'),
+    crackTime: z
+      .string()
+      .describe(
+        'Estimated time to crack offline against a slow hash at 10,000 guesses per second, e.g. "3 hours", "centuries".',
+      ),
+  });
 
 /** Password strength estimate (zxcvbn score, entropy and offline crack time) for one password. */
 export const passwordStrength = defineTool({

@@ -3,42 +3,45 @@ import { CANDLE_INTERVALS, CandleIntervalSchema, IsoTimestampSchema, PerpCoinSch
 import { CandleTimeSchema, candleLimitSchema, MarketSourceSchema } from '../schemas/candles.js';
 import { defineTool } from '../src/tool/tool.js';
 
-const PerpKlinesInputSchema = z.object({
-  coin: PerpCoinSchema,
-  limit: candleLimitSchema(100),
-  interval: CandleIntervalSchema,
-});
+const PerpKlinesInputSchema = () =>
+  z.object({
+    coin: PerpCoinSchema,
+    limit: candleLimitSchema(100),
+    interval: CandleIntervalSchema,
+  });
 
-const CandleSchema = z.object({
-  t: CandleTimeSchema,
-  o: z.number().describe('Open price.'),
-  h: z.number().describe('High price.'),
-  l: z.number().describe('Low price.'),
-  c: z.number().describe('Close price.'),
-  v: z.number().describe('Volume in base-asset units.'),
-  trades: z.number().int().describe('Number of trades in the candle.'),
-});
+const CandleSchema = () =>
+  z.object({
+    t: CandleTimeSchema,
+    o: z.number().describe('Open price.'),
+    h: z.number().describe('High price.'),
+    l: z.number().describe('Low price.'),
+    c: z.number().describe('Close price.'),
+    v: z.number().describe('Volume in base-asset units.'),
+    trades: z.number().int().describe('Number of trades in the candle.'),
+  });
 
-const PerpKlinesOutputSchema = z.object({
-  source: MarketSourceSchema,
-  coin: z.string().describe("The exchange's spelling of the perpetual ticker the candles belong to (e.g. `kPEPE`)."),
-  interval: z.enum(CANDLE_INTERVALS).describe('Candle interval used.'),
-  count: z.number().int().describe('Number of candles returned.'),
-  candles: z.array(CandleSchema).describe('OHLCV candles, oldest first; the newest one may still be forming.'),
-  summary: z
-    .object({
-      open: z.number().describe('Open of the oldest candle.'),
-      close: z.number().describe('Close of the newest candle.'),
-      high: z.number().describe('Highest high over all candles.'),
-      low: z.number().describe('Lowest low over all candles.'),
-      volume: z.number().describe('Total volume over all candles, base-asset units.'),
-      changePct: z.number().describe('Percentage change from `open` to `close`.'),
-    })
-    .describe('Aggregate over the returned candles.'),
-  fetchedAt: IsoTimestampSchema.describe(
-    'When the candles were fetched from the exchange (ISO-8601); an answer from our short cache keeps the original time.',
-  ),
-});
+const PerpKlinesOutputSchema = () =>
+  z.object({
+    source: MarketSourceSchema,
+    coin: z.string().describe("The exchange's spelling of the perpetual ticker the candles belong to (e.g. `kPEPE`)."),
+    interval: z.enum(CANDLE_INTERVALS).describe('Candle interval used.'),
+    count: z.number().int().describe('Number of candles returned.'),
+    candles: z.array(CandleSchema()).describe('OHLCV candles, oldest first; the newest one may still be forming.'),
+    summary: z
+      .object({
+        open: z.number().describe('Open of the oldest candle.'),
+        close: z.number().describe('Close of the newest candle.'),
+        high: z.number().describe('Highest high over all candles.'),
+        low: z.number().describe('Lowest low over all candles.'),
+        volume: z.number().describe('Total volume over all candles, base-asset units.'),
+        changePct: z.number().describe('Percentage change from `open` to `close`.'),
+      })
+      .describe('Aggregate over the returned candles.'),
+    fetchedAt: IsoTimestampSchema.describe(
+      'When the candles were fetched from the exchange (ISO-8601); an answer from our short cache keeps the original time.',
+    ),
+  });
 
 /**
  * Recent OHLCV candles for a perpetual-futures coin with an aggregate summary, from the Hyperliquid info API

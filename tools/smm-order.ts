@@ -8,39 +8,43 @@ const PRICE_USD = '3.00';
 /** The same price as a number: what the caller pays and what one order's panel cost may not exceed. */
 const CHARGE_USD = Number(PRICE_USD);
 
-const SmmOrderInputSchema = z.object({
-  link: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2048)
-    .describe('Target of the order: the URL of the post, profile or channel, or an account handle; 1–2048 characters.'),
-  quantity: z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .describe(
-      'Units to deliver (followers, likes, views, …); integer ≥ 1, within the service’s own minimum and maximum and at most ' +
-        `what the $${PRICE_USD} price covers at its rate (GET /v1/smm-quote tells you). Checked before payment.`,
-    ),
-  serviceId: z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .describe('Marketing-panel service identifier (GET /v1/smm-services); integer ≥ 1.'),
-});
+const SmmOrderInputSchema = () =>
+  z.object({
+    link: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2048)
+      .describe(
+        'Target of the order: the URL of the post, profile or channel, or an account handle; 1–2048 characters.',
+      ),
+    quantity: z
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .describe(
+        'Units to deliver (followers, likes, views, …); integer ≥ 1, within the service’s own minimum and maximum and at most ' +
+          `what the $${PRICE_USD} price covers at its rate (GET /v1/smm-quote tells you). Checked before payment.`,
+      ),
+    serviceId: z
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .describe('Marketing-panel service identifier (GET /v1/smm-services); integer ≥ 1.'),
+  });
 
-const SmmOrderOutputSchema = z.object({
-  status: z
-    .string()
-    .describe('Order state; `ordered` once the order is placed (follow it with GET /v1/smm-order/{orderId}).'),
-  orderId: z.string().describe('Panel order identifier, for support and status follow-up.'),
-  chargeUsd: z.number().describe('What this order cost you, in USD (the fixed price).'),
-});
+const SmmOrderOutputSchema = () =>
+  z.object({
+    status: z
+      .string()
+      .describe('Order state; `ordered` once the order is placed (follow it with GET /v1/smm-order/{orderId}).'),
+    orderId: z.string().describe('Panel order identifier, for support and status follow-up.'),
+    chargeUsd: z.number().describe('What this order cost you, in USD (the fixed price).'),
+  });
 
-type Order = z.output<typeof SmmOrderInputSchema>;
+type Order = z.output<ReturnType<typeof SmmOrderInputSchema>>;
 
 /** Before payment: the service exists and the quantity is orderable (service list cached by the provider). */
 async function checkOrder(input: Order, ctx: ToolContext): Promise<void> {

@@ -4,45 +4,52 @@ import { maxOrderQuantity } from '../src/smm/quantity.js';
 import { defineTool, type ToolContext } from '../src/tool/tool.js';
 import { smmOrder } from './smm-order.js';
 
-const Text = z.string().trim().min(1).max(64);
+const Text = () => z.string().trim().min(1).max(64);
 
-const SmmServicesInputSchema = z.object({
-  q: Text.optional().describe(
-    'Words that must all appear in the service name, category or type (any case), e.g. `instagram followers`.',
-  ),
-  category: Text.optional().describe('Part of the category name (any case), e.g. `Instagram Likes`.'),
-  platform: Text.optional().describe(
-    'Platform word matched in the category or name (any case), e.g. `tiktok`, `youtube`, `telegram`.',
-  ),
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Most services to return, 1–100; default 20.'),
-});
+const SmmServicesInputSchema = () =>
+  z.object({
+    q: Text()
+      .optional()
+      .describe(
+        'Words that must all appear in the service name, category or type (any case), e.g. `instagram followers`.',
+      ),
+    category: Text().optional().describe('Part of the category name (any case), e.g. `Instagram Likes`.'),
+    platform: Text()
+      .optional()
+      .describe('Platform word matched in the category or name (any case), e.g. `tiktok`, `youtube`, `telegram`.'),
+    limit: z.coerce.number().int().min(1).max(100).default(20).describe('Most services to return, 1–100; default 20.'),
+  });
 
-const ServiceSchema = z.object({
-  serviceId: z.number().int().describe('Identifier to pass to smm-quote and smm-order.'),
-  name: z.string(),
-  category: z.string(),
-  type: z.string(),
-  ratePer1000: z.number().describe('Panel price per 1,000 units, in USD.'),
-  min: z.number().int().describe('Smallest quantity.'),
-  max: z
-    .number()
-    .int()
-    .describe('Largest quantity one smm-order may ask for (service maximum, lowered to what the fixed price covers).'),
-  refill: z.boolean().describe('The panel refills drops.'),
-  cancel: z.boolean().describe('The panel can cancel the order.'),
-});
+const ServiceSchema = () =>
+  z.object({
+    serviceId: z.number().int().describe('Identifier to pass to smm-quote and smm-order.'),
+    name: z.string(),
+    category: z.string(),
+    type: z.string(),
+    ratePer1000: z.number().describe('Panel price per 1,000 units, in USD.'),
+    min: z.number().int().describe('Smallest quantity.'),
+    max: z
+      .number()
+      .int()
+      .describe(
+        'Largest quantity one smm-order may ask for (service maximum, lowered to what the fixed price covers).',
+      ),
+    refill: z.boolean().describe('The panel refills drops.'),
+    cancel: z.boolean().describe('The panel can cancel the order.'),
+  });
 
-const SmmServicesOutputSchema = z.object({
-  total: z.number().int().describe('Services matching the filters, before `limit`.'),
-  count: z.number().int().describe('Entries in `services`.'),
-  chargeUsd: z.number().describe('What one smm-order costs, whatever the service.'),
-  services: z.array(ServiceSchema).describe('Matching services in the panel’s order.'),
-  fetchedAt: z
-    .string()
-    .describe('When the service list was fetched from the panel (ISO-8601; it is cached for 10 minutes).'),
-});
+const SmmServicesOutputSchema = () =>
+  z.object({
+    total: z.number().int().describe('Services matching the filters, before `limit`.'),
+    count: z.number().int().describe('Entries in `services`.'),
+    chargeUsd: z.number().describe('What one smm-order costs, whatever the service.'),
+    services: z.array(ServiceSchema()).describe('Matching services in the panel’s order.'),
+    fetchedAt: z
+      .string()
+      .describe('When the service list was fetched from the panel (ISO-8601; it is cached for 10 minutes).'),
+  });
 
-function matches(s: SmmService, input: z.output<typeof SmmServicesInputSchema>): boolean {
+function matches(s: SmmService, input: z.output<ReturnType<typeof SmmServicesInputSchema>>): boolean {
   const haystack = `${s.name} ${s.category} ${s.type}`.toLowerCase();
   if (
     input.q &&
@@ -58,7 +65,7 @@ function matches(s: SmmService, input: z.output<typeof SmmServicesInputSchema>):
 }
 
 /** Filters the cached service list; services no order could buy at the fixed price are left out. */
-async function search(input: z.output<typeof SmmServicesInputSchema>, ctx: ToolContext) {
+async function search(input: z.output<ReturnType<typeof SmmServicesInputSchema>>, ctx: ToolContext) {
   const chargeUsd = Number(smmOrder.pricing.usd);
   const fetched = await ctx.providers.smm.services(ctx.signal);
   const found = fetched.data

@@ -6,49 +6,53 @@ import { defineTool } from '../src/tool/tool.js';
 /** Largest accepted source, in UTF-8 bytes (512 KB). */
 const MAX_SOURCE_BYTES = 512 * 1024;
 
-const SoliditySourceSchema = z
-  .string()
-  .min(1, 'source must not be empty')
-  .refine((source) => Buffer.byteLength(source, 'utf8') <= MAX_SOURCE_BYTES, {
-    message: `source must be at most 512 KB (${MAX_SOURCE_BYTES} bytes of UTF-8)`,
+const SoliditySourceSchema = () =>
+  z
+    .string()
+    .min(1, 'source must not be empty')
+    .refine((source) => Buffer.byteLength(source, 'utf8') <= MAX_SOURCE_BYTES, {
+      message: `source must be at most 512 KB (${MAX_SOURCE_BYTES} bytes of UTF-8)`,
+    });
+
+const SolidityScanInputSchema = () =>
+  z.object({
+    source: SoliditySourceSchema().describe(
+      'Solidity source code of one file, as plain text; at most 512 KB (524288 bytes of UTF-8).',
+    ),
   });
 
-const SolidityScanInputSchema = z.object({
-  source: SoliditySourceSchema.describe(
-    'Solidity source code of one file, as plain text; at most 512 KB (524288 bytes of UTF-8).',
-  ),
-});
+const SeverityCountSchema = () => z.number().int().nonnegative();
 
-const SeverityCountSchema = z.number().int().nonnegative();
+const FindingSchema = () =>
+  z.object({
+    line: z.number().int().positive().describe('1-based line number of the match.'),
+    rule: z.enum(RULE_IDS).describe('Stable rule identifier, e.g. `tx-origin` or `unchecked-call`.'),
+    message: z.string().describe('What the pattern risks and what to do about it.'),
+    snippet: z.string().describe('The trimmed source line, cut to at most 200 characters.'),
+    severity: z.enum(SEVERITIES).describe('`high`, `medium`, `low` or `info`; fixed per rule.'),
+  });
 
-const FindingSchema = z.object({
-  line: z.number().int().positive().describe('1-based line number of the match.'),
-  rule: z.enum(RULE_IDS).describe('Stable rule identifier, e.g. `tx-origin` or `unchecked-call`.'),
-  message: z.string().describe('What the pattern risks and what to do about it.'),
-  snippet: z.string().describe('The trimmed source line, cut to at most 200 characters.'),
-  severity: z.enum(SEVERITIES).describe('`high`, `medium`, `low` or `info`; fixed per rule.'),
-});
-
-const SolidityScanOutputSchema = z.object({
-  lines: z.number().int().nonnegative().describe('Number of lines in the source.'),
-  summary: z
-    .object({
-      low: SeverityCountSchema.describe('Number of low-severity findings.'),
-      high: SeverityCountSchema.describe('Number of high-severity findings.'),
-      info: SeverityCountSchema.describe('Number of informational findings.'),
-      medium: SeverityCountSchema.describe('Number of medium-severity findings.'),
-    })
-    .describe('Finding counts per severity; all four keys are always present.'),
-  findings: z
-    .array(FindingSchema)
-    .describe(
-      `Findings ordered by line, then rule id; at most one per rule and line, and at most ${MAX_FINDINGS} (the first by line).`,
-    ),
-  truncated: z
-    .boolean()
-    .describe(`True when there were more than ${MAX_FINDINGS} findings: \`summary\` still counts them all.`),
-  disclaimer: z.string().describe('Fixed reminder that this is an automated pattern scan, not an audit.'),
-});
+const SolidityScanOutputSchema = () =>
+  z.object({
+    lines: z.number().int().nonnegative().describe('Number of lines in the source.'),
+    summary: z
+      .object({
+        low: SeverityCountSchema().describe('Number of low-severity findings.'),
+        high: SeverityCountSchema().describe('Number of high-severity findings.'),
+        info: SeverityCountSchema().describe('Number of informational findings.'),
+        medium: SeverityCountSchema().describe('Number of medium-severity findings.'),
+      })
+      .describe('Finding counts per severity; all four keys are always present.'),
+    findings: z
+      .array(FindingSchema())
+      .describe(
+        `Findings ordered by line, then rule id; at most one per rule and line, and at most ${MAX_FINDINGS} (the first by line).`,
+      ),
+    truncated: z
+      .boolean()
+      .describe(`True when there were more than ${MAX_FINDINGS} findings: \`summary\` still counts them all.`),
+    disclaimer: z.string().describe('Fixed reminder that this is an automated pattern scan, not an audit.'),
+  });
 
 /** Deterministic static pattern scan of Solidity source with a fixed twelve-rule ruleset. */
 export const solidityScan = defineTool({

@@ -10,100 +10,108 @@ import { defineTool, type ToolContext } from '../src/tool/tool.js';
 
 const MECHANISMS = ['fiat-backed', 'crypto-backed', 'algorithmic'] as const;
 
-const StablecoinsInputSchema = z.object({
-  peg: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z]{2,8}$/, 'must be a peg currency code such as USD, EUR, JPY, GBP, CHF, VAR, or "all"')
-    .toUpperCase()
-    .default('USD')
-    .describe(
-      'Peg currency filter, e.g. USD (default), EUR, JPY, GBP, CHF, or VAR (variable peg); any case, upper-cased. ' +
-        '`all` (normalised to `ALL`) returns every peg.',
-    ),
-  chain: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('Chain name filter, e.g. Ethereum, Base, Solana; rows are then ranked by circulation on that chain.'),
-  limit: z.number().int().min(1).max(100).default(20).describe('Rows returned; integer 1–100, default 20.'),
-  search: z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('Case-insensitive substring of the stablecoin name or symbol, e.g. `usd` or `tether`.'),
-  mechanism: z.enum(MECHANISMS).optional().describe('Peg mechanism filter: fiat-backed, crypto-backed or algorithmic.'),
-});
+const StablecoinsInputSchema = () =>
+  z.object({
+    peg: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{2,8}$/, 'must be a peg currency code such as USD, EUR, JPY, GBP, CHF, VAR, or "all"')
+      .toUpperCase()
+      .default('USD')
+      .describe(
+        'Peg currency filter, e.g. USD (default), EUR, JPY, GBP, CHF, or VAR (variable peg); any case, upper-cased. ' +
+          '`all` (normalised to `ALL`) returns every peg.',
+      ),
+    chain: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Chain name filter, e.g. Ethereum, Base, Solana; rows are then ranked by circulation on that chain.'),
+    limit: z.number().int().min(1).max(100).default(20).describe('Rows returned; integer 1–100, default 20.'),
+    search: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Case-insensitive substring of the stablecoin name or symbol, e.g. `usd` or `tether`.'),
+    mechanism: z
+      .enum(MECHANISMS)
+      .optional()
+      .describe('Peg mechanism filter: fiat-backed, crypto-backed or algorithmic.'),
+  });
 
-const StablecoinRowSchema = z.object({
-  id: z.string().describe('Source identifier of the stablecoin.'),
-  name: z.string(),
-  rank: z.number().int().describe('1-based rank by circulating supply within the filtered result.'),
-  symbol: z.string(),
-  geckoId: z.string().nullable().describe('CoinGecko id, or null when unknown.'),
-  price: z.number().nullable().describe('Market price in USD, or null when no price is known.'),
-  pegType: z.string().describe('Source peg type, e.g. `peggedUSD`.'),
-  pegCurrency: z.string().describe('Peg currency code, e.g. `USD`.'),
-  pegMechanism: z.string().describe('fiat-backed, crypto-backed or algorithmic.'),
-  pegDeviationPct: z
-    .number()
-    .nullable()
-    .describe('Deviation of the price from the peg, in percent; null when there is no price or FX rate.'),
-  circulating: z.number().describe('Circulating supply (on `chain` when filtered), in peg-currency units.'),
-  circulatingUsd: z
-    .number()
-    .describe(
-      "Circulating supply (on `chain` when filtered) valued in USD: supply × market price (the peg's FX value when there is no price; 0 when neither is known).",
-    ),
-  change1dPct: z
-    .number()
-    .nullable()
-    .describe('Supply change over 1 day (on `chain` when filtered), in percent; null without history.'),
-  change7dPct: z
-    .number()
-    .nullable()
-    .describe('Supply change over 7 days (on `chain` when filtered), in percent; null without history.'),
-  change30dPct: z
-    .number()
-    .nullable()
-    .describe('Supply change over 30 days (on `chain` when filtered), in percent; null without history.'),
-  chainCount: z.number().int().describe('Number of chains the stablecoin circulates on.'),
-  chains: z
-    .array(z.object({ chain: z.string(), circulating: z.number().describe('Circulating supply on that chain.') }))
-    .describe('Per-chain circulation, largest first.'),
-});
+const StablecoinRowSchema = () =>
+  z.object({
+    id: z.string().describe('Source identifier of the stablecoin.'),
+    name: z.string(),
+    rank: z.number().int().describe('1-based rank by circulating supply within the filtered result.'),
+    symbol: z.string(),
+    geckoId: z.string().nullable().describe('CoinGecko id, or null when unknown.'),
+    price: z.number().nullable().describe('Market price in USD, or null when no price is known.'),
+    pegType: z.string().describe('Source peg type, e.g. `peggedUSD`.'),
+    pegCurrency: z.string().describe('Peg currency code, e.g. `USD`.'),
+    pegMechanism: z.string().describe('fiat-backed, crypto-backed or algorithmic.'),
+    pegDeviationPct: z
+      .number()
+      .nullable()
+      .describe('Deviation of the price from the peg, in percent; null when there is no price or FX rate.'),
+    circulating: z.number().describe('Circulating supply (on `chain` when filtered), in peg-currency units.'),
+    circulatingUsd: z
+      .number()
+      .describe(
+        "Circulating supply (on `chain` when filtered) valued in USD: supply × market price (the peg's FX value when there is no price; 0 when neither is known).",
+      ),
+    change1dPct: z
+      .number()
+      .nullable()
+      .describe('Supply change over 1 day (on `chain` when filtered), in percent; null without history.'),
+    change7dPct: z
+      .number()
+      .nullable()
+      .describe('Supply change over 7 days (on `chain` when filtered), in percent; null without history.'),
+    change30dPct: z
+      .number()
+      .nullable()
+      .describe('Supply change over 30 days (on `chain` when filtered), in percent; null without history.'),
+    chainCount: z.number().int().describe('Number of chains the stablecoin circulates on.'),
+    chains: z
+      .array(z.object({ chain: z.string(), circulating: z.number().describe('Circulating supply on that chain.') }))
+      .describe('Per-chain circulation, largest first.'),
+  });
 
-const StablecoinsOutputSchema = z.object({
-  source: z.string().describe('Name of the upstream data source.'),
-  fetchedAt: IsoTimestampSchema.describe('When the source data was fetched (ISO-8601).'),
-  cached: z.boolean().describe('True when served from the server cache rather than a fresh fetch.'),
-  filters: z
-    .object({
-      peg: z.string().describe('Peg filter applied (`ALL` for none).'),
-      chain: z.string().nullable(),
-      search: z.string().nullable(),
-      mechanism: z.string().nullable(),
-    })
-    .describe('Filters applied; null where no filter was given.'),
-  totals: z
-    .object({
-      assetCount: z.number().int().describe('Stablecoins known to the source, before filtering.'),
-      circulatingUsd: z.number().describe('Total circulating supply of all of them, in USD, as the source totals it.'),
-    })
-    .describe('Market-wide totals before filtering.'),
-  matched: z.number().int().describe('Stablecoins matching the filters, before `limit`.'),
-  count: z.number().int().describe('Rows returned in `stablecoins`.'),
-  stablecoins: z
-    .array(StablecoinRowSchema)
-    .describe('Rows ranked by circulating supply (valued in USD so pegs compare), largest first.'),
-});
+const StablecoinsOutputSchema = () =>
+  z.object({
+    source: z.string().describe('Name of the upstream data source.'),
+    fetchedAt: IsoTimestampSchema.describe('When the source data was fetched (ISO-8601).'),
+    cached: z.boolean().describe('True when served from the server cache rather than a fresh fetch.'),
+    filters: z
+      .object({
+        peg: z.string().describe('Peg filter applied (`ALL` for none).'),
+        chain: z.string().nullable(),
+        search: z.string().nullable(),
+        mechanism: z.string().nullable(),
+      })
+      .describe('Filters applied; null where no filter was given.'),
+    totals: z
+      .object({
+        assetCount: z.number().int().describe('Stablecoins known to the source, before filtering.'),
+        circulatingUsd: z
+          .number()
+          .describe('Total circulating supply of all of them, in USD, as the source totals it.'),
+      })
+      .describe('Market-wide totals before filtering.'),
+    matched: z.number().int().describe('Stablecoins matching the filters, before `limit`.'),
+    count: z.number().int().describe('Rows returned in `stablecoins`.'),
+    stablecoins: z
+      .array(StablecoinRowSchema())
+      .describe('Rows ranked by circulating supply (valued in USD so pegs compare), largest first.'),
+  });
 
-type StablecoinsInput = z.output<typeof StablecoinsInputSchema>;
-type StablecoinRow = z.input<typeof StablecoinRowSchema>;
+type StablecoinsInput = z.output<ReturnType<typeof StablecoinsInputSchema>>;
+type StablecoinRow = z.input<ReturnType<typeof StablecoinRowSchema>>;
 
 /** Percent values are rounded to 4 decimals (1e-4 % is far below any meaningful supply or peg move). */
 const pct = (x: number) => Math.round(x * 1e4) / 1e4;

@@ -12,65 +12,67 @@ export const DRIPS_PER_DAY = 2;
 /** The only network each native token can be dripped on. */
 const NATIVE_TOKEN_NETWORK = { eth: 'base-sepolia', sol: 'solana-devnet' } as const;
 
-const TestnetFundInputSchema = z
-  .object({
-    address: z
-      .string()
-      .trim()
-      .min(1)
-      .max(64)
-      .describe(
-        'Recipient address on the chosen network: a 0x-prefixed EVM address for base-sepolia, ' +
-          'a base58 Solana address for solana-devnet.',
-      ),
-    token: z
-      .enum(TOKENS)
-      .default('usdc')
-      .describe(
-        'Token to receive: `usdc` (default, 1 USDC), `eth` (0.0001 ETH, base-sepolia only) or `sol` (solana-devnet only).',
-      ),
-    network: z
-      .enum(NETWORKS)
-      .default('base-sepolia')
-      .describe('Test network: `base-sepolia` (default) or `solana-devnet`.'),
-  })
-  .superRefine((input, ctx) => {
-    const { address, token, network } = input;
-    if (typeof address === 'string' && (network === 'base-sepolia' || network === 'solana-devnet')) {
-      const ok =
-        network === 'base-sepolia'
-          ? EvmAddressSchema.safeParse(address).success
-          : SolanaAddressSchema.safeParse(address).success;
-      if (!ok) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['address'],
-          message:
-            network === 'base-sepolia'
-              ? 'address must be a 0x-prefixed 40-hex-digit EVM address for network base-sepolia (for a Solana address, set network to solana-devnet).'
-              : 'address must be a base58 Solana address for network solana-devnet (for an EVM address, set network to base-sepolia).',
-        });
+const TestnetFundInputSchema = () =>
+  z
+    .object({
+      address: z
+        .string()
+        .trim()
+        .min(1)
+        .max(64)
+        .describe(
+          'Recipient address on the chosen network: a 0x-prefixed EVM address for base-sepolia, ' +
+            'a base58 Solana address for solana-devnet.',
+        ),
+      token: z
+        .enum(TOKENS)
+        .default('usdc')
+        .describe(
+          'Token to receive: `usdc` (default, 1 USDC), `eth` (0.0001 ETH, base-sepolia only) or `sol` (solana-devnet only).',
+        ),
+      network: z
+        .enum(NETWORKS)
+        .default('base-sepolia')
+        .describe('Test network: `base-sepolia` (default) or `solana-devnet`.'),
+    })
+    .superRefine((input, ctx) => {
+      const { address, token, network } = input;
+      if (typeof address === 'string' && (network === 'base-sepolia' || network === 'solana-devnet')) {
+        const ok =
+          network === 'base-sepolia'
+            ? EvmAddressSchema.safeParse(address).success
+            : SolanaAddressSchema.safeParse(address).success;
+        if (!ok) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['address'],
+            message:
+              network === 'base-sepolia'
+                ? 'address must be a 0x-prefixed 40-hex-digit EVM address for network base-sepolia (for a Solana address, set network to solana-devnet).'
+                : 'address must be a base58 Solana address for network solana-devnet (for an EVM address, set network to base-sepolia).',
+          });
+        }
       }
-    }
-    if (token === 'eth' || token === 'sol') {
-      const required = NATIVE_TOKEN_NETWORK[token];
-      if (network !== required) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['token'],
-          message: `token ${token} is only available on network ${required}; use token usdc on ${network} or set network to ${required}.`,
-        });
+      if (token === 'eth' || token === 'sol') {
+        const required = NATIVE_TOKEN_NETWORK[token];
+        if (network !== required) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['token'],
+            message: `token ${token} is only available on network ${required}; use token usdc on ${network} or set network to ${required}.`,
+          });
+        }
       }
-    }
-  });
+    });
 
-const TestnetFundOutputSchema = z.object({
-  funded: z.boolean().describe('True when the drip transaction was submitted.'),
-  network: z.enum(NETWORKS).describe('Network the funds were sent on.'),
-  token: z.enum(TOKENS).describe('Token that was sent.'),
-  transactionHash: z.string().describe('EVM transaction hash or Solana transaction signature of the drip.'),
-  explorer: z.string().describe('Block-explorer URL of the transaction.'),
-});
+const TestnetFundOutputSchema = () =>
+  z.object({
+    funded: z.boolean().describe('True when the drip transaction was submitted.'),
+    network: z.enum(NETWORKS).describe('Network the funds were sent on.'),
+    token: z.enum(TOKENS).describe('Token that was sent.'),
+    transactionHash: z.string().describe('EVM transaction hash or Solana transaction signature of the drip.'),
+    explorer: z.string().describe('Block-explorer URL of the transaction.'),
+  });
 
 /** Sends a small test-network drip (USDC, ETH or SOL) to an address on Base Sepolia or Solana devnet. */
 export const testnetFund = defineTool({

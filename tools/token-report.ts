@@ -11,10 +11,11 @@ const SCHEMA_VERSION = '2.0.0' as const;
 /** Query parameters that can name the token; they are synonyms and must agree. */
 const TOKEN_FIELDS = ['token', 'address', 'contract'] as const;
 
-const OptionalQueryText = z.string().trim().min(1).max(128).optional();
+const OptionalQueryText = () => z.string().trim().min(1).max(128).optional();
 
-const TokenReportInputSchema = z
-  .object({
+/** The report's query parameters, before the cross-field checks of {@link TokenReportInputSchema}. */
+const TokenReportFields = () =>
+  z.object({
     chain: z
       .string()
       .trim()
@@ -28,58 +29,64 @@ const TokenReportInputSchema = z
         `Chain of the token: ${TOKEN_CHAIN_NAMES.map((n) => `\`${n}\``).join(', ')} (default \`eth\`); any case, also ` +
           'aliases such as `ethereum`, `bnb`, `arb`, `matic`, `op`, `avax`, `sol` or the EVM chain id (`8453`).',
       ),
-    token: OptionalQueryText.describe(
+    token: OptionalQueryText().describe(
       'Token to report on: contract address (0x… on EVM chains) or mint (base58 on solana). ' +
         'One of `token`, `address` or `contract` is required; they are synonyms and must name the same token when several are given.',
     ),
-    wallet: OptionalQueryText.describe(
+    wallet: OptionalQueryText().describe(
       'Optional wallet address on the same chain: the report then says whether it owns, created or holds the token (`wallet` field).',
     ),
-    address: OptionalQueryText.describe('Synonym of `token`: the token contract address or mint.'),
-    contract: OptionalQueryText.describe('Synonym of `token`: the token contract address or mint.'),
-  })
-  .superRefine((input, ctx) => {
-    const given = TOKEN_FIELDS.filter((field) => typeof input[field] === 'string');
-    if (given.length === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['token'],
-        message:
-          'Name the token to report on in one of the query parameters token, address or contract (at least one is required).',
-      });
-      return;
-    }
-    const chain = typeof input.chain === 'string' ? findTokenChain(input.chain) : undefined;
-    if (!chain) return;
-    const solana = chain.family === 'solana';
-    const shape = solana ? SolanaAddressSchema : EvmAddressSchema;
-    const same = (a: string, b: string) => (solana ? a === b : a.toLowerCase() === b.toLowerCase());
-    for (const field of [...given, ...(input.wallet !== undefined ? (['wallet'] as const) : [])]) {
-      if (!shape.safeParse(input[field]).success) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: solana
-            ? `${field} must be a base58 Solana address when chain is ${input.chain}.`
-            : `${field} must be a 0x-prefixed 40-hex-digit address on chain ${input.chain} (for a Solana mint, set chain=solana).`,
-        });
-      }
-    }
-    const first = given[0]!;
-    for (const field of given.slice(1)) {
-      if (!same(input[field]!, input[first]!)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `${field} names a different token than ${first}; they are synonyms, so give the token once (or the same address in both).`,
-        });
-      }
-    }
+    address: OptionalQueryText().describe('Synonym of `token`: the token contract address or mint.'),
+    contract: OptionalQueryText().describe('Synonym of `token`: the token contract address or mint.'),
   });
 
-const RiskFlagSchema = z.enum(Object.keys(RISK_FLAGS) as [keyof typeof RISK_FLAGS, ...(keyof typeof RISK_FLAGS)[]]);
+/** One token named (by any of its synonyms, all the same), each address valid on the chain. */
+function checkTokenFields(input: z.output<ReturnType<typeof TokenReportFields>>, ctx: z.RefinementCtx): void {
+  const given = TOKEN_FIELDS.filter((field) => typeof input[field] === 'string');
+  if (given.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['token'],
+      message:
+        'Name the token to report on in one of the query parameters token, address or contract (at least one is required).',
+    });
+    return;
+  }
+  const chain = typeof input.chain === 'string' ? findTokenChain(input.chain) : undefined;
+  if (!chain) return;
+  const solana = chain.family === 'solana';
+  const shape = solana ? SolanaAddressSchema : EvmAddressSchema;
+  const same = (a: string, b: string) => (solana ? a === b : a.toLowerCase() === b.toLowerCase());
+  for (const field of [...given, ...(input.wallet !== undefined ? (['wallet'] as const) : [])]) {
+    if (!shape.safeParse(input[field]).success) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: solana
+          ? `${field} must be a base58 Solana address when chain is ${input.chain}.`
+          : `${field} must be a 0x-prefixed 40-hex-digit address on chain ${input.chain} (for a Solana mint, set chain=solana).`,
+      });
+    }
+  }
+  const first = given[0]!;
+  for (const field of given.slice(1)) {
+    if (!same(input[field]!, input[first]!)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `${field} names a different token than ${first}; they are synonyms, so give the token once (or the same address in both).`,
+      });
+    }
+  }
+}
 
-const TokenReportOutputSchema = z.object({
+const TokenReportInputSchema = () => TokenReportFields().superRefine(checkTokenFields);
+
+const RiskFlagSchema = () =>
+  z.enum(Object.keys(RISK_FLAGS) as [keyof typeof RISK_FLAGS, ...(keyof typeof RISK_FLAGS)[]]);
+
+/** The report's identity and risk fields (a shape, built when the schema is). */
+const reportRisk = () => ({
   schemaVersion: z.literal(SCHEMA_VERSION).describe('Version of this report format (2.0.0).'),
   chain: z.string().describe('Canonical chain name, e.g. `eth`, `base`, `solana`.'),
   token: z.string().describe('The token address the report is about, as given.'),
@@ -91,7 +98,7 @@ const TokenReportOutputSchema = z.object({
       'EVM: the contract source is verified (open source). Solana: the mint is on the security source’s trusted list.',
     ),
   risk_flags: z
-    .array(RiskFlagSchema)
+    .array(RiskFlagSchema())
     .describe(
       'Identifiers of the risks found, heaviest first, e.g. `mintable`, `hidden_owner`, `high_sell_tax`; empty when none.',
     ),
@@ -108,6 +115,10 @@ const TokenReportOutputSchema = z.object({
   is_honeypot: z
     .boolean()
     .describe('True when the token appears impossible to sell (Solana: non-transferable or frozen by default).'),
+});
+
+/** The report's market, ownership and wallet fields. */
+const reportMarket = () => ({
   liquidity_usd: z
     .number()
     .describe('Sum of USD liquidity over the token’s DEX pairs on this chain (0 when it has none).'),
@@ -147,6 +158,8 @@ const TokenReportOutputSchema = z.object({
   sources: z.array(z.string()).describe('Upstream data sources.'),
 });
 
+const TokenReportOutputSchema = () => z.object({ ...reportRisk(), ...reportMarket() });
+
 function walletView(wallet: string, a: Assessment, evm: boolean) {
   const same = (x: string) => (evm ? x.toLowerCase() === wallet.toLowerCase() : x === wallet);
   const held = a.holders.filter((h) => same(h.address)).reduce((sum, h) => sum + h.pct, 0);
@@ -159,7 +172,7 @@ function walletView(wallet: string, a: Assessment, evm: boolean) {
 }
 
 /** Reads the token's security record and its DEX pairs in parallel, then scores and words them. */
-async function report(input: z.output<typeof TokenReportInputSchema>, ctx: ToolContext) {
+async function report(input: z.output<ReturnType<typeof TokenReportInputSchema>>, ctx: ToolContext) {
   const chain = tokenChain(input.chain);
   const field = TOKEN_FIELDS.find((f) => input[f] !== undefined)!;
   const address = input[field]!;

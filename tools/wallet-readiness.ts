@@ -10,39 +10,41 @@ type Slug = (typeof STEP_SLUGS)[number];
 /** The steps that read the chains; when neither succeeds the call fails. */
 const CHAIN_STEPS: readonly Slug[] = ['wallet-balances', 'gas-snapshot'];
 
-const WalletReadinessInputSchema = z.object({
-  address: EvmAddressSchema.describe('EVM wallet address (0x + 40 hex digits) to check.'),
-  solanaAddress: SolanaAddressSchema.optional().describe(
-    'Optional base58 Solana address; adds its stablecoin balance to the wallet-balances step.',
-  ),
-});
+const WalletReadinessInputSchema = () =>
+  z.object({
+    address: EvmAddressSchema.describe('EVM wallet address (0x + 40 hex digits) to check.'),
+    solanaAddress: SolanaAddressSchema.optional().describe(
+      'Optional base58 Solana address; adds its stablecoin balance to the wallet-balances step.',
+    ),
+  });
 
-const WalletReadinessOutputSchema = z.object({
-  pack: z.string().describe('Name of the skill pack that was run.'),
-  args: z
-    .object({
-      address: z.string(),
-      solanaAddress: z.string().nullable().describe('Null when no Solana address was given.'),
-    })
-    .describe('The arguments the steps ran with.'),
-  steps: z
-    .array(
-      z.object({
-        ok: z.boolean().describe('Whether this step succeeded; steps succeed or fail independently.'),
-        slug: z.enum(STEP_SLUGS).describe('Step identifier.'),
-        result: z
-          .record(z.string(), z.unknown())
-          .describe(
-            'Step output. wallet-balances: {networks: [{network, label, ok, family, address, native: {symbol, decimals, raw, formatted}, ' +
-              'stablecoin: {symbol, decimals, raw, formatted, token}} or {network, label, ok: false, error: {code, message}}], stablecoinTotalUsd}. ' +
-              'gas-snapshot: {networks: [{network, label, ok, gasPriceWei, gasPriceGwei, stablecoinTransfer: {gas, fee: {symbol, decimals, raw, formatted}}}]}. ' +
-              'onramp-link: {url, provider, network, asset, expiresInSeconds}. A failed step: {error, code} (plus the per-network entries when there were any).',
-          ),
-      }),
-    )
-    .describe('One entry per step, in the order wallet-balances, gas-snapshot, onramp-link.'),
-  summary: z.string().describe('`<n>/<total> steps succeeded`.'),
-});
+const WalletReadinessOutputSchema = () =>
+  z.object({
+    pack: z.string().describe('Name of the skill pack that was run.'),
+    args: z
+      .object({
+        address: z.string(),
+        solanaAddress: z.string().nullable().describe('Null when no Solana address was given.'),
+      })
+      .describe('The arguments the steps ran with.'),
+    steps: z
+      .array(
+        z.object({
+          ok: z.boolean().describe('Whether this step succeeded; steps succeed or fail independently.'),
+          slug: z.enum(STEP_SLUGS).describe('Step identifier.'),
+          result: z
+            .record(z.string(), z.unknown())
+            .describe(
+              'Step output. wallet-balances: {networks: [{network, label, ok, family, address, native: {symbol, decimals, raw, formatted}, ' +
+                'stablecoin: {symbol, decimals, raw, formatted, token}} or {network, label, ok: false, error: {code, message}}], stablecoinTotalUsd}. ' +
+                'gas-snapshot: {networks: [{network, label, ok, gasPriceWei, gasPriceGwei, stablecoinTransfer: {gas, fee: {symbol, decimals, raw, formatted}}}]}. ' +
+                'onramp-link: {url, provider, network, asset, expiresInSeconds}. A failed step: {error, code} (plus the per-network entries when there were any).',
+            ),
+        }),
+      )
+      .describe('One entry per step, in the order wallet-balances, gas-snapshot, onramp-link.'),
+    summary: z.string().describe('`<n>/<total> steps succeeded`.'),
+  });
 
 /** Checks whether a wallet is ready to pay: balances, gas snapshot and a funding (onramp) link, in one call. */
 export const walletReadiness = defineTool({

@@ -55,7 +55,18 @@ export interface WorkerSpec {
  * without one is free (no payment, no broker), and its path may carry `:name` parameters, which arrive as input fields
  * of the same name.
  */
-export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolFields<I, O> {
+  /**
+   * The input: a `z.object(...)`, or a function returning one, called once when the input is first needed (a server
+   * then builds at start-up only the schemas its first answers use).
+   */
+  input: I | (() => I);
+  /** The output schema, or a function returning it (built on first use, like `input`). */
+  output: O | (() => O);
+}
+
+/** Everything a tool file writes but its schemas (see {@link ToolSpec}). */
+interface ToolFields<I extends z.ZodType, O extends z.ZodType> {
   name: string;
   title: string;
   /** Written for an agent: what it does and returns, never its price (defineTool appends the generated price sentence). */
@@ -64,8 +75,6 @@ export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType =
   group: ToolGroup;
   method: 'GET' | 'POST';
   path: string;
-  input: I;
-  output: O;
   annotations: ToolAnnotations;
   handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
   /** What the tool costs in dollars and which payment options it accepts; absent for a free tool. */
@@ -96,10 +105,14 @@ export interface ToolSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType =
  * One endpoint, defined once and served on HTTP and MCP: its spec as defineTool returns it, with the full
  * `description` (the generated price sentence appended) and, for a paid tool, the derived `price` table.
  */
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolSpec<
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> extends ToolFields<
   I,
   O
 > {
+  /** The input schema, its top-level object strict (built on first read). */
+  readonly input: I;
+  /** The output schema (built on first read). */
+  readonly output: O;
   /** Price per call in the asset's smallest units by price-table column, derived from `pricing` by the pricing rules. */
   price?: PriceTable;
 }
@@ -170,6 +183,11 @@ function strictInput<I extends z.ZodType>(name: string, input: I): I {
   return strict as unknown as I;
 }
 
+/** A schema as a spec gives it: itself, or the function that builds it. */
+function schemaOf<T extends z.ZodType>(schema: T | (() => T)): T {
+  return typeof schema === 'function' ? (schema as () => T)() : schema;
+}
+
 /**
  * Keeps a tool's input and output types linked to its handler; its input refuses unknown fields; its description gets
  * the generated price sentence, and a paid tool its price table derived from the dollar price.
@@ -180,10 +198,18 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
 /** Keeps a free tool's input and output types linked to its handler; its input refuses unknown fields. */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O>;
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
-  return {
-    ...spec,
-    description: describeTool(spec.description, spec.pricing),
-    ...(spec.pricing ? { price: priceTable(spec.pricing) } : {}),
-    input: strictInput(spec.name, spec.input),
-  };
+  const { input, output, ...fields } = spec;
+  let strict: I | undefined;
+  let built: O | undefined;
+  return Object.defineProperties(
+    {
+      ...fields,
+      description: describeTool(spec.description, spec.pricing),
+      ...(spec.pricing ? { price: priceTable(spec.pricing) } : {}),
+    },
+    {
+      input: { enumerable: true, get: () => (strict ??= strictInput(spec.name, schemaOf(input))) },
+      output: { enumerable: true, get: () => (built ??= schemaOf(output)) },
+    },
+  ) as ToolDefinition<I, O>;
 }

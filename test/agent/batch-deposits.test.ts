@@ -4,10 +4,11 @@ import { createAgent, type Agent } from '../../src/agent/agent.js';
 import { runDeposits } from '../../src/agent/batch-deposits.js';
 import type { CallOptions } from '../../src/agent/call.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
-import { loadAgentConfig, type AgentConfig } from '../../src/agent/settings.js';
+import type { AgentConfig } from '../../src/agent/settings.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { openStore } from '../../src/store/open.js';
 import { agentDataDir } from '../support/agent.js';
+import { batchAgentConfig } from '../support/batch-agent.js';
 import { startBatchSeller, type BatchSeller } from '../support/batch-seller.js';
 import {
   advanceChainTime,
@@ -15,7 +16,6 @@ import {
   startBatchSettlementEnvironment,
   type BatchSettlementEnvironment,
 } from '../support/chain/batch-settlement.js';
-import { BASE_NETWORK } from '../support/chain/batch-settlement-parties.js';
 
 const PRICE = 1_000n;
 
@@ -36,15 +36,7 @@ afterAll(async () => {
 function configFor(i: number, extra: Record<string, string> = {}): AgentConfig {
   const dataDir = agentDataDir();
   dirs.push(dataDir);
-  const key = env.chain.accounts.find((a) => a.address === env.payers[i]!.address)!.privateKey;
-  return loadAgentConfig({
-    DATA_DIR: dataDir,
-    NETWORKS_JSON: env.env.NETWORKS_JSON!,
-    WALLET_EVM_PRIVATE_KEY: key,
-    BUDGET_NETWORKS: BASE_NETWORK,
-    AGENT_BATCH_SETTLEMENT: 'on',
-    ...extra,
-  });
+  return batchAgentConfig(env, i, dataDir, extra);
 }
 
 async function seller(): Promise<BatchSeller> {

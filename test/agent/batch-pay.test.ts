@@ -4,17 +4,16 @@ import { createAgent, type Agent } from '../../src/agent/agent.js';
 import { refundChannels } from '../../src/agent/batch-refund.js';
 import type { CallOptions } from '../../src/agent/call.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
-import { loadAgentConfig } from '../../src/agent/settings.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { openStore } from '../../src/store/open.js';
 import { agentDataDir } from '../support/agent.js';
+import { batchAgentConfig } from '../support/batch-agent.js';
 import { startBatchSeller, type BatchSeller } from '../support/batch-seller.js';
 import {
   readOnchainChannel,
   startBatchSettlementEnvironment,
   type BatchSettlementEnvironment,
 } from '../support/chain/batch-settlement.js';
-import { BASE_NETWORK } from '../support/chain/batch-settlement-parties.js';
 
 const PRICE = 1_000n;
 const CALLS = 3;
@@ -37,15 +36,7 @@ afterAll(async () => {
 
 /** The agent side of payer `i` over the store in `dataDir`, as `tollbooth fetch` builds it. */
 async function agentFor(i: number, dataDir: string, extra: Record<string, string> = {}): Promise<Agent> {
-  const key = env.chain.accounts.find((a) => a.address === env.payers[i]!.address)!.privateKey;
-  const config = loadAgentConfig({
-    DATA_DIR: dataDir,
-    NETWORKS_JSON: env.env.NETWORKS_JSON!,
-    WALLET_EVM_PRIVATE_KEY: key,
-    BUDGET_NETWORKS: BASE_NETWORK,
-    AGENT_BATCH_SETTLEMENT: 'on',
-    ...extra,
-  });
+  const config = batchAgentConfig(env, i, dataDir, extra);
   const agent = await createAgent(config, silentLogger, openStore);
   agents.push(agent);
   return agent;

@@ -4,21 +4,19 @@ import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey } from 'viem/accounts';
-import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/agent.js';
 import { fetchRequest } from '../../src/agent/cli-fetch.js';
-import { loadAgentConfig } from '../../src/agent/settings.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { openStore } from '../../src/store/open.js';
-import { defineTool } from '../../src/tool/tool.js';
 import { agentDataDir } from '../support/agent.js';
+import { batchAgentConfig } from '../support/batch-agent.js';
 import { startBatchSettlementEnvironment, type BatchSettlementEnvironment } from '../support/chain/batch-settlement.js';
 import { payOverHttp, payOverMcp } from '../support/batch-pay.js';
 import { connectHttpClient } from '../support/mcp.js';
 import { BASE_NETWORK, batchPayer } from '../support/chain/batch-settlement-parties.js';
 import { decodeHeader, startTestServer, type TestServer } from '../support/server.js';
-import { v1Echo } from '../support/tools.js';
+import { sideEffectTool, v1Echo } from '../support/tools.js';
 
 /**
  * The fixed-option policies with BATCH_SETTLEMENT=on (src/payments/challenges/requirements.ts): a `base-short-name`
@@ -27,40 +25,9 @@ import { v1Echo } from '../support/tools.js';
  * `batch-settlement` on `eip155:8453`) in PAYMENT-REQUIRED, which the official client pays over HTTP and MCP.
  */
 let runs = 0;
-const shortNamed = defineTool({
-  name: 'short-named',
-  title: 'Short-named',
-  description: 'Test tool priced under the base-short-name policy.',
-  group: 'tools',
-  method: 'POST',
-  path: '/api/test/short-named',
-  input: z.object({}),
-  output: z.object({ ok: z.boolean() }),
-  pricing: { usd: '0.001', accepts: 'base-short-name' },
-  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
-  handler: () => {
-    runs++;
-    return { ok: true };
-  },
-});
-
+const shortNamed = sideEffectTool('short-named', async () => void runs++, 'base-short-name');
 let v1Runs = 0;
-const v1Posted = defineTool({
-  name: 'v1-posted',
-  title: 'v1 posted',
-  description: 'Test tool priced under the base-v1 policy.',
-  group: 'transfers',
-  method: 'POST',
-  path: '/api/test/v1-posted',
-  input: z.object({}),
-  output: z.object({ ok: z.boolean() }),
-  pricing: { usd: '0.001', accepts: 'base-v1' },
-  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
-  handler: () => {
-    v1Runs++;
-    return { ok: true };
-  },
-});
+const v1Posted = sideEffectTool('v1-posted', async () => void v1Runs++, 'base-v1');
 
 let env: BatchSettlementEnvironment;
 /** The server with the switch on, and the same server with it off (the seed's challenges). */
@@ -201,15 +168,8 @@ describe('a base-v1 tool with batch settlement on', () => {
   });
 
   it("is paid by Tollbooth's agent side by voucher: it reads the v2 header first and books a deposit and vouchers", async () => {
-    const key = env.chain.accounts.find((a) => a.address === env.payers[2]!.address)!.privateKey;
     const dir = agentDataDir();
-    const config = loadAgentConfig({
-      DATA_DIR: dir,
-      NETWORKS_JSON: env.env.NETWORKS_JSON!,
-      WALLET_EVM_PRIVATE_KEY: key,
-      BUDGET_NETWORKS: BASE_NETWORK,
-      AGENT_BATCH_SETTLEMENT: 'on',
-    });
+    const config = batchAgentConfig(env, 2, dir);
     const agent = await createAgent(config, silentLogger, openStore);
     try {
       const options = { signal: new AbortController().signal, approve: async () => 'accepted' as const };
@@ -221,10 +181,7 @@ describe('a base-v1 tool with batch settlement on', () => {
           body: '{}',
         });
       for (let i = 0; i < 2; i++)
-        expect(await agent.caller.fetchUrl(request(), options)).toMatchObject({
-          type: 'success',
-          output: { ok: true },
-        });
+        expect(await agent.caller.fetchUrl(request(), options)).toMatchObject({ type: 'success' });
       const kinds = (await agent.spends.listSpends()).map((x) => `${x.kind}:${x.status}`).sort();
       expect(kinds).toEqual(['deposit:settled', 'voucher:settled', 'voucher:settled']);
     } finally {

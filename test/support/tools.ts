@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../src/shared/errors.js';
-import { defineTool } from '../../src/tool/tool.js';
+import { defineTool, type Accepts } from '../../src/tool/tool.js';
 
 /** A paid test tool whose handler always fails, to prove that failed calls are never settled. */
 export const failingTool = defineTool({
@@ -19,8 +19,11 @@ export const failingTool = defineTool({
   },
 });
 
-/** A paid test tool that runs a side effect (e.g. draining the payer) before answering, to force a settlement failure. */
-export function sideEffectTool(name: string, effect: () => Promise<void>) {
+/**
+ * A paid test tool that runs a side effect (e.g. draining the payer, or counting its runs) before answering, priced
+ * under `accepts` (every network unless given).
+ */
+export function sideEffectTool(name: string, effect: () => Promise<void>, accepts: Accepts = 'every-network') {
   return defineTool({
     name,
     title: name,
@@ -30,7 +33,7 @@ export function sideEffectTool(name: string, effect: () => Promise<void>) {
     path: `/api/test/${name}`,
     input: z.object({}),
     output: z.object({ secret: z.string() }),
-    pricing: { usd: '0.001', accepts: 'every-network' },
+    pricing: { usd: '0.001', accepts },
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
     handler: async () => {
       await effect();

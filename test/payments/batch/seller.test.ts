@@ -3,8 +3,6 @@ import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../../src/tool/tool.js';
 import { channelRecord } from '../../support/batch-channel.js';
 import { startListingFacilitator, type ListingFacilitator } from '../../support/batch-facilitator.js';
 import { connectHttpClient } from '../../support/mcp.js';
@@ -16,19 +14,7 @@ const MISMATCH = 'invalid_batch_settlement_evm_cumulative_amount_mismatch';
 const echo = sideEffectTool('batch-echo', async () => undefined);
 let v1Runs = 0;
 /** A tool of the `base-v1` policy: its vouchers go to its v2 face. */
-const v1Tool = defineTool({
-  name: 'batch-v1',
-  title: 'Batch v1',
-  description: 'Test tool priced under the base-v1 policy.',
-  group: 'transfers',
-  method: 'POST',
-  path: '/api/test/batch-v1',
-  input: z.object({}),
-  output: z.object({ ok: z.boolean() }),
-  pricing: { usd: '0.001', accepts: 'base-v1' },
-  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
-  handler: () => ({ ok: ++v1Runs > 0 }),
-});
+const v1Tool = sideEffectTool('batch-v1', async () => void v1Runs++, 'base-v1');
 const authorizer = generatePrivateKey();
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const payer = privateKeyToAccount(generatePrivateKey());

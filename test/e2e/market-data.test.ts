@@ -22,12 +22,13 @@ let nextLimit = 200;
 
 beforeAll(async () => {
   paid = await startPaidEnvironment(3);
-  hyperliquid = await startHyperliquidLookalike({ slowMs: 1500 });
+  hyperliquid = await startHyperliquidLookalike({ slowMs: 2500 });
   server = await startTestServer({
     ...paid.env,
     HYPERLIQUID_API_URL: hyperliquid.url,
     UPSTREAM_RETRIES: '1',
-    UPSTREAM_TIMEOUT_MS: '300',
+    // Long enough that a loaded machine never times out (and retries) a request whose queued failure it then misses.
+    UPSTREAM_TIMEOUT_MS: '1000',
   });
   mcp = await connectHttpClient(server.url);
 }, 120_000);
@@ -183,7 +184,7 @@ describe('the upstream cache and coalescing behind paid calls', () => {
     await overHttp(payer, 'crypto-indicators', { coin: 'DOGE', limit: 20 });
     const before = await paid.balance(payer.address);
     const requests = hyperliquid.requests;
-    // Two slow answers past the 300 ms timeout keep the shared attempt open for about a second.
+    // Two slow answers past the 1 s timeout keep the shared attempt open for about two seconds.
     hyperliquid.failNext('slow', 2, infoType('candleSnapshot'));
     const input = { coin: 'DOGE', interval: '2h', limit: 120 };
     const outs = await Promise.all([

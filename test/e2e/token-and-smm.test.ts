@@ -46,9 +46,9 @@ async function start(): Promise<void> {
 beforeAll(async () => {
   [base, goplus, dex, panel] = await Promise.all([
     startBaseEnvironment(6),
-    startGoPlusLookalike({ slowMs: 1500 }),
-    startDexScreenerLookalike({ slowMs: 1500 }),
-    startSmmPanelLookalike({ slowMs: 1500 }),
+    startGoPlusLookalike({ slowMs: 2500 }),
+    startDexScreenerLookalike({ slowMs: 2500 }),
+    startSmmPanelLookalike({ slowMs: 2500 }),
   ]);
   runs = counted.runs;
   env = {
@@ -58,7 +58,8 @@ beforeAll(async () => {
     SMM_PANEL_URL: `${panel.url}/api/v2`,
     SMM_PANEL_KEY: PANEL_KEY,
     UPSTREAM_RETRIES: '1',
-    UPSTREAM_TIMEOUT_MS: '300',
+    // Long enough that a loaded machine never times out (and retries) a request whose queued failure it then misses.
+    UPSTREAM_TIMEOUT_MS: '1000',
   };
   await start();
 }, 120_000);

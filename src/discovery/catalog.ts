@@ -21,6 +21,8 @@ export interface PaidEntry {
   mpp?: MppToolInfo;
   /** A `base-v1` tool's x402 v2 face (batch settlement on): the options a version 2 payment may pay. */
   face?: PriceSummary;
+  /** That face's challenge: what an unpaid MCP call and `PAYMENT-REQUIRED` carry for the tool. */
+  faceChallenge?: Challenge;
 }
 
 /** What the discovery documents say about one free tool (a tool without a price). */
@@ -59,7 +61,9 @@ export function discoveryCatalog(deps: ServerDeps): DiscoveryCatalog {
       challenge: deps.broker.challenge(tool),
       price: priceSummary(config, tool, deps.broker.book),
       ...(mpp ? { mpp } : {}),
-      ...(face ? { face: priceSummary(config, face, deps.broker.book) } : {}),
+      ...(face
+        ? { face: priceSummary(config, face, deps.broker.book), faceChallenge: deps.broker.challenge(face) }
+        : {}),
     };
   });
   const realm = paid.find((e) => e.mpp)?.mpp?.realm;

@@ -1,4 +1,4 @@
-import { firstSentence, usdString, type DiscoveryCatalog } from './catalog.js';
+import { firstSentence, usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 import { openApiPath } from './openapi.js';
 
 /** The MPP bullets of "How to pay" (none when MPP is off or no tool has an MPP offer). */
@@ -10,6 +10,14 @@ function mppLines(catalog: DiscoveryCatalog): string[] {
   ];
 }
 
+/** The x402 versions a tool is paid in: its own, and its v2 face's schemes (a `base-v1` tool with batch settlement). */
+function versions(entry: PaidEntry): string {
+  const own = `x402 v${entry.price.x402Version}`;
+  if (!entry.face) return own;
+  const schemes = [...new Set(entry.face.options.map((o) => o.scheme))].join(' or ');
+  return `${own}; x402 v2 with ${schemes} in PAYMENT-SIGNATURE and over MCP`;
+}
+
 /**
  * `/llms.txt` (llmstxt.org): a short catalogue an agent can read in one go — how to pay, the MCP endpoint, then one
  * line per endpoint: `- [name](url): METHOD /path — from $price per call (x402 vN) — Title: first sentence`.
@@ -17,7 +25,7 @@ function mppLines(catalog: DiscoveryCatalog): string[] {
 export function llmsText(catalog: DiscoveryCatalog): string {
   const paid = catalog.paid.map(
     (e) =>
-      `- [${e.tool.name}](${e.url}): ${e.tool.method} ${e.path} — from $${usdString(e.price.usd)} per call (x402 v${e.price.x402Version}) — ${e.tool.title}: ${firstSentence(e.tool.description)}`,
+      `- [${e.tool.name}](${e.url}): ${e.tool.method} ${e.path} — from $${usdString(e.price.usd)} per call (${versions(e)}) — ${e.tool.title}: ${firstSentence(e.tool.description)}`,
   );
   const free = catalog.free.map((e) => {
     // Path parameters as URI-template braces (`/v1/smm-order/{orderId}`), as in the OpenAPI document.

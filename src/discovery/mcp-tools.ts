@@ -9,7 +9,7 @@ import type { MppGate } from '../payments/mpp/gate.js';
 import { priceSummary } from '../payments/challenges/pricing.js';
 import type { ChallengeBook } from '../payments/challenges/requirements.js';
 import { inputJsonSchema, outputJsonSchema } from '../tool/tool-schema.js';
-import { isPaid, type AnyToolDefinition } from '../tool/tool.js';
+import { isPaid, type AnyPaidToolDefinition, type AnyToolDefinition } from '../tool/tool.js';
 import { portableSchema } from '../shared/mcp-wire.js';
 
 /** `_meta` key under which tools/list publishes each tool's price. */
@@ -35,7 +35,13 @@ const PAYMENT_REQUIRED_JSON_SCHEMA = {
  * carries its price (`_meta["x402/price"]`), the PaymentRequired branch of its output schema and, with the MPP gate,
  * its MPP offers (`_meta["org.paymentauth/offers"]`, when MPP is on and the tool has any); a free tool's has neither.
  */
-function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate, book?: ChallengeBook): Tool {
+function toMcpTool(
+  config: Config,
+  tool: AnyToolDefinition,
+  mpp?: MppGate,
+  book?: ChallengeBook,
+  faceOf?: FaceOf,
+): Tool {
   const output = portableSchema(outputJsonSchema(tool));
   const entry: Tool = {
     name: tool.name,
@@ -50,9 +56,16 @@ function toMcpTool(config: Config, tool: AnyToolDefinition, mpp?: MppGate, book?
   return {
     ...entry,
     outputSchema: { type: 'object', anyOf: [output, PAYMENT_REQUIRED_JSON_SCHEMA] } as Tool['outputSchema'],
-    _meta: { [PRICE_META_KEY]: priceSummary(config, tool, book), ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}) },
+    _meta: {
+      // What an unpaid MCP call answers: a `base-v1` tool's x402 v2 face when it has one, else the tool as listed.
+      [PRICE_META_KEY]: priceSummary(config, faceOf?.(tool) ?? tool, book),
+      ...(offers ? { [MPP_OFFERS_META_KEY]: offers } : {}),
+    },
   };
 }
+
+/** A selling server's x402 v2 face of a tool (the broker's `v2Face`), if it has one. */
+export type FaceOf = (tool: AnyPaidToolDefinition) => AnyPaidToolDefinition | undefined;
 
 /** What an MCP server lists: the registry's tools and their tools/list entries, in the same order. */
 export interface McpToolCatalog {
@@ -62,13 +75,15 @@ export interface McpToolCatalog {
 
 /**
  * The catalog of a registry: prices from the configuration (under a selling server's start-up `book`) and, with the
- * MPP gate of a selling server, MPP offers.
+ * MPP gate of a selling server, MPP offers; with `faceOf`, a `base-v1` tool is priced as its x402 v2 face, which its
+ * unpaid MCP calls answer with.
  */
 export function mcpCatalog(
   config: Config,
   tools: readonly AnyToolDefinition[],
   mpp?: MppGate,
   book?: ChallengeBook,
+  faceOf?: FaceOf,
 ): McpToolCatalog {
-  return { tools, entries: tools.map((tool) => toMcpTool(config, tool, mpp, book)) };
+  return { tools, entries: tools.map((tool) => toMcpTool(config, tool, mpp, book, faceOf)) };
 }

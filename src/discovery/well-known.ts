@@ -6,9 +6,12 @@ import { usdString, type DiscoveryCatalog, type PaidEntry } from './catalog.js';
 
 type Json = Record<string, unknown>;
 
-/** What the HTTP and the MCP item of one paid tool have in common. */
-function itemBase(entry: PaidEntry, lastUpdated: number): Json {
-  const { challenge, tool } = entry;
+/**
+ * What the HTTP and the MCP item of one paid tool have in common, with the challenge that transport answers (a
+ * `base-v1` tool's MCP calls answer with its x402 v2 face when it has one).
+ */
+function itemBase(entry: PaidEntry, lastUpdated: number, challenge = entry.challenge): Json {
+  const { tool } = entry;
   return {
     name: tool.name,
     x402Version: challenge.x402Version,
@@ -48,7 +51,7 @@ function mcpItem(entry: PaidEntry, mcpUrl: string, lastUpdated: number): Json {
     inputJsonSchema(tool),
     tool.example as Json | undefined,
   );
-  return { resource: mcpUrl, type: 'mcp', ...itemBase(entry, lastUpdated), extensions: bazaar };
+  return { resource: mcpUrl, type: 'mcp', ...itemBase(entry, lastUpdated, entry.faceChallenge), extensions: bazaar };
 }
 
 /** The `mpp` note of the document: how the same resources are paid with MPP (present only when MPP is offered). */

@@ -287,7 +287,7 @@ async function localMcpServerDeps(deps: ServerDeps) {
   const { localExecutor, localInstructions } = await import('../mcp/local.js');
   return {
     config: deps.config,
-    catalog: mcpCatalog(deps.config, deps.tools, deps.broker.mpp, deps.broker.book),
+    catalog: mcpCatalog(deps.config, deps.tools, deps.broker.mpp, deps.broker.book, (tool) => deps.broker.v2Face(tool)),
     version: deps.version,
     executor: localExecutor(deps),
     instructions: localInstructions(deps.broker.mpp.enabled),

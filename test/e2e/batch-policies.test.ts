@@ -219,6 +219,52 @@ describe('a base-v1 tool with batch settlement on', () => {
     expect(seed['x-payment-info'].accepts).toHaveLength(1);
   });
 
+  it('is listed as MCP answers it: tools/list price, the well-known MCP item and llms.txt show the v2 face', async () => {
+    type Price = { x402Version: number; options: { scheme: string; network: string }[] };
+    const listed = async (server: TestServer) => {
+      const client = await connectHttpClient(server.url);
+      try {
+        const tool = (await client.listTools()).tools.find((t) => t.name === v1Posted.name)!;
+        const unpaid = await client.callTool({ name: v1Posted.name, arguments: {} });
+        return { price: tool._meta!['x402/price'] as Price, answered: unpaid.structuredContent as PaymentRequired };
+      } finally {
+        await client.close();
+      }
+    };
+    const [seed, now] = [await listed(off), await listed(on)];
+    const pairs = (p: Price) => p.options.map((o) => [o.scheme, o.network]);
+    expect([seed.price.x402Version, pairs(seed.price)]).toEqual([1, [['exact', 'base']]]);
+    expect([now.price.x402Version, pairs(now.price)]).toEqual([
+      2,
+      [
+        ['exact', BASE_NETWORK],
+        ['batch-settlement', BASE_NETWORK],
+      ],
+    ]);
+    expect(now.answered.accepts.map((a) => [a.scheme, a.network])).toEqual(pairs(now.price));
+    type Item = { type: string; name: string; x402Version: number; accepts: { scheme: string }[] };
+    const items = async (server: TestServer) =>
+      ((await (await fetch(`${server.url}/.well-known/x402`)).json()) as { items: Item[] }).items
+        .filter((i) => i.name === v1Posted.name)
+        .map((i) => [i.type, i.x402Version, i.accepts.map((a) => a.scheme)]);
+    expect(await items(off)).toEqual([
+      ['http', 1, ['exact']],
+      ['mcp', 1, ['exact']],
+    ]);
+    expect(await items(on)).toEqual([
+      ['http', 1, ['exact']],
+      ['mcp', 2, ['exact', 'batch-settlement']],
+    ]);
+    const line = async (server: TestServer) =>
+      (await (await fetch(`${server.url}/llms.txt`)).text())
+        .split('\n')
+        .find((l) => l.startsWith(`- [${v1Posted.name}]`));
+    expect(await line(off)).toMatch(/\(x402 v1\) —/);
+    expect(await line(on)).toMatch(
+      /\(x402 v1; x402 v2 with exact or batch-settlement in PAYMENT-SIGNATURE and over MCP\)/,
+    );
+  });
+
   it('still reads a version-1 payment as version 1: X-PAYMENT is refused in its own terms, PAYMENT-SIGNATURE on the face', async () => {
     const v1 = await fetch(`${on.url}${v1Posted.path}`, {
       method: 'POST',

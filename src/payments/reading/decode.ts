@@ -22,8 +22,20 @@ export type RawPayment = X402RawPayment | { source: 'mpp'; credential: DecodedCr
 /** Result of decoding a payment proof: a parsed payload or the reason it is malformed. */
 export type DecodeResult = { ok: true; payload: PaymentPayload } | { ok: false; message: string };
 
-/** Standard base64 (RFC 4648 §4, with padding): a linear check on a string already bounded in length. */
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/**
+ * The bytes of a standard base64 string (RFC 4648 §4; padding optional), or undefined when it is not one. Node's
+ * decoder skips characters outside the alphabet and stops at a `=`, so any such character leaves fewer bytes than the
+ * characters promise; the URL-safe `-` and `_`, which it would decode, are refused first. (Linear, in native code:
+ * a regular expression over a 5 KB voucher header cost more than the rest of its decoding.)
+ */
+function standardBase64(value: string): Buffer | undefined {
+  if (value.includes('-') || value.includes('_')) return undefined;
+  const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+  const body = value.length - padding;
+  if (body % 4 === 1 || (padding > 0 && body % 4 === 0)) return undefined;
+  const bytes = Buffer.from(value, 'base64');
+  return bytes.length === Math.floor((body * 3) / 4) ? bytes : undefined;
+}
 
 const text = z.string().min(1);
 const record = z.record(z.string(), z.unknown());
@@ -58,10 +70,8 @@ function fromBase64(value: string): { ok: true; json: unknown } | { ok: false; m
   if (trimmed.length > PAYMENT_LIMITS.maxHeaderChars) {
     return { ok: false, message: `The payment header is longer than ${PAYMENT_LIMITS.maxHeaderChars} characters.` };
   }
-  if (!BASE64.test(trimmed) || trimmed.length % 4 === 1) {
-    return { ok: false, message: 'The payment header is not standard base64 (RFC 4648 §4, with padding).' };
-  }
-  const bytes = Buffer.from(trimmed, 'base64');
+  const bytes = standardBase64(trimmed);
+  if (!bytes) return { ok: false, message: 'The payment header is not standard base64 (RFC 4648 §4, with padding).' };
   if (bytes.length > PAYMENT_LIMITS.maxJsonBytes) {
     return {
       ok: false,

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEV_FEE_PAYER, DEV_PAY_TO, EnvSchema, type Env } from './env.js';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
@@ -18,13 +17,14 @@ import { ConfigError, readSecretFiles } from '../shared/env.js';
 import { parseAlgorandMnemonic, parseSolanaSecretKey, parseStellarSecret } from '../shared/keys.js';
 import { networkTable } from '../shared/network-table.js';
 import { batchSettings, type BatchConfigPart } from './batch.js';
+import { storeSettings, type StoreConfigPart } from './store.js';
 
 export { DEV_FEE_PAYER, DEV_PAY_TO } from './env.js';
 export { ConfigError } from '../shared/env.js';
 export type { UpstreamId } from './upstreams.js';
 
 /** The one parsed, frozen configuration of a Tollbooth process. */
-export interface Config extends BatchConfigPart {
+export interface Config extends BatchConfigPart, StoreConfigPart {
   production: boolean;
   port: number;
   host: string;
@@ -34,9 +34,6 @@ export interface Config extends BatchConfigPart {
   devPayTo: NetworkFamily[];
   /** Families left out of the network table: their payments could settle but their pay-to is a placeholder. */
   droppedFamilies: NetworkFamily[];
-  dataDir: string;
-  /** PostgreSQL connection URL shared by several instances (DATABASE_URL); unset, the SQLite file under dataDir is used. Never log it. */
-  databaseUrl?: string;
   facilitator: {
     /** Remote facilitator per network family (FACILITATOR_URL_<FAMILY>, else FACILITATOR_URL). */
     urls: Record<NetworkFamily, string | undefined>;
@@ -265,8 +262,7 @@ export function loadConfig(rawEnv: NodeJS.ProcessEnv = process.env): Config {
     payTo,
     devPayTo: policy.placeholders,
     droppedFamilies: policy.dropped,
-    dataDir: resolve(env.DATA_DIR ?? 'data'),
-    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...storeSettings(env),
     facilitator: {
       urls: facilitatorUrls,
       timeoutMs: env.FACILITATOR_TIMEOUT_MS ?? 15_000,

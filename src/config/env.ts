@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { optional, privateKey, SHARED_ENV, url } from '../shared/env.js';
 import type { ServerSettingName } from '../shared/setting-groups.js';
+import { availableDrivers } from '../store/dialects/sqlite/driver.js';
 import {
   algorandAddressProblem,
   evmAddressProblem,
@@ -41,6 +42,13 @@ export const EnvSchema = z.object({
   PAY_TO_ALGORAND: optional(algorandAddress),
   DATA_DIR: SHARED_ENV.DATA_DIR,
   DATABASE_URL: SHARED_ENV.DATABASE_URL,
+  SQLITE_DRIVER: optional(
+    z
+      .enum(['node:sqlite', 'libsql'], { error: 'must be node:sqlite or libsql' })
+      .refine((driver) => availableDrivers().includes(driver), {
+        error: `node:sqlite needs Node 22.16 or later (this is Node ${process.versions.node}): unset it or use libsql`,
+      }),
+  ),
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),
   FACILITATOR_SETTLE_TIMEOUT_MS: optional(z.coerce.number().int().positive()),

@@ -96,6 +96,7 @@ export const SERVER_SETTING_GROUPS = {
   store: {
     DATA_DIR: plain('./data'),
     DATABASE_URL: address('— (SQLite under DATA_DIR)'),
+    SQLITE_DRIVER: plain('node:sqlite where this Node has it (22.16+), else libsql'),
   },
   limits: {
     TRUST_PROXY: plain('false'),

@@ -14,8 +14,14 @@ export function storeLocation(config: Pick<Config, 'databaseUrl' | 'dataDir'>): 
     : { kind: 'sqlite', where: join(config.dataDir, 'tollbooth.db') };
 }
 
-/** Opens the configured store: PostgreSQL when DATABASE_URL is set (several instances), else the embedded SQLite file under DATA_DIR. */
-export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, log: Logger): Promise<Store> {
+/**
+ * Opens the configured store: PostgreSQL when DATABASE_URL is set (several instances), else the embedded SQLite file
+ * under DATA_DIR, with the driver SQLITE_DRIVER names (refused, naming it, where this Node lacks that driver).
+ */
+export async function openStore(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'sqliteDriver'>,
+  log: Logger,
+): Promise<Store> {
   const location = storeLocation(config);
   // Each store's driver loads only when it is the one configured (pg is not loaded on SQLite, nor SQLite on PostgreSQL).
   if (config.databaseUrl) {
@@ -23,7 +29,13 @@ export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>,
     log.info('store opened', { store: location.kind, at: location.where });
     return store;
   }
-  const store = await (await import('./dialects/sqlite/store.js')).SqliteStore.open(location.where);
+  const { SqliteStore, availableDrivers } = await import('./dialects/sqlite/store.js');
+  const asked = config.sqliteDriver;
+  if (asked && !availableDrivers().includes(asked))
+    throw new Error(
+      `SQLITE_DRIVER=${asked} is not available on Node ${process.versions.node} (node:sqlite needs Node 22.16 or later); unset SQLITE_DRIVER or set it to libsql.`,
+    );
+  const store = await SqliteStore.open(location.where, asked);
   log.info('store opened', { store: location.kind, driver: store.driver, at: location.where });
   return store;
 }

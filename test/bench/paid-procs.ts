@@ -58,6 +58,8 @@ export interface ProcSpec {
   name: string;
   args: string[];
   nodeFlags?: string[];
+  /** The Node binary to run (default: the one running the bench). */
+  node?: string;
   env: Record<string, string>;
   /** Wait for a 402 on POST `path` (default /api/annuity); false: wait for any HTTP answer on GET `path`. */
   expect402?: boolean;
@@ -73,7 +75,7 @@ export async function startProc(spec: ProcSpec, timeoutMs = 60_000): Promise<Pro
   const logFile = join(logDir, 'out.log');
   const fd = openSync(logFile, 'a');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...(spec.nodeFlags ?? []), ...spec.args], {
+  const child = spawn(spec.node ?? process.execPath, [...(spec.nodeFlags ?? []), ...spec.args], {
     env: { PATH: process.env.PATH ?? '', ...spec.env, PORT: String(port) },
     stdio: ['ignore', fd, fd],
   });

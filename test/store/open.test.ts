@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import type { Logger } from '../../src/shared/log.js';
 import { openStore, storeLocation } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
-import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
+import { SqliteStore, availableDrivers } from '../../src/store/dialects/sqlite/store.js';
 import { createTestSchema, describeWithPostgres } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-open-'));
@@ -27,6 +27,36 @@ describe('choosing the store', () => {
     const store = await openStore(config, recordingLogger());
     expect(store).toBeInstanceOf(SqliteStore);
     await store.close();
+  });
+
+  it('opens the SQLite file with the driver SQLITE_DRIVER names, and names it in the start line', async () => {
+    const preferred = availableDrivers()[0];
+    for (const driver of availableDrivers()) {
+      const log = recordingLogger();
+      const store = await openStore(loadConfig({ DATA_DIR: join(dir, driver), SQLITE_DRIVER: driver }), log);
+      expect((store as SqliteStore).driver).toBe(driver);
+      expect(log.lines.join('\n')).toContain(`"driver":"${driver}"`);
+      await store.close();
+    }
+    const unset = await openStore(loadConfig({ DATA_DIR: join(dir, 'preferred') }), recordingLogger());
+    expect((unset as SqliteStore).driver).toBe(preferred);
+    await unset.close();
+  });
+
+  it('refuses an SQLITE_DRIVER it does not know, or one this Node does not have, naming the variable', () => {
+    expect(() => loadConfig({ SQLITE_DRIVER: 'sqlite3' })).toThrow(/must be node:sqlite or libsql[\s\S]*SQLITE_DRIVER/);
+    expect(() => loadConfig({ SQLITE_DRIVER: 'libsql' })).not.toThrow();
+    if (availableDrivers().includes('node:sqlite')) return;
+    // Node 20 (and 22 before 22.16): asking for Node's own SQLite is a configuration problem, not a failed start.
+    expect(() => loadConfig({ SQLITE_DRIVER: 'node:sqlite' })).toThrow(
+      /node:sqlite needs Node 22\.16 or later[\s\S]*SQLITE_DRIVER/,
+    );
+  });
+
+  it('refuses to open the file with a driver this Node does not have, naming the setting', async () => {
+    if (availableDrivers().includes('node:sqlite')) return;
+    const config = { dataDir: join(dir, 'missing-driver'), sqliteDriver: 'node:sqlite' as const };
+    await expect(openStore(config, recordingLogger())).rejects.toThrow(/SQLITE_DRIVER=node:sqlite is not available/);
   });
 
   it('reads DATABASE_URL from DATABASE_URL_FILE, and names it without the password', () => {

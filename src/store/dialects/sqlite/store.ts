@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import { SqlStore } from '../../sql/store.js';
 import { SqliteDb } from './db.js';
 import type { SqliteDriver } from './driver.js';
+
+export { availableDrivers } from './driver.js';
 import { migrateFile } from './migrations.js';
 import { SqlitePort } from './port.js';
 

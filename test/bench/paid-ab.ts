@@ -1,7 +1,8 @@
 /**
  * Two Tollbooth servers side by side under the same voucher load (`npm run bench:ab`): A and B differ only in what
- * the environment says — the Node binary (BENCH_AB_NODE_A/B: a path, or a major version such as `22` taken from npm
- * with `npx -p node@22`), Node flags (BENCH_AB_FLAGS_A/B) and settings (BENCH_AB_ENV_A/B, JSON, e.g.
+ * the environment says — the build (BENCH_AB_CLI_A/B: another build's `dist/bin/cli.js`, e.g. a worktree of the
+ * commit before a change), the Node binary (BENCH_AB_NODE_A/B: a path, or a major version such as `22` taken from
+ * npm with `npx -p node@22`), Node flags (BENCH_AB_FLAGS_A/B) and settings (BENCH_AB_ENV_A/B, JSON, e.g.
  * `{"SQLITE_DRIVER":"libsql"}`). Each runs the built CLI with batch settlement on one local chain (as in
  * paid-batch.ts), its own channels opened with real deposits, and each autocannon connection sends one channel's
  * pre-signed vouchers in order. After a warm-up each, timed runs alternate A, B, B, A… (BENCH_AB_RUNS each, default
@@ -11,6 +12,7 @@
  * Node version is worth, measured rather than guessed.
  */
 import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { oursBatchSpec, startBatchSetup, type BatchSetup } from './paid-batch.js';
 import { paidRun, runProblems, type PaidRun } from './paid-load.js';
@@ -52,11 +54,14 @@ async function startSide(label: 'A' | 'B', facilitator: Proc, setup: BatchSetup,
   const node = nodeBinary(env[`BENCH_AB_NODE_${label}`]);
   const flags = (env[`BENCH_AB_FLAGS_${label}`] ?? '').split(' ').filter(Boolean);
   const extra = JSON.parse(env[`BENCH_AB_ENV_${label}`] ?? '{}') as Record<string, string>;
+  const cli = env[`BENCH_AB_CLI_${label}`];
   const spec = oursBatchSpec(facilitator.url, setup, flags);
   Object.assign(spec.env, extra);
+  if (cli) spec.args = [resolve(cli), ...spec.args.slice(1)];
   const server = await startProc({ ...spec, name: `tollbooth ${label}`, ...(node && { node }) });
   const version = execFileSync(node ?? process.execPath, ['--version'], { encoding: 'utf8' }).trim();
-  const describe = [version, ...flags, ...Object.entries(extra).map(([k, v]) => `${k}=${v}`)].join(' ');
+  const settings = Object.entries(extra).map(([k, v]) => `${k}=${v}`);
+  const describe = [version, ...(cli ? [cli] : []), ...flags, ...settings].join(' ');
   const pool = new VoucherPool(PRICE, server.url);
   await pool.open(setup.env.chain, setup.payers.slice(from, from + options.connections));
   return { label, describe, server, pool, runs: [] };

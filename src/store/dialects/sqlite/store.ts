@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import { SqlStore } from '../../sql/store.js';
 import { SqliteDb } from './db.js';
 import type { SqliteDriver } from './driver.js';
-
-export { availableDrivers } from './driver.js';
 import { migrateFile } from './migrations.js';
 import { SqlitePort } from './port.js';
+
+export { availableDrivers } from './driver.js';
 
 /** The embedded store: one SQLite file, safe for several processes on one machine. */
 export class SqliteStore extends SqlStore {

@@ -10,7 +10,9 @@
  *    code 5 (the tool answered isError) carrying the x402 payment requirements.
  *
  * Both tools run on Node 22 through `npx -y -p node@22 …` at pinned versions; npx downloads them once into the npm
- * cache. Only the npm registry is needed. Prints a summary; exits 1 when anything is unexpected.
+ * cache. Only the npm registry is needed. Prints a summary; exits 1 when anything is unexpected. With `--prefetch` it
+ * only downloads them (and Node 22 alone, as `npm run test:sqlite-node22` takes it), runs nothing against a server and
+ * needs no build: `.ci/run` does that in the background while the tests run, so this script does not wait on npm later.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -24,8 +26,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/bin/cli.js');
 /** The committed baseline; CONFORMANCE_BASELINE points elsewhere (checking the checker). */
 const BASELINE = process.env.CONFORMANCE_BASELINE ?? join(ROOT, 'test/conformance/expected-failures.yml');
-const CONFORMANCE = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16', 'conformance'];
-const INSPECTOR = ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli'];
+/** npx's package sets (each is its own entry of npx's cache) and the commands run from them. */
+const PACKAGES = {
+  conformance: ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/conformance@0.1.16'],
+  inspector: ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/inspector@2.12.0'],
+  node22: ['-y', '-p', 'node@22'],
+};
+const CONFORMANCE = [...PACKAGES.conformance, 'conformance'];
+const INSPECTOR = [...PACKAGES.inspector, 'mcp-inspector', '--cli'];
 /** The Inspector's exit code when the called tool answered with `isError: true`. */
 const INSPECTOR_TOOL_IS_ERROR = 5;
 
@@ -241,7 +249,20 @@ async function inspector(): Promise<boolean> {
   return ok;
 }
 
+/** Downloads both tools and Node 22 into npx's cache (the same package sets as the runs above), running nothing. */
+async function prefetch(): Promise<number> {
+  let code = 0;
+  for (const set of Object.values(PACKAGES)) {
+    const result = await run('npx', [...set, '-c', 'node --version'], { ...process.env, ...npmEnv }, 10 * 60_000);
+    const names = set.filter((a) => a !== '-y' && a !== '-p').join(' ');
+    say(`prefetched ${names}: ${result.code === 0 ? `ok (Node ${result.stdout.trim()})` : `exit ${result.code}`}`);
+    if (result.code !== 0) code = 1;
+  }
+  return code;
+}
+
 async function main(): Promise<number> {
+  if (process.argv.includes('--prefetch')) return prefetch();
   if (!existsSync(CLI)) {
     say(`${CLI} is missing: run \`npm run build\` first (this script builds nothing).`);
     return 1;

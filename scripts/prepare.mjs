@@ -3,12 +3,18 @@
  * (TypeScript, esbuild), so `npm ci && npm start` starts the built server. Under `npm ci --omit=dev` they are not:
  * it says so and succeeds, and `npm start` runs whatever dist/ holds. `npm pack` and `npm publish` build in `prepack`,
  * so here they skip (npm runs both scripts for them). Installing the packed package runs neither.
+ * TOLLBOOTH_PREPARE_BUILD=0 skips the build too: `.ci/run` sets it, since `npm test` builds right after.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const command = process.env.npm_command;
 if (command === 'pack' || command === 'publish') process.exit(0);
+
+if (process.env.TOLLBOOTH_PREPARE_BUILD === '0') {
+  process.stderr.write('tollbooth: not building dist/ (TOLLBOOTH_PREPARE_BUILD=0): `npm run build` builds it.\n');
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 const missing = ['typescript', 'esbuild'].filter((name) => {

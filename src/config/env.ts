@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { optional, privateKey, SHARED_ENV, url } from '../shared/env.js';
 import type { ServerSettingName } from '../shared/setting-groups.js';
-import { availableDrivers } from '../store/dialects/sqlite/driver.js';
+import { driverUnavailable } from '../store/dialects/sqlite/driver.js';
 import {
   algorandAddressProblem,
   evmAddressProblem,
@@ -43,11 +43,10 @@ export const EnvSchema = z.object({
   DATA_DIR: SHARED_ENV.DATA_DIR,
   DATABASE_URL: SHARED_ENV.DATABASE_URL,
   SQLITE_DRIVER: optional(
-    z
-      .enum(['node:sqlite', 'libsql'], { error: 'must be node:sqlite or libsql' })
-      .refine((driver) => availableDrivers().includes(driver), {
-        error: `node:sqlite needs Node 22.16 or later (this is Node ${process.versions.node}): unset it or use libsql`,
-      }),
+    z.enum(['node:sqlite', 'libsql'], { error: 'must be node:sqlite or libsql' }).superRefine((driver, ctx) => {
+      const problem = driverUnavailable(driver);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${problem}: unset it or use libsql` });
+    }),
   ),
   FACILITATOR_URL: optional(url),
   FACILITATOR_TIMEOUT_MS: optional(z.coerce.number().int().positive()),

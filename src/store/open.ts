@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../shared/log.js';
 import { describeDatabaseUrl } from './dialects/postgres/url.js';
+import { driverUnavailable } from './dialects/sqlite/driver.js';
 import type { Store } from './store.js';
 
 /** Where a configuration keeps its payments: PostgreSQL (named without password) or the SQLite file. */
@@ -29,12 +30,10 @@ export async function openStore(
     log.info('store opened', { store: location.kind, at: location.where });
     return store;
   }
-  const { SqliteStore, availableDrivers } = await import('./dialects/sqlite/store.js');
   const asked = config.sqliteDriver;
-  if (asked && !availableDrivers().includes(asked))
-    throw new Error(
-      `SQLITE_DRIVER=${asked} is not available on Node ${process.versions.node} (node:sqlite needs Node 22.16 or later); unset SQLITE_DRIVER or set it to libsql.`,
-    );
+  const problem = asked && driverUnavailable(asked);
+  if (problem) throw new Error(`SQLITE_DRIVER=${asked} is not available: ${problem}; unset it or set it to libsql.`);
+  const { SqliteStore } = await import('./dialects/sqlite/store.js');
   const store = await SqliteStore.open(location.where, asked);
   log.info('store opened', { store: location.kind, driver: store.driver, at: location.where });
   return store;

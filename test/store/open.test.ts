@@ -6,7 +6,8 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import type { Logger } from '../../src/shared/log.js';
 import { openStore, storeLocation } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/dialects/postgres/store.js';
-import { SqliteStore, availableDrivers } from '../../src/store/dialects/sqlite/store.js';
+import { availableDrivers } from '../../src/store/dialects/sqlite/driver.js';
+import { SqliteStore } from '../../src/store/dialects/sqlite/store.js';
 import { createTestSchema, describeWithPostgres } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollbooth-open-'));

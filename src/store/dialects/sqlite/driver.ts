@@ -96,6 +96,12 @@ export function availableDrivers(): SqliteDriver[] {
   return loadNodeSqlite() ? ['node:sqlite', 'libsql'] : ['libsql'];
 }
 
+/** Why this Node cannot use `driver` (undefined when it can). */
+export function driverUnavailable(driver: SqliteDriver): string | undefined {
+  if (availableDrivers().includes(driver)) return undefined;
+  return `${driver} needs Node 22.16 or later (this is Node ${process.versions.node})`;
+}
+
 /** Opens `path` with `driver`, waiting up to `timeoutMs` for a writer in another process. */
 export function connect(path: string, timeoutMs: number, driver: SqliteDriver): SqliteConnection {
   if (driver === 'libsql') return new (libsql())(path, { timeout: timeoutMs });

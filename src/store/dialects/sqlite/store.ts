@@ -6,8 +6,6 @@ import type { SqliteDriver } from './driver.js';
 import { migrateFile } from './migrations.js';
 import { SqlitePort } from './port.js';
 
-export { availableDrivers } from './driver.js';
-
 /** The embedded store: one SQLite file, safe for several processes on one machine. */
 export class SqliteStore extends SqlStore {
   private constructor(

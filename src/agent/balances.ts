@@ -1,10 +1,9 @@
 /**
  * Stablecoin balances of the agent's wallets on the networks of its table that have an RPC URL: ERC-20
  * `balanceOf` (EVM), the associated token account (Solana), the account's asset holding on algod (Algorand).
- * Each read is bounded in time and fails on its own.
+ * Each read is bounded in time and fails on its own; a family's SDK loads with its first read.
  */
-import { address, createSolanaRpc, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
-import { createPublicClient, erc20Abi, http, type Address } from 'viem';
+import type { Address } from 'viem';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { toUsdMicros, usd } from './choose.js';
 import { matchesAny } from './networks.js';
@@ -14,10 +13,11 @@ export type BalanceRead =
   | { network: string; label?: string; asset: string; ok: true; amount: string; decimals: number; usd: string }
   | { network: string; label?: string; asset: string; ok: false; error: string };
 
-const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
-const ASSOCIATED_TOKEN_PROGRAM = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL');
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 
 async function evmBalance(rpcUrl: string, asset: string, owner: string, timeoutMs: number): Promise<bigint> {
+  const { createPublicClient, erc20Abi, http } = await import('viem');
   const client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }) });
   return client.readContract({
     address: asset as Address,
@@ -28,10 +28,11 @@ async function evmBalance(rpcUrl: string, asset: string, owner: string, timeoutM
 }
 
 async function solanaBalance(rpcUrl: string, mint: string, owner: string, timeoutMs: number): Promise<bigint> {
+  const { address, createSolanaRpc, getAddressEncoder, getProgramDerivedAddress } = await import('@solana/kit');
   const encoder = getAddressEncoder();
   const [ata] = await getProgramDerivedAddress({
-    programAddress: ASSOCIATED_TOKEN_PROGRAM,
-    seeds: [encoder.encode(address(owner)), encoder.encode(TOKEN_PROGRAM), encoder.encode(address(mint))],
+    programAddress: address(ASSOCIATED_TOKEN_PROGRAM),
+    seeds: [encoder.encode(address(owner)), encoder.encode(address(TOKEN_PROGRAM)), encoder.encode(address(mint))],
   });
   const { value } = await createSolanaRpc(rpcUrl)
     .getAccountInfo(ata, { encoding: 'base64' })

@@ -5,17 +5,12 @@
  * a payment as free on a remote's word alone (only a refusal before any settlement is: see after-payment.ts).
  *
  * RPCs: the network table's `rpcUrl` for the payment's network (NETWORKS_JSON; the built-in table has public
- * endpoints), the same URLs the wallets already use.
+ * endpoints), the same URLs the wallets already use. Each family's SDK loads with its first check (src/agent/wallets.ts).
  */
-import { createSolanaRpc, getBase58Decoder, getCompiledTransactionMessageDecoder } from '@solana/kit';
 import type { PaymentPayload } from '@x402/core/types';
-import { PERMIT2_ADDRESS } from '@x402/evm';
-import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm';
-import { createPublicClient, http, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { NetworkEntry } from '../shared/networks.js';
-import { lookupAlgorandPayment } from '../shared/algorand-lookup.js';
 import { familyOf, rpcUrlOf } from './networks.js';
-import { stellarPaymentState } from './stellar-state.js';
 import { AUTHORIZATION_STATE_ABI, NONCE_BITMAP_ABI } from '../shared/evm-abi.js';
 
 /** What the chain says about one sent payment. */
@@ -50,6 +45,7 @@ async function evmState(
   rpcUrl: string,
   timeoutMs: number,
 ): Promise<AuthorizationState> {
+  const [{ createPublicClient, http }, { PERMIT2_ADDRESS }] = await Promise.all([import('viem'), import('@x402/evm')]);
   const client = createPublicClient({ transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 1 }) });
   const inner = (payload.payload ?? {}) as EvmInner;
   if (inner.authorization?.from && inner.authorization.nonce) {
@@ -79,15 +75,18 @@ async function evmState(
 const RECENT = 25;
 
 /** The payer's signature and the blockhash of a Solana `exact` payment's transaction, undefined when it does not decode. */
-function svmPayment(payload: PaymentPayload): { payer: string; signature: Uint8Array; blockhash: string } | undefined {
+function svmPayment(
+  payload: PaymentPayload,
+  { kit, svm }: { kit: typeof import('@solana/kit'); svm: typeof import('@x402/svm') },
+): { payer: string; signature: Uint8Array; blockhash: string } | undefined {
   const wire = (payload.payload as { transaction?: unknown } | undefined)?.transaction;
   if (typeof wire !== 'string' || wire.length === 0) return undefined;
   try {
-    const transaction = decodeTransactionFromPayload({ transaction: wire });
-    const payer = getTokenPayerFromTransaction(transaction);
+    const transaction = svm.decodeTransactionFromPayload({ transaction: wire });
+    const payer = svm.getTokenPayerFromTransaction(transaction);
     const signature = payer ? transaction.signatures[payer as never] : undefined;
     if (!signature) return undefined;
-    const blockhash = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes).lifetimeToken;
+    const blockhash = kit.getCompiledTransactionMessageDecoder().decode(transaction.messageBytes).lifetimeToken;
     return { payer, signature, blockhash };
   } catch {
     return undefined;
@@ -100,10 +99,11 @@ function svmPayment(payload: PaymentPayload): { payer: string; signature: Uint8A
  * land), unknown before.
  */
 async function svmState(payload: PaymentPayload, rpcUrl: string, timeoutMs: number): Promise<AuthorizationState> {
-  const tx = svmPayment(payload);
+  const [kit, svm] = await Promise.all([import('@solana/kit'), import('@x402/svm')]);
+  const tx = svmPayment(payload, { kit, svm });
   if (!tx) return { type: 'unknown', why: 'the Solana payment does not decode' };
-  const mine = getBase58Decoder().decode(tx.signature);
-  const rpc = createSolanaRpc(rpcUrl);
+  const mine = kit.getBase58Decoder().decode(tx.signature);
+  const rpc = kit.createSolanaRpc(rpcUrl);
   const options = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) });
   const recent = await rpc.getSignaturesForAddress(tx.payer as never, { limit: RECENT }).send(options());
   for (const entry of recent) {
@@ -147,6 +147,7 @@ export async function authorizationState(
           : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
       case 'algorand': {
         if (!net) return { type: 'unknown', why: `${paid.network} is not in the network table` };
+        const { lookupAlgorandPayment } = await import('../shared/algorand-lookup.js');
         const found = await lookupAlgorandPayment(
           { replayKey: '', payload, requirements: payload.accepted, transaction: '' },
           net,
@@ -160,7 +161,7 @@ export async function authorizationState(
       }
       case 'stellar':
         return rpcUrl
-          ? await stellarPaymentState(payload, paid.network, rpcUrl, timeoutMs)
+          ? await (await import('./stellar-state.js')).stellarPaymentState(payload, paid.network, rpcUrl, timeoutMs)
           : { type: 'unknown', why: `no RPC URL is configured for ${paid.network} (NETWORKS_JSON rpcUrl)` };
       default:
         return { type: 'unknown', why: `this client cannot look up payments on ${paid.network}` };

@@ -1,13 +1,9 @@
-import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
-import { V1_TO_V2_NETWORK_MAP } from '@x402/svm';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
+import { v1NetworkId } from '../shared/v1-networks.js';
 
 /** The CAIP-2 id of an option's network: itself, or the id a version-1 short name (`base`, `solana-devnet`) stands for. */
 export function canonicalNetwork(network: string): string {
-  if (network.includes(':')) return network;
-  const chainId = (EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[network];
-  if (chainId !== undefined) return `eip155:${chainId}`;
-  return V1_TO_V2_NETWORK_MAP[network] ?? network;
+  return network.includes(':') ? network : (v1NetworkId(network) ?? network);
 }
 
 /** The network family of a CAIP-2 id, or undefined for a namespace this client does not know. */

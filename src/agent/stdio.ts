@@ -14,6 +14,7 @@ import { loadCatalog, remotesOfSettings, shownUrl, type RemoteSpec } from './cat
 import { McpRemotes } from './mcp-remote.js';
 import { catalogExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
 import type { AgentConfig } from './settings.js';
+import { preloadWallets } from './wallets.js';
 
 /** What the composition root (src/cli/stdio.ts) gives remote mode: the remotes, and the MCP server to serve their tools. */
 export interface RemoteStdioParts {
@@ -37,6 +38,8 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
   const reserved = [...AGENT_TOOLS, ...DISCOVER_TOOLS].map((t) => t.name);
   // The connections the catalog opens are the ones calls use: the agent holds them and closes them.
   const mcp = new McpRemotes();
+  // The wallets' SDKs load while the remotes list their tools (both are waited for before the first answer).
+  preloadWallets(config.settings.wallets, config.settings.batch.enabled);
   const catalog = await loadCatalog(mcp, remotes, config.settings.timeoutMs, log, reserved);
   const problems = agentProblems(
     config,

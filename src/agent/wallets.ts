@@ -2,30 +2,20 @@
  * The agent's wallets, loaded from its keys: addresses, and the official x402 client schemes that sign with them
  * (EVM exact/upto/v1 from `@x402/evm`, Solana from `@x402/svm`, Algorand from `@x402/avm`), and Stellar `exact` from
  * our own payer on @stellar/stellar-sdk (stellar-payer.ts: the official client cannot use the table's RPC). Keys never leave here.
+ * Each family's SDK loads with its key only: an agent without a Solana key never loads @solana/kit, one without any key
+ * none of them (remote mode starts per conversation: its start-up is what an MCP host waits for).
  */
-import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { toClientAvmSigner } from '@x402/avm';
-import { ExactAvmScheme } from '@x402/avm/exact/client';
-import { x402Client } from '@x402/core/client';
+import type { x402Client } from '@x402/core/client';
 import type { DefaultAsset, PaymentRequirements, SchemeNetworkClient } from '@x402/core/types';
-import { toClientEvmSigner } from '@x402/evm';
-import {
+import type {
+  BatchSettlementDepositStrategy,
   BatchSettlementEvmScheme,
-  type BatchSettlementDepositStrategy,
-  type ClientChannelStorage,
+  ClientChannelStorage,
 } from '@x402/evm/batch-settlement/client';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
-import { UptoEvmScheme } from '@x402/evm/upto/client';
-import { ExactSvmScheme, toClientSvmSigner } from '@x402/svm';
-import { Keypair } from '@stellar/stellar-sdk';
-import algosdk from 'algosdk';
-import { createPublicClient, http } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { canonicalNetwork, familyOf, rpcUrlOf } from './networks.js';
 import type { WalletKeys } from './settings.js';
-import { StellarExactPayer } from './stellar-payer.js';
 
 /** Families whose payments this client can sign. */
 export const PAYABLE_FAMILIES: readonly NetworkFamily[] = ['evm', 'svm', 'algorand', 'stellar'];
@@ -53,6 +43,41 @@ export interface Wallets {
 }
 
 type SchemeFactory = (option: PaymentRequirements, canonical: string) => SchemeNetworkClient;
+
+/** Each family's SDK modules, by what a key of it loads (`batch`: an EVM key paying batch-settlement too). */
+const SDK = {
+  evm: () =>
+    Promise.all([
+      import('viem/accounts'),
+      import('@x402/evm/exact/client'),
+      import('@x402/evm/upto/client'),
+      import('@x402/evm/exact/v1/client'),
+    ]),
+  batch: () => Promise.all([import('viem'), import('@x402/evm'), import('@x402/evm/batch-settlement/client')]),
+  svm: () => Promise.all([import('@solana/kit'), import('@x402/svm')]),
+  algorand: () => Promise.all([import('algosdk'), import('@x402/avm'), import('@x402/avm/exact/client')]),
+  stellar: () => Promise.all([import('@stellar/stellar-sdk'), import('./stellar-payer.js')]),
+} as const;
+
+/** The SDKs the keys need, in the order `loadWallets` adds them. */
+function sdksOf(keys: WalletKeys, batch: boolean): Array<keyof typeof SDK> {
+  const wanted: Array<[keyof typeof SDK, unknown]> = [
+    ['evm', keys.evm],
+    ['batch', keys.evm && batch],
+    ['svm', keys.svm],
+    ['algorand', keys.algorand],
+    ['stellar', keys.stellar],
+  ];
+  return wanted.filter(([, key]) => Boolean(key)).map(([sdk]) => sdk);
+}
+
+/**
+ * Starts loading the SDKs of the families the keys hold, without waiting: remote mode does it while it lists the
+ * remotes' tools, so that the wallets load from Node's module cache. A failure surfaces in `loadWallets`.
+ */
+export function preloadWallets(keys: WalletKeys, batch: boolean): void {
+  for (const sdk of sdksOf(keys, batch)) SDK[sdk]().catch(() => undefined);
+}
 
 /**
  * What paying with `batch-settlement` needs besides the key: the channel state in the agent's store (so a channel
@@ -84,7 +109,8 @@ function perNetwork(make: (canonical: string) => SchemeNetworkClient): SchemeFac
 }
 
 /** The EVM signers: `exact` and `upto` (version 2) and `exact` version 1, all with the one account. */
-function addEvm(signers: Signers, key: `0x${string}`): void {
+async function addEvm(signers: Signers, key: `0x${string}`): Promise<void> {
+  const [{ privateKeyToAccount }, { ExactEvmScheme }, { UptoEvmScheme }, { ExactEvmSchemeV1 }] = await SDK.evm();
   const account = privateKeyToAccount(key);
   signers.evmAccount = account;
   signers.addresses.evm = account.address;
@@ -103,7 +129,8 @@ function addEvm(signers: Signers, key: `0x${string}`): void {
  * the network's RPC URL when the table has one (to recover a channel the store lost). The deposit multiplier is left
  * wide: the deposit is sized, and bounded by the budget, by `batch.depositStrategy`.
  */
-function addBatch(signers: Signers, batch: BatchSigning, networks: readonly NetworkEntry[]): void {
+async function addBatch(signers: Signers, batch: BatchSigning, networks: readonly NetworkEntry[]): Promise<void> {
+  const [{ createPublicClient, http }, { toClientEvmSigner }, { BatchSettlementEvmScheme }] = await SDK.batch();
   const account = signers.evmAccount!;
   signers.factories.set(
     'evm:batch-settlement:2',
@@ -122,6 +149,7 @@ function addBatch(signers: Signers, batch: BatchSigning, networks: readonly Netw
 }
 
 async function addSvm(signers: Signers, key: Uint8Array, networks: readonly NetworkEntry[]): Promise<void> {
+  const [{ createKeyPairSignerFromBytes }, { ExactSvmScheme, toClientSvmSigner }] = await SDK.svm();
   const signer = toClientSvmSigner(await createKeyPairSignerFromBytes(key));
   signers.addresses.svm = signer.address;
   signers.factories.set(
@@ -133,7 +161,8 @@ async function addSvm(signers: Signers, key: Uint8Array, networks: readonly Netw
   );
 }
 
-function addAlgorand(signers: Signers, key: Uint8Array, networks: readonly NetworkEntry[]): void {
+async function addAlgorand(signers: Signers, key: Uint8Array, networks: readonly NetworkEntry[]): Promise<void> {
+  const [{ default: algosdk }, { toClientAvmSigner }, { ExactAvmScheme }] = await SDK.algorand();
   const signer = toClientAvmSigner(Buffer.from(key).toString('base64'));
   signers.addresses.algorand = algosdk.encodeAddress(key.slice(32));
   signers.factories.set(
@@ -147,7 +176,8 @@ function addAlgorand(signers: Signers, key: Uint8Array, networks: readonly Netwo
 }
 
 /** The Stellar signer: `exact` (version 2), simulating through each network's RPC URL from the table. */
-function addStellar(signers: Signers, secret: string, networks: readonly NetworkEntry[]): void {
+async function addStellar(signers: Signers, secret: string, networks: readonly NetworkEntry[]): Promise<void> {
+  const [{ Keypair }, { StellarExactPayer }] = await SDK.stellar();
   const keypair = Keypair.fromSecret(secret);
   signers.addresses.stellar = keypair.publicKey();
   const payer = new StellarExactPayer(keypair, (canonical) => rpcUrlOf(networks, canonical));
@@ -156,6 +186,7 @@ function addStellar(signers: Signers, secret: string, networks: readonly Network
 
 /** The official `x402Client` paying exactly `option` with `scheme`, nothing above `capAtomic`. */
 function cappedClient(
+  x402Client: typeof import('@x402/core/client').x402Client,
   option: PaymentRequirements,
   x402Version: number,
   scheme: SchemeNetworkClient,
@@ -184,12 +215,14 @@ export async function loadWallets(
   batch?: BatchSigning,
 ): Promise<Wallets> {
   const signers: Signers = { addresses: {}, factories: new Map() };
-  if (keys.evm) addEvm(signers, keys.evm);
-  if (keys.evm && batch) addBatch(signers, batch, networks);
+  if (keys.evm) await addEvm(signers, keys.evm);
+  if (keys.evm && batch) await addBatch(signers, batch, networks);
   if (keys.svm) await addSvm(signers, keys.svm, networks);
-  if (keys.algorand) addAlgorand(signers, keys.algorand, networks);
-  if (keys.stellar) addStellar(signers, keys.stellar, networks);
+  if (keys.algorand) await addAlgorand(signers, keys.algorand, networks);
+  if (keys.stellar) await addStellar(signers, keys.stellar, networks);
   const { addresses, factories } = signers;
+  // The official client's class (@x402/core, which loads no chain SDK).
+  const { x402Client } = await import('@x402/core/client');
 
   const factoryFor = (option: PaymentRequirements, x402Version: number): SchemeFactory | undefined => {
     const family = familyOf(canonicalNetwork(option.network));
@@ -216,7 +249,13 @@ export async function loadWallets(
       const factory = factoryFor(option, x402Version);
       if (!factory)
         throw new Error(`no wallet signs ${option.scheme} on ${option.network} (x402 version ${x402Version})`);
-      return cappedClient(option, x402Version, factory(option, canonicalNetwork(option.network)), capAtomic);
+      return cappedClient(
+        x402Client,
+        option,
+        x402Version,
+        factory(option, canonicalNetwork(option.network)),
+        capAtomic,
+      );
     },
     evmAccount() {
       if (!signers.evmAccount)

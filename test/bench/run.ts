@@ -15,6 +15,7 @@ import { runLoad } from './load.js';
 import { runPaidComparison } from './paid-compare.js';
 import { runMcpSessions } from './mcp-sessions.js';
 import { runFlood } from './flood.js';
+import { runAgentStartup } from './agent-startup.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -130,3 +131,4 @@ if (!(await runPaidComparison('(g)'))) process.exitCode = 1;
 if (!(await runFlood('(h)'))) process.exitCode = 1;
 // (i) RSS before and after 20,000 MCP initialize requests never ended (test/bench/mcp-sessions.ts).
 if (!(await runMcpSessions('(i)'))) process.exitCode = 1;
+if (!(await runAgentStartup('(j)'))) process.exitCode = 1;

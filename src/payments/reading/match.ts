@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { containsSubset, jsonEqual } from '../../shared/json.js';
-import { V1_EVM_CHAIN_IDS } from '../challenges/v1-networks.js';
+import { V1_EVM_CHAIN_IDS } from '../../shared/v1-networks.js';
 
 /** A payment matched against an advertised entry, in the form verification and settlement use. */
 export interface Matched {

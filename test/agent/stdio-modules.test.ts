@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generatePrivateKey } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnAgent, type AgentProcess } from '../support/agent.js';
+import { moduleTrace } from '../support/module-trace.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** The chain SDKs of the four payable families, none of which an agent needs before it holds a key of that family. */
+const CHAIN_SDKS = ['viem', '@x402/evm', '@solana/kit', '@x402/svm', 'algosdk', '@x402/avm', '@stellar/stellar-sdk'];
+const NOT_EVM = CHAIN_SDKS.filter((sdk) => sdk !== 'viem' && sdk !== '@x402/evm');
+
+let server: TestServer;
+const agents: AgentProcess[] = [];
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await Promise.all(agents.map((agent) => agent.close().catch(() => undefined)));
+  await server?.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts remote mode on the test server with the module trace on; resolves once it answered initialize and tools/list. */
+async function startedAgent(env: Record<string, string>) {
+  const trace = moduleTrace();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-modules-'));
+  dirs.push(dataDir);
+  const agent = await spawnAgent(['--remote', server.url], { ...trace.env, AGENT_DATA_DIR: dataDir, ...env });
+  agents.push(agent);
+  const { tools } = await agent.client.listTools();
+  expect(tools.map((t) => t.name)).toContain('annuity');
+  return { agent, loaded: trace.packages() };
+}
+
+describe('tollbooth stdio --remote at start-up (an MCP host starts it per conversation)', () => {
+  it('lists the remote tools without a wallet and without loading any chain SDK', async () => {
+    const { loaded } = await startedAgent({});
+    expect(CHAIN_SDKS.filter((sdk) => loaded.has(sdk))).toEqual([]);
+  });
+
+  it('with an EVM key loads the EVM SDK only, not those of Solana, Algorand or Stellar', async () => {
+    const { loaded } = await startedAgent({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey() });
+    expect(loaded.has('viem') && loaded.has('@x402/evm')).toBe(true);
+    expect(NOT_EVM.filter((sdk) => loaded.has(sdk))).toEqual([]);
+  });
+});

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAgent, type AgentProcess } from '../support/agent.js';
+import { CLI_PATH } from '../support/mcp.js';
 import { moduleTrace } from '../support/module-trace.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -46,5 +48,34 @@ describe('tollbooth stdio --remote at start-up (an MCP host starts it per conver
     const { loaded } = await startedAgent({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey() });
     expect(loaded.has('viem') && loaded.has('@x402/evm')).toBe(true);
     expect(NOT_EVM.filter((sdk) => loaded.has(sdk))).toEqual([]);
+  });
+});
+
+/** Remote mode's process given one initialize line: its stderr and exit code once it ended. */
+function runUntilExit(env: Record<string, string>): Promise<{ stderr: string; code: number | null }> {
+  const child = spawn(process.execPath, [CLI_PATH, 'stdio', '--remote', server.url], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+  });
+  let stderr = '';
+  child.stdout.resume();
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+  };
+  // stdin stays open: the process must end on its own, from the agent's failure (never half-started, waiting).
+  child.stdin.write(`${JSON.stringify(initialize)}\n`);
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ stderr, code })));
+}
+
+describe('tollbooth stdio --remote when its agent cannot start', () => {
+  it('exits 1 naming the store it could not open, whatever the client sent', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-modules-'));
+    dirs.push(dataDir);
+    const ended = await runUntilExit({ AGENT_DATA_DIR: dataDir, DATABASE_URL: 'postgres://127.0.0.1:1/nowhere' });
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toContain('Could not open the PostgreSQL store at postgres://127.0.0.1:1/nowhere');
   });
 });

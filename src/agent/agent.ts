@@ -37,14 +37,15 @@ export function agentProblems(config: AgentConfig, tools: readonly Pick<ToolEndp
 
 /**
  * Opens the spending ledger with `openSpends` (the store's opener, given by the composition root) and loads the
- * wallets; remote MCP endpoints are reached through `mcp` (the one the catalog was listed with, if any), which the
- * agent's `close` closes.
+ * wallets (`options` as `loadWallets` takes them); remote MCP endpoints are reached through `mcp` (the one the catalog
+ * was listed with, if any), which the agent's `close` closes.
  */
 export async function createAgent(
   config: AgentConfig,
   log: Logger,
   openSpends: OpenSpends,
   mcp: McpRemotes = new McpRemotes(),
+  options: { deferEvmSchemes?: boolean } = {},
 ): Promise<Agent> {
   const opened = await openSpends(config.store, log);
   const { settings, networks } = config;
@@ -56,7 +57,7 @@ export async function createAgent(
       : undefined;
   let wallets: Wallets;
   try {
-    wallets = await loadWallets(config.settings.wallets, config.networks, batch?.signer());
+    wallets = await loadWallets(config.settings.wallets, config.networks, batch?.signer(), options);
   } catch (err) {
     await opened.close();
     throw err;
@@ -74,9 +75,10 @@ export async function createAgent(
   const idleMinutes = settings.batch.idleRefundMinutes;
   const sweep =
     batch && idleMinutes !== undefined
-      ? refundChannels({ batch, wallets, log }, { idleMinutes }).catch((err: Error) =>
-          log.warn('the idle batch-settlement refunds failed', { reason: err.message }),
-        )
+      ? wallets
+          .ready()
+          .then(() => refundChannels({ batch, wallets, log }, { idleMinutes }))
+          .catch((err: Error) => log.warn('the idle batch-settlement refunds failed', { reason: err.message }))
       : undefined;
   const close = async () => {
     await sweep;

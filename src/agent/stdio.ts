@@ -14,7 +14,7 @@ import { loadCatalog, remotesOfSettings, shownUrl, type RemoteSpec } from './cat
 import { McpRemotes } from './mcp-remote.js';
 import { catalogExecutor, REMOTE_INSTRUCTIONS, type RemoteExecutor } from './mcp.js';
 import type { AgentConfig } from './settings.js';
-import { preloadWallets } from './wallets.js';
+import { preloadWallets } from './wallet-sdks.js';
 
 /** What the composition root (src/cli/stdio.ts) gives remote mode: the remotes, and the MCP server to serve their tools. */
 export interface RemoteStdioParts {
@@ -39,7 +39,7 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
   // The connections the catalog opens are the ones calls use: the agent holds them and closes them.
   const mcp = new McpRemotes();
   // The wallets' SDKs load while the remotes list their tools (both are waited for before the first answer).
-  preloadWallets(config.settings.wallets, config.settings.batch.enabled);
+  preloadWallets(config.settings.wallets);
   const catalog = await loadCatalog(mcp, remotes, config.settings.timeoutMs, log, reserved);
   const problems = agentProblems(
     config,
@@ -49,13 +49,21 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
     await mcp.close();
     throw new ConfigError(`Invalid configuration for remote mode:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
-  const agent = await createAgent(config, log, parts.openSpends, mcp);
+  // An EVM key's signing schemes (most of its start) load once the host has its answers; every call waits for them.
+  const agent = await createAgent(config, log, parts.openSpends, mcp, { deferEvmSchemes: true });
   agent.receiptChecks.recheckEvery(RECHECK_INTERVAL_MS);
   const remote = catalogExecutor(agent.caller, agent, catalog);
   // The remote tools' calls are counted while they pay and run, so closing waits for them.
   const calls = new InFlight();
   const server = parts.mcpServer(
-    { ...remote, extra: (name, args, session) => calls.run(() => remote.extra(name, args, session)) },
+    {
+      ...remote,
+      extra: (name, args, session) =>
+        calls.run(async () => {
+          await agent.wallets.ready();
+          return remote.extra(name, args, session);
+        }),
+    },
     REMOTE_INSTRUCTIONS,
   );
   const transport = new BoundedStdioServerTransport({
@@ -74,18 +82,28 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
   transport.onclose = close;
   process.stdin.once('end', close);
   await server.connect(transport);
+  agent.wallets.ready().catch((err: Error) => log.error('the wallets could not load', { reason: err.message }));
+  logReady(config, log, { remotes, tools: catalog.length, wallets: agent.wallets.addresses });
+}
+
+/** The start line of remote mode (remotes, tools, wallets, budget), and a warning when no wallet pays. */
+function logReady(
+  config: AgentConfig,
+  log: Logger,
+  ready: { remotes: readonly RemoteSpec[]; tools: number; wallets: Record<string, string> },
+): void {
   const { budget } = config.settings;
   log.info('tollbooth MCP stdio ready (remote mode)', {
-    remotes: remotes.map((r) => shownUrl(r.url)),
-    tools: catalog.length,
-    wallets: agent.wallets.addresses,
+    remotes: ready.remotes.map((r) => shownUrl(r.url)),
+    tools: ready.tools,
+    wallets: ready.wallets,
     budget: {
       perCall: usd(micros(budget.maxUsdPerCall)),
       perDay: usd(micros(budget.maxUsdPerDay)),
       ...(budget.askAboveUsd !== undefined ? { askAbove: usd(micros(budget.askAboveUsd)) } : {}),
     },
   });
-  if (Object.keys(agent.wallets.addresses).length === 0)
+  if (Object.keys(ready.wallets).length === 0)
     log.warn(
       'no wallet configured: paid tools answer with their payment requirements (set WALLET_EVM_PRIVATE_KEY, WALLET_SOLANA_SECRET_KEY or WALLET_ALGORAND_MNEMONIC)',
     );

@@ -15,6 +15,7 @@ import type {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { NetworkEntry, NetworkFamily } from '../shared/networks.js';
 import { canonicalNetwork, familyOf, rpcUrlOf } from './networks.js';
+import { SDK } from './wallet-sdks.js';
 import type { WalletKeys } from './settings.js';
 
 /** Families whose payments this client can sign. */
@@ -27,6 +28,8 @@ export type Unpayable = 'no_wallet' | 'unsupported_family' | 'unsupported_scheme
 export interface Wallets {
   /** Address per family the agent holds a key for. */
   addresses: Partial<Record<NetworkFamily, string>>;
+  /** Resolves once every signing scheme is loaded (at once, unless `loadWallets` deferred the EVM ones). */
+  ready(): Promise<void>;
   /** Why an option cannot be paid here (no key for its family, or a scheme/version this client does not sign), else undefined. */
   unpayable(option: PaymentRequirements, x402Version: number): Unpayable | undefined;
   /** The asset as the official scheme knows it (USD-pegged defaults), for assets the network table does not list. */
@@ -43,41 +46,6 @@ export interface Wallets {
 }
 
 type SchemeFactory = (option: PaymentRequirements, canonical: string) => SchemeNetworkClient;
-
-/** Each family's SDK modules, by what a key of it loads (`batch`: an EVM key paying batch-settlement too). */
-const SDK = {
-  evm: () =>
-    Promise.all([
-      import('viem/accounts'),
-      import('@x402/evm/exact/client'),
-      import('@x402/evm/upto/client'),
-      import('@x402/evm/exact/v1/client'),
-    ]),
-  batch: () => Promise.all([import('viem'), import('@x402/evm'), import('@x402/evm/batch-settlement/client')]),
-  svm: () => Promise.all([import('@solana/kit'), import('@x402/svm')]),
-  algorand: () => Promise.all([import('algosdk'), import('@x402/avm'), import('@x402/avm/exact/client')]),
-  stellar: () => Promise.all([import('@stellar/stellar-sdk'), import('./stellar-payer.js')]),
-} as const;
-
-/** The SDKs the keys need, in the order `loadWallets` adds them. */
-function sdksOf(keys: WalletKeys, batch: boolean): Array<keyof typeof SDK> {
-  const wanted: Array<[keyof typeof SDK, unknown]> = [
-    ['evm', keys.evm],
-    ['batch', keys.evm && batch],
-    ['svm', keys.svm],
-    ['algorand', keys.algorand],
-    ['stellar', keys.stellar],
-  ];
-  return wanted.filter(([, key]) => Boolean(key)).map(([sdk]) => sdk);
-}
-
-/**
- * Starts loading the SDKs of the families the keys hold, without waiting: remote mode does it while it lists the
- * remotes' tools, so that the wallets load from Node's module cache. A failure surfaces in `loadWallets`.
- */
-export function preloadWallets(keys: WalletKeys, batch: boolean): void {
-  for (const sdk of sdksOf(keys, batch)) SDK[sdk]().catch(() => undefined);
-}
 
 /**
  * What paying with `batch-settlement` needs besides the key: the channel state in the agent's store (so a channel
@@ -108,12 +76,17 @@ function perNetwork(make: (canonical: string) => SchemeNetworkClient): SchemeFac
   };
 }
 
+/** The EVM account (its address; it signs MPP credentials), from viem/accounts: a fraction of viem. */
+async function addEvmAccount(signers: Signers, key: `0x${string}`): Promise<void> {
+  const { privateKeyToAccount } = await SDK.account();
+  signers.evmAccount = privateKeyToAccount(key);
+  signers.addresses.evm = signers.evmAccount.address;
+}
+
 /** The EVM signers: `exact` and `upto` (version 2) and `exact` version 1, all with the one account. */
-async function addEvm(signers: Signers, key: `0x${string}`): Promise<void> {
-  const [{ privateKeyToAccount }, { ExactEvmScheme }, { UptoEvmScheme }, { ExactEvmSchemeV1 }] = await SDK.evm();
-  const account = privateKeyToAccount(key);
-  signers.evmAccount = account;
-  signers.addresses.evm = account.address;
+async function addEvm(signers: Signers): Promise<void> {
+  const [{ ExactEvmScheme }, { UptoEvmScheme }, { ExactEvmSchemeV1 }] = await SDK.evm();
+  const account = signers.evmAccount!;
   const exact = new ExactEvmScheme(account);
   const upto = new UptoEvmScheme(account);
   const v1 = new ExactEvmSchemeV1(account);
@@ -207,31 +180,59 @@ function cappedClient(
 
 /**
  * Loads the wallets of the given keys; `networks` lends each scheme its network's RPC URL. With `batch` (and an EVM
- * key), `batch-settlement` entries are signed too.
+ * key), `batch-settlement` entries are signed too. With `deferEvmSchemes` (remote mode), an EVM key's address is
+ * known at once and its signing schemes (viem, `@x402/evm`: most of a start with an EVM key) load with the first
+ * `ready()`: everything but `addresses` and `evmAccount` waits for it, and refuses loudly when called before.
  */
 export async function loadWallets(
   keys: WalletKeys,
   networks: readonly NetworkEntry[],
   batch?: BatchSigning,
+  options: { deferEvmSchemes?: boolean } = {},
 ): Promise<Wallets> {
   const signers: Signers = { addresses: {}, factories: new Map() };
-  if (keys.evm) await addEvm(signers, keys.evm);
-  if (keys.evm && batch) await addBatch(signers, batch, networks);
+  if (keys.evm) await addEvmAccount(signers, keys.evm);
+  const evmSchemes = async () => {
+    if (keys.evm) await addEvm(signers);
+    if (keys.evm && batch) await addBatch(signers, batch, networks);
+  };
+  const defer = options.deferEvmSchemes === true && keys.evm !== undefined;
+  if (!defer) await evmSchemes();
   if (keys.svm) await addSvm(signers, keys.svm, networks);
   if (keys.algorand) await addAlgorand(signers, keys.algorand, networks);
   if (keys.stellar) await addStellar(signers, keys.stellar, networks);
-  const { addresses, factories } = signers;
   // The official client's class (@x402/core, which loads no chain SDK).
   const { x402Client } = await import('@x402/core/client');
+  let loaded = !defer;
+  let loading: Promise<void> | undefined;
+  // Deferred schemes start loading with the first `ready()` (remote mode: once it answers the MCP host).
+  const ready = () =>
+    (loading ??= (defer ? evmSchemes() : Promise.resolve()).then(() => {
+      loaded = true;
+    }));
+  return walletsOver(signers, x402Client, ready, () => loaded);
+}
 
+/** The wallets over loaded signers; the schemes are asked for only once `isLoaded()` (see `loadWallets`). */
+function walletsOver(
+  signers: Signers,
+  x402Client: typeof import('@x402/core/client').x402Client,
+  ready: () => Promise<void>,
+  isLoaded: () => boolean,
+): Wallets {
+  const { addresses, factories } = signers;
+  const schemes = () => {
+    if (!isLoaded()) throw new Error('the wallets are still loading their signing schemes: wait for wallets.ready()');
+    return factories;
+  };
   const factoryFor = (option: PaymentRequirements, x402Version: number): SchemeFactory | undefined => {
     const family = familyOf(canonicalNetwork(option.network));
     const short = x402Version === 2 && !option.network.includes(':') ? ':short' : '';
-    return family ? factories.get(`${family}:${option.scheme}:${x402Version}${short}`) : undefined;
+    return family ? schemes().get(`${family}:${option.scheme}:${x402Version}${short}`) : undefined;
   };
-
   return {
     addresses,
+    ready,
     unpayable(option, x402Version) {
       const family = familyOf(canonicalNetwork(option.network));
       if (!family || !PAYABLE_FAMILIES.includes(family)) return 'unsupported_family';
@@ -263,7 +264,7 @@ export async function loadWallets(
       return signers.evmAccount;
     },
     batchScheme(network) {
-      const factory = factories.get('evm:batch-settlement:2');
+      const factory = schemes().get('evm:batch-settlement:2');
       const canonical = canonicalNetwork(network);
       return factory?.({ network } as PaymentRequirements, canonical) as BatchSettlementEvmScheme | undefined;
     },

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnAgent, type AgentProcess } from '../support/agent.js';
 import { CLI_PATH } from '../support/mcp.js';
 import { moduleTrace } from '../support/module-trace.js';
@@ -35,7 +35,7 @@ async function startedAgent(env: Record<string, string>) {
   agents.push(agent);
   const { tools } = await agent.client.listTools();
   expect(tools.map((t) => t.name)).toContain('annuity');
-  return { agent, loaded: trace.packages() };
+  return { agent, trace, loaded: trace.packages() };
 }
 
 describe('tollbooth stdio --remote at start-up (an MCP host starts it per conversation)', () => {
@@ -44,10 +44,13 @@ describe('tollbooth stdio --remote at start-up (an MCP host starts it per conver
     expect(CHAIN_SDKS.filter((sdk) => loaded.has(sdk))).toEqual([]);
   });
 
-  it('with an EVM key loads the EVM SDK only, not those of Solana, Algorand or Stellar', async () => {
-    const { loaded } = await startedAgent({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey() });
-    expect(loaded.has('viem') && loaded.has('@x402/evm')).toBe(true);
+  it('with an EVM key loads the EVM SDK only, its signing schemes once it answered, never Solana, Algorand or Stellar', async () => {
+    const { trace, loaded } = await startedAgent({ WALLET_EVM_PRIVATE_KEY: generatePrivateKey() });
+    expect(loaded.has('viem')).toBe(true);
     expect(NOT_EVM.filter((sdk) => loaded.has(sdk))).toEqual([]);
+    // The schemes load by themselves after the start, before any call asks for them.
+    await vi.waitFor(() => expect(trace.packages().has('@x402/evm')).toBe(true), { timeout: 20_000, interval: 100 });
+    expect(NOT_EVM.filter((sdk) => trace.packages().has(sdk))).toEqual([]);
   });
 });
 

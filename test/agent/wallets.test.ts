@@ -46,6 +46,22 @@ describe("the agent's wallets", () => {
     expect(wallets.unpayable({ ...entry('eip155:8453'), scheme: 'batch-settlement' }, 2)).toBe('unsupported_scheme');
   });
 
+  it('with its EVM schemes deferred, knows its address at once, refuses to price or sign until ready(), then signs', async () => {
+    const key = generatePrivateKey();
+    const wallets = await loadWallets({ evm: key }, config.networks, undefined, { deferEvmSchemes: true });
+    expect(wallets.addresses.evm).toBe(privateKeyToAccount(key).address);
+    expect(wallets.evmAccount().address).toBe(privateKeyToAccount(key).address);
+    const option = entry('eip155:8453');
+    expect(() => wallets.unpayable(option, 2)).toThrow(/still loading/);
+    expect(() => wallets.clientFor(option, 2, 1000n)).toThrow(/still loading/);
+    await wallets.ready();
+    expect(wallets.unpayable(option, 2)).toBeUndefined();
+    const payload = await wallets
+      .clientFor(option, 2, 1000n)
+      .createPaymentPayload({ ...challenge, accepts: [option] } as never);
+    expect((payload.payload as { authorization: { from: string } }).authorization.from).toBe(wallets.addresses.evm);
+  });
+
   it('signs the chosen option with the official client, echoing it and the declared extensions unchanged', async () => {
     const key = generatePrivateKey();
     const wallets = await loadWallets({ evm: key }, config.networks);

@@ -38,7 +38,7 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
   const reserved = [...AGENT_TOOLS, ...DISCOVER_TOOLS].map((t) => t.name);
   // The connections the catalog opens are the ones calls use: the agent holds them and closes them.
   const mcp = new McpRemotes();
-  // The wallets' SDKs load while the remotes list their tools (both are waited for before the first answer).
+  // The SDKs the start waits for (an EVM key's account, the other families') load while the remotes list their tools.
   preloadWallets(config.settings.wallets);
   const catalog = await loadCatalog(mcp, remotes, config.settings.timeoutMs, log, reserved);
   const problems = agentProblems(

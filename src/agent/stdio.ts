@@ -90,20 +90,20 @@ export async function runRemoteStdio(config: AgentConfig, log: Logger, parts: Re
 function logReady(
   config: AgentConfig,
   log: Logger,
-  ready: { remotes: readonly RemoteSpec[]; tools: number; wallets: Record<string, string> },
+  started: { remotes: readonly RemoteSpec[]; tools: number; wallets: Record<string, string> },
 ): void {
   const { budget } = config.settings;
   log.info('tollbooth MCP stdio ready (remote mode)', {
-    remotes: ready.remotes.map((r) => shownUrl(r.url)),
-    tools: ready.tools,
-    wallets: ready.wallets,
+    remotes: started.remotes.map((r) => shownUrl(r.url)),
+    tools: started.tools,
+    wallets: started.wallets,
     budget: {
       perCall: usd(micros(budget.maxUsdPerCall)),
       perDay: usd(micros(budget.maxUsdPerDay)),
       ...(budget.askAboveUsd !== undefined ? { askAbove: usd(micros(budget.askAboveUsd)) } : {}),
     },
   });
-  if (Object.keys(ready.wallets).length === 0)
+  if (Object.keys(started.wallets).length === 0)
     log.warn(
       'no wallet configured: paid tools answer with their payment requirements (set WALLET_EVM_PRIVATE_KEY, WALLET_SOLANA_SECRET_KEY or WALLET_ALGORAND_MNEMONIC)',
     );

@@ -29,7 +29,7 @@ afterAll(async () => {
 /** Starts remote mode on the test server with the module trace on; resolves once it answered initialize and tools/list. */
 async function startedAgent(env: Record<string, string>) {
   const trace = moduleTrace();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-modules-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-start-'));
   dirs.push(dataDir);
   const agent = await spawnAgent(['--remote', server.url], { ...trace.env, AGENT_DATA_DIR: dataDir, ...env });
   agents.push(agent);
@@ -75,7 +75,7 @@ function runUntilExit(env: Record<string, string>): Promise<{ stderr: string; co
 
 describe('tollbooth stdio --remote when its agent cannot start', () => {
   it('exits 1 naming the store it could not open, whatever the client sent', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-modules-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'tollbooth-agent-start-'));
     dirs.push(dataDir);
     const ended = await runUntilExit({ AGENT_DATA_DIR: dataDir, DATABASE_URL: 'postgres://127.0.0.1:1/nowhere' });
     expect(ended.code).toBe(1);
